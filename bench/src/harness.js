@@ -1,0 +1,227 @@
+// Shared harness: machine info, timing with warm-up + median, result rows,
+// console table and Markdown output. No dependencies beyond Node itself.
+
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const QUICK = process.argv.includes("--quick");
+
+/** Run the collector if node was started with --expose-gc (twice: weak refs, finalizers). */
+export function gc() {
+  if (typeof globalThis.gc === "function") {
+    globalThis.gc();
+    globalThis.gc();
+  }
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus.length > 0 ? cpus[0].model.trim() : "unknown CPU",
+    cores: cpus.length,
+    node: process.version,
+    v8: process.versions.v8,
+    platform: `${process.platform}-${process.arch}`,
+    memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+  };
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Reject with a clear error if `promise` has not settled after `ms`. */
+export function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no result after ${ms / 1000}s (hang?)`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Time `fn(n)` (sync or async; it does `n` operations and returns a checksum)
+ * `warmup` times, then `iters` times, and report the median time per operation in ns.
+ * `expect`, if given, is checked against every checksum so a broken contender
+ * cannot post a fast number.
+ */
+export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs = 60_000, label = "bench" }) {
+  const samples = [];
+  for (let i = 0; i < warmup + iters; i++) {
+    gc();
+    const t0 = performance.now();
+    const r = await withTimeout(Promise.resolve(fn(n)), timeoutMs, label);
+    const t1 = performance.now();
+    if (expect !== undefined && r !== expect) {
+      throw new Error(`${label}: wrong result ${String(r)} (expected ${String(expect)})`);
+    }
+    if (i >= warmup) samples.push(((t1 - t0) * 1e6) / n);
+  }
+  return { perOp: median(samples), samples };
+}
+
+// ---------------------------------------------------------------- results
+
+/**
+ * A row of the final table.
+ * kind: "time" (perOp in ns) or "bytes" (perOp in bytes).
+ * target: optional { text, pass: boolean } for Bobbin rows.
+ */
+export class Results {
+  constructor() {
+    this.rows = [];
+  }
+  add(row) {
+    this.rows.push({ vsAsync: null, vsFloor: null, target: null, note: "", ...row });
+    const r = this.rows[this.rows.length - 1];
+    const status = r.error ? `FAILED: ${r.error}` : fmtValue(r.perOp, r.kind);
+    process.stdout.write(`  ${r.scenario} · ${r.contender}: ${status}${r.note ? `  (${r.note})` : ""}\n`);
+    return r;
+  }
+}
+
+export function fmtValue(v, kind) {
+  if (v == null || Number.isNaN(v)) return "—";
+  if (kind === "bytes") {
+    if (v >= 10_240) return `${(v / 1024).toFixed(1)} KB`;
+    return `${Math.round(v)} B`;
+  }
+  if (v >= 1e6) return `${(v / 1e6).toFixed(2)} ms`;
+  if (v >= 1e4) return `${(v / 1e3).toFixed(1)} µs`;
+  if (v >= 1e3) return `${(v / 1e3).toFixed(2)} µs`;
+  return `${v.toFixed(1)} ns`;
+}
+
+export function fmtRatio(r) {
+  if (r == null || !Number.isFinite(r)) return "—";
+  if (r >= 100) return `${r.toFixed(0)}×`;
+  if (r >= 10) return `${r.toFixed(1)}×`;
+  return `${r.toFixed(2)}×`;
+}
+
+export function fmtN(n) {
+  if (n == null) return "—";
+  if (n >= 1e6 && n % 1e6 === 0) return `${n / 1e6}M`;
+  if (n >= 1e3 && n % 1e3 === 0) return `${n / 1e3}k`;
+  return String(n);
+}
+
+/** Fill in ratios: against the async/await row and the raw generator row of the same scenario. */
+export function computeRatios(rows) {
+  for (const r of rows) {
+    if (r.error || r.perOp == null) continue;
+    const same = rows.filter((x) => x.scenario === r.scenario && !x.error && x.perOp != null);
+    const asyncRow = same.find((x) => x.anchor === "async");
+    const floorRow = same.find((x) => x.anchor === "floor");
+    if (asyncRow) r.vsAsync = r.perOp / asyncRow.perOp;
+    if (floorRow) r.vsFloor = r.perOp / floorRow.perOp;
+    if (r.targetSpec) {
+      const { against, max, text, extra } = r.targetSpec;
+      let value = null;
+      if (against === "async") value = r.vsAsync;
+      else if (against === "floor") value = r.vsFloor;
+      else if (against === "absolute") value = r.perOp;
+      const ok = value != null && value <= max && (extra ? extra(r) : true);
+      r.target = { text, pass: ok };
+    }
+  }
+}
+
+const HEADERS = ["Scenario", "Contender", "N", "time/op or bytes/fiber", "vs async/await", "vs raw generator", "Bobbin target (§8)", "result"];
+
+function cells(r) {
+  return [
+    r.scenario,
+    r.contender,
+    fmtN(r.n),
+    r.error ? "n/a" : fmtValue(r.perOp, r.kind),
+    r.error ? "—" : fmtRatio(r.vsAsync),
+    r.error ? "—" : fmtRatio(r.vsFloor),
+    r.target ? r.target.text : r.targetSpec ? r.targetSpec.text : "",
+    r.error ? "error" : r.target ? (r.target.pass ? "PASS" : "MISS") : "",
+  ];
+}
+
+export function textTable(rows) {
+  const data = rows.map(cells);
+  const widths = HEADERS.map((h, i) => Math.max(h.length, ...data.map((d) => d[i].length)));
+  const line = (cs) => cs.map((c, i) => c.padEnd(widths[i])).join(" │ ");
+  const sep = widths.map((w) => "─".repeat(w)).join("─┼─");
+  const out = [line(HEADERS), sep];
+  let last = null;
+  for (let i = 0; i < data.length; i++) {
+    if (last !== null && rows[i].scenario !== last) out.push(sep);
+    last = rows[i].scenario;
+    out.push(line(data[i]));
+  }
+  return out.join("\n");
+}
+
+function notesOf(rows) {
+  const notes = [];
+  for (const r of rows) {
+    if (r.error) notes.push(`${r.scenario} · ${r.contender}: not measured — ${r.error}`);
+    else if (r.note) notes.push(`${r.scenario} · ${r.contender}: ${r.note}`);
+  }
+  return notes;
+}
+
+export function textNotes(rows, extra = []) {
+  const notes = [...notesOf(rows), ...extra];
+  return notes.length ? "Notes:\n" + notes.map((n) => `  - ${n}`).join("\n") : "";
+}
+
+export function markdown(rows, m, { started, seconds, extraNotes = [] }) {
+  const esc = (s) => String(s).replace(/\|/g, "\\|");
+  const out = [];
+  out.push("# @bobbin/core benchmarks");
+  out.push("");
+  out.push(`Generated by \`pnpm bench\` on ${started.toISOString()} (${seconds.toFixed(0)} s run).`);
+  out.push("");
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.platform}, Node ${m.node} (V8 ${m.v8}).`);
+  out.push("");
+  out.push("| " + HEADERS.join(" | ") + " |");
+  out.push("|" + HEADERS.map((_, i) => (i >= 2 && i <= 5 ? "---:" : "---")).join("|") + "|");
+  for (const r of rows) out.push("| " + cells(r).map(esc).join(" | ") + " |");
+  const notes = [...notesOf(rows), ...extraNotes];
+  if (notes.length) {
+    out.push("");
+    out.push("Notes:");
+    out.push("");
+    for (const n of notes) out.push(`- ${esc(n)}`);
+  }
+  out.push("");
+  return out.join("\n");
+}
+
+export function writeFile(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/**
+ * What to import as Bobbin: `@bobbin/core`, or the file named by the
+ * BOBBIN_CORE environment variable (to compare another build of core).
+ */
+export function bobbinSpecifier() {
+  const alt = process.env.BOBBIN_CORE;
+  return alt ? pathToFileURL(resolve(alt)).href : "@bobbin/core";
+}
+
+/** Load @bobbin/core, or explain why it cannot be loaded. */
+export async function loadBobbin() {
+  try {
+    const B = await import(bobbinSpecifier());
+    const missing = ["run", "spawn", "awaitExn", "yieldNow", "Trigger"].filter((k) => B[k] === undefined);
+    if (missing.length) return { B: null, error: `@bobbin/core lacks ${missing.join(", ")}` };
+    return { B, error: null };
+  } catch (e) {
+    const msg = e && e.code === "ERR_MODULE_NOT_FOUND" ? "@bobbin/core is not built (run `pnpm --filter @bobbin/core build`)" : `cannot import @bobbin/core: ${e && e.message ? e.message.split("\n")[0] : e}`;
+    return { B: null, error: msg };
+  }
+}

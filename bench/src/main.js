@@ -1,0 +1,59 @@
+// `pnpm bench`: every scenario, every contender, one process run (memory rows in
+// child processes), one table. Also written as Markdown to bench/results/core.md.
+//
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory]
+
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { Results, computeRatios, loadBobbin, machine, markdown, textNotes, textTable, writeFile, QUICK } from "./harness.js";
+import * as spawnAwait from "./spawn-await.js";
+import * as contextSwitch from "./switch.js";
+import * as recursion from "./recursion.js";
+import * as memory from "./memory.js";
+
+const SCENARIOS = [
+  ["spawn", spawnAwait],
+  ["switch", contextSwitch],
+  ["recursion", recursion],
+  ["memory", memory],
+];
+
+const onlyArg = process.argv.find((a) => a.startsWith("--only="));
+const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : null;
+
+const started = new Date();
+const t0 = performance.now();
+const m = machine();
+console.log(`Machine: ${m.cpu} · ${m.cores} cores · ${m.memory} RAM · ${m.platform} · Node ${m.node} (V8 ${m.v8})`);
+if (typeof globalThis.gc !== "function") console.log("warning: run with `node --expose-gc` for stable numbers (memory rows need it)");
+if (QUICK) console.log("--quick: smaller N everywhere; numbers are indicative only");
+
+const { B, error: bobbinError } = await loadBobbin();
+console.log(bobbinError ? `Bobbin: ${bobbinError} — Bobbin rows will be empty` : `Bobbin: ${process.env.BOBBIN_CORE ? process.env.BOBBIN_CORE : "@bobbin/core"} loaded`);
+
+const results = new Results();
+for (const [key, mod] of SCENARIOS) {
+  if (only && !only.has(key)) continue;
+  console.log(`\n▶ ${mod.SCENARIO}`);
+  await mod.run(results, { B, bobbinError });
+}
+
+computeRatios(results.rows);
+const seconds = (performance.now() - t0) / 1000;
+const extraNotes = [
+  "time/op: spawn+await = per child; context switch = per switch; depth-100 recursion = per depth-100 chain (100 spawns + awaits). Medians of 5 runs after 2 warm-up runs (Effection spawn+await: 3 runs).",
+  "suspended fiber memory: heapUsed after gc() with all fibers parked, minus before, divided by N; each contender in its own `node --expose-gc` process; includes the parent's array slots for the wake-up handle and the task (16 B/fiber; 8 B for the raw generator).",
+];
+
+console.log("\n" + textTable(results.rows));
+const notes = textNotes(results.rows, extraNotes);
+if (notes) console.log("\n" + notes);
+console.log(`\nTotal: ${seconds.toFixed(0)} s`);
+
+if (!only && !QUICK) {
+  const out = fileURLToPath(new URL("../results/core.md", import.meta.url));
+  writeFile(out, markdown(results.rows, m, { started, seconds, extraNotes }));
+  console.log(`Markdown written to ${out}`);
+} else {
+  console.log("(partial or --quick run: results/core.md not written)");
+}

@@ -1,0 +1,78 @@
+/**
+ * Spawn and exit hooks: the seam through which packages above core (such as
+ * `@bobbin/sync`'s Ownership) follow tasks without core knowing about them.
+ */
+import type { Orphans } from "./orphans.js";
+import type { Task } from "./task.js";
+
+/**
+ * Options of {@link spawn}, given first: `spawn({ orphans, give }, fn, ...args)`.
+ *
+ * @example
+ * ```ts
+ * const bg = B.orphans();
+ * B.spawn({ orphans: bg }, echo, client);
+ * ```
+ */
+export interface SpawnOptions {
+  /** Put the task in this collector, to be found again with `care`. */
+  readonly orphans?: Orphans<unknown>;
+  /** Resources to move to the child (interpreted by spawn hooks, e.g. `@bobbin/sync`'s Ownership). */
+  readonly give?: readonly unknown[];
+}
+
+/** How a task ended, as exit hooks see it. */
+export type Ending = "resolved" | "failed" | "cancelled";
+
+/**
+ * Runs when a task is spawned, before it is queued, in the parent's context.
+ * Throwing cancels the spawn: the error is thrown by `spawn` in the parent.
+ */
+export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined) => void;
+
+/**
+ * Runs when a task and its subtree have ended. Returning (or throwing) an
+ * error vetoes a normal ending: the task fails with it and so does the run.
+ */
+export type ExitHook = (task: Task, ending: Ending) => unknown;
+
+/** @internal */ export const spawnHooks: SpawnHook[] = [];
+/** @internal */ export const exitHooks: ExitHook[] = [];
+
+/**
+ * Registers a hook run for every task spawned on this thread. Returns a
+ * function that removes it.
+ *
+ * @example
+ * ```ts
+ * const off = B.onSpawn((child, parent, options) => console.log(parent.uid, "→", child.uid));
+ * off();
+ * ```
+ * @throws TypeError when `hook` is not a function.
+ */
+export function onSpawn(hook: SpawnHook): () => void {
+  return register(spawnHooks, hook, "onSpawn");
+}
+
+/**
+ * Registers a hook run for every task of this thread when it has ended.
+ * Returns a function that removes it.
+ *
+ * @example
+ * ```ts
+ * B.onExit((task, ending) => (ending === "resolved" && leaks(task) ? new B.ResourceLeaked(task.uid, 1) : undefined));
+ * ```
+ * @throws TypeError when `hook` is not a function.
+ */
+export function onExit(hook: ExitHook): () => void {
+  return register(exitHooks, hook, "onExit");
+}
+
+function register<H>(list: H[], hook: H, name: string): () => void {
+  if (typeof hook !== "function") throw new TypeError(`${name}(hook) expects a function`);
+  list.push(hook);
+  return () => {
+    const i = list.indexOf(hook);
+    if (i >= 0) list.splice(i, 1);
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Suspension points (Miou's `syscall`, `suspend`, `signal`): the way a task
+ * waits for something only the events backend can observe.
+ */
+import { NoSelectProvided } from "./errors.js";
+import type { Signal, Uid } from "./events.js";
+import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
+import { current, currentTask } from "./scheduler.js";
+import type { Task, Waiter } from "./task.js";
+
+let nextUid = 1;
+
+/**
+ * A suspension point owned by the task (and domain) that created it.
+ * Itself the operation returned by {@link suspend}.
+ */
+export class Syscall extends SingleShot<void> implements Waiter {
+  /** Identifies the point to the events backend. */
+  readonly uid: Uid = nextUid++;
+  /** @internal */ readonly owner: Task;
+  /** @internal */ register: ((s: Syscall) => void) | undefined = undefined;
+  /** @internal Reported ready before its task suspended on it. */
+  private early = false;
+  /** @internal */ private parked = false;
+  /** @internal Its task was cancelled while suspended here: later signals are ignored. */
+  private cancelled = false;
+
+  /** @internal */
+  constructor(owner: Task, readonly name: string) {
+    super();
+    this.owner = owner;
+  }
+
+  /** @internal */
+  next(resumed?: unknown): IteratorResult<Instruction, void> {
+    if (resumed !== undefined) return DONE_VOID;
+    const task = current;
+    if (task !== this.owner) {
+      throw new TypeError(
+        `syscall ${this.uid} (${this.name}) belongs to task ${this.owner.uid}, not to task ${task?.uid}: ` +
+          "only the task that created a suspension point may suspend on it",
+      );
+    }
+    const sched = task.sched;
+    if (sched.events === null) throw new NoSelectProvided();
+    if (this.early) {
+      this.early = false;
+      return DONE_VOID;
+    }
+    if (this.parked) throw new TypeError(`syscall ${this.uid} (${this.name}) is already suspended on`);
+    this.parked = true;
+    task.waiter = this;
+    sched.pendingSyscalls++;
+    this.register?.(this);
+    return SUSPENDED;
+  }
+
+  /** @internal The backend signalled this point. */
+  fire(): void {
+    if (this.cancelled) return;
+    if (!this.parked) {
+      this.early = true; // ready before its task suspended on it
+      return;
+    }
+    this.parked = false;
+    const sched = this.owner.sched;
+    sched.pendingSyscalls--;
+    sched.resume(this.owner, RESUMED);
+  }
+
+  /** @internal The owner is cancelled while suspended here. */
+  detach(): void {
+    this.parked = false;
+    this.cancelled = true;
+    const sched = this.owner.sched;
+    sched.pendingSyscalls--;
+    sched.cancelledSyscalls.push(this.uid);
+  }
+}
+
+/**
+ * Creates a suspension point for the current task (Miou's `Miou.make`).
+ *
+ * @example
+ * ```ts
+ * const s = B.syscall("read fd 7");
+ * yield* B.suspend(s, () => waiting.set(B.uid(s), fd));
+ * ```
+ * @throws TypeError outside a task.
+ */
+export function syscall(name = "syscall"): Syscall {
+  return new Syscall(currentTask("syscall()"), name);
+}
+
+/**
+ * Parks the current task until the events backend returns `signal(s)`.
+ * `register` runs once the task is parked: register the real operation there.
+ *
+ * @example
+ * ```ts
+ * const s = B.syscall("accept");
+ * yield* B.suspend(s, (s) => readers.set(B.uid(s), fd));
+ * ```
+ * @throws NoSelectProvided when `run` has no events backend.
+ * @throws TypeError when `s` belongs to another task.
+ * @throws Cancelled when the task is cancelled while suspended (the uid is then
+ * reported once in `select`'s `cancelled`).
+ */
+export function suspend(s: Syscall, register?: (s: Syscall) => void): Syscall {
+  if (!(s instanceof Syscall)) throw new TypeError("suspend(s) expects a suspension point made by B.syscall()");
+  s.register = register;
+  return s;
+}
+
+/**
+ * The signal an events backend returns from `select` for a ready point.
+ *
+ * @example
+ * ```ts
+ * select: () => ready.splice(0).map((s) => B.signal(s)),
+ * ```
+ * @throws TypeError when `s` is not a suspension point.
+ */
+export function signal(s: Syscall): Signal {
+  if (!(s instanceof Syscall)) throw new TypeError("signal(s) expects a suspension point made by B.syscall()");
+  return s as unknown as Signal;
+}
+
+/**
+ * The identifier of a suspension point, as the backend sees it in `cancelled`.
+ *
+ * @example
+ * ```ts
+ * const s = B.syscall(); table.set(B.uid(s), fd);
+ * ```
+ * @throws TypeError when `s` is not a suspension point.
+ */
+export function uid(s: Syscall): Uid {
+  if (!(s instanceof Syscall)) throw new TypeError("uid(s) expects a suspension point made by B.syscall()");
+  return s.uid;
+}

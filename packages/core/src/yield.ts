@@ -1,0 +1,27 @@
+/**
+ * `yieldNow` (Miou's `yield`): let every other ready task run first.
+ */
+import { type Instruction, RESUMED, SingleShot, YIELDED } from "./operation.js";
+import { DONE_VOID } from "./operation.js";
+
+class YieldOp extends SingleShot<void> {
+  next(resumed?: unknown): IteratorResult<Instruction, void> {
+    return resumed === RESUMED ? DONE_VOID : YIELDED;
+  }
+}
+
+const YIELD_OP = new YieldOp();
+
+/**
+ * Puts the current task at the back of the run queue, so the task that has
+ * waited longest runs next. Also exported as `yield`.
+ *
+ * @example
+ * ```ts
+ * for (;;) { work(); yield* B.yieldNow(); }
+ * ```
+ * @throws Cancelled when the task is cancelled meanwhile.
+ */
+export function yieldNow(): YieldOp {
+  return YIELD_OP;
+}
