@@ -79,7 +79,10 @@ export class Results {
   add(row) {
     this.rows.push({ vsAsync: null, vsFloor: null, target: null, note: "", ...row });
     const r = this.rows[this.rows.length - 1];
-    const status = r.error ? `FAILED: ${r.error}` : fmtValue(r.perOp, r.kind);
+    let status = r.error ? `FAILED: ${r.error}` : fmtValue(r.perOp, r.kind);
+    if (!r.error && r.samples && r.samples.length > 1) {
+      status += `  [${r.samples.length} runs: ${fmtValue(Math.min(...r.samples), r.kind)} – ${fmtValue(Math.max(...r.samples), r.kind)}]`;
+    }
     process.stdout.write(`  ${r.scenario} · ${r.contender}: ${status}${r.note ? `  (${r.note})` : ""}\n`);
     return r;
   }

@@ -256,7 +256,7 @@ export async function run(results, ctx) {
     }
     try {
       const r = await runChild(c.impl, c.n, c.rounds, 120_000);
-      results.add({ ...row, perOp: r.bytesPerFiber });
+      results.add({ ...row, perOp: r.bytesPerFiber, samples: r.samples });
     } catch (e) {
       results.add({ ...row, error: e && e.message ? e.message : String(e) });
     }

@@ -112,8 +112,8 @@ export async function run(results, ctx) {
       continue;
     }
     try {
-      const { perOp } = await measure(c.fn, { n: c.n, warmup: 2, iters: 5, expect: c.n, label: `${SCENARIO} ${c.contender}` });
-      results.add({ ...row, perOp });
+      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 5, expect: c.n, label: `${SCENARIO} ${c.contender}` });
+      results.add({ ...row, perOp, samples });
     } catch (e) {
       results.add({ ...row, error: e && e.message ? e.message : String(e) });
     }

@@ -78,7 +78,7 @@ export function contenders({ B, bobbinError }) {
     { contender: "async/await", anchor: "async", n: N, fn: asyncParent },
     // Effection's spawn is ~100× slower than the others; a smaller N keeps the run short
     // (time per child is what is compared, and it does not grow with N here).
-    { contender: "Effection 4", n: QUICK ? 5_000 : 20_000, fn: effectionParent, note: "smaller N (~100 µs per child, ~10 s per 100k run); per-child time measured flat from 1k to 20k", iters: 3 },
+    { contender: "Effection 4", n: QUICK ? 5_000 : 20_000, fn: effectionParent, note: "smaller N (~100 µs per child, ~10 s per 100k run); per-child time measured roughly flat from 1k to 20k (86–101 µs)", iters: 3 },
     { contender: "Effect 3", n: N, fn: effect3Parent },
     { contender: "Effect 4", n: N, fn: effect4Parent },
     {
@@ -99,8 +99,8 @@ export async function run(results, ctx) {
       continue;
     }
     try {
-      const { perOp } = await measure(c.fn, { n: c.n, warmup: 2, iters: c.iters ?? 5, expect: expected(c.n), label: `${SCENARIO} ${c.contender}` });
-      results.add({ ...row, perOp });
+      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: c.iters ?? 5, expect: expected(c.n), label: `${SCENARIO} ${c.contender}` });
+      results.add({ ...row, perOp, samples });
     } catch (e) {
       results.add({ ...row, error: e && e.message ? e.message : String(e) });
     }

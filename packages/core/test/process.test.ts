@@ -1,0 +1,79 @@
+/**
+ * Whole-process behaviour: exiting on its own, deadlocks, swallowed
+ * cancellations. Each case runs in a child process against the built package
+ * (turbo builds it before testing).
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { writeFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const core = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+let dir = "";
+
+beforeAll(async () => {
+  if (!existsSync(core)) throw new Error(`${core} is missing: run \`pnpm build\` (pnpm test builds it first)`);
+  dir = await mkdtemp(join(tmpdir(), "bobbin-core-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs a JavaScript module body, with `B` imported, in a fresh Node process. */
+async function runScript(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const file = join(dir, `case-${Math.random().toString(36).slice(2)}.mjs`);
+  await writeFile(file, `import * as B from ${JSON.stringify(core)};\n${body}\n`);
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [file],
+      { timeout: 15_000 },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("the process", () => {
+  it("exits on its own once run has settled (no dangling handles)", async () => {
+    const r = await runScript(`
+      const v = await B.run(function* () {
+        const t = B.spawn(function* () { yield* B.promise(() => new Promise((ok) => setTimeout(ok, 5))); return 1; });
+        return yield* B.awaitExn(t);
+      });
+      console.log("value", v, "handles", process.getActiveResourcesInfo().filter((h) => h !== "TTYWrap").length);
+    `);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("value 1 handles 0");
+    expect(r.code).toBe(0);
+  });
+
+  it("a run whose tasks can never be woken rejects with Deadlock instead of hanging or exiting silently", async () => {
+    const r = await runScript(`
+      try {
+        await B.run(function* () { yield* new B.Trigger().wait(); });
+        console.log("resolved?!");
+      } catch (e) { console.log(e.name); }
+    `);
+    expect(r.stdout.trim()).toBe("Deadlock");
+    expect(r.code).toBe(0);
+  });
+
+  it("warns once about a task that keeps running long after it was cancelled", async () => {
+    const r = await runScript(`
+      await B.run(function* () {
+        const t = B.spawn(function* () {
+          const until = Date.now() + 2600;
+          while (Date.now() < until) { try { yield* B.yieldNow(); } catch {} }
+        });
+        yield* B.yieldNow();
+        yield* B.cancel(t);
+      });
+      console.log("done");
+    `);
+    expect(r.stdout.trim()).toBe("done");
+    expect(r.stderr.match(/BOBBIN_SWALLOWED_CANCEL/g)).toHaveLength(1);
+  });
+});

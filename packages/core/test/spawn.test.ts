@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import * as B from "../src/index.js";
+import { errorOf, settle } from "./support/helpers.js";
+
+describe("spawn", () => {
+  it("queues the child: the parent runs until it suspends", async () => {
+    const log: string[] = [];
+    await B.run(function* () {
+      const child = B.spawn(function* () {
+        log.push("child");
+      });
+      log.push("parent before await");
+      yield* B.awaitExn(child);
+      log.push("parent after await");
+    });
+    expect(log).toEqual(["parent before await", "child", "parent after await"]);
+  });
+
+  it("passes arguments to the body", async () => {
+    const sum = function* (a: number, b: number) {
+      return a + b;
+    };
+    expect(await B.run(function* () { return yield* B.awaitExn(B.spawn(sum, 20, 22)); })).toBe(42);
+  });
+
+  it("takes options first", async () => {
+    const value = await B.run(function* () {
+      const bg = B.orphans<string>();
+      const t = B.spawn({ orphans: bg }, function* (s: string) { return s; }, "hi");
+      return yield* B.awaitExn(t);
+    });
+    expect(value).toBe("hi");
+  });
+
+  it("rejects a plain function with a TypeError that says what to write", async () => {
+    const error = errorOf(
+      await settle(function* () {
+        B.spawn((() => 1) as unknown as B.TaskBody<[], number>);
+      }),
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).toMatch(/function\*/);
+  });
+
+  it("rejects non-functions and bad options", async () => {
+    const errors = await B.run(function* () {
+      const tries = [
+        () => B.spawn(42 as unknown as B.TaskBody<[], void>),
+        () => B.spawn({ orphans: {} } as unknown as B.SpawnOptions, function* () {}),
+        () => B.spawn({ give: "x" } as unknown as B.SpawnOptions, function* () {}),
+      ];
+      return tries.map((f) => {
+        try {
+          f();
+          return null;
+        } catch (e) {
+          return e;
+        }
+      });
+    });
+    for (const e of errors) expect(e).toBeInstanceOf(TypeError);
+  });
+
+  it("is a TypeError outside a task", () => {
+    expect(() => B.spawn(function* () {})).toThrow(/inside a task/);
+  });
+
+  it("gives each task a distinct uid and a parent", async () => {
+    await B.run(function* () {
+      const me = B.self();
+      const a = B.spawn(function* () {});
+      const b = B.spawn(function* () {});
+      expect(a.uid).not.toBe(b.uid);
+      expect(a.parent).toBe(me);
+      expect(me.parent).toBeNull();
+      expect(a.status).toBe("pending");
+      yield* B.awaitAll([a, b]);
+      expect(a.status).toBe("resolved");
+    });
+  });
+});

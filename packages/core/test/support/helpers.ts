@@ -1,0 +1,57 @@
+/** Shared helpers of the core tests. */
+import * as B from "../../src/index.js";
+
+/** Sleeps with a Node timer, cancellable through the task's AbortSignal. */
+export function sleepMs(ms: number): B.Operation<void> {
+  return B.promise(
+    (signal) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+      }),
+  );
+}
+
+/** Runs `main` and returns how `run` settled, never throwing. */
+export async function settle<T>(main: B.TaskBody<[], T>, options?: B.RunOptions): Promise<B.Result<T>> {
+  try {
+    return { ok: true, value: await B.run(main, options) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** The error of a failed result, or a test failure. */
+export function errorOf(result: B.Result<unknown>): unknown {
+  if (result.ok) throw new Error(`expected a failure, got ${String(result.value)}`);
+  return result.error;
+}
+
+/** Yields `n` times. */
+export function* yieldTimes(n: number): Generator<B.Instruction, void, unknown> {
+  for (let i = 0; i < n; i++) yield* B.yieldNow();
+}
+
+/** An events backend whose readiness is driven by the test. */
+export class ManualEvents implements B.Events {
+  readonly selects: { block: boolean; cancelled: number[] }[] = [];
+  readonly ready: B.Syscall[] = [];
+  interrupts = 0;
+  finalised = 0;
+  /** Optional reaction to a blocking select (for example, making a syscall ready). */
+  onBlock: (() => void) | null = null;
+
+  select(block: boolean, cancelled: readonly number[]): B.Signal[] {
+    this.selects.push({ block, cancelled: [...cancelled] });
+    if (block && this.ready.length === 0) this.onBlock?.();
+    return this.ready.splice(0).map((s) => B.signal(s));
+  }
+
+  interrupt(): void {
+    this.interrupts++;
+  }
+
+  finaliser(): void {
+    this.finalised++;
+  }
+}

@@ -1,0 +1,179 @@
+/** Suspension points and the events contract. */
+import { describe, expect, it } from "vitest";
+import * as B from "../src/index.js";
+import { errorOf, ManualEvents, settle } from "./support/helpers.js";
+
+describe("events", () => {
+  it("select gets block = true when only suspended tasks remain, and wakes the task it signals", async () => {
+    const events = new ManualEvents();
+    let point: B.Syscall | null = null;
+    events.onBlock = () => events.ready.push(point!);
+    const value = await B.run(
+      function* () {
+        point = B.syscall("test");
+        yield* B.suspend(point);
+        return "woken";
+      },
+      { events: () => events },
+    );
+    expect(value).toBe("woken");
+    expect(events.selects.some((s) => s.block)).toBe(true);
+    expect(events.finalised).toBe(1);
+  });
+
+  it("polls without blocking every pollEvery steps while syscalls are pending", async () => {
+    const events = new ManualEvents();
+    let point: B.Syscall | null = null;
+    events.onBlock = () => events.ready.push(point!);
+    await B.run(
+      function* () {
+        const busy = B.spawn(function* () {
+          for (let i = 0; i < 100; i++) yield* B.yieldNow();
+        });
+        point = B.syscall();
+        yield* B.suspend(point);
+        yield* B.awaitExn(busy);
+      },
+      { events: () => events, pollEvery: 10 },
+    );
+    expect(events.selects.filter((s) => !s.block).length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("runs the register callback once the task is parked", async () => {
+    const events = new ManualEvents();
+    const registered: number[] = [];
+    await B.run(
+      function* () {
+        const s = B.syscall();
+        yield* B.suspend(s, (p) => {
+          registered.push(B.uid(p));
+          events.ready.push(p);
+        });
+        expect(registered).toEqual([B.uid(s)]);
+      },
+      { events: () => events },
+    );
+  });
+
+  it("reports a cancelled syscall's uid exactly once", async () => {
+    const events = new ManualEvents();
+    let uid = -1;
+    await B.run(
+      function* () {
+        const t = B.spawn(function* () {
+          const s = B.syscall();
+          uid = B.uid(s);
+          yield* B.suspend(s);
+        });
+        yield* B.yieldNow();
+        yield* B.cancel(t);
+        // keep the domain busy with another syscall so select runs again
+        const s2 = B.syscall();
+        events.ready.push(s2);
+        yield* B.suspend(s2);
+        const s3 = B.syscall();
+        events.ready.push(s3);
+        yield* B.suspend(s3);
+      },
+      { events: () => events },
+    );
+    const reports = events.selects.flatMap((s) => s.cancelled);
+    expect(reports).toEqual([uid]);
+  });
+
+  it("a signal for a cancelled syscall is ignored", async () => {
+    const events = new ManualEvents();
+    let s: B.Syscall | null = null;
+    await B.run(
+      function* () {
+        const t = B.spawn(function* () {
+          s = B.syscall();
+          yield* B.suspend(s);
+        });
+        yield* B.yieldNow();
+        yield* B.cancel(t);
+        events.ready.push(s!);
+        const next = B.syscall();
+        events.ready.push(next);
+        yield* B.suspend(next);
+        expect(t.status).toBe("cancelled");
+        expect((yield* B.awaitTask(t)).ok).toBe(false);
+      },
+      { events: () => events },
+    );
+  });
+
+  it("a point signalled before its task suspends does not suspend", async () => {
+    const events = new ManualEvents();
+    await B.run(
+      function* () {
+        const s = B.syscall();
+        events.ready.push(s);
+        const other = B.syscall();
+        events.ready.push(other);
+        yield* B.suspend(other); // select delivers both
+        yield* B.suspend(s); // already signalled: returns at once
+      },
+      { events: () => events },
+    );
+    expect(events.selects.length).toBe(1);
+  });
+
+  it("suspending without events is NoSelectProvided", async () => {
+    const error = errorOf(await settle(function* () { yield* B.suspend(B.syscall()); }));
+    expect(error).toBeInstanceOf(B.NoSelectProvided);
+  });
+
+  it("suspending on another task's syscall is a TypeError", async () => {
+    const events = new ManualEvents();
+    const error = errorOf(
+      await settle(
+        function* () {
+          const mine = B.syscall();
+          const t = B.spawn(function* () { yield* B.suspend(mine); });
+          yield* B.awaitExn(t);
+        },
+        { events: () => events },
+      ),
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).toMatch(/only the task that created/);
+  });
+
+  it("a Promise-returning select sends the scheduler back to Node's loop; interrupt settles it early", async () => {
+    let release: ((signals: B.Signal[]) => void) | null = null;
+    let interrupts = 0;
+    let point: B.Syscall | null = null;
+    const events: B.Events = {
+      select(block) {
+        if (!block) return [];
+        return new Promise<B.Signal[]>((resolve) => (release = resolve));
+      },
+      interrupt() {
+        interrupts++;
+        release?.([]);
+      },
+    };
+    const value = await B.run(
+      function* () {
+        const waker = B.spawn(function* () {
+          yield* B.promise(() => new Promise((r) => setTimeout(r, 5)));
+          return "timer fired while select was pending";
+        });
+        point = B.syscall();
+        setTimeout(() => release?.([B.signal(point!)]), 20);
+        yield* B.suspend(point);
+        return yield* B.awaitExn(waker);
+      },
+      { events: () => events },
+    );
+    expect(value).toMatch(/timer fired/);
+    expect(interrupts).toBeGreaterThanOrEqual(1);
+  });
+
+  it("validates its arguments", () => {
+    expect(() => B.signal({} as B.Syscall)).toThrow(TypeError);
+    expect(() => B.uid(null as unknown as B.Syscall)).toThrow(TypeError);
+    expect(() => B.syscall()).toThrow(/inside a task/);
+  });
+});
