@@ -41,7 +41,7 @@ for (const [key, mod] of SCENARIOS) {
 computeRatios(results.rows);
 const seconds = (performance.now() - t0) / 1000;
 const extraNotes = [
-  "time/op: spawn+await = per child; context switch = per switch; depth-100 recursion = per depth-100 chain (100 spawns + awaits). Medians of 5 runs after 2 warm-up runs (Effection spawn+await: 3 runs).",
+  "time/op: spawn+await = per child; context switch = per switch; depth-100 recursion = per depth-100 chain (100 spawns + awaits; N counts chains). Medians of 5 runs after 2 warm-up runs (Effection spawn+await: 3 runs). Lower ratios are better.",
   "suspended fiber memory: heapUsed after gc() with all fibers parked, minus before, divided by N; each contender in its own `node --expose-gc` process; includes the parent's array slots for the wake-up handle and the task (16 B/fiber; 8 B for the raw generator).",
 ];
 

@@ -26,6 +26,8 @@ import {
   F_CONSUMED,
   F_ENDING,
   F_JOINED,
+  F_ONE_ARG,
+  F_ARGS,
   F_QUEUED,
   F_STARTED,
   F_THROW,
@@ -195,20 +197,16 @@ export class Scheduler {
 
   private step(task: Task): void {
     let flags = task.flags & ~F_QUEUED;
-    const gen = task.gen;
-    if (gen === null || task.state !== PENDING) {
-      task.flags = flags;
-      return;
-    }
-    if ((flags & (F_CANCEL_REQUESTED | F_CANCEL_DELIVERED)) === F_CANCEL_REQUESTED) {
-      // Deliver a cancellation that arrived while the task was queued, unless
-      // the resumption carries an operation's result, which must not be lost.
-      if ((flags & F_STARTED) === 0 || (flags & F_YIELDED) !== 0) {
-        flags |= F_THROW | F_CANCEL_DELIVERED;
-        task.resume = this.cancelledError(task);
+    let gen = task.gen;
+    if (gen === null) {
+      if ((flags & F_STARTED) !== 0 || task.state !== PENDING) {
+        task.flags = flags;
+        return;
       }
+      gen = makeGenerator(task, flags);
+      flags &= ~(F_ONE_ARG | F_ARGS);
     }
-    if ((flags & F_CANCEL_DELIVERED) !== 0) this.watchSwallowedCancel(task);
+    if ((flags & (F_CANCEL_REQUESTED | F_CANCEL_DELIVERED)) !== 0) flags = this.beforeCancelledStep(task, flags);
     task.flags = (flags | F_STARTED) & ~F_YIELDED;
     current = task;
     let r: IteratorResult<Instruction, unknown>;
@@ -227,8 +225,11 @@ export class Scheduler {
     const instruction = r.value;
     if (instruction === YIELD) {
       task.resume = RESUMED;
-      task.flags = (task.flags & ~F_THROW) | F_YIELDED;
-      this.enqueue(task);
+      const after = task.flags;
+      if ((after & F_QUEUED) === 0) {
+        task.flags = (after & ~F_THROW) | F_YIELDED | F_QUEUED;
+        this.queue.push(task);
+      }
     } else if (instruction === SUSPEND) {
       if ((task.flags & (F_CANCEL_REQUESTED | F_CANCEL_DELIVERED)) === F_CANCEL_REQUESTED && task.waiter !== null) {
         this.deliverCancel(task);
@@ -242,6 +243,22 @@ export class Scheduler {
         ),
       );
     }
+  }
+
+  /**
+   * Delivers a cancellation that arrived while the task was queued, unless
+   * the resumption carries an operation's result, which must not be lost
+   * (then it is delivered at the next suspension point).
+   */
+  private beforeCancelledStep(task: Task, flags: number): number {
+    if ((flags & F_CANCEL_DELIVERED) === 0) {
+      if ((flags & F_STARTED) === 0 || (flags & F_YIELDED) !== 0) {
+        flags |= F_THROW | F_CANCEL_DELIVERED;
+        task.resume = this.cancelledError(task);
+      }
+    }
+    if ((flags & F_CANCEL_DELIVERED) !== 0) this.watchSwallowedCancel(task);
+    return flags;
   }
 
   // -- ending tasks --------------------------------------------------------
@@ -471,6 +488,17 @@ export class Scheduler {
       }
     }
   }
+}
+
+/** A spawned task's generator, made at its first step from the body and arguments its record holds. */
+function makeGenerator(task: Task, flags: number): Generator<Instruction, unknown, unknown> {
+  const body = task.resume as (...args: unknown[]) => Generator<Instruction, unknown, unknown>;
+  const args = task.outcome;
+  task.outcome = undefined;
+  task.resume = undefined;
+  const gen = (flags & F_ONE_ARG) !== 0 ? body(args) : (flags & F_ARGS) !== 0 ? body(...(args as unknown[])) : body();
+  task.gen = gen;
+  return gen;
 }
 
 /**

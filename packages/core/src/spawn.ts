@@ -5,7 +5,9 @@ import { type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
 import { currentTask } from "./scheduler.js";
-import { linkChild, Task } from "./task.js";
+import { F_ARGS, F_ONE_ARG, linkChild, Task } from "./task.js";
+
+const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
 
 /**
  * Spawns a child of the current task, running `fn(...args)` on this domain.
@@ -37,11 +39,22 @@ export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
     fn = rest[0];
     args = rest.slice(1);
   }
-  const gen = startFiber(fn, args, "spawn");
-  const child = new Task(parent.sched, parent, gen);
-  if (options !== undefined) {
-    if (options.orphans !== undefined) options.orphans.adopt(child, parent);
+  let child: Task;
+  if (fn instanceof GeneratorFunction) {
+    // The generator is made at the child's first step (see Task).
+    child = new Task(parent.sched, parent, null);
+    child.resume = fn;
+    if (args.length === 1) {
+      child.outcome = args[0];
+      child.flags = F_ONE_ARG;
+    } else if (args.length !== 0) {
+      child.outcome = args;
+      child.flags = F_ARGS;
+    }
+  } else {
+    child = new Task(parent.sched, parent, startFiber(fn, args, "spawn"));
   }
+  if (options?.orphans !== undefined) options.orphans.adopt(child, parent);
   if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options);
   linkChild(parent, child);
   parent.sched.liveTasks++;

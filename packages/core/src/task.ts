@@ -7,6 +7,10 @@
  *   the list when it ends; a task that returns normally needs an empty list.
  * - `waiter` is non-null exactly while the task is parked on something; a
  *   cancellation detaches it before the task is woken with `Cancelled`.
+ * - A spawned task's generator is made at its first step, so that thousands
+ *   of queued children cost one small record each: until then (`gen` null,
+ *   `F_STARTED` clear) `resume` holds the body and `outcome` its arguments
+ *   (see `F_ONE_ARG`, `F_ARGS`).
  */
 import type { Scheduler } from "./scheduler.js";
 import type { Instruction } from "./operation.js";
@@ -26,6 +30,8 @@ import type { Orphans } from "./orphans.js";
 /** @internal Its body failed or was cancelled; it waits for its children to end. */ export const F_ENDING = 64;
 /** @internal Its fiber has run at least once. */ export const F_STARTED = 128;
 /** @internal Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */ export const F_YIELDED = 256;
+/** @internal Not started: `outcome` holds the body's single argument. */ export const F_ONE_ARG = 512;
+/** @internal Not started: `outcome` holds the body's arguments as an array. */ export const F_ARGS = 1024;
 
 /** How a task stands: running or suspended, or how it ended. */
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";

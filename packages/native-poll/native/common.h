@@ -1,0 +1,36 @@
+// Helpers shared by the addon's N-API bindings.
+//
+// Conventions of the whole addon:
+// - Hot-path functions never throw for an operating-system failure: they return
+//   a negative errno (-EAGAIN, -ECONNRESET, …) that the TypeScript layer turns
+//   into a Node-style error (`code`, negative `errno`, `syscall`). Throwing and
+//   catching costs far more than returning a number.
+// - Misuse (a wrong argument type, an unknown fd in the poller, a bad slot id)
+//   throws a TypeError/RangeError at once: those are bugs, not conditions.
+// - Every binding runs on the thread of the N-API environment that created the
+//   object; only Poller::Interrupt() may be called from another thread.
+#ifndef BOBBIN_NATIVE_COMMON_H_
+#define BOBBIN_NATIVE_COMMON_H_
+
+#include <napi.h>
+
+#include <cstdint>
+
+namespace bobbin {
+
+// A Node-style system error: message "<syscall> <CODE>", properties `code`
+// ("EAGAIN"), `errno` (negative, as in Node) and `syscall`.
+Napi::Error ErrnoError(Napi::Env env, int err, const char* syscall);
+
+// Argument readers: on a wrong type they throw a TypeError naming the
+// function and the argument, and return false. The caller returns at once.
+bool ArgInt32(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t* out);
+bool ArgUint32(const Napi::CallbackInfo& info, size_t i, const char* fn, uint32_t* out);
+// A Buffer/TypedArray/DataView/ArrayBuffer argument: its bytes and length.
+bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t** data, size_t* len);
+// `off` and `len` within a buffer of `size` bytes (len < 0 means "to the end").
+bool CheckRange(Napi::Env env, const char* fn, size_t size, int32_t off, int32_t* len);
+
+}  // namespace bobbin
+
+#endif  // BOBBIN_NATIVE_COMMON_H_

@@ -1,0 +1,34 @@
+/**
+ * @internal Running a critical section that may be a generator function (it
+ * can suspend, consumed with `yield*`) or a plain function (it cannot).
+ */
+import type { Instruction } from "@bobbin/core";
+
+/** A body of `protect`/`withPermits`/`Lazy.fromFun`: a generator function or a plain function. */
+export type Body<A extends unknown[], T> = ((...args: A) => Generator<Instruction, T, unknown>) | ((...args: A) => T);
+
+/** @internal Whether `value` is a generator object (what a `function*` returns). */
+export function isGenerator(value: unknown): value is Generator<Instruction, unknown, unknown> {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "Generator"
+  );
+}
+
+/** @internal Calls `fn(...args)` and, when it is a generator function, runs the generator. */
+export function* callBody<A extends unknown[], T>(
+  fn: Body<A, T>,
+  args: A,
+): Generator<Instruction, T, unknown> {
+  const result = args.length === 0 ? (fn as () => unknown)() : fn(...args);
+  if (isGenerator(result)) return (yield* result) as T;
+  return result as T;
+}
+
+/** @internal */
+export function checkBody(fn: unknown, name: string): void {
+  if (typeof fn !== "function") {
+    throw new TypeError(`${name} expects a function (a generator function when the body must suspend), got ${fn === null ? "null" : typeof fn}`);
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * `Condition` (Miou's `Condition`): wait, with a mutex, until signalled.
+ */
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { MutexNotHolder } from "./errors.js";
+import { Mutex } from "./mutex.js";
+import { DONE, WaitOp, WaitQueue } from "./waiters.js";
+
+/** A task parked in `wait`. */
+class ConditionWait extends WaitOp<void> {
+  constructor(
+    private readonly condition: Condition,
+    task: Task<unknown>,
+  ) {
+    super(task);
+  }
+
+  protected woken(): IteratorResult<Instruction, void> {
+    return DONE;
+  }
+
+  protected left(): void {
+    this.condition.queue.remove(this);
+  }
+}
+
+const NONE: unique symbol = Symbol("none");
+
+/**
+ * A condition variable: tasks wait on it, with a {@link Mutex} held, until
+ * another task signals it.
+ *
+ * - `wait(m)` atomically releases `m` and parks; it re-acquires `m` before
+ *   returning, in every case: woken, cancelled, or cancelled after being
+ *   woken. Always wait in a loop on your predicate (spurious wake-ups are
+ *   allowed, and another task may get the mutex first).
+ * - `signal()` wakes the oldest waiter, `broadcast()` wakes them all. A
+ *   condition has no memory: signalling with no waiter does nothing.
+ * - Cancellation: a waiter cancelled while parked leaves the queue (a later
+ *   `signal` goes to the next waiter); a waiter that had already been woken
+ *   and is cancelled while re-acquiring the mutex passes its signal on to the
+ *   next waiter, so no wake-up is lost.
+ *
+ * @example
+ * ```ts
+ * const m = new Mutex(), nonEmpty = new Condition();
+ * const items: number[] = [];
+ * // consumer
+ * const item = yield* m.protect(function* () {
+ *   while (items.length === 0) yield* nonEmpty.wait(m);
+ *   return items.shift()!;
+ * });
+ * // producer
+ * yield* m.protect(() => { items.push(1); nonEmpty.signal(); });
+ * ```
+ */
+export class Condition {
+  /** @internal */ readonly queue = new WaitQueue<ConditionWait>();
+
+  /**
+   * Makes a new condition (Miou's `Condition.create`).
+   * @example
+   * ```ts
+   * const c = Condition.create();
+   * ```
+   */
+  static create(): Condition {
+    return new Condition();
+  }
+
+  /** How many tasks are parked in `wait` (cancelled waiters are never counted). */
+  get waiters(): number {
+    return this.queue.size;
+  }
+
+  /**
+   * Releases `m`, waits until signalled, then takes `m` again before
+   * returning. `m` must be held by the current task.
+   *
+   * @example
+   * ```ts
+   * yield* m.lock();
+   * try {
+   *   while (!ready) yield* c.wait(m);
+   * } finally { m.unlock(); }
+   * ```
+   * @throws MutexNotHolder when the current task does not hold `m`.
+   * @throws Cancelled when the task is cancelled while waiting; `m` is held
+   * again when it is thrown, so the caller's `finally`/`protect` unlocks it.
+   * @throws TypeError outside a task, or when `m` is not a Mutex.
+   */
+  wait(m: Mutex): Operation<void> {
+    if (!(m instanceof Mutex)) throw new TypeError("Condition.wait expects the Mutex that protects the condition's state");
+    return this.waitOn(m);
+  }
+
+  /**
+   * Wakes the oldest waiter, if any; returns whether one was woken.
+   * Callable from any task, and from plain callbacks.
+   *
+   * @example
+   * ```ts
+   * yield* m.protect(() => { ready = true; c.signal(); });
+   * ```
+   */
+  signal(): boolean {
+    for (;;) {
+      const w = this.queue.shift();
+      if (w === null) return false;
+      // false: that waiter was cancelled and detached before it left the
+      // queue itself; the signal goes on to the next one.
+      if (w.trigger.signal()) return true;
+    }
+  }
+
+  /**
+   * Wakes every waiter; returns how many were woken. Callable from any task,
+   * and from plain callbacks.
+   *
+   * @example
+   * ```ts
+   * yield* m.protect(() => { stopping = true; c.broadcast(); });
+   * ```
+   */
+  broadcast(): number {
+    let woken = 0;
+    for (let w = this.queue.shift(); w !== null; w = this.queue.shift()) if (w.trigger.signal()) woken++;
+    return woken;
+  }
+
+  /**
+   * Miou-style `Condition.wait(c, m)`: the same as `c.wait(m)`.
+   * @example
+   * ```ts
+   * yield* Condition.wait(c, m);
+   * ```
+   * @throws as {@link Condition.wait}.
+   */
+  static wait(c: Condition, m: Mutex): Operation<void> {
+    return checkCondition(c, "Condition.wait").wait(m);
+  }
+
+  /**
+   * Miou-style `Condition.signal(c)`: the same as `c.signal()`.
+   * @example
+   * ```ts
+   * Condition.signal(c);
+   * ```
+   * @throws TypeError when `c` is not a Condition.
+   */
+  static signal(c: Condition): boolean {
+    return checkCondition(c, "Condition.signal").signal();
+  }
+
+  /**
+   * Miou-style `Condition.broadcast(c)`: the same as `c.broadcast()`.
+   * @example
+   * ```ts
+   * Condition.broadcast(c);
+   * ```
+   * @throws TypeError when `c` is not a Condition.
+   */
+  static broadcast(c: Condition): number {
+    return checkCondition(c, "Condition.broadcast").broadcast();
+  }
+
+  private *waitOn(m: Mutex): Generator<Instruction, void, unknown> {
+    const task = self();
+    const holder = m.holder;
+    if (holder !== task) throw new MutexNotHolder(task.uid, holder?.uid ?? null, "wait on a condition");
+    const w = new ConditionWait(this, task);
+    this.queue.push(w); // queued before the unlock: a signal given right after it is not lost
+    m.unlock();
+    let error: unknown = NONE;
+    let signalled = false;
+    try {
+      yield* w;
+      signalled = true;
+    } catch (e) {
+      error = e; // cancelled while parked: `w` has left the queue
+    }
+    // Take the mutex back in every case. A cancellation is delivered once: if
+    // it interrupts this lock, the second lock cannot be interrupted.
+    try {
+      yield* m.lock();
+    } catch (e) {
+      if (error === NONE) error = e;
+      yield* m.lock();
+    }
+    if (error !== NONE) {
+      if (signalled) this.signal(); // woken, then cancelled: pass the signal on
+      throw error;
+    }
+  }
+}
+
+function checkCondition(c: unknown, name: string): Condition {
+  if (!(c instanceof Condition)) throw new TypeError(`${name} expects a Condition (new Condition() or Condition.create())`);
+  return c;
+}

@@ -1,0 +1,323 @@
+/**
+ * `Mutex` (Miou's `Mutex`): a fair (FIFO), task-owned, cancellation-aware lock.
+ */
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { type Body, callBody, checkBody } from "./call.js";
+import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
+import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
+
+/** A task parked in `lock`: the unlocker makes it the holder before waking it. */
+class LockWait extends WaitOp<void> {
+  constructor(
+    private readonly mutex: Mutex,
+    task: Task<unknown>,
+  ) {
+    super(task);
+  }
+
+  protected woken(): IteratorResult<Instruction, void> {
+    return DONE;
+  }
+
+  protected left(): void {
+    this.mutex.queue.remove(this);
+  }
+}
+
+/**
+ * A mutual-exclusion lock owned by the task that locked it.
+ *
+ * - **Fair**: waiters get the lock in the order they asked for it; `unlock`
+ *   hands it directly to the oldest waiter (no barging, no starvation).
+ * - **Task-owned**: only the holder may unlock it (`MutexNotHolder`); locking
+ *   it again from the holder is an error (`MutexAlreadyHeld`) rather than a
+ *   deadlock; unlocking a free mutex is `MutexNotLocked`.
+ * - **Cancellation-aware**: a task cancelled while waiting leaves the queue
+ *   with `Cancelled` and never gets the lock; `protect` and the `using` guard
+ *   unlock on every exit, cancellation included.
+ * - **Cheap when free**: locking a free mutex does not suspend and allocates
+ *   nothing; only a contended `lock` parks the task on a `Trigger`.
+ *
+ * The fields are private and every access goes through these methods, so a
+ * cross-domain variant (SharedArrayBuffer + `Atomics.waitAsync`) can be added
+ * behind the same API.
+ *
+ * @example
+ * ```ts
+ * import { Mutex } from "@bobbin/sync";
+ * const m = new Mutex();
+ * yield* m.lock();
+ * try { counter++; } finally { m.unlock(); }
+ * yield* m.protect(function* () { counter++; yield* B.yieldNow(); });   // same, shorter
+ * { using _ = yield* m.guard(); counter++; }                            // same, with `using`
+ * ```
+ */
+export class Mutex {
+  /** @internal */ holderTask: Task<unknown> | null = null;
+  /** @internal */ readonly queue = new WaitQueue<LockWait>();
+  private readonly lockOp: Operation<void>;
+
+  constructor() {
+    // One operation per mutex: `yield*` calls [Symbol.iterator]() exactly when
+    // the lock is taken, so the free path returns a shared done-iterator and
+    // allocates nothing; `m.lock()` without `yield*` does nothing at all.
+    this.lockOp = { [Symbol.iterator]: () => this.startLock() };
+  }
+
+  /**
+   * Makes a new, unlocked mutex (Miou's `Mutex.create`).
+   *
+   * @example
+   * ```ts
+   * const m = Mutex.create();
+   * ```
+   */
+  static create(): Mutex {
+    return new Mutex();
+  }
+
+  /** Whether some task holds the mutex. */
+  get isLocked(): boolean {
+    return this.holderTask !== null;
+  }
+
+  /** The task holding the mutex, or `null`. */
+  get holder(): Task<unknown> | null {
+    return this.holderTask;
+  }
+
+  /** How many tasks are waiting in `lock` (cancelled waiters are never counted). */
+  get waiters(): number {
+    return this.queue.size;
+  }
+
+  /**
+   * Takes the lock, waiting (FIFO) while another task holds it. A free mutex
+   * is taken at once without suspending.
+   *
+   * @example
+   * ```ts
+   * yield* m.lock();
+   * try { critical(); } finally { m.unlock(); }
+   * ```
+   * @throws MutexAlreadyHeld when the current task already holds it.
+   * @throws Cancelled when the task is cancelled while waiting (it then does not hold the lock).
+   * @throws TypeError outside a task.
+   */
+  lock(): Operation<void> {
+    return this.lockOp;
+  }
+
+  /**
+   * Releases the lock; the oldest waiter (if any) becomes the holder and is woken.
+   *
+   * @example
+   * ```ts
+   * m.unlock();
+   * ```
+   * @throws MutexNotLocked when nobody holds the mutex.
+   * @throws MutexNotHolder when another task holds it.
+   * @throws TypeError outside a task.
+   */
+  unlock(): void {
+    const task = self();
+    const holder = this.holderTask;
+    if (holder !== task) {
+      throw holder === null ? new MutexNotLocked(task.uid) : new MutexNotHolder(task.uid, holder.uid);
+    }
+    this.handOff();
+  }
+
+  /**
+   * Takes the lock only if it is free (no holder, hence no waiter either) and
+   * says whether it did. Never suspends. Returns false when the current task
+   * already holds it.
+   *
+   * @example
+   * ```ts
+   * if (m.tryLock()) { try { critical(); } finally { m.unlock(); } }
+   * ```
+   * @throws TypeError outside a task.
+   */
+  tryLock(): boolean {
+    const task = self();
+    if (this.holderTask !== null) return false;
+    this.holderTask = task;
+    return true;
+  }
+
+  /**
+   * Runs `fn(...args)` holding the lock and always unlocks afterwards: on
+   * return, on throw and on cancellation (Miou's `Mutex.protect`). `fn` may be
+   * a generator function (its body can suspend) or a plain function.
+   *
+   * @example
+   * ```ts
+   * const n = yield* m.protect(function* (k: number) { yield* B.yieldNow(); return (counter += k); }, 2);
+   * yield* m.protect(() => console.log("no interleaving here"));
+   * ```
+   * @throws whatever `fn` throws (an unlock error is then ignored).
+   * @throws MutexAlreadyHeld, Cancelled, TypeError: as `lock`.
+   */
+  protect<A extends unknown[], T>(fn: (...args: A) => Generator<Instruction, T, unknown>, ...args: A): Operation<T>;
+  protect<A extends unknown[], T>(fn: (...args: A) => T, ...args: A): Operation<T>;
+  protect<A extends unknown[], T>(fn: Body<A, T>, ...args: A): Operation<T> {
+    checkBody(fn, "Mutex.protect");
+    return protectBody(this, fn, args);
+  }
+
+  /**
+   * Takes the lock and returns a guard that unlocks it when disposed: made
+   * for `using`, which disposes it on every exit of the block, cancellation
+   * included. Disposing twice does nothing.
+   *
+   * @example
+   * ```ts
+   * {
+   *   using _ = yield* m.guard();
+   *   yield* work();
+   * }   // unlocked here, however the block was left
+   * ```
+   * @throws MutexAlreadyHeld, Cancelled, TypeError: as `lock`.
+   */
+  *guard(): Generator<Instruction, MutexGuard, unknown> {
+    yield* this.lockOp;
+    return new MutexGuard(this);
+  }
+
+  /**
+   * Miou-style `Mutex.lock(m)`: the same as `m.lock()`.
+   * @example
+   * ```ts
+   * yield* Mutex.lock(m);
+   * ```
+   * @throws as {@link Mutex.lock}.
+   */
+  static lock(m: Mutex): Operation<void> {
+    return checkMutex(m, "Mutex.lock").lock();
+  }
+
+  /**
+   * Miou-style `Mutex.unlock(m)`: the same as `m.unlock()`.
+   * @example
+   * ```ts
+   * Mutex.unlock(m);
+   * ```
+   * @throws as {@link Mutex.unlock}.
+   */
+  static unlock(m: Mutex): void {
+    checkMutex(m, "Mutex.unlock").unlock();
+  }
+
+  /**
+   * Miou-style `Mutex.try_lock(m)`: the same as `m.tryLock()`.
+   * @example
+   * ```ts
+   * if (Mutex.tryLock(m)) Mutex.unlock(m);
+   * ```
+   * @throws as {@link Mutex.tryLock}.
+   */
+  static tryLock(m: Mutex): boolean {
+    return checkMutex(m, "Mutex.tryLock").tryLock();
+  }
+
+  /**
+   * Miou-style `Mutex.protect(m, fn)`: the same as `m.protect(fn, ...args)`.
+   * @example
+   * ```ts
+   * yield* Mutex.protect(out, () => console.log("new client"));
+   * ```
+   * @throws as {@link Mutex.protect}.
+   */
+  static protect<A extends unknown[], T>(m: Mutex, fn: (...args: A) => Generator<Instruction, T, unknown>, ...args: A): Operation<T>;
+  static protect<A extends unknown[], T>(m: Mutex, fn: (...args: A) => T, ...args: A): Operation<T>;
+  static protect<A extends unknown[], T>(m: Mutex, fn: Body<A, T>, ...args: A): Operation<T> {
+    checkMutex(m, "Mutex.protect");
+    checkBody(fn, "Mutex.protect");
+    return protectBody(m, fn, args);
+  }
+
+  // -- internals ------------------------------------------------------------
+
+  private startLock(): Iterator<Instruction, void, unknown> {
+    const task = self();
+    const holder = this.holderTask;
+    if (holder === null) {
+      this.holderTask = task;
+      return DONE_OP;
+    }
+    if (holder === task) throw new MutexAlreadyHeld(task.uid);
+    const w = new LockWait(this, task);
+    this.queue.push(w);
+    return w;
+  }
+
+  /** Gives the lock to the oldest waiter still able to take it, or frees it. */
+  private handOff(): void {
+    for (;;) {
+      const w = this.queue.shift();
+      if (w === null) {
+        this.holderTask = null;
+        return;
+      }
+      this.holderTask = w.task;
+      // false: that waiter was cancelled and detached before it could leave
+      // the queue itself; it will not run as the holder, so try the next one.
+      if (w.trigger.signal()) return;
+    }
+  }
+}
+
+/**
+ * What `Mutex.guard` returns: unlocks the mutex when disposed (`using`).
+ *
+ * @example
+ * ```ts
+ * using g = yield* m.guard();
+ * g.unlock();   // early, optional; the disposal then does nothing
+ * ```
+ */
+export class MutexGuard implements Disposable {
+  private released = false;
+
+  /** @internal */
+  constructor(private readonly mutex: Mutex) {}
+
+  /**
+   * Unlocks now, once; later calls and the disposal do nothing.
+   * @throws MutexNotHolder when called from another task than the holder.
+   */
+  unlock(): void {
+    if (this.released) return;
+    this.mutex.unlock();
+    this.released = true;
+  }
+
+  /** @throws MutexNotHolder when disposed from another task than the holder. */
+  [Symbol.dispose](): void {
+    this.unlock();
+  }
+}
+
+function* protectBody<A extends unknown[], T>(m: Mutex, fn: Body<A, T>, args: A): Generator<Instruction, T, unknown> {
+  yield* m.lock();
+  let result: T;
+  try {
+    result = yield* callBody(fn, args);
+  } catch (error) {
+    // `fn`'s error matters more than an unlock error (fn may have unlocked by mistake).
+    try {
+      m.unlock();
+    } catch {
+      // ignored
+    }
+    throw error;
+  }
+  m.unlock();
+  return result;
+}
+
+function checkMutex(m: unknown, name: string): Mutex {
+  if (!(m instanceof Mutex)) throw new TypeError(`${name} expects a Mutex (new Mutex() or Mutex.create())`);
+  return m;
+}
