@@ -146,3 +146,18 @@ export class Deadlock extends BobbinError {
     );
   }
 }
+
+/**
+ * A value given to, or returned by, a parallel task cannot be copied to
+ * another domain (functions, class instances with private state, sockets…).
+ *
+ * @example
+ * ```ts
+ * B.call(task, () => 1);   // throws Uncloneable: argument 1 of call(task) cannot be sent
+ * ```
+ */
+export class Uncloneable extends BobbinError {
+  constructor(readonly what: string, reason: string) {
+    super(`${what} cannot be sent to another domain (${reason}): pass plain data (structured-cloneable values), and transferables with { transfer }`);
+  }
+}

@@ -29,6 +29,8 @@ export { TaskLocal } from "./local.js";
 export { onSpawn, onExit, type SpawnOptions, type SpawnHook, type ExitHook, type Ending } from "./lifecycle.js";
 export { promise, abortSignal } from "./promise.js";
 export { Domain, self } from "./domain.js";
+export { defineTask, defineEvents, type ParallelTask } from "./define-task.js";
+export { call, parallel, type CallOptions } from "./call.js";
 export { Task, type TaskStatus } from "./task.js";
 export type { Result } from "./result.js";
 export type { Operation, Instruction, TaskBody } from "./operation.js";
@@ -42,4 +44,5 @@ export {
   NotOwner,
   NoSelectProvided,
   Deadlock,
+  Uncloneable,
 } from "./errors.js";

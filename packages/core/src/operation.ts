@@ -64,7 +64,7 @@ export abstract class SingleShot<T> implements Operation<T>, Iterator<Instructio
 
   abstract next(resumed?: unknown): IteratorResult<Instruction, T>;
 
-  throw(error: unknown): never {
+  throw(error: unknown): IteratorResult<Instruction, T> {
     throw error;
   }
 

@@ -1,16 +1,23 @@
 /**
  * `run`: start a scheduler on this thread with a root task.
  */
+import { availableParallelism } from "node:os";
+import { eventsLocation } from "./define-task.js";
 import type { Events } from "./events.js";
-import type { TaskBody } from "./operation.js";
-import { Scheduler } from "./scheduler.js";
+import type { Instruction, TaskBody } from "./operation.js";
+import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { startFiber } from "./spawn.js";
 
 /** Options of {@link run}. */
 export interface RunOptions {
-  /** The events backend of each domain, made once per domain (`domain` is 0 here). */
+  /**
+   * The events backend of each domain, made once per domain. Define it with
+   * `defineEvents` so that worker domains can make theirs too.
+   */
   readonly events?: (domain: number) => Events;
-  /** Seeds every random choice of the run (`awaitOne`/`awaitFirst` ties, placement). */
+  /** How many worker domains `call`/`parallel` may use (dom0 excluded). Default `availableParallelism() - 1`. */
+  readonly domains?: number;
+  /** Seeds every random choice of the run (`awaitOne`/`awaitFirst` ties, `call` placement). */
   readonly seed?: number;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */
   readonly pollEvery?: number;
@@ -21,8 +28,9 @@ export interface RunOptions {
 }
 
 /**
- * Runs `main` as the root task of a new scheduler on this thread and settles
- * with its value or error once it and its whole task tree have ended.
+ * Runs `main` as the root task of a new scheduler on this thread (dom0) and
+ * settles with its value or error once it and its whole task tree have ended,
+ * and every worker domain it started has stopped.
  *
  * @example
  * ```ts
@@ -37,8 +45,9 @@ export interface RunOptions {
  * @throws TypeError / RangeError for invalid options (synchronously).
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
-  const pollEvery = checkCount(options.pollEvery, 64, "pollEvery");
-  const sliceMs = checkCount(options.sliceMs, 10, "sliceMs");
+  const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1);
+  const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1);
+  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0);
   if (options.seed !== undefined && !Number.isInteger(options.seed)) {
     throw new RangeError(`run({ seed }) must be an integer, got ${options.seed}`);
   }
@@ -51,30 +60,47 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
   if (events !== null && (typeof events.select !== "function" || typeof events.interrupt !== "function")) {
     throw new TypeError("run({ events }): the events backend must have select(block, cancelled) and interrupt()");
   }
-  const sched = new Scheduler({
+  let onAbort: (() => void) | null = null;
+  const settled = startDomain(main, {
     domain: 0,
-    seed: options.seed ?? (Math.random() * 2 ** 32) | 0,
+    workers,
+    seed: options.seed ?? (Math.random() * 2 ** 31) | 0,
     pollEvery,
     sliceMs,
     events,
-  });
-  const gen = startFiber(main, [], "run");
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => sched.cancelRun(signal!.reason);
-    sched.start(gen, (ok, value) => {
-      signal?.removeEventListener("abort", onAbort);
-      if (ok) resolve(value as T);
-      else reject(value);
-    });
-    if (signal !== undefined) {
+    eventsLocation: eventsLocation(options.events),
+    onStart(sched) {
+      if (signal === undefined) return;
+      onAbort = () => sched.cancelRun(signal.reason);
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });
-    }
+    },
+  });
+  return signal === undefined ? settled : settled.finally(() => signal.removeEventListener("abort", onAbort!));
+}
+
+/** @internal How a domain's scheduler starts: `run` for dom0, the worker entry for the others. */
+export interface DomainStart extends SchedulerOptions {
+  /** Called once the scheduler exists, before the root task runs. */
+  readonly onStart?: (sched: Scheduler) => void;
+}
+
+/** @internal Runs a domain's root task; settles once it ended and, on dom0, the workers stopped. */
+export function startDomain<T>(main: TaskBody<[], T>, start: DomainStart): Promise<T> {
+  const gen = startFiber(main, [], "run") as Generator<Instruction, unknown, unknown>;
+  const sched = new Scheduler(start);
+  return new Promise<T>((resolve, reject) => {
+    start.onStart?.(sched);
+    sched.start(gen, (ok, value) => {
+      const settle = (): void => (ok ? resolve(value as T) : reject(value));
+      if (sched.pool === null) settle();
+      else sched.pool.shutdown().then(settle, settle);
+    });
   });
 }
 
-function checkCount(value: number | undefined, fallback: number, name: string): number {
+function checkCount(value: number | undefined, fallback: number, name: string, min: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`run({ ${name} }) must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`run({ ${name} }) must be an integer ≥ ${min}, got ${value}`);
   return value;
 }

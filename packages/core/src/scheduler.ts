@@ -12,6 +12,8 @@
  * ordinary steps.
  */
 import { Cancelled, Deadlock, StillHasChildren } from "./errors.js";
+import { DomainLink } from "./domain-link.js";
+import { DomainPool } from "./domain-pool.js";
 import type { Events, Signal } from "./events.js";
 import { exitHooks } from "./lifecycle.js";
 import { type Instruction, RESUMED, SUSPEND, YIELD } from "./operation.js";
@@ -26,6 +28,7 @@ import {
   F_CONSUMED,
   F_ENDING,
   F_JOINED,
+  F_NO_EARLY_CANCEL,
   F_ONE_ARG,
   F_ARGS,
   F_QUEUED,
@@ -49,10 +52,14 @@ export type Settle = (ok: boolean, value: unknown) => void;
 /** @internal */
 export interface SchedulerOptions {
   readonly domain: number;
+  /** How many worker domains the run has (dom0 excluded). */
+  readonly workers: number;
   readonly seed: number;
   readonly pollEvery: number;
   readonly sliceMs: number;
   readonly events: Events | null;
+  /** Where workers find the events factory again (see `defineEvents`). */
+  readonly eventsLocation: { url: string; name: string } | null;
 }
 
 const NO_FATAL = Symbol("no fatal error");
@@ -95,13 +102,46 @@ export class Scheduler {
   cancelledSyscalls: number[] = [];
   /** Tasks that have not ended yet. */
   liveTasks = 0;
+  /** This domain's mailbox to the others, made on first need. */
+  link: DomainLink | null = null;
+  /** Dom0's worker domains, started on the first parallel task. */
+  pool: DomainPool | null = null;
+  /** In a worker: reports a broken rule to dom0, which fails the run. */
+  onFatal: ((error: unknown) => void) | null = null;
+  /** In a worker: dom0 says the run is over. */
+  onShutdown: (() => void) | null = null;
 
-  constructor(options: SchedulerOptions) {
+  constructor(private readonly options: SchedulerOptions) {
     this.domain = options.domain;
-    this.rng = new Rng(options.seed);
+    this.rng = new Rng(options.seed + options.domain);
     this.events = options.events;
     this.pollEvery = options.pollEvery;
     this.sliceMs = options.sliceMs;
+  }
+
+  /** How many worker domains the run has (dom0 excluded). */
+  get workers(): number {
+    return this.options.workers;
+  }
+
+  /** The mailbox to the other domains; on dom0 the first use starts the workers. */
+  domainLink(): DomainLink {
+    if (this.link !== null) return this.link;
+    const link = new DomainLink(this, this.options.workers);
+    this.link = link;
+    if (this.domain === 0 && this.options.workers > 0) {
+      const { workers, seed, pollEvery, sliceMs, eventsLocation } = this.options;
+      this.pool = new DomainPool(link, { workers, seed, pollEvery, sliceMs, events: eventsLocation }, (error) => {
+        this.fail(error);
+        this.wake();
+      });
+    }
+    return link;
+  }
+
+  /** A worker domain is told to stop. */
+  shutdownDomain(): void {
+    this.onShutdown?.();
   }
 
   /** Starts `main` as the root task; `settle` hears how it ended. */
@@ -252,7 +292,7 @@ export class Scheduler {
    */
   private beforeCancelledStep(task: Task, flags: number): number {
     if ((flags & F_CANCEL_DELIVERED) === 0) {
-      if ((flags & F_STARTED) === 0 || (flags & F_YIELDED) !== 0) {
+      if ((flags & (F_STARTED | F_NO_EARLY_CANCEL)) === 0 || (flags & F_YIELDED) !== 0) {
         flags |= F_THROW | F_CANCEL_DELIVERED;
         task.resume = this.cancelledError(task);
       }
@@ -390,7 +430,9 @@ export class Scheduler {
   fail(error: unknown): void {
     if (this.fatal !== NO_FATAL) return;
     this.fatal = error;
-    if (this.root !== null) this.requestCancel(this.root);
+    // A worker reports to dom0, whose run fails and cancels the calls here.
+    if (this.onFatal !== null) this.onFatal(error);
+    else if (this.root !== null) this.requestCancel(this.root);
   }
 
   /** Cancels the whole run (the `signal` option, a deadlock). */

@@ -32,6 +32,11 @@ import type { Orphans } from "./orphans.js";
 /** @internal Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */ export const F_YIELDED = 256;
 /** @internal Not started: `outcome` holds the body's single argument. */ export const F_ONE_ARG = 512;
 /** @internal Not started: `outcome` holds the body's arguments as an array. */ export const F_ARGS = 1024;
+/**
+ * @internal Runs to its first suspension even when cancelled before its first
+ * step: a parallel task's proxy, which must tell the other domain.
+ */
+export const F_NO_EARLY_CANCEL = 2048;
 
 /** How a task stands: running or suspended, or how it ended. */
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";

@@ -39,11 +39,12 @@ async function runScript(body: string): Promise<{ code: number | null; stdout: s
 describe("the process", () => {
   it("exits on its own once run has settled (no dangling handles)", async () => {
     const r = await runScript(`
+      const before = process.getActiveResourcesInfo().length;
       const v = await B.run(function* () {
         const t = B.spawn(function* () { yield* B.promise(() => new Promise((ok) => setTimeout(ok, 5))); return 1; });
         return yield* B.awaitExn(t);
       });
-      console.log("value", v, "handles", process.getActiveResourcesInfo().filter((h) => h !== "TTYWrap").length);
+      console.log("value", v, "handles", process.getActiveResourcesInfo().length - before);
     `);
     expect(r.stderr).toBe("");
     expect(r.stdout.trim()).toBe("value 1 handles 0");

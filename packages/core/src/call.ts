@@ -1,0 +1,197 @@
+/**
+ * `call` and `parallel`: tasks on other domains (worker threads).
+ *
+ * A parallel task is represented in its caller's domain by a proxy task, an
+ * ordinary child of the caller: awaiting, cancelling, orphans and every rule
+ * of the tree apply to it unchanged. The proxy sends the call, parks until the
+ * result comes back, and when cancelled tells the other domain and waits until
+ * the remote subtree has ended.
+ */
+import { isParallelTask, type ParallelTask } from "./define-task.js";
+import type { DomainLink } from "./domain-link.js";
+import { Cancelled, NoDomainAvailable } from "./errors.js";
+import type { Orphans } from "./orphans.js";
+import { type Instruction, type Operation, SingleShot, SUSPENDED } from "./operation.js";
+import { awaitAll } from "./await.js";
+import type { Result } from "./result.js";
+import { current, currentTask } from "./scheduler.js";
+import { spawn } from "./spawn.js";
+import { F_NO_EARLY_CANCEL, type Task, type Waiter } from "./task.js";
+import type { SpawnOptions } from "./lifecycle.js";
+import { decodeError, type Message } from "./wire.js";
+import type { TransferListItem } from "node:worker_threads";
+
+/**
+ * Options of {@link call}, given first: `call({ pin: 2 }, task, ...args)`.
+ *
+ * @example
+ * ```ts
+ * B.call({ pin: 1, transfer: [buffer] }, hash, buffer);
+ * ```
+ */
+export interface CallOptions {
+  /** Run on this domain (≥ 1, not the caller's); otherwise a random one. */
+  readonly pin?: number;
+  /** Put the proxy task in this collector (see `orphans`). */
+  readonly orphans?: Orphans<unknown>;
+  /** Resources whose ownership moves to the proxy task (see `@bobbin/sync`'s Ownership). */
+  readonly give?: readonly unknown[];
+  /** TransferListItems moved (not copied) to the other domain, as for `postMessage`. */
+  readonly transfer?: readonly TransferListItem[];
+}
+
+type CallResult = NonNullable<ReturnType<DomainLink["takeResult"]>>;
+
+/** Parks a proxy until its call's result is back. */
+class AwaitResult extends SingleShot<CallResult> implements Waiter {
+  constructor(
+    private readonly link: DomainLink,
+    private readonly id: number,
+  ) {
+    super();
+  }
+
+  next(): IteratorResult<Instruction, CallResult> {
+    const result = this.link.takeResult(this.id, current!);
+    if (result !== null) return { done: true, value: result };
+    current!.waiter = this;
+    return SUSPENDED;
+  }
+
+  detach(): void {
+    this.link.forgetWaiter(this.id);
+  }
+}
+
+function awaitResult(link: DomainLink, id: number): Operation<CallResult> {
+  return new AwaitResult(link, id);
+}
+
+/** The body of a proxy: waits for call `id`, sent to `domain`, and passes on its cancellation. */
+function* remoteCall(domain: number, id: number): Generator<Instruction, unknown, unknown> {
+  const link = current!.sched.link!;
+  let result: CallResult;
+  try {
+    result = yield* awaitResult(link, id);
+  } catch (error) {
+    if (error instanceof Cancelled) {
+      link.send(domain, { kind: "cancel", id, from: link.sched.domain } satisfies Message);
+      yield* awaitResult(link, id); // the remote subtree has ended
+    }
+    throw error;
+  }
+  if (result.ok) return result.value;
+  throw decodeError(result.error);
+}
+
+const PLAIN_FUNCTION =
+  "call/parallel cannot send a function to another domain (functions do not cross threads): " +
+  "define the task at the top level of a module with " +
+  'export const task = B.defineTask(import.meta.url, "task", function* (…) { … }) and pass that';
+
+/**
+ * Runs a parallel task on another domain: a random worker other than the
+ * caller's domain (seeded by `run`'s `seed`), never dom0; or the `pin`ned one.
+ * Returns a task of the caller, awaited or cancelled like any other; arguments
+ * and result are structured-cloned. Options come first when present.
+ *
+ * @example
+ * ```ts
+ * const t = B.call(fib, 30);
+ * const u = B.call({ pin: 2 }, fib, 31);
+ * const [a, b] = [yield* B.awaitExn(t), yield* B.awaitExn(u)];
+ * ```
+ * @throws TypeError when given a plain function (use `defineTask`) or bad options.
+ * @throws NoDomainAvailable when the run has no worker domain other than the caller's.
+ * @throws RangeError when `pin` is dom0, the caller's domain or not a domain of the run.
+ * @throws Uncloneable when an argument cannot be sent to another domain.
+ */
+export function call<A extends unknown[], T>(task: ParallelTask<A, T>, ...args: A): Task<T>;
+export function call<A extends unknown[], T>(options: CallOptions, task: ParallelTask<A, T>, ...args: A): Task<T>;
+export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
+  const caller = currentTask("call()");
+  let options: CallOptions = {};
+  let task = first;
+  let args = rest;
+  if (!isParallelTask(first) && typeof first !== "function" && first !== null && typeof first === "object") {
+    options = first as CallOptions;
+    task = rest[0];
+    args = rest.slice(1);
+  }
+  if (typeof task === "function") throw new TypeError(PLAIN_FUNCTION);
+  if (!isParallelTask(task)) throw new TypeError("call expects a task made by B.defineTask, optionally preceded by options");
+  const link = caller.sched.domainLink();
+  const pinned = options.pin !== undefined;
+  const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link);
+  if (options.transfer !== undefined && !Array.isArray(options.transfer)) throw new TypeError("call({ transfer }) expects an array of transferables");
+  const id = link.sendCall(domain, task.url, task.name, args, pinned, options.transfer ?? []);
+  return spawnProxy(link, domain, id, { orphans: options.orphans, give: options.give });
+}
+
+/** The caller's task standing for call `id`; the call was sent already, so it must hear of a cancellation. */
+function spawnProxy(link: DomainLink, domain: number, id: number, options?: SpawnOptions): Task<unknown> {
+  let proxy: Task<unknown>;
+  try {
+    proxy = options === undefined ? spawn(remoteCall, domain, id) : spawn(options, remoteCall, domain, id);
+  } catch (error) {
+    link.send(domain, { kind: "cancel", id, from: link.sched.domain });
+    throw error;
+  }
+  proxy.flags |= F_NO_EARLY_CANCEL;
+  return proxy;
+}
+
+/**
+ * Runs `task` once per input, spread round-robin over the worker domains other
+ * than the caller's, and returns the results in input order (a failing element
+ * is an error at its index only).
+ *
+ * @example
+ * ```ts
+ * const results = yield* B.parallel(fib, [28, 29, 30]);
+ * const values = results.map((r) => (r.ok ? r.value : NaN));
+ * ```
+ * @throws TypeError when given a plain function (use `defineTask`) or inputs that are not an array.
+ * @throws NoDomainAvailable when the run has no worker domain other than the caller's.
+ * @throws Uncloneable when an input cannot be sent to another domain.
+ */
+export function parallel<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]): Operation<Result<T>[]> {
+  if (typeof task === "function") throw new TypeError(PLAIN_FUNCTION);
+  if (!isParallelTask(task)) throw new TypeError("parallel expects a task made by B.defineTask");
+  if (!Array.isArray(inputs)) throw new TypeError("parallel(task, inputs) expects an array of inputs");
+  return parallelTasks<I, T>(task, inputs);
+}
+
+function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]): Generator<Instruction, Result<T>[], unknown> {
+  const link = currentTask("parallel()").sched.domainLink();
+  const others = link.others;
+  if (others.length === 0) throw noDomain(link);
+  const tasks = inputs.map((input, i) => {
+    const domain = others[i % others.length]!;
+    return spawnProxy(link, domain, link.sendCall(domain, task.url, task.name, [input], false, []));
+  });
+  return (yield* awaitAll(tasks as Task<T>[])) as Result<T>[];
+}
+
+function pickDomain(link: DomainLink): number {
+  const others = link.others;
+  if (others.length === 0) throw noDomain(link);
+  return others[link.sched.rng.below(others.length)]!;
+}
+
+function checkPin(link: DomainLink, pin: number): number {
+  if (!Number.isInteger(pin) || pin < 0 || pin > link.workers) {
+    throw new RangeError(`call({ pin: ${pin} }): this run's domains are 1..${link.workers} (plus dom0)`);
+  }
+  if (pin === 0) throw new RangeError("call({ pin: 0 }): parallel tasks never run on dom0; use spawn to run on dom0");
+  if (pin === link.sched.domain) throw new RangeError(`call({ pin: ${pin} }): a parallel task never runs on its caller's domain; use spawn for that`);
+  return pin;
+}
+
+function noDomain(link: DomainLink): NoDomainAvailable {
+  return new NoDomainAvailable(
+    link.workers === 0
+      ? "no domain is available for a parallel task: this run has 0 worker domains; run with { domains: n } (n ≥ 1)"
+      : `no domain is available for a parallel task: domain ${link.sched.domain} is the only worker and a task never runs on its caller's domain nor on dom0`,
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * `defineTask`: a task body that other domains (worker threads) can find
+ * again. Functions cannot cross threads, so a parallel task is named by the
+ * module that defines it and a name; a worker imports that module, which
+ * defines the task again in the worker.
+ */
+import type { Events } from "./events.js";
+import type { TaskBody } from "./operation.js";
+
+declare const parallelBrand: unique symbol;
+
+/**
+ * A task body that can run on another domain, made by {@link defineTask}.
+ *
+ * @example
+ * ```ts
+ * export const fib: B.ParallelTask<[number], number> = B.defineTask(import.meta.url, "fib", fibBody);
+ * ```
+ */
+export interface ParallelTask<A extends unknown[], T> {
+  readonly url: string;
+  readonly name: string;
+  readonly body: TaskBody<A, T>;
+  readonly [parallelBrand]?: "ParallelTask";
+}
+
+const tasks = new Map<string, TaskBody<unknown[], unknown>>();
+const eventsFactories = new Map<string, (domain: number) => Events>();
+const eventsNames = new WeakMap<(domain: number) => Events, { url: string; name: string }>();
+
+const key = (url: string, name: string): string => `${url}#${name}`;
+
+/**
+ * Defines a task that `call` and `parallel` can run on other domains. Call it
+ * at the top level of a module without other side effects (workers import
+ * that module), with that module's `import.meta.url`.
+ *
+ * @example
+ * ```ts
+ * // fib.ts
+ * export const fib = B.defineTask(import.meta.url, "fib", function* (n: number): Generator<B.Instruction, number> {
+ *   return n < 2 ? n : (yield* B.awaitExn(B.spawn(fib.body, n - 1))) + (yield* B.awaitExn(B.spawn(fib.body, n - 2)));
+ * });
+ * // main.ts
+ * const t = B.call(fib, 30);
+ * ```
+ * @throws TypeError when `url` is not a module URL, `name` is empty, or `body`
+ * is not a generator function; when the same name is defined twice in a module with another body.
+ */
+export function defineTask<A extends unknown[], T>(url: string, name: string, body: TaskBody<A, T>): ParallelTask<A, T> {
+  checkName(url, name, "defineTask");
+  if (typeof body !== "function") throw new TypeError(`defineTask(url, "${name}", body) expects a generator function as body`);
+  const k = key(url, name);
+  const known = tasks.get(k);
+  if (known !== undefined && known !== body) {
+    throw new TypeError(`defineTask: ${name} is defined twice in ${url}; give each parallel task its own name`);
+  }
+  tasks.set(k, body as TaskBody<unknown[], unknown>);
+  return Object.freeze({ url, name, body });
+}
+
+/**
+ * Names an events factory so that worker domains can make their own backend
+ * (each domain has one): like `defineTask`, for `run(main, { events })`.
+ *
+ * @example
+ * ```ts
+ * export const events = B.defineEvents(import.meta.url, "events", (domain) => new MyBackend(domain));
+ * await B.run(main, { events, domains: 2 });
+ * ```
+ * @throws TypeError for a bad url or name, or when `factory` is not a function.
+ */
+export function defineEvents(url: string, name: string, factory: (domain: number) => Events): (domain: number) => Events {
+  checkName(url, name, "defineEvents");
+  if (typeof factory !== "function") throw new TypeError("defineEvents expects a factory (domain) => Events");
+  eventsFactories.set(key(url, name), factory);
+  eventsNames.set(factory, { url, name });
+  return factory;
+}
+
+/** @internal Where a worker finds the events factory again, if it was defined with `defineEvents`. */
+export function eventsLocation(factory: ((domain: number) => Events) | undefined): { url: string; name: string } | null {
+  return factory === undefined ? null : (eventsNames.get(factory) ?? null);
+}
+
+/** @internal A task body defined in this thread, if its module was loaded here. */
+export function definedTask(url: string, name: string): TaskBody<unknown[], unknown> | undefined {
+  return tasks.get(key(url, name));
+}
+
+/** @internal Loads the module of a task in this thread and returns its body. */
+export async function loadTask(url: string, name: string): Promise<TaskBody<unknown[], unknown>> {
+  await import(url);
+  const body = tasks.get(key(url, name));
+  if (body === undefined) {
+    throw new TypeError(`module ${url} does not define a parallel task named "${name}" with defineTask at its top level`);
+  }
+  return body;
+}
+
+/** @internal Loads the module of an events factory in this thread. */
+export async function loadEvents(url: string, name: string): Promise<(domain: number) => Events> {
+  await import(url);
+  const factory = eventsFactories.get(key(url, name));
+  if (factory === undefined) throw new TypeError(`module ${url} does not define events named "${name}" with defineEvents`);
+  return factory;
+}
+
+/** @internal */
+export function isParallelTask(value: unknown): value is ParallelTask<unknown[], unknown> {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as ParallelTask<unknown[], unknown>).url === "string" &&
+    typeof (value as ParallelTask<unknown[], unknown>).name === "string" &&
+    typeof (value as ParallelTask<unknown[], unknown>).body === "function"
+  );
+}
+
+function checkName(url: string, name: string, caller: string): void {
+  if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    throw new TypeError(`${caller}(url, name, …) expects the defining module's import.meta.url as url, got ${String(url)}`);
+  }
+  if (typeof name !== "string" || name.length === 0) throw new TypeError(`${caller}(url, name, …) expects a non-empty name`);
+}

@@ -1,0 +1,144 @@
+/**
+ * A domain's connections to the other domains: the mailbox through which
+ * calls, cancellations and results travel. Dom0 talks to each worker through
+ * its `Worker`; workers talk to each other through MessageChannels of their
+ * own (a full mesh), so a nested `call` never goes through a busy dom0.
+ */
+import type { MessagePort, TransferListItem, Worker } from "node:worker_threads";
+import { Uncloneable } from "./errors.js";
+import { RESUMED } from "./operation.js";
+import type { Scheduler } from "./scheduler.js";
+import type { Task } from "./task.js";
+import { decodeError, encodeError, type Message, type WireError, uncloneablePart } from "./wire.js";
+
+/** @internal A Worker, a MessagePort or a worker's parentPort. */
+export type Port = Pick<MessagePort, "postMessage" | "on" | "off" | "unref" | "ref"> | Worker;
+
+/** @internal A call this domain made and is waiting for. */
+export interface PendingCall {
+  /** The domain running the call. */
+  readonly domain: number;
+  /** The proxy task parked until the result arrives. */
+  waiter: Task | null;
+  result: { ok: true; value: unknown } | { ok: false; error: WireError } | null;
+}
+
+/** @internal What a worker domain does with the calls and cancellations it receives. */
+export interface CallHost {
+  call(message: Extract<Message, { kind: "call" }>): void;
+  cancel(from: number, id: number): void;
+  idle?(from: number): void;
+}
+
+/** @internal */
+export class DomainLink {
+  private readonly ports = new Map<number, Port>();
+  private readonly onMessage = (message: Message): void => this.receive(message);
+  private readonly pending = new Map<number, PendingCall>();
+  private nextCall = 1;
+  host: CallHost | null = null;
+  /** Domains a `call` from here may land on: every worker but this one. */
+  readonly others: number[];
+
+  constructor(
+    readonly sched: Scheduler,
+    /** How many worker domains the run has (dom0 excluded). */
+    readonly workers: number,
+  ) {
+    this.others = [];
+    for (let d = 1; d <= workers; d++) if (d !== sched.domain) this.others.push(d);
+  }
+
+  connect(domain: number, port: Port): void {
+    this.ports.set(domain, port);
+    port.on("message", this.onMessage);
+  }
+
+  /** Sends a call and returns its id; wait for its result with `takeResult`. */
+  sendCall(domain: number, url: string, name: string, args: unknown[], pinned: boolean, transfer: readonly TransferListItem[]): number {
+    const id = this.nextCall++;
+    const message: Message = { kind: "call", id, from: this.sched.domain, url, name, args, pinned };
+    try {
+      this.port(domain).postMessage(message, transfer as TransferListItem[]);
+    } catch (error) {
+      throw new Uncloneable(uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`), String((error as Error).message ?? error));
+    }
+    this.pending.set(id, { domain, waiter: null, result: null });
+    return id;
+  }
+
+  /** The result of call `id`, if it arrived; otherwise `waiter` will be woken when it does. */
+  takeResult(id: number, waiter: Task): PendingCall["result"] {
+    const call = this.pending.get(id)!;
+    if (call.result !== null) {
+      this.pending.delete(id);
+      return call.result;
+    }
+    call.waiter = waiter;
+    return null;
+  }
+
+  /** Forgets the waiter of call `id` (its proxy was cancelled and stops waiting). */
+  forgetWaiter(id: number): void {
+    const call = this.pending.get(id);
+    if (call !== undefined) call.waiter = null;
+  }
+
+  /** A domain died: every call pending on it fails with `error`. */
+  domainDown(domain: number, error: Error): void {
+    const wire = encodeError(error);
+    for (const [id, call] of this.pending) {
+      if (call.domain === domain && call.result === null) this.receive({ kind: "result", id, ok: false, error: wire });
+    }
+  }
+
+  send(domain: number, message: Message): void {
+    this.port(domain).postMessage(message);
+  }
+
+  /** Closes the worker-to-worker channels (a worker stopping). */
+  close(): void {
+    for (const port of this.ports.values()) {
+      port.off("message", this.onMessage);
+      if ("close" in port && typeof port.close === "function") port.close();
+    }
+    this.ports.clear();
+  }
+
+  private port(domain: number): Port {
+    const port = this.ports.get(domain);
+    if (port === undefined) throw new RangeError(`domain ${domain} is not connected to domain ${this.sched.domain}`);
+    return port;
+  }
+
+  private receive(message: Message): void {
+    switch (message.kind) {
+      case "result": {
+        const call = this.pending.get(message.id);
+        if (call === undefined) return;
+        call.result = message.ok ? { ok: true, value: message.value } : { ok: false, error: message.error };
+        const waiter = call.waiter;
+        if (waiter !== null) {
+          call.waiter = null;
+          waiter.sched.resume(waiter, RESUMED);
+        }
+        return;
+      }
+      case "call":
+        this.host?.call(message);
+        return;
+      case "cancel":
+        this.host?.cancel(message.from, message.id);
+        return;
+      case "idle":
+        this.host?.idle?.(message.from);
+        return;
+      case "fatal":
+        this.sched.fail(decodeError(message.error));
+        return;
+      case "shutdown":
+        this.sched.shutdownDomain();
+        return;
+    }
+  }
+}
