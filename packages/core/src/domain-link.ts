@@ -4,7 +4,7 @@
  * its `Worker`; workers talk to each other through MessageChannels of their
  * own (a full mesh), so a nested `call` never goes through a busy dom0.
  */
-import type { MessagePort, TransferListItem, Worker } from "node:worker_threads";
+import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
 import { Uncloneable } from "./errors.js";
 import { RESUMED } from "./operation.js";
 import type { Scheduler } from "./scheduler.js";
@@ -90,6 +90,22 @@ export class DomainLink {
     for (const [id, call] of this.pending) {
       if (call.domain === domain && call.result === null) this.receive({ kind: "result", id, ok: false, error: wire });
     }
+  }
+
+  /**
+   * Takes the messages already waiting on this domain's ports without going
+   * back to Node's loop (a busy worker hears idle peers between two calls).
+   */
+  receivePending(): void {
+    for (const port of this.ports.values()) {
+      if (!(port instanceof MessagePort)) continue;
+      for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) this.receive(m.message as Message);
+    }
+  }
+
+  /** Domains this one is connected to. */
+  get peers(): number[] {
+    return [...this.ports.keys()];
   }
 
   send(domain: number, message: Message): void {

@@ -14,6 +14,12 @@ export interface WorkerSetup {
   readonly pollEvery: number;
   readonly sliceMs: number;
   readonly events: { url: string; name: string } | null;
+  readonly workSharing: boolean;
+  /**
+   * One flag per domain, set while that domain is idle: a busy domain checks
+   * (and claims) it before sharing, so an idle notice that went stale is ignored.
+   */
+  readonly idleFlags: SharedArrayBuffer;
   /** Channels to the other workers, by domain. */
   readonly peers: [number, MessagePort][];
 }
@@ -44,7 +50,7 @@ export class DomainPool {
 
   constructor(
     private readonly link: DomainLink,
-    setup: Omit<WorkerSetup, "domain" | "peers">,
+    setup: Omit<WorkerSetup, "domain" | "peers" | "idleFlags">,
     onCrash: (error: Error) => void,
   ) {
     const n = setup.workers;
@@ -57,8 +63,9 @@ export class DomainPool {
       }
     }
     const entry = new URL("./worker.js", import.meta.url);
+    const idleFlags = new SharedArrayBuffer(4 * (n + 1));
     for (let d = 1; d <= n; d++) {
-      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]! };
+      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]!, idleFlags };
       const worker = new Worker(entry, {
         workerData,
         execArgv: workerExecArgv(),

@@ -17,6 +17,11 @@ export interface RunOptions {
   readonly events?: (domain: number) => Events;
   /** How many worker domains `call`/`parallel` may use (dom0 excluded). Default `availableParallelism() - 1`. */
   readonly domains?: number;
+  /**
+   * Whether idle worker domains take queued parallel work from busy ones
+   * (ParaSail-style work sharing; see the package README). Default true.
+   */
+  readonly workSharing?: boolean;
   /** Seeds every random choice of the run (`awaitOne`/`awaitFirst` ties, `call` placement). */
   readonly seed?: number;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */
@@ -69,6 +74,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     sliceMs,
     events,
     eventsLocation: eventsLocation(options.events),
+    workSharing: options.workSharing ?? true,
     onStart(sched) {
       if (signal === undefined) return;
       onAbort = () => sched.cancelRun(signal.reason);

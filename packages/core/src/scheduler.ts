@@ -60,6 +60,8 @@ export interface SchedulerOptions {
   readonly events: Events | null;
   /** Where workers find the events factory again (see `defineEvents`). */
   readonly eventsLocation: { url: string; name: string } | null;
+  /** Whether idle worker domains take queued parallel work from busy ones. */
+  readonly workSharing: boolean;
 }
 
 const NO_FATAL = Symbol("no fatal error");
@@ -110,6 +112,8 @@ export class Scheduler {
   onFatal: ((error: unknown) => void) | null = null;
   /** In a worker: dom0 says the run is over. */
   onShutdown: (() => void) | null = null;
+  /** In a worker: nothing is runnable; returns whether it queued work (work sharing). */
+  onIdle: (() => boolean) | null = null;
 
   constructor(private readonly options: SchedulerOptions) {
     this.domain = options.domain;
@@ -130,8 +134,8 @@ export class Scheduler {
     const link = new DomainLink(this, this.options.workers);
     this.link = link;
     if (this.domain === 0 && this.options.workers > 0) {
-      const { workers, seed, pollEvery, sliceMs, eventsLocation } = this.options;
-      this.pool = new DomainPool(link, { workers, seed, pollEvery, sliceMs, events: eventsLocation }, (error) => {
+      const { workers, seed, pollEvery, sliceMs, eventsLocation, workSharing } = this.options;
+      this.pool = new DomainPool(link, { workers, seed, pollEvery, sliceMs, events: eventsLocation, workSharing }, (error) => {
         this.fail(error);
         this.wake();
       });
@@ -185,6 +189,11 @@ export class Scheduler {
     if (!this.running) this.wake();
   }
 
+  /** Whether no task is ready to run. */
+  get isIdle(): boolean {
+    return this.queue.isEmpty() && this.urgent.isEmpty();
+  }
+
   /** Makes sure the trampoline runs soon (called from outside a step). */
   wake(): void {
     if (this.running || this.wakeScheduled || this.done) return;
@@ -215,7 +224,9 @@ export class Scheduler {
       let task = this.urgent.shift();
       if (task === undefined) task = this.queue.shift();
       if (task === undefined) {
-        if (this.done || !this.pollBlocking()) return;
+        if (this.done) return;
+        if (this.onIdle !== null && this.onIdle()) continue;
+        if (!this.pollBlocking()) return;
         continue;
       }
       if (this.hooks.list.length !== 0) this.runTickHooks();

@@ -1,16 +1,18 @@
 /**
- * The entry point of a worker domain. It runs a scheduler whose root task
- * serves calls: each call becomes a runner task that spawns the parallel
- * task's body, awaits it and replies to the caller's domain.
+ * The entry point of a worker domain. Its root task serves calls: it starts
+ * one queued call whenever the domain is idle (so that queued calls can still
+ * be shared with idle domains, see work-sharing.ts), as a runner task that
+ * spawns the parallel task's body, awaits it and replies to the caller.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { awaitTask } from "./await.js";
 import { cancel } from "./cancel.js";
 import { definedTask, loadEvents, loadTask } from "./define-task.js";
-import type { WorkerSetup } from "./domain-pool.js";
 import type { CallHost, DomainLink } from "./domain-link.js";
+import type { WorkerSetup } from "./domain-pool.js";
+import { Cancelled, Uncloneable } from "./errors.js";
+import type { Instruction, TaskBody } from "./operation.js";
 import { care, orphans } from "./orphans.js";
-import type { Instruction } from "./operation.js";
 import { promise } from "./promise.js";
 import { startDomain } from "./run.js";
 import type { Scheduler } from "./scheduler.js";
@@ -18,43 +20,88 @@ import { spawn } from "./spawn.js";
 import type { Task } from "./task.js";
 import { Trigger } from "./trigger.js";
 import { encodeError, type Message } from "./wire.js";
-import { Cancelled, Uncloneable } from "./errors.js";
+import { type CallMessage, SharingPolicy } from "./work-sharing.js";
 
-type CallMessage = Extract<Message, { kind: "call" }>;
+const key = (from: number, id: number): string => `${from}:${id}`;
 
-/** Receives calls from other domains and hands them to the serving root task. */
+/** Receives calls, cancellations and idle notices from other domains. */
 class WorkerHost implements CallHost {
-  readonly inbox: CallMessage[] = [];
+  /** Calls received and not started yet (the shareable queue). */
+  readonly queue: CallMessage[] = [];
   readonly runners = new Map<string, Task>();
+  /** Calls handed to another domain, which hears of their cancellation through us. */
+  readonly forwarded = new Map<string, number>();
+  /** Wakes the serving task: a call arrived, the domain is idle, or it must stop. */
   wakeup: Trigger | null = null;
+  /** Whether the serving task waits for the domain to be idle before starting a call. */
+  waitingForIdle = false;
+  /** Whether peers were told this domain is idle since its queue was last fed. */
+  announcedIdle = false;
   stopping = false;
 
   constructor(
     readonly sched: Scheduler,
     readonly link: DomainLink,
+    readonly sharing: SharingPolicy,
+    readonly idleFlags: Int32Array,
   ) {}
 
   call(message: CallMessage): void {
-    this.inbox.push(message);
-    this.wakeup?.signal();
+    this.queue.push(message);
+    this.announcedIdle = false;
+    Atomics.store(this.idleFlags, this.sched.domain, 0);
+    if (!this.waitingForIdle || this.sched.isIdle) this.wake();
   }
 
   cancel(from: number, id: number): void {
-    const runner = this.runners.get(`${from}:${id}`);
-    if (runner !== undefined) {
-      this.sched.requestCancel(runner);
-      return;
+    const k = key(from, id);
+    const runner = this.runners.get(k);
+    if (runner !== undefined) return this.sched.requestCancel(runner);
+    const thief = this.forwarded.get(k);
+    if (thief !== undefined) {
+      this.forwarded.delete(k);
+      return this.link.send(thief, { kind: "cancel", id, from });
     }
-    const i = this.inbox.findIndex((m) => m.from === from && m.id === id);
+    const i = this.queue.findIndex((m) => m.from === from && m.id === id);
     if (i >= 0) {
-      this.inbox.splice(i, 1);
+      this.queue.splice(i, 1);
       this.reply(from, { kind: "result", id, ok: false, error: encodeError(new Cancelled("the call was cancelled before it started")) });
     }
   }
 
+  /** Domain `thief` said it is idle: share queued calls with it if it still is. */
+  idle(thief: number): void {
+    const keep = this.runners.size === 0 ? 1 : 0; // an idle domain keeps the call it is about to start
+    if (this.queue.length <= keep || Atomics.compareExchange(this.idleFlags, thief, 1, 0) !== 1) return;
+    for (const call of this.sharing.share(this.queue, thief, keep)) {
+      this.forwarded.set(key(call.from, call.id), thief);
+      this.link.send(thief, call);
+    }
+  }
+
+  /** The scheduler found nothing to run. */
+  domainIdle(): boolean {
+    if (!this.waitingForIdle) return false;
+    return this.wake();
+  }
+
   stop(): void {
     this.stopping = true;
-    this.wakeup?.signal();
+    this.wake();
+  }
+
+  wake(): boolean {
+    const wakeup = this.wakeup;
+    if (wakeup === null) return false;
+    this.wakeup = null;
+    return wakeup.signal();
+  }
+
+  announceIdle(): void {
+    if (this.announcedIdle || !this.sharing.enabled) return;
+    this.announcedIdle = true;
+    Atomics.store(this.idleFlags, this.sched.domain, 1);
+    for (const peer of this.link.peers) if (peer !== 0) this.link.send(peer, { kind: "idle", from: this.sched.domain });
   }
 
   reply(domain: number, message: Message): void {
@@ -72,12 +119,12 @@ class WorkerHost implements CallHost {
   }
 }
 
-function* runner(host: WorkerHost, message: CallMessage): Generator<Instruction, void, unknown> {
-  const { id, from, url, name, args } = message;
+/** Runs one call; its module was loaded by `serve`. */
+function* runner(host: WorkerHost, message: CallMessage, body: TaskBody<unknown[], unknown>): Generator<Instruction, void, unknown> {
+  const { id, from, args } = message;
   let child: Task | null = null;
   let reply: Message;
   try {
-    const body = definedTask(url, name) ?? (yield* promise(() => loadTask(url, name)));
     child = spawn(body, ...args);
     const result = yield* awaitTask(child);
     reply = result.ok ? { kind: "result", id, ok: true, value: result.value } : { kind: "result", id, ok: false, error: encodeError(result.error) };
@@ -86,23 +133,49 @@ function* runner(host: WorkerHost, message: CallMessage): Generator<Instruction,
     if (child !== null && child.status === "pending") yield* cancel(child);
     reply = { kind: "result", id, ok: false, error: encodeError(error) };
   }
-  host.runners.delete(`${from}:${id}`);
+  host.runners.delete(key(from, id));
   host.reply(from, reply);
+}
+
+function* park(host: WorkerHost, untilIdle: boolean): Generator<Instruction, void, unknown> {
+  host.waitingForIdle = untilIdle;
+  host.wakeup = new Trigger();
+  yield* host.wakeup.wait();
+  host.waitingForIdle = false;
 }
 
 function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
   const runners = orphans<void>();
   for (;;) {
     for (let t = care(runners); t; t = care(runners)) yield* awaitTask(t);
-    const message = host.inbox.shift();
-    if (message !== undefined) {
-      host.runners.set(`${message.from}:${message.id}`, spawn({ orphans: runners }, runner, host, message));
+    host.link.receivePending();
+    const next = host.queue[0];
+    if (next !== undefined) {
+      // The call stays queued (and shareable) while its module loads.
+      let body = definedTask(next.url, next.name);
+      let failure: unknown = null;
+      if (body === undefined) {
+        try {
+          body = yield* promise(() => loadTask(next.url, next.name));
+        } catch (error) {
+          failure = error;
+        }
+      }
+      const i = host.queue.indexOf(next);
+      if (i < 0) continue; // shared or cancelled meanwhile
+      host.queue.splice(i, 1);
+      if (host.queue.length === 0) host.sharing.reset();
+      if (body === undefined) {
+        host.reply(next.from, { kind: "result", id: next.id, ok: false, error: encodeError(failure) });
+        continue;
+      }
+      host.runners.set(key(next.from, next.id), spawn({ orphans: runners }, runner, host, next, body));
+      yield* park(host, true);
       continue;
     }
     if (host.stopping && runners.size === 0) return;
-    host.wakeup = new Trigger();
-    yield* host.wakeup.wait();
-    host.wakeup = null;
+    host.announceIdle();
+    yield* park(host, false);
   }
 }
 
@@ -122,13 +195,16 @@ async function main(): Promise<void> {
       sliceMs: setup.sliceMs,
       events: events?.(setup.domain) ?? null,
       eventsLocation: setup.events,
+      workSharing: setup.workSharing,
       onStart(sched) {
         const link = sched.domainLink();
         link.connect(0, parentPort!);
         for (const [domain, port] of setup.peers) link.connect(domain, port);
-        host = new WorkerHost(sched, link);
-        link.host = host;
-        sched.onShutdown = () => host!.stop();
+        const h = new WorkerHost(sched, link, new SharingPolicy(setup.workSharing), new Int32Array(setup.idleFlags));
+        host = h;
+        link.host = h;
+        sched.onShutdown = () => h.stop();
+        sched.onIdle = () => h.domainIdle();
         sched.onFatal = (error) => link.send(0, { kind: "fatal", error: encodeError(error) });
       },
     },

@@ -15,7 +15,7 @@
  *   being cancelled) with an unconsumed child, and names that task and children.
  */
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
 import {
   type AwaitMode,
@@ -31,10 +31,8 @@ import {
   ScriptError,
   show,
   showEvents,
+  walk,
 } from "./support/model.js";
-
-const removers: (() => void)[] = [];
-afterEach(() => removers.splice(0).forEach((off) => off()));
 
 // ---------------------------------------------------------------------------
 // Running a program
@@ -109,7 +107,8 @@ function* script(ctx: Ctx, node: Script, path: string): Gen<string> {
   }
 }
 
-const HANG_MS = 3000;
+/** A run still going after this long is reported as a hang (and cancelled through its signal). */
+const HANG_MS = 2000;
 
 /** Runs a program on the real scheduler and records what happened. */
 async function execute(program: Script, seed: number): Promise<Observation> {
@@ -149,23 +148,7 @@ async function verify(program: Script, seed: number): Promise<void> {
   const pred = predict(program);
   const obs = await execute(program, seed);
   const violations = check(program, pred, obs);
-  if (process.env.PSTATS) {
-    const ev = obs.events;
-    const st = ((globalThis as any).__st ??= {} as Record<string, number>);
-    const inc = (k: string, n = 1) => (st[k] = (st[k] ?? 0) + n);
-    inc("runs");
-    inc("tasks", ev.filter((e) => e.k === "exit").length);
-    for (const e of ev) if (e.k === "exit") inc("ending:" + e.ending);
-    inc("run:" + ("hung" in obs.run ? "hung" : obs.run.ok ? "ok" : (obs.run.error as Error).name));
-    inc("interruptedActions", ev.filter((e) => e.k === "end" && e.threw && e.error instanceof B.Cancelled).length);
-    inc("cleanupInterrupted", ev.filter((e, i) => e.k === "cleanupBegin" && !ev.slice(i).some((f) => f.k === "cleanupEnd" && f.path === e.path)).length);
-    inc("notStarted", ev.filter((e) => e.k === "spawned" && !ev.some((f) => f.k === "start" && f.path === e.child)).length);
-    inc("cancels", ev.filter((e) => e.k === "end" && e.status !== undefined).length);
-    inc("maxTasks>10", ev.filter((e) => e.k === "exit").length > 10 ? 1 : 0);
-    inc("depth3", ev.some((e) => e.k === "start" && e.path.split(".").length === 4) ? 1 : 0);
-    inc("detFatal", pred.detFatal ? 1 : 0);
-    inc("staticForget", pred.staticForgetters.size ? 1 : 0);
-  }
+  count(program, obs);
   if (violations.length !== 0) {
     throw new Error(
       `${violations.join("\n")}\n--- program (seed ${seed}) ---\n${show(program)}\n--- events ---\n${showEvents(obs.events)}`,
@@ -173,10 +156,61 @@ async function verify(program: Script, seed: number): Promise<void> {
   }
 }
 
+/** What the random programs exercised, so that the test can tell it still covers the interesting cases. */
+const tally = {
+  runs: 0,
+  stillHasChildren: 0,
+  resolved: 0,
+  rejectedOther: 0,
+  interruptedActions: 0,
+  interruptedCleanups: 0,
+  neverStarted: 0,
+  cancelsOfEndedChildren: 0,
+  depth3: 0,
+};
+
+function count(program: Script, obs: Observation): void {
+  const ev = obs.events;
+  tally.runs++;
+  if (!("hung" in obs.run)) {
+    if (obs.run.ok) tally.resolved++;
+    else if (obs.run.error instanceof B.StillHasChildren) tally.stillHasChildren++;
+    else tally.rejectedOther++;
+  }
+  const nodes = new Map<string, Script>();
+  walk(program, "0", (node, path) => nodes.set(path, node));
+  const started = new Set<string>();
+  const spawned: string[] = [];
+  const pathOf = new Map<number, string>();
+  const exitAt = new Map<string, number>();
+  const cleanups = new Map<string, number>();
+  ev.forEach((e, idx) => {
+    if (e.k === "start") started.add(e.path);
+    else if (e.k === "spawned") {
+      spawned.push(e.child);
+      pathOf.set(e.uid, e.child);
+    } else if (e.k === "exit") exitAt.set(pathOf.get(e.uid) ?? "0", idx);
+    else if (e.k === "end" && e.threw && e.error instanceof B.Cancelled) tally.interruptedActions++;
+    else if (e.k === "cleanupBegin") cleanups.set(e.path, 1);
+    else if (e.k === "cleanupEnd") cleanups.set(e.path, 0);
+  });
+  ev.forEach((e, idx) => {
+    if (e.k !== "begin") return;
+    const a = nodes.get(e.path)!.actions[e.i]!;
+    if (a.t === "cancel" && (exitAt.get(`${e.path}.${a.k}`) ?? Infinity) < idx) tally.cancelsOfEndedChildren++;
+  });
+  for (const path of spawned) if (!started.has(path)) tally.neverStarted++;
+  for (const n of cleanups.values()) tally.interruptedCleanups += n;
+  if (spawned.some((p) => p.split(".").length === 4)) tally.depth3++;
+}
+
 // ---------------------------------------------------------------------------
 // Generating programs
 
 const MAX_DEPTH = 3;
+/** Programs per test run; raise it for a soak: `BOBBIN_PROPERTY_RUNS=100000 npx vitest run test/property.test.ts`. */
+const RUNS = Number(process.env.BOBBIN_PROPERTY_RUNS ?? 300);
+const PER = Math.max(1, RUNS / 300);
 
 function scriptArb(depth: number): fc.Arbitrary<RawScript> {
   const yieldA: fc.Arbitrary<RawAction> = fc.constant({ t: "yield" as const });
@@ -263,8 +297,18 @@ describe("random programs of spawn / await / cancel / yield / throw", () => {
       fc.asyncProperty(programArb, fc.integer(), async (program, seed) => {
         await verify(program, seed);
       }),
-      { numRuns: Number(process.env.PRUNS ?? 300) },
+      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 * PER, markInterruptAsFailure: true },
     );
-    if (process.env.PSTATS) console.log(JSON.stringify((globalThis as any).__st, null, 1));
-  });
+    // The generator must keep reaching the interesting cases (loose bounds: about a quarter of the usual counts).
+    const per = PER;
+    expect(tally.runs).toBeGreaterThanOrEqual(RUNS);
+    expect(tally.stillHasChildren).toBeGreaterThanOrEqual(10 * per);
+    expect(tally.resolved).toBeGreaterThanOrEqual(30 * per);
+    expect(tally.rejectedOther).toBeGreaterThanOrEqual(20 * per);
+    expect(tally.interruptedActions).toBeGreaterThanOrEqual(50 * per);
+    expect(tally.interruptedCleanups).toBeGreaterThanOrEqual(3 * per);
+    expect(tally.neverStarted).toBeGreaterThanOrEqual(30 * per);
+    expect(tally.cancelsOfEndedChildren).toBeGreaterThanOrEqual(20 * per);
+    expect(tally.depth3).toBeGreaterThanOrEqual(15 * per);
+  }, 20_000 * PER);
 });

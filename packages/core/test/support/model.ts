@@ -345,6 +345,9 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     if (list === undefined) exitsByUid.set(e.uid, (list = []));
     list.push(idx);
   });
+  for (const e of events) {
+    if (e.k === "start" && e.uid !== uidOf.get(e.path)) bad(`task ${e.path}: B.self() is uid ${e.uid}, spawn returned ${uidOf.get(e.path)}`);
+  }
   const tasks = [...uidOf.keys()];
   if (!uidOf.has("0")) {
     bad("the root task neither started nor ended");
