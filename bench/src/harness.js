@@ -52,8 +52,11 @@ export function withTimeout(promise, ms, what) {
  */
 export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs = 60_000, label = "bench" }) {
   const samples = [];
+  // One full collection before the contender, none between its runs: a forced
+  // gc() resets V8's young-generation sizing, which would make every run pay
+  // the cold-heap scavenges again instead of measuring the warmed-up steady state.
+  gc();
   for (let i = 0; i < warmup + iters; i++) {
-    gc();
     const t0 = performance.now();
     const r = await withTimeout(Promise.resolve(fn(n)), timeoutMs, label);
     const t1 = performance.now();

@@ -112,7 +112,7 @@ export async function run(results, ctx) {
       continue;
     }
     try {
-      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 5, expect: c.n, label: `${SCENARIO} ${c.contender}` });
+      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 7, expect: c.n, label: `${SCENARIO} ${c.contender}` });
       results.add({ ...row, perOp, samples });
     } catch (e) {
       results.add({ ...row, error: e && e.message ? e.message : String(e) });

@@ -234,7 +234,7 @@ export async function run(results, ctx) {
     try {
       const order = await c.trace();
       if (order !== ALTERNATING) throw new Error(`two fibers ran in order ${order}, expected ${ALTERNATING}: its yield does not switch`);
-      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 5, expect: c.n, label: `${SCENARIO} ${c.contender}` });
+      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 7, expect: c.n, label: `${SCENARIO} ${c.contender}` });
       results.add({ ...row, perOp, samples });
     } catch (e) {
       results.add({ ...row, error: e && e.message ? e.message : String(e) });

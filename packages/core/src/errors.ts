@@ -85,7 +85,7 @@ export class NoDomainAvailable extends BobbinError {
  *
  * @example
  * ```ts
- * B.spawn(function* () { Ownership.create(fd, close); });  // run rejects with ResourceLeaked
+ * B.spawn(function* () { Ownership.own(Ownership.create(fd, close)); });  // run rejects with ResourceLeaked
  * ```
  */
 export class ResourceLeaked extends BobbinError {

@@ -49,8 +49,7 @@ export class Orphans<T = unknown> {
   }
 
   /** @internal */
-  adopt(child: Task, parent: Task): void {
-    this.claim(parent, "spawn into");
+  adopt(child: Task): void {
     child.getExtra().orphans = this as Orphans<unknown>;
     this.held++;
   }

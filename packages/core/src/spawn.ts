@@ -54,8 +54,10 @@ export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
   } else {
     child = new Task(parent.sched, parent, startFiber(fn, args, "spawn"));
   }
-  if (options?.orphans !== undefined) options.orphans.adopt(child, parent);
+  // Checks that can fail come before the hooks, which may move resources to the child.
+  options?.orphans?.claim(parent, "spawn into");
   if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options);
+  options?.orphans?.adopt(child);
   linkChild(parent, child);
   parent.sched.liveTasks++;
   parent.sched.enqueue(child);

@@ -50,3 +50,25 @@ describe("spawn and exit hooks", () => {
     expect(() => B.onExit(null as never)).toThrow(TypeError);
   });
 });
+
+describe("a refused spawn", () => {
+  it("leaves an orphans collector as it was", async () => {
+    const off = B.onSpawn(() => {
+      throw new RangeError("refused");
+    });
+    let size = -1;
+    try {
+      await B.run(function* () {
+        const bg = B.orphans();
+        try {
+          B.spawn({ orphans: bg }, function* () {});
+        } catch {
+          size = bg.size;
+        }
+      });
+    } finally {
+      off();
+    }
+    expect(size).toBe(0);
+  });
+});

@@ -4,7 +4,15 @@
  */
 import type { Instruction } from "@bobbin/core";
 
-/** A body of `protect`/`withPermits`/`Lazy.fromFun`: a generator function or a plain function. */
+/**
+ * A body of `protect`/`withPermits`/`Lazy.fromFun`: a generator function (its
+ * body may suspend) or a plain function (it may not).
+ *
+ * @example
+ * ```ts
+ * const critical: Body<[number], number> = function* (n) { yield* B.yieldNow(); return n + 1; };
+ * ```
+ */
 export type Body<A extends unknown[], T> = ((...args: A) => Generator<Instruction, T, unknown>) | ((...args: A) => T);
 
 /** @internal Whether `value` is a generator object (what a `function*` returns). */

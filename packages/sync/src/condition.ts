@@ -53,6 +53,7 @@ const NONE: unique symbol = Symbol("none");
  * // producer
  * yield* m.protect(() => { items.push(1); nonEmpty.signal(); });
  * ```
+ * @throws MutexNotHolder from `wait` when the mutex is not held; Cancelled from a cancelled `wait`.
  */
 export class Condition {
   /** @internal */ readonly queue = new WaitQueue<ConditionWait>();

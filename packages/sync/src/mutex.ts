@@ -2,7 +2,7 @@
  * `Mutex` (Miou's `Mutex`): a fair (FIFO), task-owned, cancellation-aware lock.
  */
 import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
-import { type Body, callBody, checkBody } from "./call.js";
+import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
@@ -51,17 +51,20 @@ class LockWait extends WaitOp<void> {
  * yield* m.protect(function* () { counter++; yield* B.yieldNow(); });   // same, shorter
  * { using _ = yield* m.guard(); counter++; }                            // same, with `using`
  * ```
+ * @throws MutexNotLocked, MutexNotHolder, MutexAlreadyHeld: misuse, from the methods (see each).
  */
 export class Mutex {
   /** @internal */ holderTask: Task<unknown> | null = null;
   /** @internal */ readonly queue = new WaitQueue<LockWait>();
   private readonly lockOp: Operation<void>;
+  private readonly guardOp: Operation<MutexGuard>;
 
   constructor() {
     // One operation per mutex: `yield*` calls [Symbol.iterator]() exactly when
     // the lock is taken, so the free path returns a shared done-iterator and
     // allocates nothing; `m.lock()` without `yield*` does nothing at all.
     this.lockOp = { [Symbol.iterator]: () => this.startLock() };
+    this.guardOp = { [Symbol.iterator]: () => new GuardStart(this, this.startLock()) };
   }
 
   /**
@@ -180,9 +183,8 @@ export class Mutex {
    * ```
    * @throws MutexAlreadyHeld, Cancelled, TypeError: as `lock`.
    */
-  *guard(): Generator<Instruction, MutexGuard, unknown> {
-    yield* this.lockOp;
-    return new MutexGuard(this);
+  guard(): Operation<MutexGuard> {
+    return this.guardOp;
   }
 
   /**
@@ -276,6 +278,7 @@ export class Mutex {
  * using g = yield* m.guard();
  * g.unlock();   // early, optional; the disposal then does nothing
  * ```
+ * @throws MutexNotHolder when unlocked or disposed from another task than the holder.
  */
 export class MutexGuard implements Disposable {
   private released = false;
@@ -299,11 +302,36 @@ export class MutexGuard implements Disposable {
   }
 }
 
+/** The operation of `guard()`: the lock operation, then a fresh guard (no generator). */
+class GuardStart implements Iterator<Instruction, MutexGuard, unknown> {
+  constructor(
+    private readonly mutex: Mutex,
+    private readonly locking: Iterator<Instruction, void, unknown>,
+  ) {}
+
+  next(resumed?: unknown): IteratorResult<Instruction, MutexGuard> {
+    const r = this.locking.next(resumed);
+    return r.done === true ? { done: true, value: new MutexGuard(this.mutex) } : r;
+  }
+
+  throw(error: unknown): IteratorResult<Instruction, MutexGuard> {
+    this.locking.throw!(error);
+    throw error;
+  }
+
+  return(): IteratorResult<Instruction, MutexGuard> {
+    this.locking.return?.();
+    return { done: true, value: undefined as unknown as MutexGuard };
+  }
+}
+
 function* protectBody<A extends unknown[], T>(m: Mutex, fn: Body<A, T>, args: A): Generator<Instruction, T, unknown> {
   yield* m.lock();
   let result: T;
   try {
-    result = yield* callBody(fn, args);
+    // Inlined callBody: one generator per protect, not two.
+    const r = args.length === 0 ? (fn as () => unknown)() : fn(...args);
+    result = (isGenerator(r) ? yield* r : r) as T;
   } catch (error) {
     // `fn`'s error matters more than an unlock error (fn may have unlocked by mistake).
     try {

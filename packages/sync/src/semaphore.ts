@@ -2,7 +2,7 @@
  * `Semaphore`: a fair counting semaphore.
  */
 import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
-import { type Body, callBody, checkBody } from "./call.js";
+import { type Body, checkBody, isGenerator } from "./call.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `acquire(n)`: `release` takes its permits off the count before waking it. */
@@ -47,6 +47,7 @@ class AcquireWait extends WaitOp<void> {
  * const pool = new Semaphore(4);   // at most 4 requests in flight
  * const body = yield* pool.withPermits(1, function* () { return yield* fetchPage(url); });
  * ```
+ * @throws RangeError for a permit count that is not an integer ≥ 0; Cancelled from a cancelled `acquire`.
  */
 export class Semaphore {
   /** @internal */ readonly queue = new WaitQueue<AcquireWait>();
@@ -184,7 +185,8 @@ export class Semaphore {
 function* withPermitsBody<A extends unknown[], T>(s: Semaphore, n: number, fn: Body<A, T>, args: A): Generator<Instruction, T, unknown> {
   yield* s.acquire(n);
   try {
-    return yield* callBody(fn, args);
+    const r = args.length === 0 ? (fn as () => unknown)() : fn(...args);
+    return (isGenerator(r) ? yield* r : r) as T;
   } finally {
     s.release(n);
   }

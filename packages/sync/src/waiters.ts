@@ -140,7 +140,7 @@ export abstract class WaitOp<T> implements Iterator<Instruction, T, unknown>, Op
   }
 
   /** Cancellation arrives here (core throws `Cancelled` into the fiber, and `yield*` forwards it). */
-  throw(error: unknown): never {
+  throw(error: unknown): IteratorResult<Instruction, T> {
     this.left();
     throw error;
   }

@@ -1,0 +1,120 @@
+/*
+ * The floor of the echo benchmark (bench/src/native-echo.js): a small C echo
+ * server on one epoll loop, level-triggered, one read and one write per
+ * readiness event (the fewest system calls a 64-byte ping-pong needs).
+ * Compiled at bench time (cc -O2) into a temporary directory; no binary is
+ * committed.
+ *
+ *   epoll-echo-server
+ *
+ * Listens on 127.0.0.1 (a free port) and prints "PORT <n>". Speaks the
+ * protocol of bench/src/echo-server.js on stdin: "cpu" prints
+ * "CPU <user µs> <system µs>" (getrusage), "quit" exits.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void die(const char *what) {
+  perror(what);
+  exit(2);
+}
+
+/* Commands on stdin; returns 0 on "quit" or end of input. */
+static int command(void) {
+  static char line[256];
+  static size_t have = 0;
+  ssize_t n = read(0, line + have, sizeof line - 1 - have);
+  if (n <= 0) return n < 0 && errno == EAGAIN;
+  have += (size_t)n;
+  char *nl;
+  while ((nl = memchr(line, '\n', have)) != NULL) {
+    *nl = '\0';
+    if (strcmp(line, "cpu") == 0) {
+      struct rusage ru;
+      getrusage(RUSAGE_SELF, &ru);
+      printf("CPU %lld %lld\n", (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
+             (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
+      fflush(stdout);
+    } else if (strcmp(line, "quit") == 0) {
+      return 0;
+    }
+    size_t used = (size_t)(nl - line) + 1;
+    memmove(line, nl + 1, have - used);
+    have -= used;
+  }
+  if (have == sizeof line - 1) have = 0; /* an absurd line: drop it */
+  return 1;
+}
+
+int main(void) {
+  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (lfd < 0) die("socket");
+  int one = 1;
+  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0) die("bind");
+  if (listen(lfd, 511) < 0) die("listen");
+  socklen_t len = sizeof addr;
+  if (getsockname(lfd, (struct sockaddr *)&addr, &len) < 0) die("getsockname");
+
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) die("epoll_create1");
+  struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd};
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) < 0) die("epoll_ctl");
+  ev.data.fd = 0;
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, 0, &ev) < 0) die("epoll_ctl stdin");
+
+  printf("PORT %d\n", ntohs(addr.sin_port));
+  fflush(stdout);
+
+  static unsigned char buf[65536];
+  struct epoll_event events[256];
+  for (;;) {
+    int n = epoll_wait(ep, events, 256, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      die("epoll_wait");
+    }
+    for (int i = 0; i < n; i++) {
+      int fd = events[i].data.fd;
+      if (fd == 0) {
+        if (!command()) return 0;
+      } else if (fd == lfd) {
+        for (;;) {
+          int c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+          if (c < 0) break; /* EAGAIN, or a connection that went away */
+          struct epoll_event cev = {.events = EPOLLIN, .data.fd = c};
+          if (epoll_ctl(ep, EPOLL_CTL_ADD, c, &cev) < 0) close(c);
+        }
+      } else {
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r > 0) {
+          ssize_t off = 0;
+          while (off < r) {
+            ssize_t w = write(fd, buf + off, (size_t)(r - off));
+            if (w < 0) {
+              if (errno == EINTR || errno == EAGAIN) continue; /* 64-byte replies never fill the buffer */
+              break;
+            }
+            off += w;
+          }
+        } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+          epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+          close(fd);
+        }
+      }
+    }
+  }
+}

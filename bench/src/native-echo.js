@@ -1,0 +1,494 @@
+// Scenario — the native backend (@bobbin/native-poll) side by side.
+//
+// 1. Echo, 50 connections × 64 B, non-pipelined, four servers each in its own
+//    process, measured with bench/native/echo-client.c (from echo.js):
+//      · C: bench/native/epoll-echo-server.c, one epoll loop (the floor)
+//      · plain Node `net` (bench/src/echo-server.js net)
+//      · @bobbin/unix, libuv backend (bench/src/echo-server.js bobbin)
+//      · @bobbin/unix, native backend (this file, --serve native): an accept
+//        loop and one fiber per connection doing read → write into a reused
+//        4 KiB buffer, the same code as the libuv server.
+//    Rounds alternate the servers; medians of round trips per second and of
+//    the server's CPU time per round trip (getrusage / process.cpuUsage over
+//    the measured window). Targets (the issue): native ≥ 0.8× C round trips/s,
+//    ≤ 1.3× C server CPU per round trip, ≥ 1.5× net round trips/s.
+// 2. 10,000 concurrent idle connections: a server (one process per contender)
+//    accepts them and parks one echo fiber (or Node socket) per connection;
+//    RSS and heap (+ external memory) after gc(), before and after, divided
+//    by the connection count. Contenders: native backend with readSlot (no
+//    buffer held while idle), native backend with a 4 KiB buffer per
+//    connection, libuv backend (4 KiB buffer, as its echo server), Node net.
+//    Every connection is then checked to echo one message.
+//
+//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--only=echo|idle]
+//   (--serve MODE / --serve-idle MODE are the child processes' own modes)
+
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const SCENARIO = "echo, 50 conns × 64 B: native backend vs C epoll";
+export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
+
+const QUICK = process.argv.includes("--quick");
+const arg = (name, fallback) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : fallback;
+};
+const CONNS = arg("conns", 50);
+const SIZE = arg("size", 64);
+const ROUNDS = arg("rounds", QUICK ? 1 : 3);
+const WARMUP_S = QUICK ? 0.5 : 1;
+const SECONDS = arg("seconds", QUICK ? 1.5 : 3);
+const IDLE = arg("idle", QUICK ? 2000 : 10000);
+const TARGETS = { vsC: 0.8, cpuVsC: 1.3, vsNet: 1.5 };
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+// ------------------------------------------------------------------ loading
+
+async function importFirst(candidates) {
+  let lastError;
+  for (const spec of candidates) {
+    if (!spec) continue;
+    try {
+      return await import(spec);
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+const loadCore = () => importFirst(["@bobbin/core", new URL("../../packages/core/dist/index.js", import.meta.url).href]);
+const loadUnix = () => importFirst([process.env.BOBBIN_UNIX, "@bobbin/unix", new URL("../../packages/unix/dist/index.js", import.meta.url).href]);
+const loadNative = () =>
+  importFirst([process.env.BOBBIN_NATIVE_POLL, "@bobbin/native-poll", new URL("../../packages/native-poll/dist/index.js", import.meta.url).href]);
+
+// ------------------------------------------------------------------ child servers
+
+/** The stdin protocol of echo-server.js: "cpu" → "CPU <user µs> <system µs>", "mem" → memory after gc, "quit". */
+function serveCommands(extra = {}) {
+  createInterface({ input: process.stdin }).on("line", (line) => {
+    if (line === "cpu") {
+      const { user, system } = process.cpuUsage();
+      process.stdout.write(`CPU ${user} ${system}\n`);
+    } else if (line === "mem") {
+      globalThis.gc?.();
+      globalThis.gc?.();
+      const m = process.memoryUsage();
+      process.stdout.write(`MEM ${m.rss} ${m.heapUsed} ${m.external} ${extra.count?.() ?? 0}\n`);
+    } else if (line === "quit") process.exit(0);
+  });
+}
+
+/** A Bobbin echo server: accept loop, one fiber per connection. `body` is the per-connection fiber. */
+async function serveBobbin(backendName, body, counter) {
+  const U = await loadUnix();
+  const B = await loadCore();
+  const backend = backendName === "native" ? (await loadNative()).nativeBackend : U.libuv;
+  await U.run(
+    function* () {
+      const server = U.tcpv4();
+      yield* U.bindAndListen(server, { host: "127.0.0.1", port: 0 }, { backlog: 4096 });
+      process.stdout.write(`PORT ${U.getsockname(server).port}\n`);
+      const clients = B.orphans();
+      for (;;) {
+        for (let t = B.care(clients); t; t = B.care(clients)) yield* B.awaitTask(t);
+        const [client] = yield* U.accept(server);
+        counter.n++;
+        B.spawn({ orphans: clients }, body, client);
+      }
+    },
+    { backend },
+  );
+}
+
+async function bufferEcho() {
+  const U = await loadUnix();
+  return function* echo(client) {
+    const buf = Buffer.allocUnsafe(4096);
+    try {
+      for (let n; (n = yield* U.read(client, buf)) > 0; ) yield* U.write(client, buf, 0, n);
+    } catch {
+      // a client that resets is this task's business only
+    } finally {
+      yield* U.close(client);
+    }
+  };
+}
+
+async function slotEcho() {
+  const U = await loadUnix();
+  const N = await loadNative();
+  return function* echo(client) {
+    try {
+      for (let slot; (slot = yield* N.readSlot(client)) !== null; ) {
+        try {
+          yield* U.write(client, slot.buffer, 0, slot.length);
+        } finally {
+          N.releaseSlot(slot);
+        }
+      }
+    } catch {
+      // a client that resets is this task's business only
+    } finally {
+      yield* U.close(client);
+    }
+  };
+}
+
+async function serve(mode) {
+  const counter = { n: 0 };
+  serveCommands({ count: () => counter.n });
+  if (mode === "native") return serveBobbin("native", await bufferEcho(), counter);
+  if (mode === "native-slot") return serveBobbin("native", await slotEcho(), counter);
+  if (mode === "libuv") return serveBobbin("libuv", await bufferEcho(), counter);
+  if (mode === "net") {
+    const server = net.createServer((socket) => {
+      counter.n++;
+      socket.on("data", (data) => socket.write(data));
+      socket.on("error", () => {});
+    });
+    server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, () => process.stdout.write(`PORT ${server.address().port}\n`));
+    return;
+  }
+  console.error(`unknown server mode ${mode}`);
+  process.exit(2);
+}
+
+// ------------------------------------------------------------------ measuring
+
+/** A line reader over a child's stdout: `next(prefix)` resolves with the next line starting with it. */
+function lines(child, label) {
+  const waiting = [];
+  const buffered = [];
+  let ended = false;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const i = waiting.findIndex((w) => line.startsWith(w.prefix));
+    if (i >= 0) waiting.splice(i, 1)[0].resolve(line);
+    else buffered.push(line);
+  });
+  child.on("exit", (code) => {
+    ended = true;
+    for (const w of waiting.splice(0)) w.reject(new Error(`${label} exited (code ${code}) before printing ${w.prefix}`));
+  });
+  return (prefix, ms = 30_000) =>
+    new Promise((resolve, reject) => {
+      const j = buffered.findIndex((l) => l.startsWith(prefix));
+      if (j >= 0) return resolve(buffered.splice(j, 1)[0]);
+      if (ended) return reject(new Error(`${label} has exited`));
+      const timer = setTimeout(() => reject(new Error(`${label}: no ${prefix} after ${ms / 1000}s`)), ms);
+      waiting.push({
+        prefix,
+        resolve: (l) => (clearTimeout(timer), resolve(l)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      });
+    });
+}
+
+function compile(dir, source, name) {
+  const exe = join(dir, name);
+  execFileSync("cc", ["-O2", "-o", exe, here(source)], { stdio: "inherit" });
+  return exe;
+}
+
+function serverCommand(mode, bin) {
+  switch (mode) {
+    case "c":
+      return [bin.server, []];
+    case "net":
+      return [process.execPath, [here("./echo-server.js"), "net"]];
+    case "libuv":
+      return [process.execPath, [here("./echo-server.js"), "bobbin"]];
+    default:
+      return [process.execPath, ["--expose-gc", here("./native-echo.js"), "--serve", mode]];
+  }
+}
+
+async function stopServer(server) {
+  if (server.exitCode !== null) return;
+  server.stdin.write("quit\n");
+  await new Promise((resolve) => (server.exitCode !== null ? resolve() : server.on("exit", resolve)));
+}
+
+async function serverCpu(server, next) {
+  server.stdin.write("cpu\n");
+  const [, user, system] = (await next("CPU")).split(" ").map(Number);
+  return user + system;
+}
+
+/** One measured round against one server; returns { rps, cpuPerRt (µs), count }. */
+async function echoRound(mode, bin) {
+  const [cmd, args] = serverCommand(mode, bin);
+  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const nextServer = lines(server, `${mode} server`);
+  try {
+    const port = Number((await nextServer("PORT")).split(" ")[1]);
+    const load = spawn(bin.client, ["127.0.0.1", String(port), String(CONNS), String(SIZE), String(WARMUP_S), String(SECONDS)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const nextLoad = lines(load, "echo-client");
+    const exited = new Promise((resolve) => load.on("exit", resolve));
+    await nextLoad("START");
+    const cpu0 = await serverCpu(server, nextServer);
+    const end = await nextLoad("END", (SECONDS + 30) * 1000);
+    const cpu1 = await serverCpu(server, nextServer);
+    const code = await exited;
+    if (code !== 0) throw new Error(`echo-client exited with code ${code}`);
+    const [, count, elapsed] = end.split(" ").map(Number);
+    return { rps: count / elapsed, cpuPerRt: (cpu1 - cpu0) / count, count };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const NAMES = {
+  c: "C epoll server (floor)",
+  net: "plain Node `net`",
+  libuv: "@bobbin/unix, libuv backend",
+  native: "@bobbin/unix, native backend",
+  "native-slot": "native backend, readSlot (arena slots)",
+};
+
+/** The echo scenario: alternating rounds of every mode; medians per mode. */
+export async function measureNativeEcho({ modes = ["c", "net", "libuv", "native"], log = console.log } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "bobbin-native-echo-"));
+  try {
+    const bin = {
+      client: compile(dir, "../native/echo-client.c", "echo-client"),
+      server: compile(dir, "../native/epoll-echo-server.c", "epoll-echo-server"),
+    };
+    const samples = Object.fromEntries(modes.map((m) => [m, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const mode of modes) {
+        const s = await echoRound(mode, bin);
+        samples[mode].push(s);
+        log(`  round ${r + 1}/${ROUNDS} · ${mode}: ${Math.round(s.rps).toLocaleString("en")} round trips/s, ${s.cpuPerRt.toFixed(2)} µs server CPU per round trip`);
+      }
+    }
+    const out = {};
+    for (const mode of modes) {
+      out[mode] = {
+        rps: median(samples[mode].map((s) => s.rps)),
+        cpuPerRt: median(samples[mode].map((s) => s.cpuPerRt)),
+        samples: samples[mode],
+      };
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Markdown table of the echo scenario, ratios against the C server. */
+export function nativeEchoTable(result) {
+  const c = result.c;
+  const rows = [
+    "| server | round trips/s | vs C | server CPU / round trip | vs C |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const [mode, r] of Object.entries(result)) {
+    rows.push(
+      `| ${NAMES[mode] ?? mode} | ${Math.round(r.rps).toLocaleString("en")} | ${c ? (r.rps / c.rps).toFixed(2) + "×" : "–"} | ` +
+        `${r.cpuPerRt.toFixed(2)} µs | ${c ? (r.cpuPerRt / c.cpuPerRt).toFixed(2) + "×" : "–"} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+/** PASS/MISS lines for the issue's targets. */
+export function nativeEchoVerdicts(result) {
+  const { c, net: plain, native } = result;
+  if (!native) return [];
+  const out = [];
+  if (c) {
+    const v = native.rps / c.rps;
+    out.push(`native ≥ ${TARGETS.vsC}× C round trips/s: ${v.toFixed(2)}× ${v >= TARGETS.vsC ? "PASS" : "MISS"}`);
+    const w = native.cpuPerRt / c.cpuPerRt;
+    out.push(`native ≤ ${TARGETS.cpuVsC}× C server CPU per round trip: ${w.toFixed(2)}× ${w <= TARGETS.cpuVsC ? "PASS" : "MISS"}`);
+  }
+  if (plain) {
+    const v = native.rps / plain.rps;
+    out.push(`native ≥ ${TARGETS.vsNet}× plain Node net round trips/s: ${v.toFixed(2)}× ${v >= TARGETS.vsNet ? "PASS" : "MISS"}`);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ idle connections
+
+async function memOf(server, next) {
+  server.stdin.write("mem\n");
+  const [, rss, heap, external, count] = (await next("MEM", 60_000)).split(" ").map(Number);
+  return { rss, heap, external, count };
+}
+
+/** Opens `n` connections to `port` (in batches, so the listen queue never overflows). */
+async function openMany(port, n) {
+  const sockets = [];
+  const BATCH = 256;
+  for (let i = 0; i < n; i += BATCH) {
+    const batch = [];
+    for (let j = i; j < Math.min(n, i + BATCH); j++) {
+      batch.push(
+        new Promise((resolve, reject) => {
+          const s = net.connect({ port, host: "127.0.0.1" }, () => resolve(s));
+          s.once("error", reject);
+        }),
+      );
+    }
+    sockets.push(...(await Promise.all(batch)));
+  }
+  return sockets;
+}
+
+/** Sends one message on every connection and checks the echo (all in flight at once, bounded in time). */
+async function checkEchoes(sockets) {
+  await Promise.all(
+    sockets.map(
+      (s, i) =>
+        new Promise((resolve, reject) => {
+          const msg = Buffer.from(`ping ${i}\n`);
+          let got = Buffer.alloc(0);
+          const timer = setTimeout(() => reject(new Error(`connection ${i}: no echo`)), 30_000);
+          s.on("data", (d) => {
+            got = Buffer.concat([got, d]);
+            if (got.length >= msg.length) {
+              clearTimeout(timer);
+              s.removeAllListeners("data");
+              if (!got.equals(msg)) reject(new Error(`connection ${i}: wrong echo`));
+              else resolve();
+            }
+          });
+          s.write(msg);
+        }),
+    ),
+  );
+}
+
+async function idleRound(mode, n) {
+  const [cmd, args] = serverCommand(mode, {});
+  const server = spawn(cmd, args[0] === "--expose-gc" ? args : ["--expose-gc", ...args], { stdio: ["pipe", "pipe", "inherit"] });
+  const next = lines(server, `${mode} server`);
+  let sockets = [];
+  try {
+    const port = Number((await next("PORT")).split(" ")[1]);
+    const before = await memOf(server, next);
+    sockets = await openMany(port, n);
+    let after;
+    for (let tries = 0; tries < 200; tries++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = await memOf(server, next);
+      if (after.count >= n) break;
+    }
+    if (after.count < n) throw new Error(`${mode}: the server accepted ${after.count} of ${n} connections`);
+    await new Promise((r) => setTimeout(r, 200)); // every fiber parked
+    after = await memOf(server, next);
+    await checkEchoes(sockets);
+    return {
+      rssPerConn: (after.rss - before.rss) / n,
+      heapPerConn: (after.heap + after.external - before.heap - before.external) / n,
+    };
+  } finally {
+    for (const s of sockets) s.destroy();
+    await stopServer(server);
+  }
+}
+
+export async function measureIdle({ modes = ["native-slot", "native", "libuv", "net"], n = IDLE, log = console.log } = {}) {
+  const out = {};
+  for (const mode of modes) {
+    out[mode] = await idleRound(mode, n);
+    log(`  ${mode}: ${out[mode].rssPerConn.toFixed(0)} B RSS, ${out[mode].heapPerConn.toFixed(0)} B heap+external per connection`);
+  }
+  return out;
+}
+
+export function idleTable(result, n = IDLE) {
+  const rows = [
+    `| server (${n.toLocaleString("en")} idle connections) | RSS / connection | JS heap + external / connection |`,
+    "|---|---:|---:|",
+  ];
+  const names = { ...NAMES, native: "native backend, 4 KiB buffer per connection", libuv: "libuv backend, 4 KiB buffer per connection" };
+  for (const [mode, r] of Object.entries(result)) {
+    rows.push(`| ${names[mode] ?? mode} | ${(r.rssPerConn / 1024).toFixed(2)} KiB | ${(r.heapPerConn / 1024).toFixed(2)} KiB |`);
+  }
+  return rows.join("\n");
+}
+
+// ------------------------------------------------------------------ bench/src/main.js
+
+/** For bench/src/main.js: one row per server (time per round trip = 1 / throughput), then the idle rows. */
+export async function run(results) {
+  const log = (l) => process.stdout.write(l + "\n");
+  try {
+    const r = await measureNativeEcho({ log });
+    for (const [mode, m] of Object.entries(r)) {
+      const row = {
+        scenario: SCENARIO,
+        contender: NAMES[mode],
+        kind: "time",
+        n: CONNS,
+        perOp: 1e9 / m.rps,
+        samples: m.samples.map((s) => 1e9 / s.rps),
+        note: `${Math.round(m.rps).toLocaleString("en")} round trips/s, ${m.cpuPerRt.toFixed(2)} µs server CPU per round trip` +
+          (r.c && mode !== "c" ? ` (${(m.rps / r.c.rps).toFixed(2)}× C rt/s, ${(m.cpuPerRt / r.c.cpuPerRt).toFixed(2)}× C CPU)` : ""),
+      };
+      if (mode === "native" && r.c && r.net) {
+        const ok = m.rps >= TARGETS.vsC * r.c.rps && m.cpuPerRt <= TARGETS.cpuVsC * r.c.cpuPerRt && m.rps >= TARGETS.vsNet * r.net.rps;
+        row.targetSpec = { against: "absolute", max: Infinity, text: "≥ 0.8× C rt/s, ≤ 1.3× C CPU/rt, ≥ 1.5× net", extra: () => ok };
+      }
+      results.add(row);
+    }
+    for (const v of nativeEchoVerdicts(r)) log(`  ${v}`);
+  } catch (e) {
+    results.add({ scenario: SCENARIO, contender: NAMES.native, kind: "time", n: CONNS, error: e.message.split("\n")[0] });
+  }
+  try {
+    const idle = await measureIdle({ log });
+    for (const [mode, m] of Object.entries(idle)) {
+      results.add({
+        scenario: IDLE_SCENARIO,
+        contender: mode,
+        kind: "bytes",
+        n: IDLE,
+        perOp: m.rssPerConn,
+        note: `RSS per connection; JS heap + external ${m.heapPerConn.toFixed(0)} B`,
+      });
+    }
+  } catch (e) {
+    results.add({ scenario: IDLE_SCENARIO, contender: "native-slot", kind: "bytes", n: IDLE, error: e.message.split("\n")[0] });
+  }
+}
+
+// ------------------------------------------------------------------ command line
+
+const serveAt = process.argv.indexOf("--serve");
+if (serveAt >= 0) {
+  await serve(process.argv[serveAt + 1]);
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+  if (only !== "idle") {
+    const modes = process.argv.find((a) => a.startsWith("--modes="))?.slice(8).split(",");
+    console.log(`▶ ${SCENARIO}: ${ROUNDS} round(s) of ${WARMUP_S} s warm-up + ${SECONDS} s per server`);
+    const result = await measureNativeEcho(modes ? { modes } : {});
+    console.log("\n" + nativeEchoTable(result));
+    const verdicts = nativeEchoVerdicts(result);
+    if (verdicts.length) console.log("\n" + verdicts.join("\n"));
+  }
+  if (only !== "echo") {
+    console.log(`\n▶ ${IDLE_SCENARIO} (${IDLE.toLocaleString("en")} connections)`);
+    const idle = await measureIdle();
+    console.log("\n" + idleTable(idle));
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * @bobbin/sync — synchronisation for Bobbin's fibers: a fair task-owned
+ * `Mutex`, `Condition`, `Semaphore`, µthreads' `MVar`, `Lazy`, and Miou's
+ * `Ownership`. Every waiter is cancellation-aware: a cancelled waiter leaves
+ * its queue, passes on what it was given, and leaves nothing locked.
+ *
+ * Built only on `@bobbin/core`'s public seam (`Trigger`, `TaskLocal`,
+ * `onSpawn`/`onExit`).
+ *
+ * @example
+ * ```ts
+ * import * as B from "@bobbin/core";
+ * import { Mutex, Condition } from "@bobbin/sync";
+ *
+ * const m = new Mutex(), c = new Condition();
+ * let ready = false;
+ * await B.run(function* () {
+ *   const waiter = B.spawn(function* () {
+ *     yield* m.protect(function* () { while (!ready) yield* c.wait(m); });
+ *     return "ready";
+ *   });
+ *   yield* m.protect(() => { ready = true; c.signal(); });
+ *   return yield* B.awaitExn(waiter);
+ * });
+ * ```
+ * @packageDocumentation
+ */
+export { Mutex, MutexGuard } from "./mutex.js";
+export { Condition } from "./condition.js";
+export { Semaphore } from "./semaphore.js";
+export { MVar, type Taken } from "./mvar.js";
+export { Lazy } from "./lazy.js";
+export { Ownership, Resource } from "./ownership.js";
+export type { Body } from "./call.js";
+export { MutexNotLocked, MutexNotHolder, MutexAlreadyHeld, LazyUndefined, AlreadyOwned, NoParent } from "./errors.js";
+export { NotOwner, ResourceLeaked, Cancelled } from "@bobbin/core";
