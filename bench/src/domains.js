@@ -29,6 +29,7 @@
 // runs them.
 
 import { spawn } from "node:child_process";
+import { Worker } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -52,6 +53,7 @@ const PAR_ITERS = QUICK ? 3 : 5;
 const TIMEOUT_MS = 60_000;
 const SPEEDUP_TARGET = 1.8;
 const PISCINA_ECHO = new URL("./piscina-echo.js", import.meta.url).href;
+const RAW_WORKER = new URL("./domains-raw-worker.js", import.meta.url);
 
 const ANCHOR_NOTE =
   'Domains rows: the "vs async/await" column is against each scenario\'s anchor — piscina (call), the ideal 2.0× (speedup), workSharing: false (skew). ' +
@@ -259,6 +261,57 @@ function bobbinParallel(B, task, inputs, check, options, label) {
   return withTimeout(B.run(main, options), TIMEOUT_MS, label);
 }
 
+/**
+ * The machine check: the same batch on plain worker_threads (no Bobbin), items
+ * dealt round-robin to `threads` workers, each running its share one by one.
+ * Same return shape as `bobbinParallel`.
+ */
+async function rawParallel(inputs, threads, check, label) {
+  const workers = Array.from({ length: threads }, () => new Worker(RAW_WORKER));
+  const one = (w, n) =>
+    new Promise((resolve, reject) => {
+      const onError = (e) => {
+        w.off("message", onMessage);
+        reject(e);
+      };
+      const onMessage = (v) => {
+        w.off("error", onError);
+        resolve(v);
+      };
+      w.once("message", onMessage);
+      w.once("error", onError);
+      w.postMessage(n);
+    });
+  const batch = async () => {
+    const out = new Array(inputs.length);
+    await Promise.all(
+      workers.map(async (w, j) => {
+        for (let i = j; i < inputs.length; i += threads) out[i] = await one(w, inputs[i]);
+      }),
+    );
+    return out;
+  };
+  try {
+    const samples = [];
+    const cores = [];
+    for (let round = 0; round < PAR_WARMUP + PAR_ITERS; round++) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const out = await withTimeout(batch(), TIMEOUT_MS, label);
+      const t1 = performance.now();
+      const c = process.cpuUsage(c0);
+      out.forEach((v, i) => check(v, i));
+      if (round >= PAR_WARMUP) {
+        samples.push(t1 - t0);
+        cores.push((c.user + c.system) / 1000 / (t1 - t0));
+      }
+    }
+    return { samples, last: null, cores: median(cores) };
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
 const perItem = (msSamples, items) => msSamples.map((ms) => (ms * 1e6) / items);
 const ms = (x) => `${x.toFixed(0)} ms`;
 
@@ -315,6 +368,28 @@ async function speedupScenario(results, { B, T, bobbinError }, heavy, heavyMs) {
     );
   } else {
     results.add(row("Bobbin parallel (domains: 2)", { error: batch[2], target: { text: `≥ ${SPEEDUP_TARGET}× speedup`, pass: false } }));
+  }
+  // Machine check: what plain worker_threads get out of this machine right now.
+  const raw = {};
+  for (const threads of [1, 2]) {
+    try {
+      gc();
+      raw[threads] = await rawParallel(inputs, threads, check, `${scenario} worker_threads ×${threads}`);
+    } catch (e) {
+      raw[threads] = message(e);
+    }
+  }
+  for (const threads of [1, 2]) {
+    const r = raw[threads];
+    const contender = `machine check: plain worker_threads ×${threads}`;
+    if (typeof r !== "object") {
+      results.add(row(contender, { error: r }));
+      continue;
+    }
+    const t = median(r.samples);
+    let note = `${ms(t)} per batch, ${cpu(r)}`;
+    if (threads === 2 && typeof raw[1] === "object") note += `; speedup ${fmtRatio(median(raw[1].samples) / t)} over 1 plain thread — what the machine gave in this run`;
+    results.add(row(contender, { perOp: (t * 1e6) / items, samples: perItem(r.samples, items), note }));
   }
 }
 

@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,domains,sync]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,domains,sync,echo,native]
 
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,8 @@ import * as recursion from "./recursion.js";
 import * as memory from "./memory.js";
 import * as domains from "./domains.js";
 import * as sync from "./sync.js";
+import * as echo from "./echo.js";
+import * as nativeEcho from "./native-echo.js";
 
 const SCENARIOS = [
   ["spawn", spawnAwait],
@@ -21,6 +23,8 @@ const SCENARIOS = [
   ["memory", memory],
   ["domains", domains],
   ["sync", sync],
+  ["echo", echo],
+  ["native", nativeEcho],
 ];
 
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));

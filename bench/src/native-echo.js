@@ -7,7 +7,9 @@
 //      · @bobbin/unix, libuv backend (bench/src/echo-server.js bobbin)
 //      · @bobbin/unix, native backend (this file, --serve native): an accept
 //        loop and one fiber per connection doing read → write into a reused
-//        4 KiB buffer, the same code as the libuv server.
+//        4 KiB buffer, the same code as the libuv server;
+//      · the same with readSlot (--serve native-slot): each read lands in an
+//        arena slot taken when the socket is readable, released after the write.
 //    Rounds alternate the servers; medians of round trips per second and of
 //    the server's CPU time per round trip (getrusage / process.cpuUsage over
 //    the measured window). Targets (the issue): native ≥ 0.8× C round trips/s,
@@ -197,7 +199,8 @@ function compile(dir, source, name) {
   return exe;
 }
 
-function serverCommand(mode, bin) {
+function serverCommand(mode, bin, own = false) {
+  if (own && mode !== "c") return [process.execPath, ["--expose-gc", here("./native-echo.js"), "--serve", mode]];
   switch (mode) {
     case "c":
       return [bin.server, []];
@@ -262,7 +265,7 @@ const NAMES = {
 };
 
 /** The echo scenario: alternating rounds of every mode; medians per mode. */
-export async function measureNativeEcho({ modes = ["c", "net", "libuv", "native"], log = console.log } = {}) {
+export async function measureNativeEcho({ modes = ["c", "net", "libuv", "native", "native-slot"], log = console.log } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "bobbin-native-echo-"));
   try {
     const bin = {
@@ -377,8 +380,8 @@ async function checkEchoes(sockets) {
 }
 
 async function idleRound(mode, n) {
-  const [cmd, args] = serverCommand(mode, {});
-  const server = spawn(cmd, args[0] === "--expose-gc" ? args : ["--expose-gc", ...args], { stdio: ["pipe", "pipe", "inherit"] });
+  const [cmd, args] = serverCommand(mode, {}, true);
+  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
   const next = lines(server, `${mode} server`);
   let sockets = [];
   try {
@@ -437,6 +440,7 @@ export async function run(results) {
       const row = {
         scenario: SCENARIO,
         contender: NAMES[mode],
+        ...(mode === "c" ? { anchor: "floor" } : {}),
         kind: "time",
         n: CONNS,
         perOp: 1e9 / m.rps,

@@ -1,0 +1,103 @@
+/**
+ * The errors of `@bobbin/unix`. System errors are Node's own (`Error` with
+ * `code`, `errno`, `syscall`: `ECONNREFUSED`, `EPIPE`, `ECONNRESET`…); the
+ * classes here are Bobbin's, each with a stable `name` and a `code`.
+ */
+import { BobbinError } from "@bobbin/core";
+
+/**
+ * An operation run by {@link withTimeout} did not finish in time. Thrown at
+ * the I/O operation the task was waiting in (or the next one it starts inside
+ * the timed-out scope).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   yield* withTimeout(0.5, connect(sock, { host: "127.0.0.1", port }));
+ * } catch (e) {
+ *   if (e instanceof Timeout) console.log(`gave up after ${e.seconds}s`);
+ * }
+ * ```
+ * @throws never itself: it is what the operations run by `withTimeout` throws.
+ */
+export class Timeout extends BobbinError {
+  /** Always `"ETIMEDOUT"`, as a system timeout would say. */
+  readonly code = "ETIMEDOUT";
+  constructor(
+    /** The delay that expired, in seconds. */
+    readonly seconds: number,
+  ) {
+    super(`the operation did not finish within ${seconds} s (withTimeout)`);
+  }
+}
+
+/**
+ * The stream ended before `readExactly` could fill its buffer (Miou's `End_of_file`).
+ *
+ * @example
+ * ```ts
+ * try { yield* readExactly(sock, header); } catch (e) { if (e instanceof EndOfFile) return; throw e; }
+ * ```
+ * @throws never itself: it is what `readExactly` throws.
+ */
+export class EndOfFile extends BobbinError {
+  /** Always `"EOF"`. */
+  readonly code = "EOF";
+  constructor(
+    /** How many bytes were read before the end of the stream. */
+    readonly read: number,
+    /** How many bytes were wanted. */
+    readonly wanted: number,
+  ) {
+    super(`the stream ended after ${read} of the ${wanted} bytes readExactly wanted`);
+  }
+}
+
+/**
+ * An operation on a socket that was closed (by `close`, an ownership
+ * finaliser, or the end of its `run`). Unix would say `EBADF`.
+ *
+ * @example
+ * ```ts
+ * yield* close(sock);
+ * yield* write(sock, data);   // throws SocketClosed
+ * ```
+ * @throws never itself: it is what every socket operation throw.
+ */
+export class SocketClosed extends BobbinError {
+  /** Always `"EBADF"`, the errno Unix gives for a closed descriptor. */
+  readonly code = "EBADF";
+  constructor(operation: string) {
+    super(`${operation} on a closed socket: the socket was closed (by close(), an ownership finaliser or the end of run); make a new socket`);
+  }
+}
+
+/**
+ * Makes an error shaped like Node's system errors (`code`, `syscall`,
+ * `errno`), for conditions a backend detects itself (e.g. `EAFNOSUPPORT`,
+ * `EISCONN`, `EPIPE` after a shutdown).
+ *
+ * @example
+ * ```ts
+ * throw systemError("EPIPE", "write", "the socket was shut down for sending");
+ * ```
+ * @throws never (it returns the error).
+ */
+export function systemError(code: string, syscall: string, message: string): NodeJS.ErrnoException {
+  const error = new Error(`${syscall} ${code}: ${message}`) as NodeJS.ErrnoException;
+  error.code = code;
+  error.syscall = syscall;
+  const errno = ERRNO[code];
+  if (errno !== undefined) error.errno = -errno;
+  return error;
+}
+
+const ERRNO: Record<string, number> = {
+  EPIPE: 32,
+  EISCONN: 106,
+  ENOTCONN: 107,
+  EAFNOSUPPORT: 97,
+  EINVAL: 22,
+  EBADF: 9,
+  ETIMEDOUT: 110,
+};

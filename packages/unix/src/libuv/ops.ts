@@ -1,0 +1,486 @@
+/**
+ * The libuv backend's operations, each a `Parked` iterator: no generator,
+ * Promise or closure per call on the read/write path.
+ */
+import * as dgram from "node:dgram";
+import * as dns from "node:dns";
+import * as net from "node:net";
+import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backend.js";
+import { SocketClosed, systemError } from "../errors.js";
+import { Parked } from "../parked.js";
+import type { Deadline } from "../timers.js";
+import type { LibuvBackend } from "./backend.js";
+import { removeWaiter, type UvSocket, type WriteWaiter } from "./socket.js";
+
+/**
+ * `read(sock, buf, off, len)`: queued bytes, 0 at the end of the stream.
+ * Each socket keeps one read operation to reuse while it is idle.
+ */
+export class ReadOp extends Parked<number> {
+  private buf: Uint8Array = EMPTY;
+  private off = 0;
+  private len = 0;
+  /** Handed out by `read()` and not finished yet. */
+  busy = false;
+
+  constructor(
+    backend: LibuvBackend,
+    private readonly sock: UvSocket,
+  ) {
+    super(backend, "read");
+  }
+
+  /** Prepares the operation for a call of `read`. */
+  init(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    this.busy = true;
+    return this;
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("read()");
+    const n = s.take(this.buf, this.off, this.len);
+    if (n < 0) return false;
+    this.value = n;
+    return true;
+  }
+
+  protected wait(): void {
+    this.sock.readers.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.sock.wakeReader();
+  }
+
+  protected override finished(): void {
+    this.buf = EMPTY;
+    this.busy = false;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * `write(sock, buf, off, len)`: hands the bytes to Node; done at once when
+ * libuv wrote them synchronously (the usual case), otherwise when Node's
+ * write callback says so (only then may `buf` be reused). Each socket keeps
+ * one write operation to reuse while it is idle.
+ */
+export class WriteOp extends Parked<void> implements WriteWaiter {
+  seq = 0;
+  private buf: Uint8Array = EMPTY;
+  private off = 0;
+  private len = 0;
+  /** Handed out by `write()` and not finished yet. */
+  busy = false;
+
+  constructor(
+    backend: LibuvBackend,
+    private readonly sock: UvSocket,
+  ) {
+    super(backend, "write");
+  }
+
+  /** Prepares the operation for a call of `write`. */
+  init(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    this.seq = 0;
+    this.busy = true;
+    return this;
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (this.seq === 0) {
+      if (s.state === "closed") throw new SocketClosed("write()");
+      if (s.error !== null) throw s.error;
+      if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+      const stream = s.stream!;
+      if (stream.destroyed) throw systemError("EPIPE", "write", "the connection is closed");
+      const buf = this.buf;
+      const view = this.off === 0 && this.len === buf.length ? buf : buf.subarray(this.off, this.off + this.len);
+      this.seq = ++s.writeSeq;
+      stream.write(view, s.onWritten);
+      if (stream.writableLength === 0) {
+        // Written synchronously (or failed synchronously: EPIPE, ECONNRESET).
+        const error = stream.errored;
+        if (error) throw error;
+        return true;
+      }
+      return false;
+    }
+    if (s.doneSeq < this.seq) return false;
+    if (s.writeError !== null && s.writeErrorSeq >= this.seq) {
+      if (s.state === "closed") throw new SocketClosed("write()");
+      throw s.error ?? s.writeError;
+    }
+    return true;
+  }
+
+  protected wait(): void {
+    if (this.sock.doneSeq >= this.seq) this.ready();
+    else this.sock.writers.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.sock.writers, this);
+  }
+
+  protected override finished(): void {
+    this.buf = EMPTY;
+    this.busy = false;
+  }
+}
+
+function peerOf(client: UvSocket): Address {
+  if (client.kind === "unix") return { path: "" };
+  const stream = client.stream!;
+  return { host: stream.remoteAddress ?? "", port: stream.remotePort ?? 0 };
+}
+
+/** `accept(sock)`: a connection Node accepted, or the accept error (EMFILE…). */
+export class AcceptOp extends Parked<[UvSocket, Address]> {
+  constructor(
+    backend: LibuvBackend,
+    private readonly sock: UvSocket,
+  ) {
+    super(backend, "accept");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("accept()");
+    const client = s.backlog.shift();
+    if (client !== undefined) {
+      this.value = [client, peerOf(client)];
+      s.wakeAcceptor();
+      return true;
+    }
+    const error = s.acceptError;
+    if (error !== null) {
+      s.acceptError = null;
+      throw error;
+    }
+    return false;
+  }
+
+  protected wait(): void {
+    this.sock.acceptors.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.sock.acceptors, this);
+  }
+
+  protected override handoff(): void {
+    this.sock.wakeAcceptor();
+  }
+}
+
+/** Opening operations: the socket's `opener` while in progress. */
+abstract class OpenOp extends Parked<void> {
+  protected started = false;
+
+  constructor(
+    backend: LibuvBackend,
+    protected readonly sock: UvSocket,
+    label: string,
+  ) {
+    super(backend, label);
+  }
+
+  protected abstract start(): void;
+  protected abstract opened(): boolean;
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") {
+      if (s.opener === this) s.opener = null;
+      throw new SocketClosed(`${this.name}()`);
+    }
+    if (!this.started) {
+      this.started = true;
+      s.opener = this;
+      s.openError = null;
+      this.start();
+    }
+    if (this.opened()) {
+      if (s.opener === this) s.opener = null;
+      return true;
+    }
+    const error = s.openError;
+    if (error !== null && s.state === "fresh" && !s.handleOpen) {
+      s.openError = null;
+      if (s.opener === this) s.opener = null;
+      throw error;
+    }
+    return false;
+  }
+
+  protected abstract readonly name: string;
+
+  protected wait(): void {}
+
+  protected unwait(): void {
+    if (this.sock.opener === this) this.sock.opener = null;
+  }
+}
+
+/** `bindAndListen`: a `net.Server` (TCP/Unix) listening, or a bound `dgram` socket. */
+export class ListenOp extends OpenOp {
+  protected readonly name = "bindAndListen";
+
+  constructor(
+    backend: LibuvBackend,
+    sock: UvSocket,
+    private readonly addr: Address,
+    private readonly options: Required<ListenOptions>,
+  ) {
+    super(backend, sock, "bindAndListen");
+  }
+
+  protected opened(): boolean {
+    const state = this.sock.state;
+    return state === "listening" || state === "bound";
+  }
+
+  protected start(): void {
+    const s = this.sock;
+    if (s.kind === "udp4" || s.kind === "udp6") {
+      const udp = s.udp ?? createUdp(s, this.options.reuseAddr);
+      const { host, port } = this.addr as InetAddress;
+      udp.bind({ address: host, port });
+      return;
+    }
+    const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true });
+    s.attachServer(server);
+    const backlog = Math.max(1, this.options.backlog); // Node reads 0 as "the default, 511"
+    if (s.kind === "unix") {
+      s.path = (this.addr as UnixAddress).path;
+      server.listen({ path: s.path, backlog });
+      return;
+    }
+    const { host, port } = this.addr as InetAddress;
+    if (net.isIP(host) !== 0) {
+      server.listen({ host, port, backlog });
+      return;
+    }
+    dns.lookup(host, { family: s.kind === "tcp6" ? 6 : 4 }, (error, ip) => {
+      if (s.server !== server || s.state === "closed") return;
+      if (error) {
+        s.openError = error;
+        s.server = null;
+        s.handleOpen = false;
+        s.backend.handleGone(s);
+        s.opener?.ready();
+        return;
+      }
+      server.listen({ host: ip, port, backlog });
+    });
+  }
+}
+
+/** Makes a fresh UDP socket's `dgram` handle. */
+export function createUdp(s: UvSocket, reuseAddr: boolean): dgram.Socket {
+  const udp = dgram.createSocket({ type: s.kind === "udp6" ? "udp6" : "udp4", reuseAddr });
+  s.attachUdp(udp);
+  return udp;
+}
+
+/** `connect`: a `net.Socket` connecting; the socket is fresh again if it fails. */
+export class ConnectOp extends OpenOp {
+  protected readonly name = "connect";
+
+  constructor(
+    backend: LibuvBackend,
+    sock: UvSocket,
+    private readonly addr: Address,
+  ) {
+    super(backend, sock, "connect");
+  }
+
+  protected opened(): boolean {
+    return this.sock.state === "connected";
+  }
+
+  protected start(): void {
+    const s = this.sock;
+    const stream = new net.Socket({ allowHalfOpen: true });
+    s.state = "connecting";
+    s.attachStream(stream);
+    stream.once("connect", () => {
+      if (s.stream !== stream || s.state !== "connecting") return;
+      s.state = "connected";
+      s.opener?.ready();
+    });
+    if (s.kind === "unix") stream.connect({ path: (this.addr as UnixAddress).path });
+    else {
+      const { host, port } = this.addr as InetAddress;
+      stream.connect({ host, port, family: s.kind === "tcp6" ? 6 : 4 });
+    }
+  }
+}
+
+/** `recvfrom`: one queued datagram, truncated to the buffer. */
+export class RecvOp extends Parked<[number, Address]> {
+  constructor(
+    backend: LibuvBackend,
+    private readonly sock: UvSocket,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+  ) {
+    super(backend, "recvfrom");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("recvfrom()");
+    const d = s.datagrams.shift();
+    if (d !== undefined) {
+      const n = Math.min(this.len, d.msg.length);
+      this.buf.set(n === d.msg.length ? d.msg : d.msg.subarray(0, n), this.off);
+      this.value = [n, d.from];
+      s.wakeReceiver();
+      return true;
+    }
+    const error = s.udpError;
+    if (error !== null) {
+      s.udpError = null;
+      throw error;
+    }
+    return false;
+  }
+
+  protected wait(): void {
+    this.sock.receivers.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.sock.receivers, this);
+  }
+
+  protected override handoff(): void {
+    this.sock.wakeReceiver();
+  }
+}
+
+/** `sendto`: one datagram; done when Node's send callback says so. */
+export class SendOp extends Parked<number> {
+  private started = false;
+  private sent = false;
+  private error: Error | null = null;
+  private readonly onSent = (error: Error | null): void => {
+    this.sent = true;
+    this.error = error;
+    this.ready();
+  };
+
+  constructor(
+    backend: LibuvBackend,
+    private readonly sock: UvSocket,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+    private readonly addr: InetAddress,
+  ) {
+    super(backend, "sendto");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("sendto()");
+    if (!this.started) {
+      this.started = true;
+      const udp = s.udp ?? createUdp(s, true);
+      if (s.state === "fresh") s.state = "bound"; // Node binds on the first send
+      udp.send(this.buf, this.off, this.len, this.addr.port, this.addr.host, this.onSent);
+      return false;
+    }
+    if (!this.sent) return false;
+    if (this.error !== null) throw this.error;
+    this.value = this.len;
+    return true;
+  }
+
+  protected wait(): void {
+    if (this.sent) this.ready();
+  }
+
+  protected unwait(): void {}
+}
+
+/** `close`: begins closing, then waits until the Node handle is gone. */
+export class CloseOp extends Parked<void> {
+  private started = false;
+
+  constructor(
+    backend: LibuvBackend,
+    private readonly sock: UvSocket,
+  ) {
+    super(backend, "close");
+  }
+
+  protected attempt(): boolean {
+    if (!this.started) {
+      this.started = true;
+      this.sock.closeNow();
+    }
+    return !this.sock.handleOpen;
+  }
+
+  protected wait(): void {
+    this.sock.closers.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.sock.closers, this);
+  }
+}
+
+/** `sleep`: an entry of the backend's deadline heap. */
+export class SleepOp extends Parked<void> implements Deadline {
+  heapIndex = -1;
+  at = 0;
+  private expired = false;
+
+  constructor(
+    private readonly backend: LibuvBackend,
+    private readonly ms: number,
+  ) {
+    super(backend, "sleep");
+  }
+
+  protected attempt(): boolean {
+    return this.expired;
+  }
+
+  protected wait(): void {
+    if (this.ms <= 0) {
+      this.expired = true;
+      this.ready();
+      return;
+    }
+    this.at = this.ms === Infinity ? Infinity : performance.now() + this.ms;
+    this.backend.timers.add(this);
+  }
+
+  protected unwait(): void {
+    this.backend.timers.remove(this);
+  }
+
+  fire(): void {
+    this.expired = true;
+    this.ready();
+  }
+}

@@ -1,0 +1,368 @@
+/**
+ * The libuv backend's socket: one object for the life of a Bobbin socket,
+ * holding whichever Node handle it has become (`net.Server`, `net.Socket`,
+ * `dgram.Socket`), what Node callbacks delivered and nobody took yet
+ * (chunks, connections, datagrams), and the operations parked on it.
+ *
+ * Readiness is edge-triggered: a callback queues what arrived and wakes the
+ * first waiter; the waiter takes it in its own fiber. A cancelled waiter
+ * therefore never loses data: it leaves the queue, and readiness it was
+ * handed goes to the next waiter.
+ */
+import type * as dgram from "node:dgram";
+import type * as net from "node:net";
+import type { Address, SocketKind, SocketState } from "../backend.js";
+import type { Parked } from "../parked.js";
+import type { LibuvBackend } from "./backend.js";
+import type { ReadOp, WriteOp } from "./ops.js";
+
+/** Queued bytes above which a stream stops reading from the system (resumed below half of it). */
+export const HIGH_WATER = 64 * 1024;
+/** Datagrams kept for `recvfrom`; later ones are dropped, as a full kernel buffer would. */
+export const MAX_DATAGRAMS = 1024;
+
+/** A datagram received and not yet taken. */
+export interface Datagram {
+  readonly msg: Buffer;
+  readonly from: Address;
+}
+
+type Waiter = Parked<unknown>;
+
+/** A parked write: it is done once `doneSeq` reaches its `seq`. */
+export interface WriteWaiter extends Waiter {
+  readonly seq: number;
+}
+
+/** Removes `op` from `list` (waiter lists are short: usually one). */
+export function removeWaiter(list: Waiter[], op: Waiter): void {
+  const i = list.indexOf(op);
+  if (i >= 0) list.splice(i, 1);
+}
+
+/** Calls `ready()` on every waiter of `list` and empties it. */
+function wakeAll(list: Waiter[]): void {
+  if (list.length === 0) return;
+  const ops = list.splice(0);
+  for (const op of ops) op.ready();
+}
+
+/** Runs `fn` once the handles closed now are really gone (after a "close callbacks" phase of Node's loop). */
+export function afterHandleClose(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
+
+/** A socket of the libuv backend. */
+export class UvSocket {
+  state: SocketState = "fresh";
+  /** A Node handle exists and has not finished closing. */
+  handleOpen = false;
+
+  // -- as a stream (connected TCP or Unix socket) -------------------------
+  stream: net.Socket | null = null;
+  /** Received chunks not yet read; the first one from `chunkOff`. */
+  readonly chunks: Buffer[] = [];
+  chunkOff = 0;
+  queued = 0;
+  paused = false;
+  eof = false;
+  /** The stream's error (reset by peer…), reported to every later operation. */
+  error: Error | null = null;
+  sendShut = false;
+  receiveShut = false;
+  readonly readers: Waiter[] = [];
+  readonly writers: WriteWaiter[] = [];
+  /** The read and write operations reused while idle. */
+  readOp: ReadOp | null = null;
+  writeOp: WriteOp | null = null;
+  /** Writes handed to Node, and writes Node reported done (callbacks come in order). */
+  writeSeq = 0;
+  doneSeq = 0;
+  /** The error of the last failed write callback, with its sequence number. */
+  writeError: Error | null = null;
+  writeErrorSeq = 0;
+  /** The write callback, bound once. */
+  readonly onWritten = (error?: Error | null): void => {
+    this.doneSeq++;
+    if (error) {
+      this.writeError = error;
+      this.writeErrorSeq = this.doneSeq;
+    }
+    const writers = this.writers;
+    while (writers.length !== 0 && writers[0]!.seq <= this.doneSeq) writers.shift()!.ready();
+  };
+
+  // -- as a listener --------------------------------------------------------
+  server: net.Server | null = null;
+  /** Connections accepted by Node and not yet by a task. */
+  readonly backlog: UvSocket[] = [];
+  readonly acceptors: Waiter[] = [];
+  /** An accept failure (EMFILE…) for the next `accept`. */
+  acceptError: Error | null = null;
+  /** A Unix listener's path, for its address. */
+  path = "";
+
+  // -- as a UDP socket ------------------------------------------------------
+  udp: dgram.Socket | null = null;
+  readonly datagrams: Datagram[] = [];
+  readonly receivers: Waiter[] = [];
+  udpError: Error | null = null;
+
+  // -- opening (bind/listen/connect) and closing ----------------------------
+  /** The `bindAndListen` or `connect` operation in progress. */
+  opener: Waiter | null = null;
+  /** Why the last bind/listen/connect failed, for its operation. */
+  openError: Error | null = null;
+  readonly closers: Waiter[] = [];
+
+  constructor(
+    readonly kind: SocketKind,
+    readonly backend: LibuvBackend,
+  ) {}
+
+  get isStreamKind(): boolean {
+    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
+  }
+
+  toString(): string {
+    return `Socket(${this.kind}, ${this.state})`;
+  }
+
+  // -- streams ----------------------------------------------------------------
+
+  /** Makes this socket a connected stream over `stream` (accepted, or connecting). */
+  attachStream(stream: net.Socket): void {
+    this.stream = stream;
+    this.handleOpen = true;
+    this.backend.live.add(this);
+    stream.on("data", (chunk: Buffer) => {
+      if (this.stream !== stream || this.receiveShut) return;
+      this.chunks.push(chunk);
+      this.queued += chunk.length;
+      if (this.queued >= HIGH_WATER && !this.paused) {
+        this.paused = true;
+        stream.pause();
+      }
+      if (this.readers.length !== 0) this.readers.shift()!.ready();
+    });
+    stream.on("end", () => {
+      if (this.stream !== stream) return;
+      this.eof = true;
+      wakeAll(this.readers);
+    });
+    stream.on("error", (error: Error) => {
+      if (this.stream !== stream) return;
+      if (this.state === "connecting") this.openError = error;
+      else if (this.error === null) this.error = error;
+      wakeAll(this.readers);
+    });
+    stream.on("close", () => {
+      if (this.stream !== stream) return;
+      this.handleOpen = false;
+      if (this.state === "connecting") {
+        // A failed connect: the socket is fresh again, its handle gone.
+        this.stream = null;
+        this.state = "fresh";
+        this.opener?.ready();
+      }
+      // Writes whose callbacks will never come fail now.
+      if (this.doneSeq < this.writeSeq) {
+        this.doneSeq = this.writeSeq;
+        this.writeError ??= this.error ?? new Error("the socket closed with writes pending");
+        this.writeErrorSeq = this.writeSeq;
+      }
+      wakeAll(this.writers);
+      wakeAll(this.readers);
+      this.handleClosed();
+    });
+  }
+
+  /**
+   * Copies up to `len` queued bytes into `buf[off…]`. Returns how many, 0 at
+   * the end of the stream, or -1 when nothing is there yet.
+   * @throws the stream's error once the queued bytes are consumed.
+   */
+  take(buf: Uint8Array, off: number, len: number): number {
+    if (this.queued === 0) {
+      if (this.receiveShut || this.eof) return 0;
+      if (this.error !== null) throw this.error;
+      return -1;
+    }
+    const chunks = this.chunks;
+    let n = 0;
+    while (n < len && chunks.length !== 0) {
+      const chunk = chunks[0]!;
+      const avail = chunk.length - this.chunkOff;
+      const want = len - n;
+      if (avail <= want) {
+        buf.set(this.chunkOff === 0 ? chunk : chunk.subarray(this.chunkOff), off + n);
+        n += avail;
+        chunks.shift();
+        this.chunkOff = 0;
+      } else {
+        buf.set(chunk.subarray(this.chunkOff, this.chunkOff + want), off + n);
+        n += want;
+        this.chunkOff += want;
+      }
+    }
+    this.queued -= n;
+    if (this.paused && this.queued < HIGH_WATER / 2 && this.stream !== null) {
+      this.paused = false;
+      this.stream.resume();
+    }
+    if (this.queued !== 0 && this.readers.length !== 0) this.readers.shift()!.ready();
+    return n;
+  }
+
+  /** Passes readiness a cancelled reader did not use to the next reader. */
+  wakeReader(): void {
+    if (this.readers.length !== 0 && (this.queued !== 0 || this.eof || this.error !== null || this.state === "closed")) {
+      this.readers.shift()!.ready();
+    }
+  }
+
+  // -- listeners ----------------------------------------------------------------
+
+  /** Makes this socket a listener over `server` (before `listen`). */
+  attachServer(server: net.Server): void {
+    this.server = server;
+    this.handleOpen = true;
+    this.backend.live.add(this);
+    server.on("connection", (stream: net.Socket) => {
+      if (this.server !== server) return void stream.destroy();
+      if (this.state === "closed") return void stream.destroy();
+      const client = new UvSocket(this.kind, this.backend);
+      client.state = "connected";
+      client.attachStream(stream);
+      stream.resume(); // accepted with pauseOnConnect: read ahead from now on
+      this.backlog.push(client);
+      if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
+    });
+    server.on("listening", () => {
+      if (this.server !== server || this.state === "closed") return;
+      this.state = "listening";
+      this.opener?.ready();
+    });
+    server.on("error", (error: Error) => {
+      if (this.server !== server) return;
+      if (this.state === "listening") {
+        // accept() failed (EMFILE, ENFILE…): the listener stays; the next accept hears of it.
+        this.acceptError = error;
+        if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
+        return;
+      }
+      if (this.state === "closed") return;
+      // bind/listen failed: Node closed the handle; the socket is fresh again.
+      this.openError = error;
+      this.server = null;
+      afterHandleClose(() => {
+        if (this.server === null && this.udp === null && this.stream === null) this.handleOpen = false;
+        this.handleClosed();
+        this.opener?.ready();
+      });
+    });
+  }
+
+  /** Passes readiness a cancelled acceptor did not use to the next acceptor. */
+  wakeAcceptor(): void {
+    if (this.acceptors.length !== 0 && (this.backlog.length !== 0 || this.acceptError !== null || this.state === "closed")) {
+      this.acceptors.shift()!.ready();
+    }
+  }
+
+  // -- UDP ------------------------------------------------------------------------
+
+  /** Makes this socket a UDP socket over `udp`. */
+  attachUdp(udp: dgram.Socket): void {
+    this.udp = udp;
+    this.handleOpen = true;
+    this.backend.live.add(this);
+    udp.on("message", (msg: Buffer, rinfo: dgram.RemoteInfo) => {
+      if (this.udp !== udp) return;
+      if (this.datagrams.length >= MAX_DATAGRAMS) return;
+      this.datagrams.push({ msg, from: { host: rinfo.address, port: rinfo.port } });
+      if (this.receivers.length !== 0) this.receivers.shift()!.ready();
+    });
+    udp.on("listening", () => {
+      if (this.udp !== udp || this.state === "closed") return;
+      this.state = "bound";
+      this.opener?.ready();
+    });
+    udp.on("error", (error: Error) => {
+      if (this.udp !== udp || this.state === "closed") return;
+      if (this.opener !== null && this.state === "fresh") {
+        // bind failed: drop this handle (a later bind makes a new one) and report once it is gone.
+        this.openError = error;
+        this.udp = null;
+        try {
+          udp.close();
+        } catch {
+          // already closed
+        }
+        afterHandleClose(() => {
+          if (this.udp === null && this.server === null && this.stream === null) this.handleOpen = false;
+          this.handleClosed();
+          this.opener?.ready();
+        });
+        return;
+      }
+      this.udpError = error;
+      if (this.receivers.length !== 0) this.receivers.shift()!.ready();
+    });
+  }
+
+  /** Passes readiness a cancelled receiver did not use to the next receiver. */
+  wakeReceiver(): void {
+    if (this.receivers.length !== 0 && (this.datagrams.length !== 0 || this.udpError !== null || this.state === "closed")) {
+      this.receivers.shift()!.ready();
+    }
+  }
+
+  // -- closing ------------------------------------------------------------------------
+
+  /** Begins closing: state `closed`, every waiter woken (they fail with `SocketClosed`). */
+  closeNow(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.chunks.length = 0;
+    this.queued = 0;
+    this.datagrams.length = 0;
+    const stream = this.stream;
+    const server = this.server;
+    const udp = this.udp;
+    if (stream !== null) {
+      if (this.handleOpen) stream.destroy();
+    } else if (server !== null) {
+      server.close();
+      for (const client of this.backlog.splice(0)) client.closeNow();
+      afterHandleClose(() => {
+        this.handleOpen = false;
+        this.handleClosed();
+      });
+    } else if (udp !== null) {
+      try {
+        udp.close();
+      } catch {
+        // already closed by an error
+      }
+      afterHandleClose(() => {
+        this.handleOpen = false;
+        this.handleClosed();
+      });
+    } else {
+      this.handleOpen = false;
+      this.handleClosed();
+    }
+    wakeAll(this.readers);
+    wakeAll(this.writers);
+    wakeAll(this.acceptors);
+    wakeAll(this.receivers);
+    this.opener?.ready();
+  }
+
+  private handleClosed(): void {
+    if (this.handleOpen) return;
+    wakeAll(this.closers);
+    this.backend.handleGone(this);
+  }
+}

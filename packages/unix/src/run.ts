@@ -1,0 +1,109 @@
+/**
+ * `run` (Miou_unix's `run`): core's `run` with an I/O backend, plus what a
+ * program of `@bobbin/unix` needs around its main task: the run's context
+ * (so operations find the backend), the signal dispatcher, and a drain of
+ * the backend's handles before the returned Promise settles.
+ */
+import * as B from "@bobbin/core";
+import { type Backend, BACKEND_METHODS } from "./backend.js";
+import { type RunContext, registerRoot, unregisterRoot } from "./context.js";
+import { libuv } from "./libuv/backend.js";
+import { SignalTable, signalDispatcher } from "./signals.js";
+import { describe } from "./socket.js";
+
+/**
+ * Options of {@link run}: core's options, with `backend` in place of `events`.
+ *
+ * @example
+ * ```ts
+ * await run(main, { backend: libuv, seed: 42, sliceMs: 5 });
+ * ```
+ */
+export interface RunOptions extends Omit<B.RunOptions, "events"> {
+  /**
+   * Makes the run's I/O backend (called once, with the domain number 0).
+   * Default: {@link libuv}, Node's own libuv.
+   */
+  readonly backend?: (domain: number) => Backend;
+}
+
+function* supervise<T>(context: RunContext, main: B.TaskBody<[], T>): Generator<B.Instruction, T, unknown> {
+  const root = B.self();
+  context.root = root;
+  registerRoot(root, context);
+  const dispatcher = B.spawn(signalDispatcher, context.signals);
+  const task = B.spawn(main);
+  const first = yield* B.awaitFirst<unknown>([task, dispatcher]);
+  if (first.ok) return first.value as T;
+  throw first.error;
+}
+
+/**
+ * Runs `main` with an I/O backend (by default the libuv backend) and
+ * settles with its value or error once its whole task tree has ended and
+ * every handle of the backend is closed: sockets left open are closed, so
+ * nothing of the run outlives it.
+ *
+ * @example
+ * ```ts
+ * import { run, tcpv4, bindAndListen, accept, read, write, close } from "@bobbin/unix";
+ *
+ * await run(function* () {
+ *   const server = tcpv4();
+ *   yield* bindAndListen(server, { host: "127.0.0.1", port: 8080 });
+ *   const [client] = yield* accept(server);
+ *   const buf = Buffer.alloc(4096);
+ *   for (let n; (n = yield* read(client, buf)) > 0; ) yield* write(client, buf, 0, n);
+ *   yield* close(client);
+ *   yield* close(server);
+ * });
+ * ```
+ * @throws (rejects with) `main`'s error, a failing signal handler's error,
+ * and what core's `run` rejects with (`StillHasChildren`, `ResourceLeaked`, `Deadlock`…).
+ * @throws TypeError / RangeError for invalid options or a backend missing
+ * methods of the contract (synchronously).
+ */
+export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
+  if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function, got ${describe(main)}`);
+  if (options === null || typeof options !== "object") throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
+  if ((options as { events?: unknown }).events !== undefined) {
+    throw new TypeError("run(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }");
+  }
+  const { backend: factory = libuv, ...core } = options;
+  if (typeof factory !== "function") throw new TypeError(`run(main, { backend }) expects a function (domain) => Backend, got ${describe(factory)}`);
+  const backend = factory(0);
+  checkBackend(backend);
+  const context: RunContext = { backend, signals: new SignalTable(), root: null };
+  let settled: Promise<T>;
+  try {
+    settled = B.run(function* () {
+      return yield* supervise(context, main);
+    }, { ...core, events: () => backend });
+  } catch (error) {
+    void backend.drain();
+    throw error;
+  }
+  const finish = (): Promise<void> => {
+    context.signals.dispose();
+    return backend.drain().finally(() => {
+      if (context.root !== null) unregisterRoot(context.root);
+    });
+  };
+  return settled.then(
+    (value) => finish().then(() => value),
+    (error: unknown) =>
+      finish().then(() => {
+        throw error;
+      }),
+  );
+}
+
+function checkBackend(backend: unknown): asserts backend is Backend {
+  if (backend === null || typeof backend !== "object") {
+    throw new TypeError(`run(main, { backend }): the factory returned ${describe(backend)}, not a Backend`);
+  }
+  const missing = BACKEND_METHODS.filter((m) => typeof (backend as Record<string, unknown>)[m] !== "function");
+  if (missing.length !== 0) {
+    throw new TypeError(`run(main, { backend }): the backend lacks ${missing.join(", ")} (see "How to write a backend" in @bobbin/unix's README)`);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * `onSignal` (Miou's `set_signal`): OS signals handled by tasks. A signal
+ * arriving from Node's loop queues its handler; a dispatcher task of the run
+ * (on dom0) spawns the handler as a task, so it may lock, signal conditions
+ * and do I/O like any task.
+ */
+import * as B from "@bobbin/core";
+import { constants } from "node:os";
+import { currentContext } from "./context.js";
+import { describe } from "./socket.js";
+
+/**
+ * A signal handler: a generator function run as a task for each signal.
+ *
+ * @example
+ * ```ts
+ * const onHup: SignalHandler = function* (signal) { console.log(`${signal}: reloading`); yield* reload(); };
+ * ```
+ */
+export type SignalHandler = (signal: NodeJS.Signals) => Generator<B.Instruction, unknown, unknown>;
+
+const NO_FAILURE = Symbol("no failure");
+const UNCATCHABLE = new Set(["SIGKILL", "SIGSTOP"]);
+
+/** @internal The signal handlers of one run and the queue of signals not yet handled. */
+export class SignalTable {
+  private readonly handlers = new Map<NodeJS.Signals, SignalHandler>();
+  private readonly listeners = new Map<NodeJS.Signals, (signal: NodeJS.Signals) => void>();
+  /** Handlers to spawn, with their signal. */
+  readonly queue: [SignalHandler, NodeJS.Signals][] = [];
+  /** The dispatcher parked for work. */
+  trigger: B.Trigger | null = null;
+  /** A handler's failure, which fails the run. */
+  failure: unknown = NO_FAILURE;
+  private disposed = false;
+
+  set(signal: NodeJS.Signals, handler: SignalHandler): () => void {
+    if (this.disposed) throw new TypeError("onSignal(): the run is over");
+    this.handlers.set(signal, handler);
+    if (!this.listeners.has(signal)) {
+      const listener = (s: NodeJS.Signals): void => this.deliver(s);
+      this.listeners.set(signal, listener);
+      process.on(signal, listener);
+    }
+    return () => {
+      if (this.handlers.get(signal) !== handler) return;
+      this.handlers.delete(signal);
+      const listener = this.listeners.get(signal);
+      if (listener !== undefined) {
+        this.listeners.delete(signal);
+        process.off(signal, listener);
+      }
+    };
+  }
+
+  private deliver(signal: NodeJS.Signals): void {
+    const handler = this.handlers.get(signal);
+    if (handler === undefined || this.disposed) return;
+    this.queue.push([handler, signal]);
+    this.trigger?.signal();
+  }
+
+  fail(error: unknown): void {
+    if (this.failure === NO_FAILURE) this.failure = error;
+    this.trigger?.signal();
+  }
+
+  get failed(): boolean {
+    return this.failure !== NO_FAILURE;
+  }
+
+  /** The run is over: stop listening. */
+  dispose(): void {
+    this.disposed = true;
+    for (const [signal, listener] of this.listeners) process.off(signal, listener);
+    this.listeners.clear();
+    this.handlers.clear();
+    this.queue.length = 0;
+  }
+}
+
+function* runHandler(table: SignalTable, handler: SignalHandler, signal: NodeJS.Signals): Generator<B.Instruction, void, unknown> {
+  try {
+    const gen = handler(signal);
+    if (gen === null || typeof gen !== "object" || typeof gen.next !== "function") {
+      throw new TypeError(`onSignal(${signal}, handler): the handler must be a generator function (function* (signal) { … })`);
+    }
+    yield* gen;
+  } catch (error) {
+    if (!(error instanceof B.Cancelled)) table.fail(error);
+  }
+}
+
+/**
+ * @internal The run's signal dispatcher: a task that spawns handler tasks as
+ * signals arrive, reaps them, and fails (failing the run) when one fails.
+ */
+export function* signalDispatcher(table: SignalTable): Generator<B.Instruction, never, unknown> {
+  const handlers = B.orphans<void>();
+  for (;;) {
+    for (let t = B.care(handlers); t; t = B.care(handlers)) yield* B.awaitTask(t);
+    if (table.failed) throw table.failure;
+    if (table.queue.length === 0) {
+      const trigger = new B.Trigger();
+      table.trigger = trigger;
+      try {
+        yield* trigger.wait();
+      } finally {
+        table.trigger = null;
+      }
+      continue;
+    }
+    for (const [handler, signal] of table.queue.splice(0)) B.spawn({ orphans: handlers }, runHandler, table, handler, signal);
+  }
+}
+
+/**
+ * Handles the OS signal `signal` in the current run: each time it arrives,
+ * `handler(signal)` runs as a new task on dom0 (as the book's SIGINT
+ * handler that broadcasts a condition). Setting a handler again replaces
+ * it. While a handler is set, Node's default action (exiting on SIGINT,
+ * SIGTERM…) does not happen. Returns a function that removes the handler;
+ * handlers are removed when the run ends. A handler that throws fails the
+ * run (its `main` is cancelled).
+ *
+ * @example
+ * ```ts
+ * const stop = new Condition(), m = new Mutex();
+ * onSignal("SIGINT", function* () {
+ *   yield* m.protect(() => stop.broadcast());
+ * });
+ * ```
+ * @throws TypeError for an unknown signal, SIGKILL/SIGSTOP, a handler that is
+ * not a function, or outside a task of `@bobbin/unix`'s `run`.
+ */
+export function onSignal(signal: NodeJS.Signals, handler: SignalHandler): () => void {
+  if (typeof signal !== "string" || !(signal in constants.signals)) {
+    throw new TypeError(`onSignal(signal, handler): unknown signal ${describe(signal)}; use a name such as "SIGINT"`);
+  }
+  if (UNCATCHABLE.has(signal)) throw new TypeError(`onSignal(): ${signal} cannot be caught`);
+  if (typeof handler !== "function") {
+    throw new TypeError("onSignal(signal, handler) expects a generator function (function* (signal) { … }) as handler");
+  }
+  return currentContext("onSignal()").signals.set(signal, handler);
+}

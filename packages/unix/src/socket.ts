@@ -1,0 +1,269 @@
+/**
+ * Operations on any socket: `read`, `readExactly`, `write`, `shutdown`,
+ * `close`, `getsockname`; and the argument checks every socket operation
+ * shares. Bad arguments are `TypeError`/`RangeError` thrown in the calling
+ * task; they never reach the backend.
+ */
+import * as net from "node:net";
+import type * as B from "@bobbin/core";
+import type { Address, ShutdownCommand, Socket, SocketKind } from "./backend.js";
+import { EndOfFile, SocketClosed, systemError } from "./errors.js";
+
+/** An operation whose result is known at once. */
+class Immediate<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown> {
+  constructor(private readonly value: T) {}
+  [Symbol.iterator](): this {
+    return this;
+  }
+  next(): IteratorResult<B.Instruction, T> {
+    return { done: true, value: this.value };
+  }
+}
+
+const ZERO = new Immediate(0);
+const NOTHING = new Immediate<void>(undefined);
+
+/** @internal */
+export function isStreamKind(kind: SocketKind): boolean {
+  return kind === "tcp4" || kind === "tcp6" || kind === "unix";
+}
+
+/** @internal */
+export function isUdpKind(kind: SocketKind): boolean {
+  return kind === "udp4" || kind === "udp6";
+}
+
+/** @internal Checks that `sock` is a socket. */
+export function checkSocket(sock: unknown, what: string): Socket {
+  if (
+    sock === null ||
+    typeof sock !== "object" ||
+    typeof (sock as Socket).kind !== "string" ||
+    typeof (sock as Socket).backend !== "object" ||
+    typeof (sock as Socket).state !== "string"
+  ) {
+    throw new TypeError(`${what} expects a socket made by tcpv4(), tcpv6(), udpv4(), udpv6() or unixSocket(), got ${describe(sock)}`);
+  }
+  return sock as Socket;
+}
+
+/** @internal Checks a stream socket in the `connected` state. */
+export function checkConnectedStream(sock: unknown, what: string): Socket {
+  const s = checkSocket(sock, what);
+  if (!isStreamKind(s.kind)) {
+    throw new TypeError(`${what} needs a stream socket (tcpv4, tcpv6, unixSocket); this one is ${s.kind}: for UDP use recvfrom()/sendto()`);
+  }
+  if (s.state === "closed") throw new SocketClosed(what);
+  if (s.state !== "connected") {
+    throw new TypeError(
+      `${what} needs a connected socket: connect(sock, addr) it, or take it from accept(); this one is ${s.state}` +
+        (s.state === "listening" ? " (a listening socket only accepts)" : ""),
+    );
+  }
+  return s;
+}
+
+/** @internal Checks `buf`, `off`, `len` and returns `[off, len]`. */
+export function checkRange(buf: unknown, off: unknown, len: unknown, what: string): [number, number] {
+  if (!(buf instanceof Uint8Array)) throw new TypeError(`${what} expects a Buffer or Uint8Array, got ${describe(buf)}`);
+  const o = off === undefined ? 0 : off;
+  if (typeof o !== "number" || !Number.isInteger(o) || o < 0) {
+    throw new RangeError(`${what}: off must be an integer ≥ 0, got ${String(off)}`);
+  }
+  if (o > buf.length) throw new RangeError(`${what}: off (${o}) is past the end of the buffer (length ${buf.length})`);
+  const l = len === undefined ? buf.length - o : len;
+  if (typeof l !== "number" || !Number.isInteger(l) || l < 0) {
+    throw new RangeError(`${what}: len must be an integer ≥ 0, got ${String(len)}`);
+  }
+  if (o + l > buf.length) {
+    throw new RangeError(`${what}: off + len (${o} + ${l}) exceeds the buffer's length ${buf.length}`);
+  }
+  return [o, l];
+}
+
+/**
+ * @internal Checks that `addr` suits a socket of `kind`; `connecting`
+ * forbids port 0. Returns the address normalised to `{ host, port }` or `{ path }`.
+ */
+export function checkAddress(addr: unknown, kind: SocketKind, what: string, connecting: boolean): Address {
+  if (addr === null || typeof addr !== "object") {
+    throw new TypeError(`${what} expects an address { host, port } or { path }, got ${describe(addr)}`);
+  }
+  if (kind === "unix") {
+    const path = (addr as { path?: unknown }).path;
+    if (typeof path !== "string" || path.length === 0) {
+      throw new TypeError(`${what}: a Unix socket needs an address { path: "/some/file.sock" }`);
+    }
+    return { path };
+  }
+  const { host, port } = addr as { host?: unknown; port?: unknown };
+  if (typeof host !== "string" || host.length === 0) {
+    throw new TypeError(`${what}: a ${kind} socket needs an address { host: "127.0.0.1", port } (host as a string)`);
+  }
+  const min = connecting ? 1 : 0;
+  if (typeof port !== "number" || !Number.isInteger(port) || port < min || port > 65535) {
+    throw new RangeError(`${what}: port must be an integer in [${min}, 65535], got ${String(port)}`);
+  }
+  const family = net.isIP(host);
+  const wanted = kind === "tcp6" || kind === "udp6" ? 6 : 4;
+  if (family !== 0 && family !== wanted) {
+    throw systemError("EAFNOSUPPORT", what.replace(/\(\)$/, ""), `${host} is an IPv${family} address but the socket is ${kind}`);
+  }
+  return { host, port };
+}
+
+/** @internal */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (typeof value === "object") return (value as object).constructor?.name ?? "an object";
+  if (typeof value === "function") return `function ${value.name || "(anonymous)"}`;
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Reads at most `len` bytes (default: the rest of `buf` from `off`) into
+ * `buf[off…]` and returns how many; 0 means the peer ended the stream (or
+ * `len` was 0). Waits until at least one byte, the end, or an error arrives.
+ *
+ * @example
+ * ```ts
+ * const buf = Buffer.alloc(4096);
+ * const n = yield* read(client, buf);
+ * if (n === 0) return;                 // end of stream
+ * yield* write(client, buf, 0, n);     // echo
+ * ```
+ * @throws RangeError for a negative or out-of-bounds `off`/`len`.
+ * @throws TypeError for a UDP socket, a socket that is not connected, or a `buf` that is not a Uint8Array.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws the system error of the connection (`ECONNRESET`…), to this task only.
+ */
+export function read(sock: Socket, buf: Uint8Array, off?: number, len?: number): B.Operation<number> {
+  const s = checkConnectedStream(sock, "read()");
+  const [o, l] = checkRange(buf, off, len, "read()");
+  if (l === 0) return ZERO;
+  return s.backend.read(s, buf, o, l);
+}
+
+/**
+ * Reads exactly `len` bytes (default: the rest of `buf` from `off`) into
+ * `buf[off…]` (Miou's `really_read`).
+ *
+ * @example
+ * ```ts
+ * const header = Buffer.alloc(4);
+ * yield* readExactly(sock, header);
+ * const body = Buffer.alloc(header.readUInt32BE(0));
+ * yield* readExactly(sock, body);
+ * ```
+ * @throws EndOfFile when the stream ends first (with how many bytes were read).
+ * @throws RangeError, TypeError, SocketClosed, system errors: as {@link read}.
+ */
+export function readExactly(sock: Socket, buf: Uint8Array, off?: number, len?: number): B.Operation<void> {
+  const s = checkConnectedStream(sock, "readExactly()");
+  const [o, l] = checkRange(buf, off, len, "readExactly()");
+  if (l === 0) return NOTHING;
+  return readLoop(s, buf, o, l);
+}
+
+function* readLoop(s: Socket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, void, unknown> {
+  let got = 0;
+  while (got < len) {
+    const n = yield* s.backend.read(s, buf, off + got, len - got);
+    if (n === 0) throw new EndOfFile(got, len);
+    got += n;
+  }
+}
+
+/**
+ * Writes all of `buf[off, off + len)` (default: all of `buf` from `off`);
+ * a string is written as UTF-8. Returns once every byte was handed to the
+ * system, so `buf` may be reused at once.
+ *
+ * @example
+ * ```ts
+ * yield* write(sock, "hello\n");
+ * yield* write(sock, buf, 0, n);
+ * ```
+ * @throws RangeError for a negative or out-of-bounds `off`/`len`.
+ * @throws TypeError for a UDP socket, a socket that is not connected, or a `buf` that is neither bytes nor a string.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws the system error (`EPIPE` once the peer is gone, `ECONNRESET`…), to this task only.
+ */
+export function write(sock: Socket, buf: Uint8Array | string, off?: number, len?: number): B.Operation<void> {
+  const s = checkConnectedStream(sock, "write()");
+  const bytes = typeof buf === "string" ? Buffer.from(buf, "utf8") : buf;
+  const [o, l] = checkRange(bytes, off, len, "write()");
+  if (l === 0) return NOTHING;
+  return s.backend.write(s, bytes, o, l);
+}
+
+/**
+ * Shuts down one direction of a connection, or both (Miou's `shutdown`):
+ * `"send"` ends the stream for the peer once pending bytes are sent,
+ * `"receive"` makes later reads return 0. Never suspends.
+ *
+ * @example
+ * ```ts
+ * yield* write(sock, request);
+ * shutdown(sock, "send");             // the peer reads 0 after the request
+ * const n = yield* read(sock, buf);   // the reply still arrives
+ * ```
+ * @throws TypeError for a UDP socket or an unknown command.
+ * @throws SocketClosed when the socket is closed.
+ * @throws Error with code `ENOTCONN` when the socket is not connected.
+ */
+export function shutdown(sock: Socket, how: ShutdownCommand = "both"): void {
+  const s = checkSocket(sock, "shutdown()");
+  if (how !== "send" && how !== "receive" && how !== "both") {
+    throw new TypeError(`shutdown(sock, how): how must be "send", "receive" or "both", got ${describe(how)}`);
+  }
+  if (!isStreamKind(s.kind)) throw new TypeError(`shutdown() needs a stream socket; this one is ${s.kind}`);
+  if (s.state === "closed") throw new SocketClosed("shutdown()");
+  if (s.state !== "connected") throw systemError("ENOTCONN", "shutdown", `the socket is ${s.state}, not connected`);
+  s.backend.shutdown(s, how);
+}
+
+/**
+ * Closes the socket: at once no operation can use it (waiters fail with
+ * `SocketClosed`), and `close` returns when the system handle is gone.
+ * Closing a closed socket waits for the same and is not an error. Works in a
+ * `finally` block of a cancelled task.
+ *
+ * @example
+ * ```ts
+ * const sock = tcpv4();
+ * try {
+ *   yield* connect(sock, { host: "127.0.0.1", port });
+ * } finally {
+ *   yield* close(sock);
+ * }
+ * ```
+ * @throws TypeError when `sock` is not a socket.
+ */
+export function close(sock: Socket): B.Operation<void> {
+  const s = checkSocket(sock, "close()");
+  return s.backend.close(s);
+}
+
+/**
+ * The address a socket is bound to (Unix's `getsockname`): after
+ * `bindAndListen(sock, { host, port: 0 })` it tells the port the system chose.
+ * Also exported as `localAddress`.
+ *
+ * @example
+ * ```ts
+ * yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+ * const { port } = getsockname(server) as InetAddress;
+ * ```
+ * @throws TypeError when the socket is not bound or connected.
+ * @throws SocketClosed when it is closed.
+ */
+export function getsockname(sock: Socket): Address {
+  const s = checkSocket(sock, "getsockname()");
+  if (s.state === "closed") throw new SocketClosed("getsockname()");
+  if (s.state === "fresh" || s.state === "connecting") {
+    throw new TypeError(`getsockname() needs a bound, listening or connected socket; this one is ${s.state}`);
+  }
+  return s.backend.localAddress(s);
+}

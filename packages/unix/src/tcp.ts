@@ -1,0 +1,147 @@
+/**
+ * Stream sockets: `tcpv4`, `tcpv6`, `unixSocket`, and `bindAndListen`,
+ * `accept`, `connect` (which also binds UDP sockets: see udp.ts).
+ */
+import type * as B from "@bobbin/core";
+import type { Address, ListenOptions, Socket } from "./backend.js";
+import { currentContext } from "./context.js";
+import { SocketClosed, systemError } from "./errors.js";
+import { checkAddress, checkSocket, describe, isStreamKind } from "./socket.js";
+
+/**
+ * A new TCP/IPv4 socket of the current run's backend (Miou's `tcpv4`).
+ * Never suspends; `bindAndListen` or `connect` it next.
+ *
+ * @example
+ * ```ts
+ * const server = tcpv4();
+ * yield* bindAndListen(server, { host: "127.0.0.1", port: 8080 });
+ * ```
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ */
+export function tcpv4(): Socket {
+  return currentContext("tcpv4()").backend.socket("tcp4");
+}
+
+/**
+ * A new TCP/IPv6 socket (Miou's `tcpv6`).
+ *
+ * @example
+ * ```ts
+ * const sock = tcpv6();
+ * yield* connect(sock, { host: "::1", port: 8080 });
+ * ```
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ */
+export function tcpv6(): Socket {
+  return currentContext("tcpv6()").backend.socket("tcp6");
+}
+
+/**
+ * A new Unix-domain stream socket; its addresses are `{ path }`.
+ *
+ * @example
+ * ```ts
+ * const server = unixSocket();
+ * yield* bindAndListen(server, { path: "/tmp/app.sock" });
+ * ```
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ */
+export function unixSocket(): Socket {
+  return currentContext("unixSocket()").backend.socket("unix");
+}
+
+/**
+ * Binds a fresh socket to `addr` and, for TCP and Unix sockets, listens
+ * (Miou's `bind_and_listen`). Port 0 lets the system choose: see
+ * `getsockname`. On a UDP socket it binds only. A socket whose bind failed
+ * (`EADDRINUSE`…) is fresh again.
+ *
+ * `backlog` (default 511) bounds the kernel's queue of connections not yet
+ * accepted; `reuseAddr` (default true) sets `SO_REUSEADDR` (the libuv
+ * backend always sets it on TCP listeners, as libuv does).
+ *
+ * @example
+ * ```ts
+ * const server = tcpv4();
+ * yield* bindAndListen(server, { host: "127.0.0.1", port: 0 }, { backlog: 128 });
+ * const udp = udpv4();
+ * yield* bindAndListen(udp, { host: "127.0.0.1", port: 5353 });
+ * ```
+ * @throws TypeError when the socket is not fresh or the address does not suit it.
+ * @throws RangeError for a bad port or backlog.
+ * @throws SocketClosed when the socket is closed.
+ * @throws the system error (`EADDRINUSE`, `EACCES`, `EAFNOSUPPORT`…), to this task only.
+ */
+export function bindAndListen(sock: Socket, addr: Address, options: ListenOptions = {}): B.Operation<void> {
+  const s = checkSocket(sock, "bindAndListen()");
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`bindAndListen(sock, addr, options) expects options { backlog, reuseAddr }, got ${describe(options)}`);
+  }
+  const backlog = options.backlog ?? 511;
+  if (typeof backlog !== "number" || !Number.isInteger(backlog) || backlog < 0) {
+    throw new RangeError(`bindAndListen(): backlog must be an integer ≥ 0, got ${String(options.backlog)}`);
+  }
+  const reuseAddr = options.reuseAddr ?? true;
+  if (typeof reuseAddr !== "boolean") throw new TypeError(`bindAndListen(): reuseAddr must be a boolean, got ${describe(reuseAddr)}`);
+  if (s.state === "closed") throw new SocketClosed("bindAndListen()");
+  if (s.state !== "fresh") {
+    throw new TypeError(`bindAndListen() needs a fresh socket (bind each socket once); this one is ${s.state}`);
+  }
+  const address = checkAddress(addr, s.kind, "bindAndListen()", false);
+  return s.backend.bindAndListen(s, address, { backlog, reuseAddr });
+}
+
+/**
+ * Waits for a connection on a listening socket and returns the new
+ * connected socket with the peer's address (`{ host, port }`; `{ path: "" }`
+ * for Unix sockets). A failure to accept (`EMFILE` when the process is out of
+ * file descriptors…) is thrown to this task only: the listener keeps working.
+ *
+ * @example
+ * ```ts
+ * const bg = B.orphans<void>();
+ * for (;;) {
+ *   const [client, peer] = yield* accept(server);
+ *   B.spawn({ orphans: bg }, echo, client);
+ * }
+ * ```
+ * @throws TypeError when the socket is not a listening stream socket.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws the system error of the failed accept (`EMFILE`, `ENFILE`…).
+ */
+export function accept(sock: Socket): B.Operation<[Socket, Address]> {
+  const s = checkSocket(sock, "accept()");
+  if (!isStreamKind(s.kind)) throw new TypeError(`accept() needs a stream socket; this one is ${s.kind}: for UDP use recvfrom()`);
+  if (s.state === "closed") throw new SocketClosed("accept()");
+  if (s.state !== "listening") {
+    throw new TypeError(`accept() needs a listening socket: call bindAndListen(sock, addr) first; this one is ${s.state}`);
+  }
+  return s.backend.accept(s);
+}
+
+/**
+ * Connects a fresh stream socket to `addr`. A hostname is resolved in the
+ * socket's family. When it fails (`ECONNREFUSED`…), the socket is fresh
+ * again (close it, or connect again).
+ *
+ * @example
+ * ```ts
+ * const sock = tcpv4();
+ * yield* withTimeout(2, connect(sock, { host: "127.0.0.1", port: 8080 }));
+ * ```
+ * @throws TypeError for a UDP or listening socket, or an address that does not suit the socket.
+ * @throws RangeError for a bad port.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws Error with code `EISCONN` when it is already connected (or connecting).
+ * @throws the system error (`ECONNREFUSED`, `ENOENT` for a missing Unix path, `EAFNOSUPPORT`…), to this task only.
+ */
+export function connect(sock: Socket, addr: Address): B.Operation<void> {
+  const s = checkSocket(sock, "connect()");
+  if (!isStreamKind(s.kind)) throw new TypeError(`connect() needs a stream socket; this one is ${s.kind}: for UDP use sendto()`);
+  if (s.state === "closed") throw new SocketClosed("connect()");
+  if (s.state === "listening") throw new TypeError("connect() on a listening socket: make a new socket to connect");
+  if (s.state !== "fresh") throw systemError("EISCONN", "connect", `the socket is already ${s.state}`);
+  const address = checkAddress(addr, s.kind, "connect()", true);
+  return s.backend.connect(s, address);
+}

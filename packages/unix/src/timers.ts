@@ -1,0 +1,214 @@
+/**
+ * Timers for backends driven by Node's loop: one binary heap of absolute
+ * deadlines and a single Node timer armed for the earliest one (Miou's
+ * sleepers, with removal: a sleeper cancelled with its task leaves the heap
+ * at once, and an empty heap holds no timer).
+ */
+
+/**
+ * An entry of a {@link DeadlineHeap}: an absolute time (`performance.now()`
+ * milliseconds) and what to do then. `heapIndex` belongs to the heap.
+ *
+ * @example
+ * ```ts
+ * const entry: Deadline = { at: performance.now() + 50, heapIndex: -1, fire: () => wake() };
+ * ```
+ */
+export interface Deadline {
+  readonly at: number;
+  /** Position in the heap, `-1` when not in one. Maintained by the heap. */
+  heapIndex: number;
+  /** Called once when the deadline has passed, from the timer's callback. */
+  fire(): void;
+}
+
+/**
+ * A binary min-heap of deadlines with O(log n) insertion, removal of any
+ * entry, and O(1) access to the earliest.
+ *
+ * @example
+ * ```ts
+ * const heap = new DeadlineHeap();
+ * heap.push(entry);
+ * heap.peek();        // the earliest entry
+ * heap.remove(entry);
+ * ```
+ * @throws TypeError from `push` when the entry is already in a heap.
+ */
+export class DeadlineHeap {
+  private items: Deadline[] = [];
+
+  /** How many deadlines are waiting. */
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** The earliest deadline, or `undefined`. */
+  peek(): Deadline | undefined {
+    return this.items[0];
+  }
+
+  /**
+   * Adds a deadline.
+   * @throws TypeError when it is already in a heap.
+   */
+  push(entry: Deadline): void {
+    if (entry.heapIndex !== -1) throw new TypeError("DeadlineHeap.push: the entry is already in a heap");
+    const items = this.items;
+    entry.heapIndex = items.length;
+    items.push(entry);
+    this.up(entry.heapIndex);
+  }
+
+  /** Removes and returns the earliest deadline. */
+  pop(): Deadline | undefined {
+    const items = this.items;
+    const top = items[0];
+    if (top === undefined) return undefined;
+    const last = items.pop()!;
+    if (last !== top) {
+      items[0] = last;
+      last.heapIndex = 0;
+      this.down(0);
+    }
+    top.heapIndex = -1;
+    return top;
+  }
+
+  /** Removes `entry` if it is in this heap; returns whether it was. */
+  remove(entry: Deadline): boolean {
+    const i = entry.heapIndex;
+    const items = this.items;
+    if (i < 0 || items[i] !== entry) return false;
+    const last = items.pop()!;
+    entry.heapIndex = -1;
+    if (last !== entry) {
+      items[i] = last;
+      last.heapIndex = i;
+      this.down(i);
+      this.up(last.heapIndex);
+    }
+    return true;
+  }
+
+  /** Empties the heap. */
+  clear(): void {
+    for (const entry of this.items) entry.heapIndex = -1;
+    this.items = [];
+  }
+
+  private up(i: number): void {
+    const items = this.items;
+    const entry = items[i]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = items[p]!;
+      if (parent.at <= entry.at) break;
+      items[i] = parent;
+      parent.heapIndex = i;
+      i = p;
+    }
+    items[i] = entry;
+    entry.heapIndex = i;
+  }
+
+  private down(i: number): void {
+    const items = this.items;
+    const n = items.length;
+    const entry = items[i]!;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && items[c + 1]!.at < items[c]!.at) c++;
+      const child = items[c]!;
+      if (child.at >= entry.at) break;
+      items[i] = child;
+      child.heapIndex = i;
+      i = c;
+    }
+    items[i] = entry;
+    entry.heapIndex = i;
+  }
+}
+
+/** Node clamps longer delays to 1 ms; longer deadlines re-arm. */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * A {@link DeadlineHeap} driven by one Node timer, armed for the earliest
+ * deadline and re-armed only when an earlier one arrives. Deadlines never
+ * fire early. With no deadline left, no timer is held, so an idle backend
+ * does not keep Node alive.
+ *
+ * @example
+ * ```ts
+ * const timers = new Timers();
+ * timers.add({ at: performance.now() + 10, heapIndex: -1, fire: () => console.log("10 ms") });
+ * ```
+ * @throws TypeError from `add` when the entry is already in a heap.
+ */
+export class Timers {
+  private readonly heap = new DeadlineHeap();
+  private timer: NodeJS.Timeout | null = null;
+  private armedAt = Infinity;
+  private readonly onTimer = (): void => this.expire();
+
+  /** How many deadlines are waiting. */
+  get size(): number {
+    return this.heap.size;
+  }
+
+  /** Whether a Node timer is armed. */
+  get armed(): boolean {
+    return this.timer !== null;
+  }
+
+  /** Adds a deadline (re-arming the Node timer when it is the earliest). */
+  add(entry: Deadline): void {
+    this.heap.push(entry);
+    if (entry.at < this.armedAt || this.timer === null) this.arm();
+  }
+
+  /** Forgets a deadline; the Node timer is released when none is left. */
+  remove(entry: Deadline): void {
+    if (this.heap.remove(entry) && this.heap.size === 0) this.disarm();
+  }
+
+  /** Forgets every deadline and releases the Node timer. */
+  clear(): void {
+    this.heap.clear();
+    this.disarm();
+  }
+
+  private expire(): void {
+    this.timer = null;
+    this.armedAt = Infinity;
+    const heap = this.heap;
+    const now = performance.now();
+    for (let d = heap.peek(); d !== undefined && d.at <= now; d = heap.peek()) {
+      heap.pop();
+      d.fire();
+    }
+    if (heap.size !== 0) this.arm();
+  }
+
+  private arm(): void {
+    const first = this.heap.peek();
+    if (first === undefined) return this.disarm();
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.armedAt = first.at;
+    if (first.at === Infinity) {
+      // Forever: hold the loop with the longest timer Node has, re-armed when it fires.
+      this.timer = setTimeout(this.onTimer, MAX_DELAY);
+      return;
+    }
+    const delay = Math.min(MAX_DELAY, Math.max(0, Math.ceil(first.at - performance.now())));
+    this.timer = setTimeout(this.onTimer, delay);
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedAt = Infinity;
+  }
+}

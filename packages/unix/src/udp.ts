@@ -1,0 +1,96 @@
+/**
+ * Datagram sockets: `udpv4`, `udpv6`, `recvfrom`, `sendto`. Bind one with
+ * `bindAndListen` (or let the first `sendto` bind it to an ephemeral port).
+ */
+import type * as B from "@bobbin/core";
+import type { Address, InetAddress, Socket } from "./backend.js";
+import { currentContext } from "./context.js";
+import { SocketClosed } from "./errors.js";
+import { checkAddress, checkRange, checkSocket, isUdpKind } from "./socket.js";
+
+/**
+ * A new UDP/IPv4 socket of the current run's backend.
+ *
+ * @example
+ * ```ts
+ * const sock = udpv4();
+ * yield* bindAndListen(sock, { host: "127.0.0.1", port: 0 });
+ * ```
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ */
+export function udpv4(): Socket {
+  return currentContext("udpv4()").backend.socket("udp4");
+}
+
+/**
+ * A new UDP/IPv6 socket.
+ *
+ * @example
+ * ```ts
+ * const sock = udpv6();
+ * yield* sendto(sock, Buffer.from("ping"), { host: "::1", port });
+ * ```
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ */
+export function udpv6(): Socket {
+  return currentContext("udpv6()").backend.socket("udp6");
+}
+
+function checkUdp(sock: unknown, what: string): Socket {
+  const s = checkSocket(sock, what);
+  if (!isUdpKind(s.kind)) {
+    throw new TypeError(`${what} needs a UDP socket (udpv4, udpv6); this one is ${s.kind}: for streams use read()/write()`);
+  }
+  if (s.state === "closed") throw new SocketClosed(what);
+  return s;
+}
+
+/**
+ * Receives one datagram into `buf[off…]` (at most `len` bytes: the rest of a
+ * longer datagram is dropped, as `recvfrom` does) and returns its length
+ * and sender.
+ *
+ * @example
+ * ```ts
+ * const buf = Buffer.alloc(1500);
+ * const [n, from] = yield* recvfrom(sock, buf);
+ * yield* sendto(sock, buf, 0, n, from);   // echo
+ * ```
+ * @throws TypeError for a stream socket or one not bound yet (bind it, or `sendto` first).
+ * @throws RangeError for a negative or out-of-bounds `off`/`len`.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws the socket's system error, to this task only.
+ */
+export function recvfrom(sock: Socket, buf: Uint8Array, off?: number, len?: number): B.Operation<[number, Address]> {
+  const s = checkUdp(sock, "recvfrom()");
+  const [o, l] = checkRange(buf, off, len, "recvfrom()");
+  if (s.state !== "bound") {
+    throw new TypeError("recvfrom() needs a bound socket: bindAndListen(sock, { host, port }) it, or sendto() from it first");
+  }
+  return s.backend.recvfrom(s, buf, o, l);
+}
+
+/**
+ * Sends `buf[off, off + len)` (default: all of `buf`) as one datagram to
+ * `addr` and returns the bytes sent. A fresh socket is bound to an
+ * ephemeral port by its first `sendto`.
+ *
+ * @example
+ * ```ts
+ * yield* sendto(sock, Buffer.from("ping"), { host: "127.0.0.1", port });
+ * yield* sendto(sock, buf, 0, n, from);
+ * ```
+ * @throws TypeError for a stream socket or an address that does not suit the socket.
+ * @throws RangeError for a bad port or a negative or out-of-bounds `off`/`len`.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws the system error (`EMSGSIZE` for an oversized datagram…), to this task only.
+ */
+export function sendto(sock: Socket, buf: Uint8Array, addr: Address): B.Operation<number>;
+export function sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number>;
+export function sendto(sock: Socket, buf: Uint8Array, a: unknown, b?: unknown, c?: unknown): B.Operation<number> {
+  const s = checkUdp(sock, "sendto()");
+  const short = a !== null && typeof a === "object";
+  const [o, l] = checkRange(buf, short ? 0 : a, short ? undefined : b, "sendto()");
+  const address = checkAddress(short ? a : c, s.kind, "sendto()", true) as InetAddress;
+  return s.backend.sendto(s, buf, o, l, address);
+}

@@ -1,0 +1,107 @@
+import * as B from "@bobbin/core";
+import { describe, expect, it } from "vitest";
+import {
+  accept,
+  bindAndListen,
+  close,
+  connect,
+  getsockname,
+  type InetAddress,
+  libuv,
+  LibuvBackend,
+  read,
+  readExactly,
+  run,
+  sleep,
+  type Socket,
+  tcpv4,
+  write,
+} from "../../src/index.js";
+import { HIGH_WATER, type UvSocket } from "../../src/libuv/socket.js";
+import { expectRange } from "../helpers.js";
+
+function* pair(): Generator<B.Instruction, [Socket, Socket], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+  const { port } = getsockname(server) as InetAddress;
+  const acceptor = B.spawn(function* () {
+    return (yield* accept(server))[0];
+  });
+  const client = tcpv4();
+  yield* connect(client, { host: "127.0.0.1", port });
+  const peer = yield* B.awaitExn(acceptor);
+  yield* close(server);
+  return [client, peer];
+}
+
+describe("the libuv backend", () => {
+  it("works with either flush mode", async () => {
+    for (const flush of ["immediate", "microtask"] as const) {
+      const echoed = await run(
+        function* () {
+          const [a, b] = yield* pair();
+          const buf = Buffer.alloc(64);
+          for (let i = 0; i < 100; i++) {
+            yield* write(a, buf);
+            yield* readExactly(b, buf);
+            yield* write(b, buf);
+            yield* readExactly(a, buf);
+          }
+          return flush;
+        },
+        { backend: () => libuv({ flush }) },
+      );
+      expect(echoed).toBe(flush);
+    }
+  });
+
+  it("stops reading from the system while a socket's queue is full, and resumes when it drains", async () => {
+    await run(function* () {
+      const [a, b] = yield* pair();
+      const total = 4 * 1024 * 1024;
+      const writer = B.spawn(function* () {
+        yield* write(a, Buffer.alloc(total, 7));
+        yield* close(a);
+      });
+      yield* sleep(0.05); // nobody reads b meanwhile
+      const s = b as unknown as UvSocket;
+      expect(s.paused).toBe(true);
+      expect(s.queued).toBeLessThan(HIGH_WATER * 2);
+      const buf = Buffer.alloc(64 * 1024);
+      let got = 0;
+      for (let n; (n = yield* read(b, buf)) > 0; ) got += n;
+      expect(got).toBe(total);
+      yield* B.awaitExn(writer);
+    });
+  });
+
+  it("sleep(0) lets other tasks run; sleep never returns early", async () => {
+    await run(function* () {
+      const order: string[] = [];
+      const other = B.spawn(function* () {
+        order.push("other");
+      });
+      yield* sleep(0);
+      order.push("after sleep(0)");
+      yield* B.awaitExn(other);
+      expect(order).toEqual(["other", "after sleep(0)"]);
+      for (const s of [0.005, 0.02]) {
+        const t0 = performance.now();
+        yield* sleep(s);
+        expectRange(performance.now() - t0, s * 1000, s * 1000 + 500);
+      }
+    });
+  });
+
+  it("drain closes what is left and settles once every handle is gone", async () => {
+    let backend: LibuvBackend | null = null;
+    await run(
+      function* () {
+        yield* pair();
+        expect(backend!.live.size).toBe(2);
+      },
+      { backend: () => (backend = libuv()) },
+    );
+    expect(backend!.live.size).toBe(0);
+  });
+});

@@ -1,0 +1,111 @@
+import * as B from "@bobbin/core";
+import { describe, expect, it } from "vitest";
+import { getsockname, type InetAddress, Ownership, type OwnedSocket, run, sleep } from "../src/index.js";
+import { failure, thrown } from "./helpers.js";
+
+function* echo(client: OwnedSocket): Generator<B.Instruction, void, unknown> {
+  const buf = Buffer.alloc(256);
+  for (let n; (n = yield* Ownership.read(client, buf)) > 0; ) yield* Ownership.write(client, buf, 0, n);
+  yield* Ownership.close(client);
+}
+
+describe("Ownership", () => {
+  it("the book's echo server: clients are given to their tasks, and every socket is released", async () => {
+    const replies = await run(function* () {
+      const server = Ownership.tcpv4();
+      yield* Ownership.bindAndListen(server, { host: "127.0.0.1", port: 0 });
+      const { port } = Ownership.getsockname(server) as InetAddress;
+      const serving = B.spawn({ give: [server] }, function* () {
+        const clients = B.orphans<void>();
+        for (let i = 0; i < 3; i++) {
+          const [client] = yield* Ownership.accept(server);
+          B.spawn({ orphans: clients, give: [client] }, echo, client);
+        }
+        for (const r of yield* B.get(clients)) if (!r.ok) throw r.error;
+        yield* Ownership.close(server);
+      });
+      const replies: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const sock = Ownership.tcpv4();
+        yield* Ownership.connect(sock, { host: "127.0.0.1", port });
+        yield* Ownership.write(sock, `hello ${i}`);
+        const buf = Buffer.alloc(7);
+        yield* Ownership.readExactly(sock, buf);
+        replies.push(buf.toString());
+        Ownership.shutdown(sock, "send");
+        expect(yield* Ownership.read(sock, buf)).toBe(0);
+        yield* Ownership.close(sock);
+      }
+      yield* B.awaitExn(serving);
+      return replies;
+    });
+    expect(replies).toEqual(["hello 0", "hello 1", "hello 2"]);
+  });
+
+  it("a task that does not own the socket gets NotOwner", async () => {
+    await run(function* () {
+      const sock = Ownership.udpv4();
+      const other = B.spawn(function* () {
+        return thrown(() => Ownership.sendto(sock, Buffer.from("x"), { host: "127.0.0.1", port: 9 }));
+      });
+      expect(yield* B.awaitExn(other)).toBeInstanceOf(B.NotOwner);
+      expect(thrown(() => Ownership.read({} as OwnedSocket, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
+      yield* Ownership.close(sock);
+      expect(thrown(() => Ownership.close(sock))).toBeInstanceOf(B.NotOwner); // released
+    });
+  });
+
+  it("the finaliser closes the socket of a task that fails or is cancelled", async () => {
+    await run(function* () {
+      let failed: OwnedSocket | null = null;
+      const t = B.spawn(function* () {
+        failed = Ownership.tcpv4();
+        yield* Ownership.bindAndListen(failed, { host: "127.0.0.1", port: 0 });
+        throw new Error("oops");
+      });
+      expect((yield* B.awaitTask(t)).ok).toBe(false);
+      expect(failed!.value.state).toBe("closed");
+      let cancelled: OwnedSocket | null = null;
+      const u = B.spawn(function* () {
+        cancelled = Ownership.tcpv4();
+        yield* Ownership.bindAndListen(cancelled, { host: "127.0.0.1", port: 0 });
+        yield* Ownership.accept(cancelled);
+      });
+      yield* sleep(0.01);
+      yield* B.cancel(u);
+      expect(cancelled!.value.state).toBe("closed");
+    });
+  });
+
+  it("returning while owning a socket closes it and fails the run with ResourceLeaked", async () => {
+    let leaked: OwnedSocket | null = null;
+    await expect(
+      run(function* () {
+        const t = B.spawn(function* () {
+          leaked = Ownership.tcpv4();
+          yield* Ownership.bindAndListen(leaked, { host: "127.0.0.1", port: 0 });
+        });
+        yield* B.awaitTask(t);
+      }),
+    ).rejects.toBeInstanceOf(B.ResourceLeaked);
+    expect(leaked!.value.state).toBe("closed");
+  });
+
+  it("ofSocket owns a plain socket; recvfrom/sendto check ownership too", async () => {
+    await run(function* () {
+      const a = Ownership.udpv4();
+      yield* Ownership.bindAndListen(a, { host: "127.0.0.1", port: 0 });
+      const { port } = getsockname(a.value) as InetAddress;
+      const b = Ownership.udpv6();
+      yield* Ownership.close(b);
+      const c = Ownership.udpv4();
+      yield* Ownership.sendto(c, Buffer.from("ping"), 0, 4, { host: "127.0.0.1", port });
+      const buf = Buffer.alloc(10);
+      const [n] = yield* Ownership.recvfrom(a, buf);
+      expect(buf.subarray(0, n).toString()).toBe("ping");
+      expect(yield* failure(() => Ownership.recvfrom(c, buf, 0, -1))).toBeInstanceOf(RangeError);
+      yield* Ownership.close(a);
+      yield* Ownership.close(c);
+    });
+  });
+});

@@ -1,0 +1,85 @@
+import * as B from "@bobbin/core";
+import { describe, expect, it } from "vitest";
+import { type Backend, LibuvBackend, libuv, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
+import { thrown } from "./helpers.js";
+
+describe("run", () => {
+  it("runs main with the libuv backend by default and settles with its value or error", async () => {
+    expect(
+      await run(function* () {
+        yield* sleep(0.001);
+        return 42;
+      }),
+    ).toBe(42);
+    await expect(
+      run(function* () {
+        yield* sleep(0.001);
+        throw new Error("main failed");
+      }),
+    ).rejects.toThrow("main failed");
+  });
+
+  it("makes one backend per run with the factory", async () => {
+    const made: Backend[] = [];
+    const factory = (domain: number): Backend => {
+      expect(domain).toBe(0);
+      const b = libuv();
+      made.push(b);
+      return b;
+    };
+    await Promise.all([run(function* () { yield* sleep(0.01); }, { backend: factory }), run(function* () { yield* sleep(0.01); }, { backend: factory })]);
+    expect(made).toHaveLength(2);
+    expect(made[0]).toBeInstanceOf(LibuvBackend);
+    expect(made[0]).not.toBe(made[1]);
+    expect(made[0]!.name).toBe("libuv");
+  });
+
+  it("keeps core's rules: StillHasChildren, the abort signal", async () => {
+    await expect(
+      run(function* () {
+        B.spawn(function* () {
+          yield* sleep(0.01);
+        });
+      }),
+    ).rejects.toBeInstanceOf(B.StillHasChildren);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("stop")), 20);
+    await expect(
+      run(
+        function* () {
+          yield* sleep(10);
+        },
+        { signal: controller.signal },
+      ),
+    ).rejects.toThrow("stop");
+  });
+
+  it("checks its arguments and the backend (synchronously)", () => {
+    expect(thrown(() => run("main" as never))).toBeInstanceOf(TypeError);
+    expect(thrown(() => run(function* () {}, { events: () => null } as never))).toBeInstanceOf(TypeError);
+    expect(thrown(() => run(function* () {}, { backend: {} as never }))).toBeInstanceOf(TypeError);
+    const partial = thrown(() => run(function* () {}, { backend: () => ({ select() {}, interrupt() {} }) as never })) as Error;
+    expect(partial).toBeInstanceOf(TypeError);
+    expect(partial.message).toMatch(/lacks socket, bindAndListen/);
+    expect(thrown(() => run(function* () {}, { pollEvery: 0 }))).toBeInstanceOf(RangeError);
+  });
+
+  it("operations need a task of @bobbin/unix's run", async () => {
+    expect((thrown(() => tcpv4()) as Error).message).toMatch(/inside a task/);
+    expect(thrown(() => sleep(1))).toBeInstanceOf(TypeError);
+    await B.run(function* () {
+      expect((thrown(() => udpv4()) as Error).message).toMatch(/@bobbin\/unix/);
+      expect(thrown(() => sleep(1))).toBeInstanceOf(TypeError);
+      expect(() => withTimeout(1, B.yieldNow())).not.toThrow(); // made lazily…
+      const e = yield* (function* () {
+        try {
+          yield* withTimeout(1, B.yieldNow()); // …and refused when it runs
+        } catch (error) {
+          return error;
+        }
+        return null;
+      })();
+      expect(e).toBeInstanceOf(TypeError);
+    });
+  });
+});

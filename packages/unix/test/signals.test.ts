@@ -1,0 +1,107 @@
+import * as B from "@bobbin/core";
+import { Condition, Mutex } from "@bobbin/sync";
+import { describe, expect, it } from "vitest";
+import { onSignal, run, sleep, withTimeout } from "../src/index.js";
+import { thrown } from "./helpers.js";
+
+const SIG = "SIGUSR2";
+
+describe("onSignal", () => {
+  it("runs the handler as a task on dom0, which can use a Mutex and Condition (the book's SIGINT server)", async () => {
+    const listeners = process.listenerCount(SIG);
+    const result = await run(function* () {
+      const m = new Mutex();
+      const c = new Condition();
+      let stop = false;
+      const seen: string[] = [];
+      onSignal(SIG, function* (signal) {
+        seen.push(`${signal} in task ${B.self().uid} on domain ${B.Domain.self()}`);
+        yield* sleep(0.001);
+        yield* m.protect(() => {
+          stop = true;
+          c.broadcast();
+        });
+      });
+      expect(process.listenerCount(SIG)).toBe(listeners + 1);
+      const waiter = B.spawn(function* () {
+        yield* m.protect(function* () {
+          while (!stop) yield* c.wait(m);
+        });
+        return "stopped";
+      });
+      yield* sleep(0.01);
+      process.kill(process.pid, SIG);
+      const r = yield* withTimeout(5, B.awaitExn(waiter));
+      return { r, seen };
+    });
+    expect(result.r).toBe("stopped");
+    expect(result.seen).toHaveLength(1);
+    expect(result.seen[0]).toMatch(/^SIGUSR2 in task \d+ on domain 0$/);
+    expect(process.listenerCount(SIG)).toBe(listeners); // removed at the end of the run
+  });
+
+  it("runs the handler once per signal; the returned function removes it", async () => {
+    const listeners = process.listenerCount(SIG);
+    await run(function* () {
+      let calls = 0;
+      const off = onSignal(SIG, function* () {
+        calls++;
+      });
+      for (let i = 0; i < 3; i++) {
+        process.kill(process.pid, SIG);
+        yield* sleep(0.02);
+      }
+      expect(calls).toBe(3);
+      off();
+      expect(process.listenerCount(SIG)).toBe(listeners);
+      // replacing a handler
+      onSignal(SIG, function* () {
+        calls += 10;
+      });
+      onSignal(SIG, function* () {
+        calls += 100;
+      });
+      process.kill(process.pid, SIG);
+      yield* sleep(0.02);
+      expect(calls).toBe(103);
+    });
+    expect(process.listenerCount(SIG)).toBe(listeners);
+  });
+
+  it("a failing handler fails the run and cancels main", async () => {
+    let mainCleanedUp = false;
+    await expect(
+      run(function* () {
+        onSignal(SIG, function* () {
+          throw new Error("handler failed");
+        });
+        try {
+          process.kill(process.pid, SIG);
+          yield* sleep(5);
+        } finally {
+          mainCleanedUp = true;
+        }
+      }),
+    ).rejects.toThrow("handler failed");
+    expect(mainCleanedUp).toBe(true);
+  });
+
+  it("checks its arguments", async () => {
+    await run(function* () {
+      expect(thrown(() => onSignal("SIGNOPE" as NodeJS.Signals, function* () {}))).toBeInstanceOf(TypeError);
+      expect(thrown(() => onSignal("SIGKILL", function* () {}))).toBeInstanceOf(TypeError);
+      expect(thrown(() => onSignal(SIG, "handler" as never))).toBeInstanceOf(TypeError);
+    });
+    expect(thrown(() => onSignal(SIG, function* () {}))).toBeInstanceOf(TypeError); // outside a run
+  });
+
+  it("a handler that is not a generator function fails the run with a TypeError", async () => {
+    await expect(
+      run(function* () {
+        onSignal(SIG, (() => 1) as never);
+        process.kill(process.pid, SIG);
+        yield* sleep(5);
+      }),
+    ).rejects.toThrow(/generator function/);
+  });
+});

@@ -1,0 +1,157 @@
+import * as B from "@bobbin/core";
+import { describe, expect, it } from "vitest";
+import {
+  accept,
+  bindAndListen,
+  close,
+  connect,
+  getsockname,
+  localAddress,
+  read,
+  readExactly,
+  run,
+  shutdown,
+  SocketClosed,
+  tcpv4,
+  udpv4,
+  write,
+  type InetAddress,
+  type Socket,
+} from "../src/index.js";
+import { thrown } from "./helpers.js";
+
+/** A connected pair of TCP sockets on loopback. */
+function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+  const { port } = getsockname(server) as InetAddress;
+  const acceptor = B.spawn(function* () {
+    return (yield* accept(server))[0];
+  });
+  const client = tcpv4();
+  yield* connect(client, { host: "127.0.0.1", port });
+  return [client, yield* B.awaitExn(acceptor), server];
+}
+
+describe("stream sockets", () => {
+  it("shutdown('send') half-closes: the peer reads 0, then still answers", async () => {
+    await run(function* () {
+      const [a, b] = yield* pair();
+      yield* write(a, "question");
+      shutdown(a, "send");
+      const buf = Buffer.alloc(100);
+      let got = "";
+      for (let n; (n = yield* read(b, buf)) > 0; ) got += buf.toString("utf8", 0, n);
+      expect(got).toBe("question");
+      yield* write(b, "answer");
+      yield* close(b);
+      const n = yield* read(a, buf);
+      expect(buf.toString("utf8", 0, n)).toBe("answer");
+      const e = yield* (function* () {
+        try {
+          yield* write(a, "more");
+        } catch (error) {
+          return error as NodeJS.ErrnoException;
+        }
+        return null;
+      })();
+      expect(e?.code).toBe("EPIPE");
+    });
+  });
+
+  it("shutdown('receive') makes reads return 0; shutdown needs a connected stream", async () => {
+    await run(function* () {
+      const [a, b, server] = yield* pair();
+      yield* write(b, "ignored");
+      shutdown(a, "receive");
+      expect(yield* read(a, Buffer.alloc(10))).toBe(0);
+      expect(thrown(() => shutdown(a, "sideways" as never))).toBeInstanceOf(TypeError);
+      expect((thrown(() => shutdown(tcpv4())) as NodeJS.ErrnoException).code).toBe("ENOTCONN");
+      expect(thrown(() => shutdown(udpv4()))).toBeInstanceOf(TypeError);
+      yield* close(a);
+      expect(thrown(() => shutdown(a))).toBeInstanceOf(SocketClosed);
+      yield* close(b);
+      yield* close(server);
+    });
+  });
+
+  it("writes strings as UTF-8; reads fill at most len bytes at off", async () => {
+    await run(function* () {
+      const [a, b] = yield* pair();
+      yield* write(a, "héllo");
+      const buf = Buffer.alloc(10, ".");
+      yield* readExactly(b, buf, 2, 6);
+      expect(buf.toString()).toBe("..héllo..");
+      expect(Buffer.byteLength("héllo")).toBe(6);
+    });
+  });
+
+  it("two tasks reading one socket share its bytes without losing any", async () => {
+    const total = await run(function* () {
+      const [a, b] = yield* pair();
+      const received: number[] = [];
+      const reader = function* (): Generator<B.Instruction, void, unknown> {
+        const buf = Buffer.alloc(7);
+        for (let n; (n = yield* read(b, buf)) > 0; ) received.push(...buf.subarray(0, n));
+      };
+      const r1 = B.spawn(reader);
+      const r2 = B.spawn(reader);
+      const data = Buffer.from(Array.from({ length: 5000 }, (_, i) => i & 0xff));
+      for (let off = 0; off < data.length; off += 100) yield* write(a, data, off, 100);
+      yield* close(a);
+      yield* B.awaitExn(r1);
+      yield* B.awaitExn(r2);
+      return received.length;
+    });
+    expect(total).toBe(5000);
+  });
+
+  it("a socket read by one task and then another (the reused operation changes task)", async () => {
+    await run(function* () {
+      const [a, b] = yield* pair();
+      const buf = Buffer.alloc(3);
+      const first = B.spawn(function* () {
+        yield* readExactly(b, buf);
+        return buf.toString();
+      });
+      yield* write(a, "one");
+      expect(yield* B.awaitExn(first)).toBe("one");
+      const second = B.spawn(function* () {
+        yield* readExactly(b, buf);
+        return buf.toString();
+      });
+      yield* write(a, "two");
+      expect(yield* B.awaitExn(second)).toBe("two");
+    });
+  });
+
+  it("hostnames are resolved in the socket's family", async () => {
+    await run(function* () {
+      const server = tcpv4();
+      yield* bindAndListen(server, { host: "localhost", port: 0 });
+      const { host, port } = getsockname(server) as InetAddress;
+      expect(host).toBe("127.0.0.1");
+      const acceptor = B.spawn(function* () {
+        const [c, peer] = yield* accept(server);
+        expect((peer as InetAddress).host).toBe("127.0.0.1");
+        yield* close(c);
+      });
+      const sock = tcpv4();
+      yield* connect(sock, { host: "localhost", port });
+      yield* B.awaitExn(acceptor);
+      yield* close(sock);
+      yield* close(server);
+    });
+  });
+
+  it("getsockname (localAddress) needs a bound socket", async () => {
+    await run(function* () {
+      const [a, , server] = yield* pair();
+      expect((localAddress(a) as InetAddress).host).toBe("127.0.0.1");
+      expect(getsockname(server)).toEqual(localAddress(server));
+      expect(thrown(() => getsockname(tcpv4()))).toBeInstanceOf(TypeError);
+      yield* close(a);
+      expect(thrown(() => getsockname(a))).toBeInstanceOf(SocketClosed);
+    });
+  });
+});
