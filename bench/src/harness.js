@@ -107,7 +107,8 @@ export function fmtRatio(r) {
   if (r == null || !Number.isFinite(r)) return "—";
   if (r >= 100) return `${r.toFixed(0)}×`;
   if (r >= 10) return `${r.toFixed(1)}×`;
-  return `${r.toFixed(2)}×`;
+  if (r >= 0.1) return `${r.toFixed(2)}×`;
+  return `${r.toPrecision(2)}×`; // 0.0040×, not 0.00×
 }
 
 export function fmtN(n) {
