@@ -19,6 +19,7 @@ import { spawn } from "./spawn.js";
 import { F_NO_EARLY_CANCEL, type Task, type Waiter } from "./task.js";
 import type { SpawnOptions } from "./lifecycle.js";
 import { decodeError, type Message } from "./wire.js";
+import { decodePortables, encodePortables } from "./portable.js";
 import type { TransferListItem } from "node:worker_threads";
 
 /**
@@ -80,7 +81,7 @@ function* remoteCall(domain: number, id: number): Generator<Instruction, unknown
     }
     throw error;
   }
-  if (result.ok) return result.value;
+  if (result.ok) return result.portable ? decodePortables(result.value) : result.value;
   throw decodeError(result.error);
 }
 
@@ -93,7 +94,9 @@ const PLAIN_FUNCTION =
  * Runs a parallel task on another domain: a random worker other than the
  * caller's domain (seeded by `run`'s `seed`), never dom0; or the `pin`ned one.
  * Returns a task of the caller, awaited or cancelled like any other; arguments
- * and result are structured-cloned. Options come first when present.
+ * and result are structured-cloned, except portable values (see
+ * `definePortable`), which are encoded and made again on the other side.
+ * Options come first when present.
  *
  * @example
  * ```ts
@@ -105,6 +108,8 @@ const PLAIN_FUNCTION =
  * @throws NoDomainAvailable when the run has no worker domain other than the caller's.
  * @throws RangeError when `pin` is dom0, the caller's domain or not a domain of the run.
  * @throws Uncloneable when an argument cannot be sent to another domain.
+ * @throws whatever a portable's `encode` throws for an argument (e.g. a
+ * `TypeError` for a value that refuses to cross domains).
  */
 export function call<A extends unknown[], T>(task: ParallelTask<A, T>, ...args: A): Task<T>;
 export function call<A extends unknown[], T>(options: CallOptions, task: ParallelTask<A, T>, ...args: A): Task<T>;
@@ -124,7 +129,8 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   const pinned = options.pin !== undefined;
   const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link);
   if (options.transfer !== undefined && !Array.isArray(options.transfer)) throw new TypeError("call({ transfer }) expects an array of transferables");
-  const id = link.sendCall(domain, task.url, task.name, args, pinned, options.transfer ?? []);
+  const sent = encodePortables(args) as unknown[];
+  const id = link.sendCall(domain, task.url, task.name, sent, pinned, options.transfer ?? [], sent !== args);
   return spawnProxy(link, domain, id, { orphans: options.orphans, give: options.give });
 }
 
@@ -144,7 +150,7 @@ function spawnProxy(link: DomainLink, domain: number, id: number, options?: Spaw
 /**
  * Runs `task` once per input, spread round-robin over the worker domains other
  * than the caller's, and returns the results in input order (a failing element
- * is an error at its index only).
+ * is an error at its index only). Inputs and results cross as for {@link call}.
  *
  * @example
  * ```ts
@@ -154,6 +160,7 @@ function spawnProxy(link: DomainLink, domain: number, id: number, options?: Spaw
  * @throws TypeError when given a plain function (use `defineTask`) or inputs that are not an array.
  * @throws NoDomainAvailable when the run has no worker domain other than the caller's.
  * @throws Uncloneable when an input cannot be sent to another domain.
+ * @throws whatever a portable's `encode` throws for an input (then nothing was sent).
  */
 export function parallel<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]): Operation<Result<T>[]> {
   if (typeof task === "function") throw new TypeError(PLAIN_FUNCTION);
@@ -166,9 +173,15 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   const link = currentTask("parallel()").sched.domainLink();
   const others = link.others;
   if (others.length === 0) throw noDomain(link);
-  const tasks = inputs.map((input, i) => {
+  // Encoded first: a portable refusing to cross fails parallel before anything was sent.
+  const encoded = inputs.map((input) => {
+    const args = [input];
+    const sent = encodePortables(args) as unknown[];
+    return { sent, portable: sent !== args };
+  });
+  const tasks = encoded.map(({ sent, portable }, i) => {
     const domain = others[i % others.length]!;
-    return spawnProxy(link, domain, link.sendCall(domain, task.url, task.name, [input], false, []));
+    return spawnProxy(link, domain, link.sendCall(domain, task.url, task.name, sent, false, [], portable));
   });
   return (yield* awaitAll(tasks as Task<T>[])) as Result<T>[];
 }

@@ -20,7 +20,8 @@ export interface PendingCall {
   readonly domain: number;
   /** The proxy task parked until the result arrives. */
   waiter: Task | null;
-  result: { ok: true; value: unknown } | { ok: false; error: WireError } | null;
+  /** `portable`: `value` holds encoded portables (see portable.ts). */
+  result: { ok: true; value: unknown; portable: boolean } | { ok: false; error: WireError } | null;
 }
 
 /** @internal What a worker domain does with the calls and cancellations it receives. */
@@ -54,10 +55,23 @@ export class DomainLink {
     port.on("message", this.onMessage);
   }
 
-  /** Sends a call and returns its id; wait for its result with `takeResult`. */
-  sendCall(domain: number, url: string, name: string, args: unknown[], pinned: boolean, transfer: readonly TransferListItem[]): number {
+  /**
+   * Sends a call and returns its id; wait for its result with `takeResult`.
+   * `args` are already encoded (`encodePortables`); `portable` says whether they hold portables.
+   */
+  sendCall(
+    domain: number,
+    url: string,
+    name: string,
+    args: unknown[],
+    pinned: boolean,
+    transfer: readonly TransferListItem[],
+    portable: boolean,
+  ): number {
     const id = this.nextCall++;
-    const message: Message = { kind: "call", id, from: this.sched.domain, url, name, args, pinned };
+    const message: Message = portable
+      ? { kind: "call", id, from: this.sched.domain, url, name, args, pinned, portable: true }
+      : { kind: "call", id, from: this.sched.domain, url, name, args, pinned };
     try {
       this.port(domain).postMessage(message, transfer as TransferListItem[]);
     } catch (error) {
@@ -132,7 +146,9 @@ export class DomainLink {
       case "result": {
         const call = this.pending.get(message.id);
         if (call === undefined) return;
-        call.result = message.ok ? { ok: true, value: message.value } : { ok: false, error: message.error };
+        call.result = message.ok
+          ? { ok: true, value: message.value, portable: message.portable === true }
+          : { ok: false, error: message.error };
         const waiter = call.waiter;
         if (waiter !== null) {
           call.waiter = null;

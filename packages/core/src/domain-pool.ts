@@ -5,6 +5,7 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { DomainLink } from "./domain-link.js";
 import type { Message } from "./wire.js";
+import { SharingBoard } from "./work-sharing.js";
 
 /** @internal What a worker needs to become a domain. */
 export interface WorkerSetup {
@@ -15,28 +16,21 @@ export interface WorkerSetup {
   readonly sliceMs: number;
   readonly events: { url: string; name: string } | null;
   readonly workSharing: boolean;
-  /**
-   * One flag per domain, set while that domain is idle: a busy domain checks
-   * (and claims) it before sharing, so an idle notice that went stale is ignored.
-   */
-  readonly idleFlags: SharedArrayBuffer;
+  /** The work-sharing board (see work-sharing.ts). */
+  readonly board: SharedArrayBuffer;
   /** Channels to the other workers, by domain. */
   readonly peers: [number, MessagePort][];
 }
 
 /**
- * The parent's Node options, less those that only make sense for the main
- * thread's own entry (`-e`, `--input-type`…), which would break the worker's.
+ * Workers inherit the parent's Node options, except when the main thread runs
+ * code given on the command line (`-e`, `--input-type`…): those would break
+ * the worker's own entry, so such a process starts its workers without
+ * options. (Node refuses V8 options in an explicit list, so it cannot simply
+ * be filtered.)
  */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (/^(-e|--eval|-p|--print)$/.test(arg)) i++;
-    else if (!/^(--input-type|--eval|--print)(=|$)/.test(arg)) out.push(arg);
-  }
-  return out;
+function workerExecArgv(): string[] | undefined {
+  return process.execArgv.some((arg) => /^(-e|--eval|-p|--print|--input-type)(=|$)/.test(arg)) ? [] : undefined;
 }
 
 /** How long a stopping worker may take before it is terminated. */
@@ -50,7 +44,7 @@ export class DomainPool {
 
   constructor(
     private readonly link: DomainLink,
-    setup: Omit<WorkerSetup, "domain" | "peers" | "idleFlags">,
+    setup: Omit<WorkerSetup, "domain" | "peers" | "board">,
     onCrash: (error: Error) => void,
   ) {
     const n = setup.workers;
@@ -63,9 +57,9 @@ export class DomainPool {
       }
     }
     const entry = new URL("./worker.js", import.meta.url);
-    const idleFlags = new SharedArrayBuffer(4 * (n + 1));
+    const board = SharingBoard.create(n);
     for (let d = 1; d <= n; d++) {
-      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]!, idleFlags };
+      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]!, board };
       const worker = new Worker(entry, {
         workerData,
         execArgv: workerExecArgv(),

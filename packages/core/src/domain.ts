@@ -3,6 +3,7 @@
  * threads (started by `call`/`parallel`) are the other domains.
  */
 import { current, currentTask } from "./scheduler.js";
+import type { Events } from "./events.js";
 import type { Task } from "./task.js";
 
 /**
@@ -26,6 +27,14 @@ export const Domain = {
    */
   available(): number {
     return currentTask("Domain.available()").sched.workers;
+  },
+  /**
+   * The events backend of the current domain, or `null` when it has none
+   * (packages such as `@bobbin/unix` find their backend here in every domain).
+   * @throws TypeError outside a task.
+   */
+  events(): Events | null {
+    return currentTask("Domain.events()").sched.events;
   },
   /**
    * Every domain of the current run: `[0, 1, …, available()]`.

@@ -405,6 +405,14 @@ export class Scheduler {
     if (task.gen !== null && task.waiter !== null) this.deliverCancel(task);
   }
 
+  /** Wakes a parked task by throwing `error` where it waits (see `interrupt`). */
+  interrupt(task: Task, error: unknown): void {
+    const waiter = task.waiter!;
+    task.waiter = null;
+    waiter.detach(task);
+    this.resumeThrow(task, error);
+  }
+
   private deliverCancel(task: Task): void {
     const waiter = task.waiter!;
     task.waiter = null;

@@ -4,6 +4,7 @@
  * encoded by hand so that Bobbin's error classes keep their class and name.
  */
 import * as errors from "./errors.js";
+import { decodeOne, portableOf } from "./portable.js";
 
 /** @internal An error as it crosses a thread. */
 export interface WireError {
@@ -11,16 +12,21 @@ export interface WireError {
   readonly message: string;
   readonly stack: string | undefined;
   readonly props: Record<string, unknown>;
+  /** An error that a portable encodes (see `definePortable`): decoded by it in the receiving domain. */
+  readonly portable?: { readonly name: string; readonly data: unknown };
 }
 
 /** @internal */
 export type Message =
-  /** Run `name` of module `url` for domain `from`; its reply is keyed by `id`. */
-  | { kind: "call"; id: number; from: number; url: string; name: string; args: unknown[]; pinned: boolean }
+  /**
+   * Run `name` of module `url` for domain `from`; its reply is keyed by `id`.
+   * `portable`: `args` hold encoded portables (see portable.ts).
+   */
+  | { kind: "call"; id: number; from: number; url: string; name: string; args: unknown[]; pinned: boolean; portable?: true }
   /** The caller cancelled call `id`. */
   | { kind: "cancel"; id: number; from: number }
   /** Call `id` of this domain ended, with its whole subtree. */
-  | { kind: "result"; id: number; ok: true; value: unknown }
+  | { kind: "result"; id: number; ok: true; value: unknown; portable?: true }
   | { kind: "result"; id: number; ok: false; error: WireError }
   /** A rule was broken in a worker: the run fails. */
   | { kind: "fatal"; error: WireError }
@@ -58,11 +64,29 @@ export function encodeError(error: unknown): WireError {
     const v = (error as unknown as Record<string, unknown>)[key];
     if (isCloneable(v)) props[key] = v;
   }
-  return { name: error.name, message: error.message, stack: error.stack, props };
+  let portable: WireError["portable"] | null = null;
+  try {
+    portable = portableOf(error);
+  } catch {
+    // a failing encode: the error crosses as a plain one
+  }
+  const wire: WireError = { name: error.name, message: error.message, stack: error.stack, props };
+  return portable === null ? wire : { ...wire, portable };
 }
 
-/** @internal The error again, of its class when Bobbin or JavaScript defines it. */
+/**
+ * @internal The error again: made by its portable when one encoded it,
+ * otherwise of its class when Bobbin or JavaScript defines it.
+ */
 export function decodeError(wire: WireError): Error {
+  if (wire.portable !== undefined) {
+    try {
+      const error = decodeOne(wire.portable.name, wire.portable.data);
+      if (error instanceof Error) return error;
+    } catch {
+      // unknown here, or a failing decode: rebuilt as a plain error below
+    }
+  }
   const Class = KNOWN[wire.name] ?? Error;
   const error = Object.create(Class.prototype) as Error;
   Object.defineProperty(error, "message", { value: wire.message, writable: true, configurable: true });

@@ -13,6 +13,7 @@ import type { WorkerSetup } from "./domain-pool.js";
 import { Cancelled, Uncloneable } from "./errors.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { care, orphans } from "./orphans.js";
+import { decodePortables, encodePortables } from "./portable.js";
 import { promise } from "./promise.js";
 import { startDomain } from "./run.js";
 import type { Scheduler } from "./scheduler.js";
@@ -20,7 +21,7 @@ import { spawn } from "./spawn.js";
 import type { Task } from "./task.js";
 import { Trigger } from "./trigger.js";
 import { encodeError, type Message } from "./wire.js";
-import { type CallMessage, SharingPolicy } from "./work-sharing.js";
+import { type CallMessage, SharingBoard, SharingPolicy } from "./work-sharing.js";
 
 const key = (from: number, id: number): string => `${from}:${id}`;
 
@@ -43,14 +44,32 @@ class WorkerHost implements CallHost {
     readonly sched: Scheduler,
     readonly link: DomainLink,
     readonly sharing: SharingPolicy,
-    readonly idleFlags: Int32Array,
+    readonly board: SharingBoard,
   ) {}
 
   call(message: CallMessage): void {
     this.queue.push(message);
     this.announcedIdle = false;
-    Atomics.store(this.idleFlags, this.sched.domain, 0);
+    this.board.setIdle(this.sched.domain, false);
+    this.queueChanged();
+    this.offerWork();
     if (!this.waitingForIdle || this.sched.isIdle) this.wake();
+  }
+
+  /** Publishes the queue's length on the board. */
+  queueChanged(): void {
+    if (this.sharing.enabled) this.board.setQueued(this.sched.domain, this.queue.length);
+  }
+
+  /** Hands queued calls to idle domains, if there are any. */
+  offerWork(): void {
+    if (!this.sharing.enabled) return;
+    const keep = this.runners.size === 0 ? 1 : 0; // an idle domain keeps the call it is about to start
+    if (this.queue.length <= keep) return;
+    for (const thief of this.board.idleDomains(this.sched.domain)) {
+      if (this.board.claimIdle(thief)) this.shareWith(thief, keep);
+      if (this.queue.length <= keep) return;
+    }
   }
 
   cancel(from: number, id: number): void {
@@ -65,18 +84,23 @@ class WorkerHost implements CallHost {
     const i = this.queue.findIndex((m) => m.from === from && m.id === id);
     if (i >= 0) {
       this.queue.splice(i, 1);
+      this.queueChanged();
       this.reply(from, { kind: "result", id, ok: false, error: encodeError(new Cancelled("the call was cancelled before it started")) });
     }
   }
 
   /** Domain `thief` said it is idle: share queued calls with it if it still is. */
   idle(thief: number): void {
-    const keep = this.runners.size === 0 ? 1 : 0; // an idle domain keeps the call it is about to start
-    if (this.queue.length <= keep || Atomics.compareExchange(this.idleFlags, thief, 1, 0) !== 1) return;
+    const keep = this.runners.size === 0 ? 1 : 0;
+    if (this.queue.length > keep && this.board.claimIdle(thief)) this.shareWith(thief, keep);
+  }
+
+  private shareWith(thief: number, keep: number): void {
     for (const call of this.sharing.share(this.queue, thief, keep)) {
       this.forwarded.set(key(call.from, call.id), thief);
       this.link.send(thief, call);
     }
+    this.queueChanged();
   }
 
   /** The scheduler found nothing to run. */
@@ -97,11 +121,13 @@ class WorkerHost implements CallHost {
     return wakeup.signal();
   }
 
+  /** Raises this domain's idle flag and tells the busiest domain, if any has queued work. */
   announceIdle(): void {
     if (this.announcedIdle || !this.sharing.enabled) return;
     this.announcedIdle = true;
-    Atomics.store(this.idleFlags, this.sched.domain, 1);
-    for (const peer of this.link.peers) if (peer !== 0) this.link.send(peer, { kind: "idle", from: this.sched.domain });
+    this.board.setIdle(this.sched.domain, true);
+    const busiest = this.board.busiest(this.sched.domain);
+    if (busiest > 0) this.link.send(busiest, { kind: "idle", from: this.sched.domain });
   }
 
   reply(domain: number, message: Message): void {
@@ -121,13 +147,18 @@ class WorkerHost implements CallHost {
 
 /** Runs one call; its module was loaded by `serve`. */
 function* runner(host: WorkerHost, message: CallMessage, body: TaskBody<unknown[], unknown>): Generator<Instruction, void, unknown> {
-  const { id, from, args } = message;
+  const { id, from } = message;
   let child: Task | null = null;
   let reply: Message;
   try {
+    // Decoded here, once the task's module (which defines its portables) is loaded.
+    const args = message.portable === true ? (decodePortables(message.args) as unknown[]) : message.args;
     child = spawn(body, ...args);
     const result = yield* awaitTask(child);
-    reply = result.ok ? { kind: "result", id, ok: true, value: result.value } : { kind: "result", id, ok: false, error: encodeError(result.error) };
+    if (result.ok) {
+      const value = encodePortables(result.value);
+      reply = value === result.value ? { kind: "result", id, ok: true, value } : { kind: "result", id, ok: true, value, portable: true };
+    } else reply = { kind: "result", id, ok: false, error: encodeError(result.error) };
   } catch (error) {
     // Cancelled by the caller (or failing here): the child's subtree ends before the reply.
     if (child !== null && child.status === "pending") yield* cancel(child);
@@ -164,12 +195,14 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       const i = host.queue.indexOf(next);
       if (i < 0) continue; // shared or cancelled meanwhile
       host.queue.splice(i, 1);
+      host.queueChanged();
       if (host.queue.length === 0) host.sharing.reset();
       if (body === undefined) {
         host.reply(next.from, { kind: "result", id: next.id, ok: false, error: encodeError(failure) });
         continue;
       }
       host.runners.set(key(next.from, next.id), spawn({ orphans: runners }, runner, host, next, body));
+      host.offerWork();
       yield* park(host, true);
       continue;
     }
@@ -200,7 +233,7 @@ async function main(): Promise<void> {
         const link = sched.domainLink();
         link.connect(0, parentPort!);
         for (const [domain, port] of setup.peers) link.connect(domain, port);
-        const h = new WorkerHost(sched, link, new SharingPolicy(setup.workSharing), new Int32Array(setup.idleFlags));
+        const h = new WorkerHost(sched, link, new SharingPolicy(setup.workSharing), new SharingBoard(setup.board, setup.workers + 1));
         host = h;
         link.host = h;
         sched.onShutdown = () => h.stop();

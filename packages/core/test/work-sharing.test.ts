@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../dist/index.js";
-import { SharingPolicy, type CallMessage } from "../src/work-sharing.js";
+import { SharingBoard, SharingPolicy, type CallMessage } from "../src/work-sharing.js";
 import * as F from "./fixtures/parallel-tasks.mjs";
 
 const calls = (n: number, from = 0, pinned = false): CallMessage[] =>
@@ -53,5 +53,22 @@ describe("work sharing between domains", () => {
 
   it("without sharing, the busy domain does all its work alone", async () => {
     expect([...(await heavyPlaces(false))]).toEqual([1]);
+  });
+});
+
+describe("the sharing board", () => {
+  it("lets one domain claim another's idle flag once, and finds the busiest domain", () => {
+    const board = new SharingBoard(SharingBoard.create(3), 4);
+    board.setIdle(2, true);
+    board.setIdle(3, true);
+    expect(board.idleDomains(1)).toEqual([2, 3]);
+    expect(board.claimIdle(2)).toBe(true);
+    expect(board.claimIdle(2)).toBe(false);
+    expect(board.idleDomains(1)).toEqual([3]);
+    expect(board.busiest(1)).toBe(-1);
+    board.setQueued(2, 4);
+    board.setQueued(3, 7);
+    expect(board.busiest(1)).toBe(3);
+    expect(board.busiest(3)).toBe(2);
   });
 });

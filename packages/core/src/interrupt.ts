@@ -1,0 +1,28 @@
+/**
+ * `interrupt`: wake a suspended task with an error, without cancelling it —
+ * the seam µthreads-style timeouts are built on.
+ */
+import type { Task } from "./task.js";
+import { PENDING, Task as TaskClass } from "./task.js";
+
+/**
+ * Throws `error` into `task` at the suspension point it is parked on (a
+ * trigger, a syscall, a Promise, an await…), as a cancellation would, but
+ * without cancelling it: the task may catch the error and go on. A syscall
+ * abandoned this way is reported to the events backend as cancelled. Returns
+ * false, doing nothing, when the task is running, queued or has ended.
+ *
+ * @example
+ * ```ts
+ * const me = B.self();
+ * const timer = setTimeout(() => B.interrupt(me, new Timeout()), 1000);
+ * try { yield* readSomething(); } finally { clearTimeout(timer); }
+ * ```
+ * @throws TypeError when `task` is not a task.
+ */
+export function interrupt(task: Task<unknown>, error: unknown): boolean {
+  if (!(task instanceof TaskClass)) throw new TypeError("interrupt(task, error) expects a task");
+  if (task.state !== PENDING || task.waiter === null) return false;
+  task.sched.interrupt(task, error);
+  return true;
+}

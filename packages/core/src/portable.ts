@@ -1,0 +1,212 @@
+/**
+ * Portable values: values that know how to cross domains.
+ *
+ * Arguments and results of parallel tasks are structured-cloned, which keeps
+ * data but loses class identity (and refuses functions). A package whose
+ * values must stay themselves in another domain (a lock over a
+ * SharedArrayBuffer, say) names a portable: how to recognise one, how to turn
+ * it into cloneable data, and how to make it again from that data. Core
+ * encodes portables when it sends call arguments and results, and decodes them
+ * in the receiving domain, where the module that defined the portable must be
+ * loaded too (the task's module imports it).
+ *
+ * On the wire a portable is `{ "@bobbin/portable": name, data }`; a message
+ * says whether it holds any, so messages without portables are not walked
+ * when they arrive.
+ */
+
+/**
+ * How values of one kind cross domains: see {@link definePortable}.
+ *
+ * @example
+ * ```ts
+ * const point: B.Portable<Point, [number, number]> = {
+ *   test: (v) => v instanceof Point,
+ *   encode: (p) => [p.x, p.y],
+ *   decode: ([x, y]) => new Point(x, y),
+ * };
+ * ```
+ */
+export interface Portable<T extends object, D = unknown> {
+  /** Whether `value` (an object or array, never a primitive) is one of these. Must not throw. */
+  test(value: object): boolean;
+  /** Turns the value into data that structured clone accepts (SharedArrayBuffers are shared, not copied). */
+  encode(value: T): D;
+  /** Makes the value again from `encode`'s data, in the receiving domain. */
+  decode(data: D): T;
+}
+
+/** @internal The key of an encoded portable on the wire. */
+export const PORTABLE_KEY = "@bobbin/portable";
+
+/**
+ * How deep core looks for portables inside plain arrays and plain objects
+ * (the arguments array itself is level 0).
+ */
+const MAX_DEPTH = 16;
+
+interface Entry {
+  readonly name: string;
+  readonly portable: Portable<object, unknown>;
+}
+
+const entries: Entry[] = [];
+const byName = new Map<string, Entry>();
+
+/**
+ * Names a kind of value that keeps its identity across domains: `call` and
+ * `parallel` encode such values among their arguments, and parallel tasks
+ * among their results (and thrown errors), with `encode`, and the receiving
+ * domain makes them again with `decode`. Core looks at the arguments or the
+ * result themselves and inside plain arrays and plain objects (object
+ * literals, `Object.create(null)`), 16 levels deep; not inside Maps, Sets,
+ * class instances or typed arrays. The first portable whose `test` accepts a
+ * value encodes it.
+ *
+ * Call it at the top level of a module that the parallel task's module
+ * imports, so that the worker domain defines it too; `decode` fails the call
+ * with a `TypeError` in a domain that does not know `name`.
+ *
+ * @example
+ * ```ts
+ * // counter.ts — imported by the tasks' modules
+ * export class SharedCounter {
+ *   constructor(readonly cells = new Int32Array(new SharedArrayBuffer(4))) {}
+ *   add(n: number) { return Atomics.add(this.cells, 0, n) + n; }
+ * }
+ * B.definePortable("my-lib/SharedCounter", {
+ *   test: (v) => v instanceof SharedCounter,
+ *   encode: (c: SharedCounter) => c.cells.buffer,
+ *   decode: (buffer: SharedArrayBuffer) => new SharedCounter(new Int32Array(buffer)),
+ * });
+ * // main.ts
+ * const counter = new SharedCounter();
+ * yield* B.parallel(bump, [counter, counter]);   // each task gets a SharedCounter
+ * ```
+ * @throws TypeError when `name` is empty, when `test`, `encode` or `decode`
+ * is not a function, or when another portable already has this name.
+ */
+export function definePortable<T extends object, D>(name: string, portable: Portable<T, D>): void {
+  if (typeof name !== "string" || name.length === 0) throw new TypeError("definePortable(name, portable) expects a non-empty name");
+  if (
+    portable === null ||
+    typeof portable !== "object" ||
+    typeof portable.test !== "function" ||
+    typeof portable.encode !== "function" ||
+    typeof portable.decode !== "function"
+  ) {
+    throw new TypeError(`definePortable("${name}", portable) expects { test(value), encode(value), decode(data) }`);
+  }
+  const known = byName.get(name);
+  if (known !== undefined) {
+    if (known.portable === portable) return;
+    throw new TypeError(`definePortable: a portable named "${name}" is defined already; give each kind of value its own name`);
+  }
+  const entry: Entry = { name, portable: portable as unknown as Portable<object, unknown> };
+  entries.push(entry);
+  byName.set(name, entry);
+}
+
+/**
+ * @internal The value with its portables encoded: `value` itself when it holds
+ * none (so `encodePortables(v) !== v` says whether the receiver must decode),
+ * otherwise a copy of the plain containers on the way to them.
+ * @throws whatever a portable's `encode` throws.
+ */
+export function encodePortables(value: unknown): unknown {
+  if (entries.length === 0 || value === null || typeof value !== "object") return value;
+  return encode(value, 0, new Map());
+}
+
+function encode(value: object, depth: number, seen: Map<object, unknown>): unknown {
+  for (const { name, portable } of entries) {
+    if (portable.test(value)) return { [PORTABLE_KEY]: name, data: portable.encode(value) };
+  }
+  if (depth >= MAX_DEPTH) return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return value;
+    seen.set(value, value); // a cycle back to it keeps the original
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (v === null || typeof v !== "object") continue;
+      const e = encode(v, depth + 1, seen);
+      if (e !== v) (copy ??= value.slice())[i] = e;
+    }
+    const out = copy ?? value;
+    seen.set(value, out);
+    return out;
+  }
+  if (!isPlainObject(value)) return value;
+  seen.set(value, value);
+  let copy: Record<string, unknown> | null = null;
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v === null || typeof v !== "object") continue;
+    const e = encode(v, depth + 1, seen);
+    if (e !== v) (copy ??= Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>)[key] = e;
+  }
+  const out = copy ?? value;
+  seen.set(value, out);
+  return out;
+}
+
+/**
+ * @internal Decodes, in place, the portables of a value that arrived from
+ * another domain (a structured clone of `encodePortables`' output).
+ * @throws TypeError when a portable's name is not defined in this domain;
+ * whatever a portable's `decode` throws.
+ */
+export function decodePortables(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  return decode(value, 0, new Set());
+}
+
+function decode(value: object, depth: number, seen: Set<object>): unknown {
+  if (Object.hasOwn(value, PORTABLE_KEY)) {
+    const marker = value as { [PORTABLE_KEY]: string; data: unknown };
+    return decodeOne(marker[PORTABLE_KEY], marker.data);
+  }
+  if (depth >= MAX_DEPTH || seen.has(value)) return value;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (v !== null && typeof v === "object") value[i] = decode(v, depth + 1, seen);
+    }
+  } else if (isPlainObject(value)) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const v = record[key];
+      if (v !== null && typeof v === "object") record[key] = decode(v, depth + 1, seen);
+    }
+  }
+  return value;
+}
+
+/** @internal Makes one portable again from its name and data. */
+export function decodeOne(name: string, data: unknown): unknown {
+  const entry = byName.get(name);
+  if (entry === undefined) {
+    throw new TypeError(
+      `a value of kind "${name}" came from another domain, but no portable of that name is defined here: ` +
+        "call definePortable at the top level of a module that the parallel task's module imports",
+    );
+  }
+  return entry.portable.decode(data);
+}
+
+/** @internal The portable that encodes `error`, if any (errors cross domains through `encodeError`). */
+export function portableOf(value: object): { name: string; data: unknown } | null {
+  for (const { name, portable } of entries) {
+    if (portable.test(value)) return { name, data: portable.encode(value) };
+  }
+  return null;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

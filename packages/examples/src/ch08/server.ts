@@ -1,0 +1,173 @@
+/**
+ * Chapter 8, "Conditions & Mutexes": the final echo server. Output goes
+ * through a mutex; each server waits for a client or for the stop condition
+ * (`acceptOrDie`), whichever comes first; on SIGINT every server stops
+ * accepting, waits for its clients to leave, and its sockets are released.
+ *
+ * The sockets are owned (`Ownership`): the listening socket is given to the
+ * accepting task, which transfers it back to its parent with the new client;
+ * when the stop wins instead, `awaitFirst` cancels the accepting task and the
+ * finaliser of the listening socket closes it.
+ */
+import * as B from "@bobbin/core";
+import { Mutex, Ownership as Owner } from "@bobbin/sync";
+import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
+import { formatAddress } from "../support/address.js";
+import type { Shutdown } from "./shutdown.js";
+
+/** What a server did, to report when it stops. */
+export interface Stats {
+  /** The domain it ran on. */
+  domain: number;
+  connections: number;
+  bytes: number;
+}
+
+/** A server's surroundings: where to listen, its domain's stop condition, its output. */
+export interface ServerContext {
+  readonly address: Address;
+  readonly shutdown: Shutdown;
+  /** Print "new client: …" for each client. Default true. */
+  readonly verbose?: boolean;
+  /** Bind with SO_REUSEPORT, so that every domain's server can listen on the same address. */
+  readonly reusePort?: boolean;
+  /** Called once the server listens, with its address. */
+  readonly onListening?: (address: Address) => void;
+}
+
+/** The book's `mutex_out`: one writer at a time (per domain). */
+const mutexOut = new Mutex();
+
+/**
+ * The book's `printf`: prints a line holding `mutexOut`.
+ *
+ * @example
+ * ```ts
+ * yield* printf(`new client: ${formatAddress(peer)}`);
+ * ```
+ */
+export function printf(line: string): B.Operation<void> {
+  return mutexOut.protect(() => {
+    process.stdout.write(`${line}\n`);
+  });
+}
+
+/** Whether `error` says the peer went away (reset the connection, or stopped reading). */
+export function peerGone(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ECONNRESET" || code === "EPIPE";
+}
+
+/**
+ * The book's final `echo`, counting the bytes it echoed into `stats`. One
+ * departure: a client that resets its connection is gone, not an error
+ * (the book's server would stop at the first `ECONNRESET`, raised by
+ * `clean_up`).
+ *
+ * @example
+ * ```ts
+ * B.spawn({ orphans, give: [client] }, echo, client, stats);
+ * ```
+ */
+export function* echo(client: OwnedSocket, stats: Stats): Generator<B.Instruction, void, unknown> {
+  const buf = Buffer.alloc(0x100);
+  try {
+    for (let len = yield* Ownership.read(client, buf); len > 0; len = yield* Ownership.read(client, buf)) {
+      yield* Ownership.write(client, buf, 0, len);
+      stats.bytes += len;
+    }
+  } catch (error) {
+    if (!peerGone(error)) throw error; // the finaliser closes the socket
+  }
+  yield* Ownership.close(client);
+}
+
+/** What `acceptOrDie` returns: a client, or the order to stop. */
+export type AcceptOrDie = { readonly kind: "accept"; readonly client: OwnedSocket; readonly peer: Address } | { readonly kind: "die" };
+
+/**
+ * The book's `accept_or_die`: races an accepting task (given the listening
+ * socket) against one waiting for the stop condition.
+ *
+ * @example
+ * ```ts
+ * const next = yield* acceptOrDie(socket, shutdown);
+ * if (next.kind === "die") return;
+ * ```
+ */
+export function* acceptOrDie(fd: OwnedSocket, shutdown: Shutdown): Generator<B.Instruction, AcceptOrDie, unknown> {
+  function* accept(): Generator<B.Instruction, AcceptOrDie, unknown> {
+    const [client, peer] = yield* Ownership.accept(fd);
+    Owner.transfer(client); // the new client goes to the parent, for its echo task…
+    Owner.transfer(fd); // …and the listening socket back to it, for the next accept
+    return { kind: "accept", client, peer };
+  }
+  function* orDie(): Generator<B.Instruction, AcceptOrDie, unknown> {
+    yield* shutdown.wait();
+    return { kind: "die" };
+  }
+  const first = yield* B.awaitFirst([B.spawn({ give: [fd] }, accept), B.spawn(orDie)]);
+  if (!first.ok) throw first.error;
+  return first.value;
+}
+
+/**
+ * Runs `server(ctx)`; if it fails, asks every domain to stop before
+ * failing (so that one domain's error, e.g. `EADDRINUSE`, ends the program
+ * instead of leaving the other servers running).
+ *
+ * @example
+ * ```ts
+ * const stats = yield* serverOrStopAll(ctx);
+ * ```
+ */
+export function* serverOrStopAll(ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
+  try {
+    return yield* server(ctx);
+  } catch (error) {
+    if (!(error instanceof B.Cancelled)) yield* ctx.shutdown.request();
+    throw error;
+  }
+}
+
+/** The book's `clean_up`: awaits one ended client task, if any. */
+function* cleanUp(orphans: B.Orphans<void>): Generator<B.Instruction, void, unknown> {
+  const prm = B.care(orphans);
+  if (prm !== null && prm !== undefined) yield* B.awaitExn(prm);
+}
+
+/**
+ * The book's `terminate`: awaits every remaining client task (they end when
+ * their clients leave), raising the first error.
+ */
+function* terminate(orphans: B.Orphans<void>): Generator<B.Instruction, void, unknown> {
+  for (const r of yield* B.get(orphans)) if (!r.ok) throw r.error;
+}
+
+/**
+ * The book's final `server`: listens, then accepts clients (printing each
+ * one under `mutexOut`) until the stop condition, then waits for its
+ * clients to leave. Returns what it did.
+ *
+ * @example
+ * ```ts
+ * const stats = yield* server({ address: { host: "127.0.0.1", port: 3000 }, shutdown });
+ * ```
+ */
+export function* server(ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
+  const stats: Stats = { domain: B.Domain.self(), connections: 0, bytes: 0 };
+  const socket = Ownership.tcpv4();
+  yield* Ownership.bindAndListen(socket, ctx.address, ctx.reusePort === true ? ({ reusePort: true } as object) : {});
+  ctx.onListening?.(Ownership.getsockname(socket));
+  const orphans = B.orphans<void>();
+  for (;;) {
+    yield* cleanUp(orphans);
+    const next = yield* acceptOrDie(socket, ctx.shutdown);
+    if (next.kind === "die") break; // the accepting task was cancelled: the listening socket is closed
+    stats.connections++;
+    if (ctx.verbose !== false) yield* printf(`new client: ${formatAddress(next.peer)}`);
+    B.spawn({ orphans, give: [next.client] }, echo, next.client, stats);
+  }
+  yield* terminate(orphans);
+  return stats;
+}

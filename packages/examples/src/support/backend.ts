@@ -1,0 +1,50 @@
+/**
+ * Which I/O backend the socket examples run on: `@bobbin/native-poll`'s
+ * epoll/kqueue backend when its addon is built, `@bobbin/unix`'s libuv
+ * backend otherwise. `BOBBIN_BACKEND=libuv` or `=native` forces one.
+ */
+import { type Backend, libuv } from "@bobbin/unix";
+
+/** The backend chosen, and why. */
+export interface ChosenBackend {
+  readonly name: "native" | "libuv";
+  /** The factory to pass as `run(main, { backend })`. */
+  readonly factory: (domain: number) => Backend;
+  /** Why this one, for the program's first line. */
+  readonly reason: string;
+}
+
+/**
+ * Picks the backend: the native one if it loads, unless `preferred` says otherwise.
+ *
+ * @example
+ * ```ts
+ * const backend = await chooseBackend();
+ * console.log(`backend: ${backend.name} (${backend.reason})`);
+ * await run(main, { backend: backend.factory });
+ * ```
+ * @throws Error when `preferred` is "native" and the native backend cannot be loaded.
+ */
+export async function chooseBackend(preferred: string | undefined = process.env.BOBBIN_BACKEND): Promise<ChosenBackend> {
+  if (preferred !== undefined && preferred !== "" && preferred !== "native" && preferred !== "libuv") {
+    throw new TypeError(`BOBBIN_BACKEND must be "native" or "libuv", got ${JSON.stringify(preferred)}`);
+  }
+  const uv: ChosenBackend = { name: "libuv", factory: libuv, reason: "" };
+  if (preferred === "libuv") return { ...uv, reason: "BOBBIN_BACKEND=libuv" };
+  let why: string;
+  try {
+    const native = await import("@bobbin/native-poll");
+    if (native.nativeAvailable()) {
+      return {
+        name: "native",
+        factory: native.nativeBackend,
+        reason: preferred === "native" ? "BOBBIN_BACKEND=native" : "the native addon is built",
+      };
+    }
+    why = "the native addon is not built (pnpm --filter @bobbin/native-poll build:native)";
+  } catch (error) {
+    why = `@bobbin/native-poll did not load: ${(error as Error).message.split("\n")[0]}`;
+  }
+  if (preferred === "native") throw new Error(`BOBBIN_BACKEND=native, but ${why}`);
+  return { ...uv, reason: why };
+}

@@ -1,0 +1,66 @@
+/** The programs' shared modules (src/support/). */
+import { describe, expect, it } from "vitest";
+import { formatAddress } from "../src/support/address.js";
+import { chooseBackend } from "../src/support/backend.js";
+import { diffFds, fdTable, openSockets } from "../src/support/fds.js";
+import { Random } from "../src/support/random.js";
+import { Client } from "./support/net.js";
+import { createServer } from "node:net";
+
+describe("chooseBackend", () => {
+  it("BOBBIN_BACKEND=libuv forces libuv; the default says why it chose", async () => {
+    expect((await chooseBackend("libuv")).name).toBe("libuv");
+    const chosen = await chooseBackend(undefined);
+    expect(["native", "libuv"]).toContain(chosen.name);
+    expect(chosen.reason).not.toBe("");
+  });
+
+  it("refuses an unknown backend", async () => {
+    await expect(chooseBackend("epoll")).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe("fds", () => {
+  it.runIf(fdTable() !== null)("sees a socket open and closed", async () => {
+    const before = fdTable()!;
+    const server = createServer((s) => s.end());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const c = await Client.connect(port);
+    expect(diffFds(before, fdTable()!).sockets).toBeGreaterThanOrEqual(2); // listener, client (and the accepted one)
+    await c.closed;
+    await new Promise((resolve) => server.close(resolve));
+    expect(diffFds(before, fdTable()!).sockets).toBe(0);
+    expect(openSockets()).toBe([...before.values()].filter((w) => w.startsWith("socket:")).length);
+  });
+
+  it("compares by kind: the same kinds at other numbers are not new", () => {
+    const before = new Map([
+      [3, "socket:[1]"],
+      [4, "anon_inode:[eventpoll]"],
+    ]);
+    const after = new Map([
+      [5, "socket:[2]"],
+      [6, "anon_inode:[eventpoll]"],
+      [7, "/dev/null"],
+    ]);
+    expect(diffFds(before, after)).toEqual({ sockets: 0, others: ["/dev/null"] });
+  });
+});
+
+describe("small things", () => {
+  it("Random is reproducible from its seed and stays in bounds", () => {
+    const a = new Random(42);
+    const b = new Random(42);
+    const xs = Array.from({ length: 100 }, () => a.int(6));
+    expect(Array.from({ length: 100 }, () => b.int(6))).toEqual(xs);
+    expect(xs.every((x) => x >= 0 && x < 6)).toBe(true);
+    expect(new Set(xs).size).toBe(6);
+  });
+
+  it("formatAddress", () => {
+    expect(formatAddress({ host: "127.0.0.1", port: 3000 })).toBe("127.0.0.1:3000");
+    expect(formatAddress({ host: "::1", port: 3000 })).toBe("[::1]:3000");
+    expect(formatAddress({ path: "/tmp/s" })).toBe("/tmp/s");
+  });
+});

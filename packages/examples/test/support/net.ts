@@ -1,0 +1,116 @@
+/**
+ * A test client on loopback: connects, sends, and reads what comes back,
+ * with time limits on every wait.
+ */
+import { connect, type Socket } from "node:net";
+
+/** A TCP client that keeps everything it received. */
+export class Client {
+  private received = Buffer.alloc(0);
+  private waiters: (() => void)[] = [];
+  /** Settles when the server ended the connection (or it failed). */
+  readonly closed: Promise<void>;
+  ended = false;
+
+  private constructor(readonly socket: Socket) {
+    socket.on("data", (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      this.notify();
+    });
+    this.closed = new Promise((resolve) => {
+      socket.on("close", () => {
+        this.ended = true;
+        this.notify();
+        resolve();
+      });
+    });
+    socket.on("error", () => undefined);
+  }
+
+  /** Connects to `127.0.0.1:port` (or `host`). */
+  static connect(port: number, host = "127.0.0.1"): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ port, host, noDelay: true }, () => {
+        socket.off("error", reject);
+        resolve(new Client(socket));
+      });
+      socket.once("error", reject);
+    });
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Everything received so far, as text. */
+  get text(): string {
+    return this.received.toString();
+  }
+
+  /** Sends `data`. */
+  send(data: string | Uint8Array): void {
+    this.socket.write(data);
+  }
+
+  /** Ends this side of the connection (`nc -q0` after its input). */
+  end(): void {
+    this.socket.end();
+  }
+
+  /** Closes the connection at once. */
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  /**
+   * Waits until `predicate(text)` holds; rejects after `ms` milliseconds
+   * with what was received.
+   */
+  waitFor(predicate: (text: string) => boolean, ms = 5000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms; received ${JSON.stringify(this.text)}`)), ms);
+      const check = (): void => {
+        if (predicate(this.text)) {
+          clearTimeout(timer);
+          resolve(this.text);
+        } else if (this.ended) {
+          clearTimeout(timer);
+          reject(new Error(`connection closed; received ${JSON.stringify(this.text)}`));
+        } else this.waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  /** Waits until `n` bytes in all were received. */
+  waitForBytes(n: number, ms = 5000): Promise<string> {
+    return this.waitFor(() => this.received.length >= n, ms);
+  }
+
+  /** Sends `text` and waits until everything sent so far came back. */
+  async roundTrip(text: string, ms = 5000): Promise<void> {
+    const expected = this.text.length + text.length;
+    this.send(text);
+    await this.waitFor((t) => t.length >= expected, ms);
+  }
+}
+
+/** Waits `ms` milliseconds. */
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The process's open descriptors once the count stopped moving (sockets of
+ * earlier tests may still be closing): two equal reads 20 ms apart, within 1 s.
+ */
+export async function settledFds(read: () => number | null): Promise<number | null> {
+  let last = read();
+  for (let i = 0; i < 50; i++) {
+    await delay(20);
+    const now = read();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
