@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/worker.ts", "src/demo.ts"],
+  entry: ["src/index.ts", "src/worker.ts"],
   format: ["esm"],
   dts: { entry: "src/index.ts" },
   sourcemap: true,
