@@ -110,7 +110,8 @@ export function definePortable<T extends object, D>(name: string, portable: Port
 /**
  * @internal The value with its portables encoded: `value` itself when it holds
  * none (so `encodePortables(v) !== v` says whether the receiver must decode),
- * otherwise a copy of the plain containers on the way to them.
+ * otherwise a copy of the plain containers on the way to them (and of those
+ * on a cycle). Shared references stay shared.
  * @throws whatever a portable's `encode` throws.
  */
 export function encodePortables(value: unknown): unknown {
@@ -118,39 +119,45 @@ export function encodePortables(value: unknown): unknown {
   return encode(value, 0, new Map());
 }
 
-function encode(value: object, depth: number, seen: Map<object, unknown>): unknown {
+/** A plain container met while encoding: its copy, once something inside it was encoded. */
+interface Visit {
+  copy: Record<string, unknown> | null;
+  done: boolean;
+}
+
+function encode(value: object, depth: number, seen: Map<object, Visit>): unknown {
   for (const { name, portable } of entries) {
     if (portable.test(value)) return { [PORTABLE_KEY]: name, data: portable.encode(value) };
   }
   if (depth >= MAX_DEPTH) return value;
-  const done = seen.get(value);
-  if (done !== undefined) return done;
-  if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) return value;
-    seen.set(value, value); // a cycle back to it keeps the original
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (v === null || typeof v !== "object") continue;
-      const e = encode(v, depth + 1, seen);
-      if (e !== v) (copy ??= value.slice())[i] = e;
-    }
-    const out = copy ?? value;
-    seen.set(value, out);
-    return out;
+  const visit = seen.get(value);
+  if (visit !== undefined) {
+    if (visit.done) return visit.copy ?? value;
+    // A cycle back to a container still being walked: it is copied, so that
+    // the copy's cycle closes on the copy.
+    return (visit.copy ??= shallowCopy(value));
   }
-  if (!isPlainObject(value)) return value;
-  seen.set(value, value);
-  let copy: Record<string, unknown> | null = null;
-  for (const key of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[key];
+  const isArray = Array.isArray(value);
+  if (isArray ? Object.getPrototypeOf(value) !== Array.prototype : !isPlainObject(value)) return value;
+  const self: Visit = { copy: null, done: false };
+  seen.set(value, self);
+  const record = value as Record<string, unknown>;
+  const keys = isArray ? null : Object.keys(record);
+  const n = keys === null ? (value as unknown[]).length : keys.length;
+  for (let i = 0; i < n; i++) {
+    const key = keys === null ? i : keys[i]!;
+    const v = record[key];
     if (v === null || typeof v !== "object") continue;
     const e = encode(v, depth + 1, seen);
-    if (e !== v) (copy ??= Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>)[key] = e;
+    if (e !== v) (self.copy ??= shallowCopy(value))[key] = e;
   }
-  const out = copy ?? value;
-  seen.set(value, out);
-  return out;
+  self.done = true;
+  return self.copy ?? value;
+}
+
+function shallowCopy(value: object): Record<string, unknown> {
+  if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
+  return Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>;
 }
 
 /**

@@ -74,15 +74,21 @@ describe("encoding and decoding", () => {
     expect(encodePortables(deeper)).toBe(deeper); // level 17 is not
   });
 
-  it("survives cycles", () => {
+  it("keeps cycles, and closes them on the copies", () => {
     const a: Record<string, unknown> = { box: new Box(5) };
     a.self = a;
-    const cyclic: unknown[] = [];
-    cyclic.push(cyclic, new Box(6));
-    const sent = encodePortables(a) as Record<string, unknown>;
-    expect(sent.box).toEqual({ [PORTABLE_KEY]: "unit/Box", data: 5 });
-    const back = roundTrip(cyclic) as unknown[];
-    expect(back[1]).toEqual(new Box(6));
+    const back = roundTrip(a) as Record<string, unknown>;
+    expect(back.box).toEqual(new Box(5));
+    expect(back.self).toBe(back);
+    expect(a.box).toBeInstanceOf(Box); // the original is untouched
+    const list: unknown[] = [];
+    list.push({ list }, new Box(6));
+    const out = roundTrip(list) as [{ list: unknown }, Box];
+    expect(out[1]).toEqual(new Box(6));
+    expect(out[0].list).toBe(out);
+    const plain: Record<string, unknown> = { n: 1 };
+    plain.self = plain;
+    expect((roundTrip(plain) as Record<string, unknown>).self).toBeDefined();
   });
 
   it("decoding a kind this domain does not know is a TypeError naming it", () => {

@@ -37,12 +37,12 @@ describe("the sharing policy", () => {
 
 describe("work sharing between domains", () => {
   // Round-robin puts every heavy input on domain 1 and every light one on domain 2.
-  const skewed = [150, 5, 150, 5, 150, 5];
+  const skewed = [200, 1, 200, 1, 200, 1, 200, 1];
   const heavyPlaces = (workSharing: boolean) =>
     B.run(
       function* () {
         const results = yield* B.parallel(F.spin, skewed);
-        return new Set(results.filter((_, i) => skewed[i] === 150).map((r) => (r.ok ? r.value : -1)));
+        return new Set(results.filter((_, i) => skewed[i] === 200).map((r) => (r.ok ? r.value : -1)));
       },
       { domains: 2, workSharing },
     );

@@ -2,7 +2,7 @@
  * The error classes of `@bobbin/sync`. Each extends core's `BobbinError`, so it
  * has a stable `name` (the class name) that survives realms and worker threads.
  */
-import { BobbinError } from "@bobbin/core";
+import { BobbinError, definePortable } from "@bobbin/core";
 
 /**
  * `unlock` of a mutex that is not locked (unlocked twice, or never locked).
@@ -22,7 +22,8 @@ export class MutexNotLocked extends BobbinError {
 /**
  * `unlock` (or `Condition.wait`) by a task that does not hold the mutex.
  * A Bobbin mutex is owned by the task that locked it; only that task may
- * unlock it.
+ * unlock it. For a shared mutex (`Mutex.shared()`), `holderDomain` says which
+ * domain the holder runs on (task uids are per domain).
  *
  * @example
  * ```ts
@@ -33,16 +34,25 @@ export class MutexNotLocked extends BobbinError {
 export class MutexNotHolder extends BobbinError {
   constructor(
     readonly task: number,
+    /** The holder's uid; null when nobody holds it, or (shared mutex) while it changes hands. */
     readonly holder: number | null,
     operation = "unlock",
+    /** Shared mutex only: the holder's domain (null while the lock changes hands); undefined for a local mutex. */
+    readonly holderDomain?: number | null,
   ) {
     super(
-      holder === null
-        ? `task ${task} cannot ${operation} a mutex it does not hold (nobody holds it): lock it first`
-        : `task ${task} cannot ${operation} a mutex held by task ${holder}: only the task that locked a mutex may ` +
-            (operation === "unlock" ? "unlock it" : `${operation} with it`),
+      `task ${task} cannot ${operation} a mutex ${holderText(holder, holderDomain)}` +
+        (holder === null && holderDomain === undefined
+          ? ": lock it first"
+          : ": only the task that locked a mutex may " + (operation === "unlock" ? "unlock it" : `${operation} with it`)),
     );
   }
+}
+
+function holderText(holder: number | null, domain: number | null | undefined): string {
+  if (domain === undefined) return holder === null ? "it does not hold (nobody holds it)" : `held by task ${holder}`;
+  if (domain === null) return "held by another task (the lock is being handed over)";
+  return holder === null ? `held by a task of domain ${domain}` : `held by task ${holder} of domain ${domain}`;
 }
 
 /**
@@ -120,3 +130,31 @@ export class NoParent extends BobbinError {
     super(`task ${task} is the root of its run and has no parent to transfer resource ${resource} to: release or disown it instead`);
   }
 }
+
+// Errors keep their class when they cross domains (a parallel task failing with one).
+const CLASSES: Record<string, new (...args: never[]) => BobbinError> = {
+  MutexNotLocked,
+  MutexNotHolder,
+  MutexAlreadyHeld,
+  LazyUndefined,
+  AlreadyOwned,
+  NoParent,
+};
+
+interface ErrorData {
+  readonly name: string;
+  readonly message: string;
+  readonly stack: string | undefined;
+  readonly props: Record<string, unknown>;
+}
+
+definePortable<BobbinError, ErrorData>("@bobbin/sync/errors", {
+  test: (value) => value instanceof BobbinError && Object.hasOwn(CLASSES, value.name) && value instanceof CLASSES[value.name]!,
+  encode: (error) => ({ name: error.name, message: error.message, stack: error.stack, props: { ...error } }),
+  decode(data) {
+    const error = Object.create(CLASSES[data.name]!.prototype as object) as BobbinError;
+    Object.defineProperty(error, "message", { value: data.message, writable: true, configurable: true });
+    Object.defineProperty(error, "stack", { value: data.stack, writable: true, configurable: true });
+    return Object.assign(error, data.props);
+  },
+});

@@ -4,8 +4,12 @@
  * `Ownership`. Every waiter is cancellation-aware: a cancelled waiter leaves
  * its queue, passes on what it was given, and leaves nothing locked.
  *
+ * `Mutex.shared()`, `Condition.shared()` and `Semaphore.shared(n)` work across
+ * domains: passed to `B.call`/`B.parallel`, they arrive in parallel tasks over
+ * the same SharedArrayBuffer, and a waiting task never blocks its domain.
+ *
  * Built only on `@bobbin/core`'s public seam (`Trigger`, `TaskLocal`,
- * `onSpawn`/`onExit`).
+ * `onSpawn`/`onExit`, `definePortable`).
  *
  * @example
  * ```ts

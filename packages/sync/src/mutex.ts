@@ -1,9 +1,11 @@
 /**
- * `Mutex` (Miou's `Mutex`): a fair (FIFO), task-owned, cancellation-aware lock.
+ * `Mutex` (Miou's `Mutex`): a fair (FIFO), task-owned, cancellation-aware lock,
+ * local to its domain (`new Mutex()`) or shared between domains (`Mutex.shared()`).
  */
-import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { definePortable, Domain, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
+import { adopt, Agent, allocate, before, cellsOf, MUTEX, OWN, type SharedData, TICKET } from "./shared.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `lock`: the unlocker makes it the holder before waking it. */
@@ -20,7 +22,11 @@ class LockWait extends WaitOp<void> {
   }
 
   protected left(): void {
-    this.mutex.queue.remove(this);
+    const m = this.mutex;
+    if (!m.queue.remove(this) || m.sharedLock === null) return;
+    // The last local waiter left: stop asking the other domains; if the lock
+    // was handed to this domain meanwhile, pass it on.
+    if (m.queue.size === 0 && m.holderTask === null && m.sharedLock.withdraw()) m.serveLocal();
   }
 }
 
@@ -38,9 +44,9 @@ class LockWait extends WaitOp<void> {
  * - **Cheap when free**: locking a free mutex does not suspend and allocates
  *   nothing; only a contended `lock` parks the task on a `Trigger`.
  *
- * The fields are private and every access goes through these methods, so a
- * cross-domain variant (SharedArrayBuffer + `Atomics.waitAsync`) can be added
- * behind the same API.
+ * A mutex made with {@link Mutex.shared} works across domains: pass it to
+ * `B.call`/`B.parallel` and the parallel task gets a `Mutex` over the same
+ * lock (see the package README, "Across domains").
  *
  * @example
  * ```ts
@@ -54,8 +60,9 @@ class LockWait extends WaitOp<void> {
  * @throws MutexNotLocked, MutexNotHolder, MutexAlreadyHeld: misuse, from the methods (see each).
  */
 export class Mutex {
-  /** @internal */ holderTask: Task<unknown> | null = null;
-  /** @internal */ readonly queue = new WaitQueue<LockWait>();
+  /** @internal The holder, when it is a task of this domain. */ holderTask: Task<unknown> | null = null;
+  /** @internal Waiters of this domain. */ readonly queue = new WaitQueue<LockWait>();
+  /** @internal The lock shared with other domains, for `Mutex.shared()`. */ sharedLock: SharedLock | null = null;
   private readonly lockOp: Operation<void>;
   private readonly guardOp: Operation<MutexGuard>;
 
@@ -79,17 +86,49 @@ export class Mutex {
     return new Mutex();
   }
 
-  /** Whether some task holds the mutex. */
-  get isLocked(): boolean {
-    return this.holderTask !== null;
+  /**
+   * Makes a new, unlocked mutex that works across domains: passed to
+   * `B.call`/`B.parallel` (as an argument, or inside plain arrays and
+   * objects), it arrives in the parallel task as a `Mutex` over the same lock.
+   * The lock lives in a `SharedArrayBuffer`; a task waiting for it parks
+   * (`Atomics.waitAsync`) without blocking its domain. Same methods, errors
+   * and cancellation rules as a local mutex; FIFO within a domain, and the
+   * domains waiting are served in the order they started waiting (see the
+   * package README, "Across domains").
+   *
+   * @example
+   * ```ts
+   * // tasks.ts
+   * export const add = B.defineTask(import.meta.url, "add", function* (m: Mutex, cells: Int32Array) {
+   *   yield* m.protect(function* () { const v = cells[0]!; yield* B.yieldNow(); cells[0] = v + 1; });
+   * });
+   * // main.ts
+   * const m = Mutex.shared();
+   * const cells = new Int32Array(new SharedArrayBuffer(4));
+   * yield* B.awaitAll([B.call(add, m, cells), B.call(add, m, cells)]);   // cells[0] === 2
+   * ```
+   */
+  static shared(): Mutex {
+    const data = allocate(MUTEX, SLOT_WIDTH);
+    return adopt(data.id, () => sharedMutex(data.id, new Int32Array(data.buffer)));
   }
 
-  /** The task holding the mutex, or `null`. */
+  /** Whether this mutex works across domains (made by {@link Mutex.shared}). */
+  get isShared(): boolean {
+    return this.sharedLock !== null;
+  }
+
+  /** Whether some task holds the mutex (of any domain, for a shared mutex). */
+  get isLocked(): boolean {
+    return this.holderTask !== null || (this.sharedLock !== null && this.sharedLock.isLocked);
+  }
+
+  /** The task holding the mutex, or `null`; for a shared mutex, `null` as well when the holder is a task of another domain. */
   get holder(): Task<unknown> | null {
     return this.holderTask;
   }
 
-  /** How many tasks are waiting in `lock` (cancelled waiters are never counted). */
+  /** How many tasks are waiting in `lock` (of this domain, for a shared mutex; cancelled waiters are never counted). */
   get waiters(): number {
     return this.queue.size;
   }
@@ -124,11 +163,9 @@ export class Mutex {
    */
   unlock(): void {
     const task = self();
-    const holder = this.holderTask;
-    if (holder !== task) {
-      throw holder === null ? new MutexNotLocked(task.uid) : new MutexNotHolder(task.uid, holder.uid);
-    }
-    this.handOff();
+    if (this.holderTask !== task) throw this.notHolder(task, "unlock");
+    if (this.sharedLock === null) this.handOff();
+    else this.handOffShared();
   }
 
   /**
@@ -145,6 +182,13 @@ export class Mutex {
   tryLock(): boolean {
     const task = self();
     if (this.holderTask !== null) return false;
+    const shared = this.sharedLock;
+    if (shared !== null) {
+      // Waiters of this domain (or of others, holding the lock) come first.
+      if (this.queue.size !== 0 || !shared.tryAcquire()) return false;
+      this.take(shared, task);
+      return true;
+    }
     this.holderTask = task;
     return true;
   }
@@ -245,13 +289,68 @@ export class Mutex {
     const task = self();
     const holder = this.holderTask;
     if (holder === null) {
-      this.holderTask = task;
-      return DONE_OP;
-    }
-    if (holder === task) throw new MutexAlreadyHeld(task.uid);
+      const shared = this.sharedLock;
+      if (shared === null) {
+        this.holderTask = task;
+        return DONE_OP;
+      }
+      // No local waiter: take the shared lock if it is free, or ask for it
+      // (which may get it at once, when it was freed meanwhile).
+      if (this.queue.size === 0 && (shared.tryAcquire() || shared.want())) {
+        this.take(shared, task);
+        return DONE_OP;
+      }
+    } else if (holder === task) throw new MutexAlreadyHeld(task.uid);
     const w = new LockWait(this, task);
     this.queue.push(w);
     return w;
+  }
+
+  /** @internal The error for `task` using the mutex as its holder (`unlock`, `Condition.wait`) when it is not. */
+  notHolder(task: Task<unknown>, operation: string): Error {
+    const holder = this.holderTask;
+    const shared = this.sharedLock;
+    if (shared === null) {
+      if (holder !== null) return new MutexNotHolder(task.uid, holder.uid, operation);
+    } else {
+      if (holder !== null) return new MutexNotHolder(task.uid, holder.uid, operation, Domain.self());
+      if (shared.isLocked) {
+        const remote = shared.holderOf();
+        return new MutexNotHolder(task.uid, remote?.task ?? null, operation, remote?.domain ?? null);
+      }
+    }
+    return operation === "unlock" ? new MutexNotLocked(task.uid) : new MutexNotHolder(task.uid, null, operation);
+  }
+
+  /** The shared lock is this domain's: `task` holds it. */
+  private take(shared: SharedLock, task: Task<unknown>): void {
+    this.holderTask = task;
+    shared.setHolder(task.uid);
+  }
+
+  /** A shared mutex's holder unlocked: another domain's turn if one waits, else the next local waiter. */
+  private handOffShared(): void {
+    const shared = this.sharedLock!;
+    this.holderTask = null;
+    if (!shared.grantNext()) return this.serveLocal();
+    // The waiters left here ask again, behind the domains already waiting.
+    if (this.queue.size !== 0 && shared.want()) this.serveLocal();
+  }
+
+  /**
+   * @internal The shared lock is this domain's and no task of it holds it:
+   * the oldest local waiter gets it, or it is released.
+   */
+  serveLocal(): void {
+    const shared = this.sharedLock!;
+    for (;;) {
+      const w = this.queue.shift();
+      if (w === null) break;
+      this.take(shared, w.task);
+      if (w.trigger.signal()) return; // false: cancelled and detached; try the next one
+    }
+    this.holderTask = null;
+    shared.release();
   }
 
   /** Gives the lock to the oldest waiter still able to take it, or frees it. */
@@ -349,3 +448,182 @@ function checkMutex(m: unknown, name: string): Mutex {
   if (!(m instanceof Mutex)) throw new TypeError(`${name} expects a Mutex (new Mutex() or Mutex.create())`);
   return m;
 }
+
+// -- across domains -----------------------------------------------------------
+//
+// Header: LOCK is 1 while some task of some domain holds the lock (or it is on
+// its way to a domain it was handed to), 0 when free; HOLDER_DOMAIN and
+// HOLDER_TASK say who holds it, for errors (-1 while it changes hands). Slot
+// of a thread with waiters: STATE (WANT, then GRANTED by the unlocker that
+// hands it the lock) and ORDER (its ticket: domains are served oldest first).
+//
+// Only the domain holding the lock hands it on, so hand-offs never race with
+// each other; they race only with a domain withdrawing its slot, and the
+// compare-and-swap on STATE settles which came first. When nobody waits, the
+// holder stores LOCK = 0 and then looks at the slots again, while a new waiter
+// publishes WANT and then looks at LOCK again: one of them sees the other.
+
+const LOCK = OWN;
+const HOLDER_DOMAIN = OWN + 1;
+const HOLDER_TASK = OWN + 2;
+const STATE = 1;
+const ORDER = 2;
+const SLOT_WIDTH = 3;
+const NONE = 0;
+const WANT = 1;
+const GRANTED = 2;
+
+/** @internal This domain's side of a shared mutex. */
+export class SharedLock extends Agent {
+  /** Whether this domain has asked for the lock (its local waiters have). */
+  private wanting = false;
+  /** This thread's domain (made in a task, or on dom0 before any run). */
+  private readonly domain = Domain.self();
+
+  constructor(
+    readonly id: string,
+    cells: Int32Array,
+    private readonly mutex: Mutex,
+  ) {
+    super(cells, SLOT_WIDTH);
+  }
+
+  get isLocked(): boolean {
+    return Atomics.load(this.cells, LOCK) !== 0;
+  }
+
+  /** Who holds the lock, as far as the shared memory says. */
+  holderOf(): { domain: number; task: number } | null {
+    const domain = Atomics.load(this.cells, HOLDER_DOMAIN);
+    return domain < 0 ? null : { domain, task: Atomics.load(this.cells, HOLDER_TASK) };
+  }
+
+  /** Takes the lock if it is free. */
+  tryAcquire(): boolean {
+    return Atomics.load(this.cells, LOCK) === 0 && Atomics.compareExchange(this.cells, LOCK, 0, 1) === 0;
+  }
+
+  setHolder(task: number): void {
+    Atomics.store(this.cells, HOLDER_TASK, task);
+    Atomics.store(this.cells, HOLDER_DOMAIN, this.domain);
+  }
+
+  /**
+   * The first local waiter is about to queue and this domain does not hold
+   * the lock: ask the other domains for it. True when it was free after all:
+   * this domain holds it now.
+   */
+  want(): boolean {
+    this.wanting = true;
+    return this.claim() && this.ask();
+  }
+
+  private ask(): boolean {
+    const cells = this.cells;
+    const base = this.base(this.slot);
+    Atomics.store(cells, base + ORDER, Atomics.add(cells, TICKET, 1));
+    Atomics.store(cells, base + STATE, WANT);
+    if (this.tryAcquire()) {
+      Atomics.store(cells, base + STATE, NONE);
+      this.wanting = false;
+      this.releaseSlot();
+      return true;
+    }
+    this.arm(base + STATE, WANT);
+    return false;
+  }
+
+  /** The last local waiter left. True when the lock had been handed here meanwhile: this domain holds it now. */
+  withdraw(): boolean {
+    if (!this.wanting) return false;
+    this.wanting = false;
+    if (this.slot < 0) return false; // still waiting for a slot
+    const state = this.base(this.slot) + STATE;
+    const was = Atomics.compareExchange(this.cells, state, WANT, NONE);
+    Atomics.store(this.cells, state, NONE);
+    this.releaseSlot();
+    return was === GRANTED;
+  }
+
+  /** Hands the lock to the domain that has waited longest; false when none waits. */
+  grantNext(): boolean {
+    const cells = this.cells;
+    for (;;) {
+      let best = -1;
+      let order = 0;
+      for (let i = 0, span = this.span(); i < span; i++) {
+        if (i === this.slot) continue;
+        const base = this.base(i);
+        if (Atomics.load(cells, base + STATE) !== WANT) continue;
+        const o = Atomics.load(cells, base + ORDER);
+        if (best < 0 || before(o, order)) {
+          best = i;
+          order = o;
+        }
+      }
+      if (best < 0) return false;
+      Atomics.store(cells, HOLDER_DOMAIN, -1);
+      const state = this.base(best) + STATE;
+      if (Atomics.compareExchange(cells, state, WANT, GRANTED) === WANT) {
+        Atomics.notify(cells, state);
+        return true;
+      }
+      // That domain withdrew meanwhile: look again.
+    }
+  }
+
+  /** No task of this domain wants the lock it holds: hand it to another domain, or free it. */
+  release(): void {
+    const cells = this.cells;
+    for (;;) {
+      if (this.grantNext()) return;
+      Atomics.store(cells, HOLDER_DOMAIN, -1);
+      Atomics.store(cells, LOCK, 0);
+      // A domain may have asked after the scan, and seen LOCK still taken.
+      if (!this.anyWant() || Atomics.compareExchange(cells, LOCK, 0, 1) !== 0) return;
+    }
+  }
+
+  private anyWant(): boolean {
+    for (let i = 0, span = this.span(); i < span; i++) {
+      if (i !== this.slot && Atomics.load(this.cells, this.base(i) + STATE) === WANT) return true;
+    }
+    return false;
+  }
+
+  protected woken(): void {
+    if (!this.wanting || this.slot < 0) return;
+    const state = this.base(this.slot) + STATE;
+    const s = Atomics.load(this.cells, state);
+    if (s === GRANTED) {
+      Atomics.store(this.cells, state, NONE);
+      this.wanting = false;
+      this.releaseSlot();
+      this.mutex.serveLocal();
+    } else if (s === WANT) this.arm(state, WANT);
+  }
+
+  protected slotFreed(): void {
+    if (this.wanting && this.slot < 0 && this.claim() && this.ask()) this.mutex.serveLocal();
+  }
+}
+
+function sharedMutex(id: string, cells: Int32Array): Mutex {
+  const m = new Mutex();
+  m.sharedLock = new SharedLock(id, cells, m);
+  return m;
+}
+
+definePortable<Mutex, SharedData>("@bobbin/sync/Mutex", {
+  test: (value) => value instanceof Mutex,
+  encode(m) {
+    const shared = m.sharedLock;
+    if (shared === null) {
+      throw new TypeError(
+        "a Mutex made with new Mutex() or Mutex.create() belongs to its domain and cannot be passed to another: make it with Mutex.shared()",
+      );
+    }
+    return { id: shared.id, buffer: shared.cells.buffer as SharedArrayBuffer };
+  },
+  decode: (data) => adopt(data.id, () => sharedMutex(data.id, cellsOf(data, MUTEX, SLOT_WIDTH))),
+});
