@@ -6,7 +6,7 @@ import { NotAChild } from "./errors.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
 import { cancelChild, consume, currentTask } from "./scheduler.js";
-import { F_JOINED, PENDING, RESOLVED, type Task, type Waiter } from "./task.js";
+import { type Task, type Waiter, F, State } from "./task.js";
 
 /** @internal */
 export function checkChild(parent: Task, child: unknown, operation: string): Task {
@@ -19,7 +19,7 @@ export function checkChild(parent: Task, child: unknown, operation: string): Tas
 }
 
 function resultOf<T>(task: Task<T>): Result<T> {
-  return task.state === RESOLVED ? ok(task.outcome as T) : failed(task.outcome);
+  return task.state === State.Resolved ? ok(task.outcome as T) : failed(task.outcome);
 }
 
 /** Waits for one child; `exn` returns its value or throws its error instead of a Result. */
@@ -36,15 +36,15 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
     if (resumed === undefined) {
       const parent = currentTask(this.exn ? "awaitExn()" : "awaitTask()");
       checkChild(parent, target, "await");
-      if (target.state === PENDING) {
-        target.flags |= F_JOINED;
+      if (target.state === State.Pending) {
+        target.flags |= F.JOINED;
         parent.waiter = this;
         return SUSPENDED;
       }
       consume(parent, target);
     }
     if (!this.exn) return { done: true, value: resultOf(target) };
-    if (target.state === RESOLVED) return { done: true, value: target.outcome };
+    if (target.state === State.Resolved) return { done: true, value: target.outcome };
     throw target.outcome;
   }
 
@@ -54,7 +54,7 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
   }
 
   detach(): void {
-    this.target.flags &= ~F_JOINED;
+    this.target.flags &= ~F.JOINED;
   }
 }
 
@@ -115,7 +115,7 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
       throw new RangeError(`${this.name} needs at least one task: with none there is nothing to wait for`);
     }
     let pending = 0;
-    for (const t of tasks) if (checkChild(parent, t, "await").state === PENDING) pending++;
+    for (const t of tasks) if (checkChild(parent, t, "await").state === State.Pending) pending++;
     if (this.mode === ALL) {
       if (pending === 0) return { done: true, value: this.finish(parent) };
       this.remaining = pending;
@@ -146,18 +146,18 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   }
 
   private join(parent: Task): void {
-    for (const t of this.tasks) if (t.state === PENDING) t.flags |= F_JOINED;
+    for (const t of this.tasks) if (t.state === State.Pending) t.flags |= F.JOINED;
     parent.waiter = this;
   }
 
   private unjoin(): void {
-    for (const t of this.tasks) t.flags &= ~F_JOINED;
+    for (const t of this.tasks) t.flags &= ~F.JOINED;
   }
 
   /** A random ended task, preferring one that succeeded (`awaitFirst`). */
   private pickEnded(parent: Task): Task<T> {
-    const ended = this.tasks.filter((t) => t.state !== PENDING);
-    const resolved = this.mode === FIRST ? ended.filter((t) => t.state === RESOLVED) : [];
+    const ended = this.tasks.filter((t) => t.state !== State.Pending);
+    const resolved = this.mode === FIRST ? ended.filter((t) => t.state === State.Resolved) : [];
     const pool = resolved.length !== 0 ? resolved : ended;
     return pool[parent.sched.rng.below(pool.length)]!;
   }
@@ -168,7 +168,7 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     for (const t of this.tasks) {
       if (t === this.chosen) continue;
       if (!cancelChild(parent, t)) {
-        t.flags |= F_JOINED;
+        t.flags |= F.JOINED;
         pending++;
       }
     }

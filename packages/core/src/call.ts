@@ -16,7 +16,7 @@ import { awaitAll } from "./await.js";
 import type { Result } from "./result.js";
 import { current, currentTask } from "./scheduler.js";
 import { spawn } from "./spawn.js";
-import { F_NO_EARLY_CANCEL, type Task, type Waiter } from "./task.js";
+import { type Task, type Waiter, F } from "./task.js";
 import type { SpawnOptions } from "./lifecycle.js";
 import { decodeError, type Message } from "./wire.js";
 import { decodePortables, encodePortables } from "./portable.js";
@@ -143,7 +143,7 @@ function spawnProxy(link: DomainLink, domain: number, id: number, options?: Spaw
     link.send(domain, { kind: "cancel", id, from: link.sched.domain });
     throw error;
   }
-  proxy.flags |= F_NO_EARLY_CANCEL;
+  proxy.flags |= F.NO_EARLY_CANCEL;
   return proxy;
 }
 

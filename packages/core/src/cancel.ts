@@ -4,7 +4,7 @@
 import { checkChild } from "./await.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { cancelChild, currentTask } from "./scheduler.js";
-import { F_JOINED, type Task, type Waiter } from "./task.js";
+import { type Task, type Waiter, F } from "./task.js";
 
 class CancelOp extends SingleShot<void> implements Waiter {
   constructor(private readonly target: Task) {
@@ -16,7 +16,7 @@ class CancelOp extends SingleShot<void> implements Waiter {
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
     if (cancelChild(parent, target)) return DONE_VOID;
-    target.flags |= F_JOINED;
+    target.flags |= F.JOINED;
     parent.waiter = this;
     return SUSPENDED;
   }
@@ -26,7 +26,7 @@ class CancelOp extends SingleShot<void> implements Waiter {
   }
 
   detach(): void {
-    this.target.flags &= ~F_JOINED;
+    this.target.flags &= ~F.JOINED;
   }
 }
 

@@ -3,7 +3,7 @@
  * the seam µthreads-style timeouts are built on.
  */
 import type { Task } from "./task.js";
-import { PENDING, Task as TaskClass } from "./task.js";
+import { Task as TaskClass, State } from "./task.js";
 
 /**
  * Throws `error` into `task` at the suspension point it is parked on (a
@@ -22,7 +22,7 @@ import { PENDING, Task as TaskClass } from "./task.js";
  */
 export function interrupt(task: Task<unknown>, error: unknown): boolean {
   if (!(task instanceof TaskClass)) throw new TypeError("interrupt(task, error) expects a task");
-  if (task.state !== PENDING || task.waiter === null) return false;
+  if (task.state !== State.Pending || task.waiter === null) return false;
   task.sched.interrupt(task, error);
   return true;
 }

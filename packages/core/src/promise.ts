@@ -4,7 +4,7 @@
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { currentTask } from "./scheduler.js";
 import { Cancelled } from "./errors.js";
-import { CANCELLED, F_CANCEL_REQUESTED, type Task, type Waiter } from "./task.js";
+import { type Task, type Waiter, F, State } from "./task.js";
 
 class PromiseOp<T> extends SingleShot<T> implements Waiter {
   private task: Task | null = null;
@@ -84,7 +84,7 @@ export function abortSignal(task?: Task<unknown>): AbortSignal {
   const extra = target.getExtra();
   if (extra.abort === null) {
     extra.abort = new AbortController();
-    if ((target.flags & F_CANCEL_REQUESTED) !== 0 || target.state === CANCELLED) {
+    if ((target.flags & F.CANCEL_REQUESTED) !== 0 || target.state === State.Cancelled) {
       extra.abort.abort(new Cancelled(`task ${target.uid} was cancelled`));
     }
   }

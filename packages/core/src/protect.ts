@@ -4,7 +4,7 @@
 import type { Instruction, TaskBody } from "./operation.js";
 import { currentTask } from "./scheduler.js";
 import { startFiber } from "./spawn.js";
-import { F_CANCEL_REQUESTED, type ProtectFrame } from "./task.js";
+import { type ProtectFrame, F } from "./task.js";
 
 /** Handlers of {@link protect}. */
 export interface ProtectHandlers {
@@ -44,6 +44,6 @@ export function* protect<A extends unknown[], T>(
     return yield* gen;
   } finally {
     extra.protection = frame.outer;
-    handlers?.finally?.((task.flags & F_CANCEL_REQUESTED) !== 0);
+    handlers?.finally?.((task.flags & F.CANCEL_REQUESTED) !== 0);
   }
 }

@@ -21,25 +21,11 @@ import { Rng } from "./rng.js";
 import { RunQueue } from "./run-queue.js";
 import type { Syscall } from "./syscall.js";
 import {
-  CANCELLED,
   childUids,
-  F_CANCEL_DELIVERED,
-  F_CANCEL_REQUESTED,
-  F_CONSUMED,
-  F_ENDING,
-  F_JOINED,
-  F_NO_EARLY_CANCEL,
-  F_ONE_ARG,
-  F_ARGS,
-  F_QUEUED,
-  F_STARTED,
-  F_THROW,
-  F_YIELDED,
-  FAILED,
-  PENDING,
-  RESOLVED,
   Task,
   unlinkChild,
+  F,
+  State,
 } from "./task.js";
 import type { TickHooks } from "./hook.js";
 
@@ -166,8 +152,8 @@ export class Scheduler {
 
   /** Queues a task for its next step. */
   enqueue(task: Task): void {
-    if ((task.flags & F_QUEUED) !== 0) return;
-    task.flags |= F_QUEUED;
+    if ((task.flags & F.QUEUED) !== 0) return;
+    task.flags |= F.QUEUED;
     this.queue.push(task);
   }
 
@@ -175,7 +161,7 @@ export class Scheduler {
   resume(task: Task, value: unknown): void {
     task.waiter = null;
     task.resume = value;
-    task.flags &= ~(F_THROW | F_YIELDED);
+    task.flags &= ~(F.THROW | F.YIELDED);
     this.enqueue(task);
     if (!this.running) this.wake();
   }
@@ -184,7 +170,7 @@ export class Scheduler {
   resumeThrow(task: Task, error: unknown): void {
     task.waiter = null;
     task.resume = error;
-    task.flags = (task.flags | F_THROW) & ~F_YIELDED;
+    task.flags = (task.flags | F.THROW) & ~F.YIELDED;
     this.enqueue(task);
     if (!this.running) this.wake();
   }
@@ -220,9 +206,10 @@ export class Scheduler {
   private drain(): void {
     const deadline = performance.now() + this.sliceMs;
     let untilPoll = this.pollEvery;
+    const queue = this.queue;
+    const urgent = this.urgent;
     for (;;) {
-      let task = this.urgent.shift();
-      if (task === undefined) task = this.queue.shift();
+      const task = urgent.isEmpty() ? queue.shift() : urgent.shift();
       if (task === undefined) {
         if (this.done) return;
         if (this.onIdle !== null && this.onIdle()) continue;
@@ -230,7 +217,11 @@ export class Scheduler {
         continue;
       }
       if (this.hooks.list.length !== 0) this.runTickHooks();
-      this.step(task);
+      const gen = task.gen;
+      const flags = task.flags;
+      if (gen !== null && (flags & (F.STARTED | F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.STARTED) {
+        this.resumeFiber(task, gen, flags);
+      } else this.step(task);
       if (--untilPoll === 0) {
         untilPoll = this.pollEvery;
         if (this.pendingSyscalls !== 0) this.poll(false);
@@ -246,43 +237,55 @@ export class Scheduler {
     }
   }
 
-  private step(task: Task): void {
-    let flags = task.flags & ~F_QUEUED;
-    let gen = task.gen;
-    if (gen === null) {
-      if ((flags & F_STARTED) !== 0 || task.state !== PENDING) {
-        task.flags = flags;
-        return;
-      }
-      gen = makeGenerator(task, flags);
-      flags &= ~(F_ONE_ARG | F_ARGS);
-    }
-    if ((flags & (F_CANCEL_REQUESTED | F_CANCEL_DELIVERED)) !== 0) flags = this.beforeCancelledStep(task, flags);
-    task.flags = (flags | F_STARTED) & ~F_YIELDED;
+  /**
+   * Resumes a task's fiber until it returns, throws, parks or yields. Every
+   * step ends here; a started task with nothing to throw and no cancellation
+   * pending comes straight from the trampoline.
+   */
+  private resumeFiber(task: Task, gen: Generator<Instruction, unknown, unknown>, flags: number): void {
+    task.flags = flags & ~(F.QUEUED | F.YIELDED);
     current = task;
     let r: IteratorResult<Instruction, unknown>;
     try {
-      r = (flags & F_THROW) !== 0 ? gen.throw(task.resume) : gen.next(task.resume);
+      r = (flags & F.THROW) !== 0 ? gen.throw(task.resume) : gen.next(task.resume);
     } catch (error) {
       current = null;
       this.bodyEnded(task, false, error);
       return;
     }
     current = null;
-    if (r.done === true) {
-      this.bodyEnded(task, true, r.value);
-      return;
-    }
+    if (r.done === true) return this.bodyEnded(task, true, r.value);
     const instruction = r.value;
     if (instruction === YIELD) {
       task.resume = RESUMED;
       const after = task.flags;
-      if ((after & F_QUEUED) === 0) {
-        task.flags = (after & ~F_THROW) | F_YIELDED | F_QUEUED;
+      if ((after & F.QUEUED) === 0) {
+        task.flags = (after & ~F.THROW) | F.YIELDED | F.QUEUED;
         this.queue.push(task);
       }
-    } else if (instruction === SUSPEND) {
-      if ((task.flags & (F_CANCEL_REQUESTED | F_CANCEL_DELIVERED)) === F_CANCEL_REQUESTED && task.waiter !== null) {
+    } else this.afterSuspension(task, instruction);
+  }
+
+  /** A step that first starts the fiber or settles a pending cancellation. */
+  private step(task: Task): void {
+    let flags = task.flags & ~F.QUEUED;
+    let gen = task.gen;
+    if (gen === null) {
+      if ((flags & F.STARTED) !== 0 || task.state !== State.Pending) {
+        task.flags = flags;
+        return;
+      }
+      gen = makeGenerator(task, flags);
+      flags &= ~(F.ONE_ARG | F.ARGS);
+    }
+    if ((flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) !== 0) flags = this.beforeCancelledStep(task, flags);
+    this.resumeFiber(task, gen, flags | F.STARTED);
+  }
+
+  /** The fiber parked (or yielded something that is not an instruction). */
+  private afterSuspension(task: Task, instruction: Instruction): void {
+    if (instruction === SUSPEND) {
+      if ((task.flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.CANCEL_REQUESTED && task.waiter !== null) {
         this.deliverCancel(task);
       }
     } else {
@@ -302,13 +305,13 @@ export class Scheduler {
    * (then it is delivered at the next suspension point).
    */
   private beforeCancelledStep(task: Task, flags: number): number {
-    if ((flags & F_CANCEL_DELIVERED) === 0) {
-      if ((flags & (F_STARTED | F_NO_EARLY_CANCEL)) === 0 || (flags & F_YIELDED) !== 0) {
-        flags |= F_THROW | F_CANCEL_DELIVERED;
+    if ((flags & F.CANCEL_DELIVERED) === 0) {
+      if ((flags & (F.STARTED | F.NO_EARLY_CANCEL)) === 0 || (flags & F.YIELDED) !== 0) {
+        flags |= F.THROW | F.CANCEL_DELIVERED;
         task.resume = this.cancelledError(task);
       }
     }
-    if ((flags & F_CANCEL_DELIVERED) !== 0) this.watchSwallowedCancel(task);
+    if ((flags & F.CANCEL_DELIVERED) !== 0) this.watchSwallowedCancel(task);
     return flags;
   }
 
@@ -318,18 +321,18 @@ export class Scheduler {
   private bodyEnded(task: Task, normal: boolean, value: unknown): void {
     task.gen = null;
     task.waiter = null;
-    let state = normal ? RESOLVED : FAILED;
-    if ((task.flags & F_CANCEL_REQUESTED) !== 0) state = CANCELLED;
-    if (state === RESOLVED) {
-      if (task.firstChild === null) return this.terminate(task, RESOLVED, value);
+    let state = normal ? State.Resolved : State.Failed;
+    if ((task.flags & F.CANCEL_REQUESTED) !== 0) state = State.Cancelled;
+    if (state === State.Resolved) {
+      if (task.firstChild === null) return this.terminate(task, State.Resolved, value);
       const error = new StillHasChildren(task.uid, childUids(task));
       this.fail(error);
-      state = FAILED;
+      state = State.Failed;
       value = error;
     }
     this.cancelChildren(task);
     if (task.firstChild === null) return this.terminate(task, state, value);
-    task.flags |= F_ENDING;
+    task.flags |= F.ENDING;
     task.resume = state;
     task.outcome = value;
   }
@@ -339,9 +342,9 @@ export class Scheduler {
     let child = task.firstChild;
     while (child !== null) {
       const next = child.nextSibling;
-      if (child.state !== PENDING) unlinkChild(task, child);
+      if (child.state !== State.Pending) unlinkChild(task, child);
       else {
-        child.flags |= F_CONSUMED;
+        child.flags |= F.CONSUMED;
         this.requestCancel(child);
       }
       child = next;
@@ -350,37 +353,37 @@ export class Scheduler {
 
   /** The task and its whole subtree are over: publish the outcome. */
   private terminate(task: Task, state: number, value: unknown): void {
-    if ((task.flags & F_CANCEL_REQUESTED) !== 0) {
-      state = CANCELLED;
-      value = task.state === CANCELLED ? task.outcome : this.cancelledError(task);
+    if ((task.flags & F.CANCEL_REQUESTED) !== 0) {
+      state = State.Cancelled;
+      value = task.state === State.Cancelled ? task.outcome : this.cancelledError(task);
     }
     if (exitHooks.length !== 0) {
       for (const hook of exitHooks) {
         let veto: unknown;
         try {
-          veto = hook(task, state === RESOLVED ? "resolved" : state === FAILED ? "failed" : "cancelled");
+          veto = hook(task, state === State.Resolved ? "resolved" : state === State.Failed ? "failed" : "cancelled");
         } catch (error) {
           veto = error;
         }
-        if (veto !== undefined && state === RESOLVED) {
+        if (veto !== undefined && state === State.Resolved) {
           this.fail(veto);
-          state = FAILED;
+          state = State.Failed;
           value = veto;
         }
       }
     }
     task.state = state;
     task.outcome = value;
-    task.flags &= ~F_ENDING;
+    task.flags &= ~F.ENDING;
     task.resume = undefined;
     this.liveTasks--;
     const parent = task.parent;
     if (parent === null) return this.rootEnded(task);
-    if ((task.flags & F_CONSUMED) !== 0) unlinkChild(parent, task);
-    if ((parent.flags & F_ENDING) !== 0) {
+    if ((task.flags & F.CONSUMED) !== 0) unlinkChild(parent, task);
+    if ((parent.flags & F.ENDING) !== 0) {
       if (parent.firstChild === null) this.terminate(parent, parent.resume as number, parent.outcome);
-    } else if ((task.flags & F_JOINED) !== 0) {
-      task.flags &= ~F_JOINED;
+    } else if ((task.flags & F.JOINED) !== 0) {
+      task.flags &= ~F.JOINED;
       parent.waiter?.childEnded?.(parent, task);
     }
     task.extra?.orphans?.ended(task);
@@ -394,8 +397,8 @@ export class Scheduler {
    * has ended.
    */
   requestCancel(task: Task): void {
-    if (task.state !== PENDING || (task.flags & F_CANCEL_REQUESTED) !== 0) return;
-    task.flags |= F_CANCEL_REQUESTED;
+    if (task.state !== State.Pending || (task.flags & F.CANCEL_REQUESTED) !== 0) return;
+    task.flags |= F.CANCEL_REQUESTED;
     const extra = task.extra;
     if (extra !== null) {
       extra.cancelledAt = performance.now();
@@ -417,10 +420,10 @@ export class Scheduler {
     const waiter = task.waiter!;
     task.waiter = null;
     waiter.detach(task);
-    task.flags = (task.flags | F_CANCEL_DELIVERED | F_THROW) & ~F_YIELDED;
+    task.flags = (task.flags | F.CANCEL_DELIVERED | F.THROW) & ~F.YIELDED;
     task.resume = this.cancelledError(task);
-    if ((task.flags & F_QUEUED) === 0) {
-      task.flags |= F_QUEUED;
+    if ((task.flags & F.QUEUED) === 0) {
+      task.flags |= F.QUEUED;
       this.urgent.push(task);
     }
     if (!this.running) this.wake();
@@ -428,7 +431,7 @@ export class Scheduler {
 
   /** The `Cancelled` a task ends with (one per task, made on first need). */
   private cancelledError(task: Task): Cancelled {
-    return task.state === CANCELLED ? (task.outcome as Cancelled) : new Cancelled(`task ${task.uid} was cancelled`);
+    return task.state === State.Cancelled ? (task.outcome as Cancelled) : new Cancelled(`task ${task.uid} was cancelled`);
   }
 
   private watchSwallowedCancel(task: Task): void {
@@ -487,7 +490,7 @@ export class Scheduler {
     const settle = this.settle!;
     this.settle = null;
     if (this.fatal !== NO_FATAL) settle(false, this.fatal);
-    else settle(root.state === RESOLVED, root.outcome);
+    else settle(root.state === State.Resolved, root.outcome);
   }
 
   // -- events ---------------------------------------------------------------
@@ -557,7 +560,7 @@ function makeGenerator(task: Task, flags: number): Generator<Instruction, unknow
   const args = task.outcome;
   task.outcome = undefined;
   task.resume = undefined;
-  const gen = (flags & F_ONE_ARG) !== 0 ? body(args) : (flags & F_ARGS) !== 0 ? body(...(args as unknown[])) : body();
+  const gen = (flags & F.ONE_ARG) !== 0 ? body(args) : (flags & F.ARGS) !== 0 ? body(...(args as unknown[])) : body();
   task.gen = gen;
   return gen;
 }
@@ -575,8 +578,8 @@ export function currentTask(operation: string): Task {
 
 /** @internal Marks an ended child consumed by its parent and drops it from the child list. */
 export function consume(parent: Task, child: Task): void {
-  child.flags |= F_CONSUMED;
-  if (child.state !== PENDING) unlinkChild(parent, child);
+  child.flags |= F.CONSUMED;
+  if (child.state !== State.Pending) unlinkChild(parent, child);
 }
 
 /**
@@ -585,10 +588,10 @@ export function consume(parent: Task, child: Task): void {
  * false: the caller waits for it to end).
  */
 export function cancelChild(parent: Task, child: Task): boolean {
-  child.flags |= F_CONSUMED;
-  if (child.state !== PENDING) {
-    if (child.state !== CANCELLED) {
-      child.state = CANCELLED;
+  child.flags |= F.CONSUMED;
+  if (child.state !== State.Pending) {
+    if (child.state !== State.Cancelled) {
+      child.state = State.Cancelled;
       child.outcome = new Cancelled(`task ${child.uid} was cancelled`);
     }
     unlinkChild(parent, child);

@@ -5,7 +5,7 @@ import { type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
 import { currentTask } from "./scheduler.js";
-import { F_ARGS, F_ONE_ARG, linkChild, Task } from "./task.js";
+import { linkChild, Task, F } from "./task.js";
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
 
@@ -46,10 +46,10 @@ export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
     child.resume = fn;
     if (args.length === 1) {
       child.outcome = args[0];
-      child.flags = F_ONE_ARG;
+      child.flags = F.ONE_ARG;
     } else if (args.length !== 0) {
       child.outcome = args;
-      child.flags = F_ARGS;
+      child.flags = F.ARGS;
     }
   } else {
     child = new Task(parent.sched, parent, startFiber(fn, args, "spawn"));

@@ -9,34 +9,56 @@
  *   cancellation detaches it before the task is woken with `Cancelled`.
  * - A spawned task's generator is made at its first step, so that thousands
  *   of queued children cost one small record each: until then (`gen` null,
- *   `F_STARTED` clear) `resume` holds the body and `outcome` its arguments
- *   (see `F_ONE_ARG`, `F_ARGS`).
+ *   `F.STARTED` clear) `resume` holds the body and `outcome` its arguments
+ *   (see `F.ONE_ARG`, `F.ARGS`).
  */
 import type { Scheduler } from "./scheduler.js";
 import type { Instruction } from "./operation.js";
 import type { Orphans } from "./orphans.js";
 
-/** @internal */ export const PENDING = 0;
-/** @internal */ export const RESOLVED = 1;
-/** @internal */ export const FAILED = 2;
-/** @internal */ export const CANCELLED = 3;
 
-/** @internal In a run queue. */ export const F_QUEUED = 1;
-/** @internal Resume with `throw` rather than `next`. */ export const F_THROW = 2;
-/** @internal Its parent (or a failure above it) asked it to stop. */ export const F_CANCEL_REQUESTED = 4;
-/** @internal `Cancelled` was thrown into its fiber. */ export const F_CANCEL_DELIVERED = 8;
-/** @internal The parent awaited or cancelled it: it leaves the child list when it ends. */ export const F_CONSUMED = 16;
-/** @internal The parent is parked until this child ends. */ export const F_JOINED = 32;
-/** @internal Its body failed or was cancelled; it waits for its children to end. */ export const F_ENDING = 64;
-/** @internal Its fiber has run at least once. */ export const F_STARTED = 128;
-/** @internal Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */ export const F_YIELDED = 256;
-/** @internal Not started: `outcome` holds the body's single argument. */ export const F_ONE_ARG = 512;
-/** @internal Not started: `outcome` holds the body's arguments as an array. */ export const F_ARGS = 1024;
+
 /**
- * @internal Runs to its first suspension even when cancelled before its first
- * step: a parallel task's proxy, which must tell the other domain.
+ * @internal How a task stands (a `const enum`: inlined as numbers in the
+ * build, so the hot paths compare literals).
  */
-export const F_NO_EARLY_CANCEL = 2048;
+export const enum State {
+  Pending = 0,
+  Resolved = 1,
+  Failed = 2,
+  Cancelled = 3,
+}
+
+/** @internal Bits of `Task.flags` (inlined as numbers in the build). */
+export const enum F {
+  /** In a run queue. */
+  QUEUED = 1,
+  /** Resume with `throw` rather than `next`. */
+  THROW = 2,
+  /** Its parent (or a failure above it) asked it to stop. */
+  CANCEL_REQUESTED = 4,
+  /** `Cancelled` was thrown into its fiber. */
+  CANCEL_DELIVERED = 8,
+  /** The parent awaited or cancelled it: it leaves the child list when it ends. */
+  CONSUMED = 16,
+  /** The parent is parked until this child ends. */
+  JOINED = 32,
+  /** Its body failed or was cancelled; it waits for its children to end. */
+  ENDING = 64,
+  /** Its fiber has run at least once. */
+  STARTED = 128,
+  /** Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */
+  YIELDED = 256,
+  /** Not started: `outcome` holds the body's single argument. */
+  ONE_ARG = 512,
+  /** Not started: `outcome` holds the body's arguments as an array. */
+  ARGS = 1024,
+  /**
+   * Runs to its first suspension even when cancelled before its first
+   * step: a parallel task's proxy, which must tell the other domain.
+   */
+  NO_EARLY_CANCEL = 2048,
+}
 
 /** How a task stands: running or suspended, or how it ended. */
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";
@@ -84,11 +106,11 @@ export class Task<T = unknown> {
   /** A number unique within this thread. */
   readonly uid: number = nextUid++;
   /** @internal */ gen: Generator<Instruction, unknown, unknown> | null;
-  /** @internal */ state = PENDING;
+  /** @internal */ state = State.Pending;
   /** @internal */ flags = 0;
-  /** @internal The value or error it ended with; while `F_ENDING`, the error it will end with. */
+  /** @internal The value or error it ended with; while `F.ENDING`, the error it will end with. */
   outcome: unknown = undefined;
-  /** @internal What `next`/`throw` passes at the next step; while `F_ENDING`, the state it will end in. */
+  /** @internal What `next`/`throw` passes at the next step; while `F.ENDING`, the state it will end in. */
   resume: unknown = undefined;
   /** @internal */ waiter: Waiter | null = null;
   /** @internal */ firstChild: Task | null = null;
@@ -113,7 +135,7 @@ export class Task<T = unknown> {
 
   /** @internal */
   get ended(): boolean {
-    return this.state !== PENDING;
+    return this.state !== State.Pending;
   }
 
   /** @internal */
