@@ -33,10 +33,6 @@
             "MACOSX_DEPLOYMENT_TARGET": "11.0",
             "OTHER_CFLAGS": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
           }
-        }],
-        ["'<!(node -p \"process.env.BOBBIN_NATIVE_ASAN || ''\")'=='1'", {
-          "cflags": ["-fsanitize=address", "-fno-omit-frame-pointer"],
-          "ldflags": ["-fsanitize=address"]
         }]
       ]
     }

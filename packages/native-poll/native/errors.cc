@@ -50,11 +50,12 @@ bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t*
   napi_value v = info[i];
   bool is = false;
   void* p = nullptr;
-  if (napi_is_typedarray(env, v, &is) == napi_ok && is) {
-    napi_typedarray_type type;
-    size_t length = 0, offset = 0;
-    napi_value ab;
-    napi_get_typedarray_info(env, v, &type, &length, &p, &ab, &offset);
+  napi_typedarray_type type;
+  size_t length = 0, offset = 0;
+  napi_value ab;
+  // The common case (a Buffer) in one call: napi_get_typedarray_info fails
+  // with napi_invalid_arg for anything that is not a typed array.
+  if (napi_get_typedarray_info(env, v, &type, &length, &p, &ab, &offset) == napi_ok) {
     size_t elem = 1;
     switch (type) {
       case napi_int16_array: case napi_uint16_array: elem = 2; break;
@@ -67,15 +68,12 @@ bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t*
     return true;
   }
   if (napi_is_dataview(env, v, &is) == napi_ok && is) {
-    size_t length = 0, offset = 0;
-    napi_value ab;
     napi_get_dataview_info(env, v, &length, &p, &ab, &offset);
     *data = static_cast<uint8_t*>(p);
     *len = length;
     return true;
   }
   if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
-    size_t length = 0;
     napi_get_arraybuffer_info(env, v, &p, &length);
     *data = static_cast<uint8_t*>(p);
     *len = length;

@@ -27,6 +27,7 @@
 #ifndef BOBBIN_NATIVE_POLLER_H_
 #define BOBBIN_NATIVE_POLLER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

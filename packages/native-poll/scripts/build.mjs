@@ -4,14 +4,14 @@
 //
 //   node scripts/build.mjs            # "install"/"build": on failure, explain and exit 0
 //   node scripts/build.mjs --strict   # exit 1 on failure (CI, `pnpm build:native`)
-//   node scripts/build.mjs --force    # rebuild even if the addon is up to date
+//   node scripts/build.mjs --force    # a full node-gyp rebuild, even if the addon is up to date
 //
 // BOBBIN_NATIVE_SKIP=1 skips the build. A failed build never fails installation:
 // `@bobbin/unix` keeps its libuv backend, and asking for the native backend
 // throws an error that says how to build it (see src/load.ts).
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,9 +79,17 @@ try {
   finish(false, "node-gyp is not installed (it is a dependency of this package: run pnpm install)");
 }
 
-const args = [gyp, "rebuild", `--nodedir=${nodedir}`, "--jobs=max"];
-if (process.env.BOBBIN_NATIVE_DEBUG === "1") args.push("--debug");
-console.log(`@bobbin/native-poll: node-gyp rebuild --nodedir=${nodedir}`);
+// Configured before for the same headers: an incremental build, which never
+// removes the addon a running process may be loading. Otherwise a full rebuild.
+let command = "rebuild";
+try {
+  const config = readFileSync(join(root, "build", "config.gypi"), "utf8");
+  if (!force && existsSync(join(root, "build", "Makefile")) && config.includes(`"nodedir": "${nodedir}"`)) command = "build";
+} catch {
+  // not configured yet
+}
+const args = [gyp, command, `--nodedir=${nodedir}`, "--jobs=max"];
+console.log(`@bobbin/native-poll: node-gyp ${command} --nodedir=${nodedir}`);
 const r = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit", env: process.env });
 if (r.error) finish(false, String(r.error.message));
 finish(r.status === 0 && existsSync(addon), `node-gyp exited with ${r.status ?? r.signal}`);

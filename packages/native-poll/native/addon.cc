@@ -1,0 +1,78 @@
+// The addon's entry point: per-thread state and the exported surface.
+//
+//   NativePoller            poller_node.cc (poller.h, poller_epoll.cc | poller_kqueue.cc)
+//   NativeArenaPool         arena_node.cc (arena.h)
+//   syscalls, sockopts      syscalls.cc (sockaddr.h)
+//   setArenaErrorFactory    syscalls.cc
+//   constants               below
+//
+// The addon is context-aware: every Node thread (main or worker) that loads
+// it gets its own AddonData.
+#include "addon_data.h"
+#include "common.h"
+#include "poller.h"
+
+namespace bobbin {
+
+AddonData* GetAddonData(Napi::Env env) { return env.GetInstanceData<AddonData>(); }
+
+namespace {
+
+void NoopFinalize(napi_env, void*, void*) {}
+
+// Does this runtime accept external ArrayBuffers? (Electron with the V8
+// memory cage does not: napi_no_external_buffers_allowed.)
+bool ExternalBuffersAllowed(napi_env env) {
+  static char probe[8];
+  napi_value ab;
+  napi_status s = napi_create_external_arraybuffer(env, probe, sizeof probe, NoopFinalize, nullptr, &ab);
+  if (s == napi_ok) {
+    napi_detach_arraybuffer(env, ab);
+    return true;
+  }
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) {
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+  }
+  return false;
+}
+
+}  // namespace
+
+Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+  AddonData* data = new AddonData();
+  env.SetInstanceData<AddonData>(data);  // deleted by node-addon-api when the env goes
+  data->external_buffers = ExternalBuffersAllowed(env);
+
+  exports.Set("NativePoller", DefinePoller(env));
+  exports.Set("NativeArenaPool", DefineArenaPool(env));
+  DefineSyscalls(env, exports);
+
+  Napi::Object c = Napi::Object::New(env);
+  c.Set("READABLE", Napi::Number::New(env, kReadable));
+  c.Set("WRITABLE", Napi::Number::New(env, kWritable));
+  c.Set("HANGUP", Napi::Number::New(env, kHangup));
+  c.Set("ERROR", Napi::Number::New(env, kError));
+  c.Set("EDGE", Napi::Number::New(env, kEdge));
+  c.Set("LEVEL", Napi::Number::New(env, kLevel));
+  c.Set("ONESHOT", Napi::Number::New(env, kOneShot));
+  c.Set("EVENT_INTS", Napi::Number::New(env, kEventInts));
+  c.Set("SLOTS_PER_ARENA", Napi::Number::New(env, kSlotsPerArena));
+  c.Set("CANARY_BYTES", Napi::Number::New(env, static_cast<double>(kCanaryBytes)));
+  exports.Set("constants", c);
+#if defined(__linux__)
+  exports.Set("mechanism", Napi::String::New(env, "epoll"));
+#else
+  exports.Set("mechanism", Napi::String::New(env, "kqueue"));
+#endif
+  exports.Set("externalBuffers", Napi::Boolean::New(env, data->external_buffers));
+  return exports;
+}
+
+}  // namespace bobbin
+
+static Napi::Object Init(Napi::Env env, Napi::Object exports) { return bobbin::InitAddon(env, exports); }
+
+NODE_API_MODULE(bobbin_native, Init)

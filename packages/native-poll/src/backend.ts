@@ -1,0 +1,1103 @@
+/**
+ * The native backend for `@bobbin/unix`: sockets are raw non-blocking fds in
+ * the poller's epoll/kqueue set, registered once, edge-triggered, for both
+ * directions. An operation tries its system call in the task's fiber first
+ * and parks only on `EAGAIN`; the poller's batch marks sockets ready and wakes
+ * the first waiter of each direction.
+ *
+ * Readiness bookkeeping (per socket and direction, `readable`/`writable`):
+ * - set by an event (readable: READABLE, HANGUP or ERROR; writable: WRITABLE,
+ *   HANGUP or ERROR), and initially;
+ * - cleared by `EAGAIN`, by a short read of a stream (the receive queue was
+ *   empty: any later arrival is a new edge, so the next read parks without a
+ *   system call) unless the peer has hung up, and by a short write (the send
+ *   buffer was full).
+ * A parked operation is woken only by an event, so a cleared flag is never
+ * trusted to stay clear: it only saves the system call that would say EAGAIN.
+ */
+import * as dns from "node:dns";
+import { unlinkSync } from "node:fs";
+import * as net from "node:net";
+import { constants as osConstants } from "node:os";
+import * as B from "@bobbin/core";
+import {
+  type Address,
+  type Backend,
+  checkTimeouts,
+  type Deadline,
+  type InetAddress,
+  type ListenOptions,
+  NodeLoop,
+  Parked,
+  type ShutdownCommand,
+  type Socket,
+  SocketClosed,
+  type SocketKind,
+  type SocketState,
+  systemError,
+  type UnixAddress,
+} from "@bobbin/unix";
+import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
+import { errnoException } from "./errors.js";
+import { loadNative, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
+
+const READABLE = 1;
+const WRITABLE = 2;
+const HANGUP = 4;
+const ERROR = 8;
+const READ_BITS = READABLE | HANGUP | ERROR;
+const WRITE_BITS = WRITABLE | HANGUP | ERROR;
+const EDGE = 0;
+
+type Waiter = Parked<unknown>;
+
+/**
+ * Options of {@link nativeBackend}.
+ *
+ * @example
+ * ```ts
+ * await run(main, { backend: () => nativeBackend({ batchSize: 256, pool: { slotSize: 4096 } }) });
+ * ```
+ * @throws never (a type; {@link nativeBackend} validates it).
+ */
+export interface NativeBackendOptions {
+  /** Events drained per batch. Default 1024. */
+  readonly batchSize?: number;
+  /**
+   * Drain the set directly when the run queue empties, before waiting in
+   * Node's loop (see {@link NativeBackend.select}). Default `true`.
+   */
+  readonly eagerPoll?: boolean;
+  /**
+   * The arena pool behind {@link readSlot} (a pool, or options for a new one).
+   * Default: 16 KiB slots, no cap.
+   */
+  readonly pool?: ArenaPool | ArenaPoolOptions;
+}
+
+/** A socket of the native backend: an fd and its readiness. */
+class NativeSocket implements Socket {
+  state: SocketState = "fresh";
+  fd = -1;
+  /** The fd's poller generation; events carrying another one are stale. */
+  gen = 0;
+  readable = true;
+  writable = true;
+  /** The peer hung up (or the socket has an error): reads go on until 0/error. */
+  hup = false;
+  sendShut = false;
+  receiveShut = false;
+  /** The stream write in progress: it owns the sending side until its last byte is out. */
+  writing: Waiter | null = null;
+  /** Parked on readability: read, accept, recvfrom. */
+  readonly readers: Waiter[] = [];
+  /** Parked on writability: write, connect, sendto. */
+  readonly writers: Waiter[] = [];
+  /** A Unix listener's path, unlinked when it closes (as libuv does). */
+  path = "";
+  /**
+   * Finished `read`/`write` operations kept for the next call (Parked's
+   * recycling): the hot path allocates neither an operation nor a suspension
+   * point per call. An operation made and never run simply is not recycled.
+   */
+  spareRead: ReadOp | null = null;
+  spareWrite: WriteOp | null = null;
+
+  constructor(
+    readonly kind: SocketKind,
+    readonly backend: NativeBackend,
+  ) {}
+
+  get isStream(): boolean {
+    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
+  }
+
+  toString(): string {
+    return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
+  }
+}
+
+function removeWaiter(list: Waiter[], op: Waiter): boolean {
+  const i = list.indexOf(op);
+  if (i < 0) return false;
+  list.splice(i, 1);
+  return true;
+}
+
+function familyOf(kind: SocketKind): number {
+  return kind === "unix" ? 1 : kind === "tcp6" || kind === "udp6" ? 6 : 4;
+}
+
+/**
+ * The `@bobbin/unix` backend on the native poller. Make one per run with
+ * {@link nativeBackend}.
+ *
+ * @example
+ * ```ts
+ * import { run } from "@bobbin/unix";
+ * import { nativeBackend } from "@bobbin/native-poll";
+ * await run(main, { backend: nativeBackend });
+ * ```
+ * @throws NativeUnavailable (from the constructor) when the addon is not built.
+ * @throws RangeError (from the constructor) for a bad `batchSize`.
+ */
+export class NativeBackend extends NodeLoop implements Backend {
+  readonly name = "native";
+  /** The arena pool behind {@link readSlot}. */
+  readonly pool: ArenaPool;
+  /** @internal */ readonly sys: NativeSyscalls;
+  /** @internal */ readonly solSocket: number;
+  /** @internal */ readonly soReuseAddr: number;
+  private readonly poller: NativePollerHandle;
+  private readonly batch: Int32Array;
+  /** Sockets by fd. */
+  private readonly byFd: (NativeSocket | undefined)[] = [];
+  /** @internal Sockets with an open fd. */
+  readonly live = new Set<NativeSocket>();
+  /**
+   * Counters for tuning: batches delivered by Node's loop, drains done by a
+   * non-blocking `select`, and the events each brought.
+   */
+  readonly stats = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
+  /** Operations parked on I/O: while there are some, the poller keeps Node alive. */
+  private parkedIO = 0;
+  private destroyed = false;
+  private readonly eager: boolean;
+
+  /**
+   * @throws NativeUnavailable when the addon is not built.
+   * @throws RangeError for a bad `batchSize`.
+   */
+  constructor(options: NativeBackendOptions = {}) {
+    super("microtask");
+    const native = loadNative();
+    const size = options.batchSize ?? 1024;
+    if (!Number.isInteger(size) || size < 1 || size > 1_000_000) {
+      throw new RangeError(`nativeBackend({ batchSize }): an integer in 1 … 1000000, got ${String(size)}`);
+    }
+    this.sys = native.syscalls;
+    this.solSocket = native.sockopts.SOL_SOCKET!;
+    this.soReuseAddr = native.sockopts.SO_REUSEADDR!;
+    this.batch = new Int32Array(size * native.constants.EVENT_INTS);
+    this.poller = new native.NativePoller(this.batch, (count) => {
+      this.stats.batches++;
+      this.stats.batchEvents += count;
+      this.dispatch(count);
+    });
+    this.poller.unref();
+    this.eager = options.eagerPoll ?? true;
+    this.pool = options.pool instanceof ArenaPool ? options.pool : new ArenaPool(options.pool ?? {});
+  }
+
+  // -- events -------------------------------------------------------------------
+
+  /**
+   * Core's `select`. While operations are parked, the set is first drained
+   * right here, without waiting (one `epoll_wait`/`kevent` with a zero
+   * timeout): with `block = false` a busy scheduler sees I/O without going
+   * back to Node's loop, and with `block = true` (the run queue is empty)
+   * events that arrived while the tasks ran are handled at once, as a C event
+   * loop would, instead of after a turn of Node's loop. Only when nothing is
+   * ready does a blocking `select` return a Promise, settled by the batch the
+   * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
+   * Node's loop a turn after every time slice (`run`'s `sliceMs`).
+   */
+  override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+    if (this.parkedIO !== 0 && !this.destroyed && (!block || this.eager)) {
+      const n = this.poller.poll(0);
+      this.stats.polls++;
+      if (n > 0) {
+        this.stats.pollEvents += n;
+        this.dispatch(n);
+      }
+    }
+    return super.select(block, cancelled);
+  }
+
+  private dispatch(count: number): void {
+    const batch = this.batch;
+    const byFd = this.byFd;
+    for (let i = 0, j = 0; i < count; i++, j += 3) {
+      const s = byFd[batch[j]!];
+      if (s === undefined || s.gen !== batch[j + 1]) continue; // closed during this batch
+      const bits = batch[j + 2]!;
+      if ((bits & (HANGUP | ERROR)) !== 0) s.hup = true;
+      if ((bits & READ_BITS) !== 0) {
+        s.readable = true;
+        if (s.readers.length !== 0) this.wake(s.readers.shift()!);
+      }
+      if ((bits & WRITE_BITS) !== 0) {
+        s.writable = true;
+        // Not past a write in progress that is already on its way back.
+        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.wake(s.writers.shift()!);
+      }
+    }
+  }
+
+  /** @internal An operation parks on `list`. */
+  park(list: Waiter[], op: Waiter): void {
+    list.push(op);
+    if (this.parkedIO++ === 0) this.poller.ref();
+  }
+
+  /** @internal An operation parks at the head of `list` (a write in progress, ahead of queued ones). */
+  parkFirst(list: Waiter[], op: Waiter): void {
+    list.unshift(op);
+    if (this.parkedIO++ === 0) this.poller.ref();
+  }
+
+  /** @internal A parked operation leaves `list` without being woken. */
+  unpark(list: Waiter[], op: Waiter): void {
+    if (removeWaiter(list, op) && --this.parkedIO === 0 && !this.destroyed) this.poller.unref();
+  }
+
+  /** @internal Wakes an operation already taken off its list. */
+  wake(op: Waiter): void {
+    if (--this.parkedIO === 0 && !this.destroyed) this.poller.unref();
+    op.ready();
+  }
+
+  /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
+  passRead(s: NativeSocket): void {
+    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wake(s.readers.shift()!);
+  }
+
+  /** @internal The same for writers (a write in progress keeps the side). */
+  passWrite(s: NativeSocket): void {
+    if (s.writers.length !== 0 && (s.writing === null || s.state === "closed") && (s.writable || s.state === "closed")) {
+      this.wake(s.writers.shift()!);
+    }
+  }
+
+  // -- fds --------------------------------------------------------------------------
+
+  /** @internal The socket's fd, made and registered on first need. */
+  fdOf(s: NativeSocket, what: string): number {
+    if (s.fd >= 0) return s.fd;
+    const fd = this.sys.socket(familyOf(s.kind), s.kind === "udp4" || s.kind === "udp6" ? 2 : 1);
+    if (fd < 0) throw errnoException(fd, "socket", `(${what})`);
+    this.attach(s, fd);
+    return fd;
+  }
+
+  /** @internal Registers `fd` as `s`'s, for both directions, edge-triggered. */
+  attach(s: NativeSocket, fd: number): void {
+    const gen = this.poller.add(fd, READABLE | WRITABLE, EDGE);
+    if (gen < 0) {
+      this.sys.close(fd);
+      throw errnoException(gen, "epoll_ctl");
+    }
+    s.fd = fd;
+    s.gen = gen;
+    s.readable = true;
+    s.writable = true;
+    s.hup = false;
+    this.byFd[fd] = s;
+    this.live.add(s);
+  }
+
+  /** @internal Unregisters and closes `s`'s fd (the socket object lives on). */
+  detach(s: NativeSocket): void {
+    const fd = s.fd;
+    if (fd < 0) return;
+    s.fd = -1;
+    s.gen = 0;
+    if (this.byFd[fd] === s) this.byFd[fd] = undefined;
+    this.live.delete(s);
+    if (!this.destroyed) this.poller.close(fd);
+    else this.sys.close(fd);
+  }
+
+  // -- the Backend contract ------------------------------------------------------
+
+  socket(kind: SocketKind): Socket {
+    return new NativeSocket(kind, this);
+  }
+
+  bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
+    return new ListenOp(this, sock as NativeSocket, addr, options);
+  }
+
+  accept(sock: Socket): B.Operation<[Socket, Address]> {
+    return new AcceptOp(this, sock as NativeSocket);
+  }
+
+  connect(sock: Socket, addr: Address): B.Operation<void> {
+    return new ConnectOp(this, sock as NativeSocket, addr);
+  }
+
+  read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
+    const s = sock as NativeSocket;
+    const spare = s.spareRead;
+    if (spare !== null) {
+      s.spareRead = null;
+      return spare.reuse(buf, off, len);
+    }
+    return new ReadOp(this, s, buf, off, len);
+  }
+
+  write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
+    const s = sock as NativeSocket;
+    const spare = s.spareWrite;
+    if (spare !== null) {
+      s.spareWrite = null;
+      return spare.reuse(buf, off, len);
+    }
+    return new WriteOp(this, s, buf, off, len);
+  }
+
+  recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
+    return new RecvOp(this, sock as NativeSocket, buf, off, len);
+  }
+
+  sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
+    return new SendOp(this, sock as NativeSocket, buf, off, len, addr as InetAddress);
+  }
+
+  shutdown(sock: Socket, how: ShutdownCommand): void {
+    const s = sock as NativeSocket;
+    if (s.fd < 0) return;
+    if (how !== "receive" && !s.sendShut) {
+      s.sendShut = true;
+      this.sys.shutdown(s.fd, 1);
+      // Parked writers fail with EPIPE when they retry.
+      while (s.writers.length !== 0) this.wake(s.writers.shift()!);
+    }
+    if (how !== "send" && !s.receiveShut) {
+      s.receiveShut = true;
+      this.sys.shutdown(s.fd, 0);
+      while (s.readers.length !== 0) this.wake(s.readers.shift()!);
+    }
+  }
+
+  close(sock: Socket): B.Operation<void> {
+    return new CloseOp(this, sock as NativeSocket);
+  }
+
+  closeNow(sock: Socket): void {
+    const s = sock as NativeSocket;
+    if (s.state === "closed") return;
+    s.state = "closed";
+    s.writing = null;
+    this.detach(s);
+    if (s.path !== "") {
+      // A Unix listener's file goes with it, as with libuv's pipes.
+      try {
+        unlinkSync(s.path);
+      } catch {
+        // already gone
+      }
+      s.path = "";
+    }
+    // Waiters retry, see the socket closed and throw SocketClosed.
+    while (s.readers.length !== 0) this.wake(s.readers.shift()!);
+    while (s.writers.length !== 0) this.wake(s.writers.shift()!);
+  }
+
+  localAddress(sock: Socket): Address {
+    const s = sock as NativeSocket;
+    if (s.fd >= 0) {
+      const out: NativeAddressOut = {};
+      if (this.sys.getsockname(s.fd, out) === 0) {
+        if (s.kind === "unix") return { path: out.path ?? "" };
+        return out as InetAddress;
+      }
+    }
+    throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+  }
+
+  sleep(ms: number): B.Operation<void> {
+    return new SleepOp(this, ms);
+  }
+
+  drain(): Promise<void> {
+    this.timers.clear();
+    for (const s of [...this.live]) this.closeNow(s); // close(2) at once: nothing to wait for
+    if (this.destroyed) return Promise.resolve();
+    this.destroyed = true;
+    this.poller.destroy();
+    // The set's fd is closed by uv_close's callback, in the "close callbacks"
+    // phase of Node's loop: after two check phases, one of those has run.
+    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  }
+}
+
+// -- operations ---------------------------------------------------------------------
+
+/** Resolves a host name to an address of the socket's family, once, in a Node callback. */
+abstract class ResolvingOp<T> extends Parked<T> {
+  /** 0: not started, 1: resolving, 2: resolved (`ip` set) or failed (`lookupError`). */
+  private lookup = 0;
+  private lookupParked = false;
+  protected ip = "";
+  private lookupError: Error | null = null;
+
+  constructor(
+    protected readonly backend: NativeBackend,
+    protected readonly sock: NativeSocket,
+    label: string,
+  ) {
+    super(backend, label);
+  }
+
+  /** True once `this.ip` is a numeric address for `host`; false while resolving. */
+  protected resolved(host: string): boolean {
+    if (this.lookup === 2) {
+      if (this.lookupError !== null) throw this.lookupError;
+      return true;
+    }
+    if (this.lookup === 1) return false;
+    if (net.isIP(host) !== 0) {
+      this.ip = host;
+      this.lookup = 2;
+      return true;
+    }
+    this.lookup = 1;
+    const family = this.sock.kind === "tcp6" || this.sock.kind === "udp6" ? 6 : 4;
+    dns.lookup(host, { family }, (error, ip) => {
+      this.lookup = 2;
+      if (error) this.lookupError = error;
+      else this.ip = ip;
+      if (this.lookupParked) {
+        this.lookupParked = false;
+        this.ready();
+      }
+    });
+    return false;
+  }
+
+  /** Parks for the lookup (the pending request keeps Node alive). */
+  protected parkForLookup(): boolean {
+    if (this.lookup !== 1) return false;
+    this.lookupParked = true;
+    return true;
+  }
+
+  protected unparkLookup(): boolean {
+    if (!this.lookupParked) return false;
+    this.lookupParked = false;
+    return true;
+  }
+}
+
+/** `bindAndListen`: bind, then listen (streams) — `listening`, or `bound` (UDP). */
+class ListenOp extends ResolvingOp<void> {
+  constructor(
+    backend: NativeBackend,
+    sock: NativeSocket,
+    private readonly addr: Address,
+    private readonly options: Required<ListenOptions>,
+  ) {
+    super(backend, sock, "bindAndListen");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("bindAndListen()");
+    const unix = s.kind === "unix";
+    const { host, port } = this.addr as InetAddress;
+    if (!unix && !this.resolved(host)) return false;
+    const fd = b.fdOf(s, "bindAndListen");
+    const sys = b.sys;
+    const stream = s.isStream;
+    if (!unix && (stream || this.options.reuseAddr)) {
+      // libuv always sets SO_REUSEADDR on TCP listeners; UDP only when asked.
+      sys.setsockopt(fd, b.solSocket, b.soReuseAddr, 1);
+    }
+    const path = unix ? (this.addr as UnixAddress).path : "";
+    const rc = unix ? sys.bind(fd, path, -1) : sys.bind(fd, this.ip, port);
+    const where = unix ? path : `${this.ip}:${port}`;
+    if (rc < 0) throw withAddress(errnoException(rc, stream ? "listen" : "bind", where), this.addr);
+    if (stream) {
+      const lr = sys.listen(fd, this.options.backlog);
+      if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
+      s.state = "listening";
+      if (unix) s.path = path;
+    } else {
+      s.state = "bound";
+    }
+    return true;
+  }
+
+  protected wait(): void {
+    this.parkForLookup();
+  }
+
+  protected unwait(): void {
+    this.unparkLookup();
+  }
+}
+
+function withAddress(error: NodeJS.ErrnoException, addr: Address): NodeJS.ErrnoException {
+  const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  if ("path" in addr) e.address = addr.path;
+  else {
+    e.address = addr.host;
+    e.port = addr.port;
+  }
+  return e;
+}
+
+/** `accept`: one pending connection, taken with `accept4`. */
+class AcceptOp extends Parked<[Socket, Address]> {
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly sock: NativeSocket,
+  ) {
+    super(backend, "accept");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("accept()");
+    for (;;) {
+      if (!s.readable) return false;
+      const out: NativeAddressOut = {};
+      const fd = b.sys.accept(s.fd, out);
+      if (fd >= 0) {
+        const client = new NativeSocket(s.kind, b);
+        client.state = "connected";
+        b.attach(client, fd);
+        this.value = [client, s.kind === "unix" ? { path: "" } : (out as InetAddress)];
+        b.passRead(s); // more connections may be pending for other acceptors
+        return true;
+      }
+      if (fd === EAGAIN || fd === EWOULDBLOCK) {
+        s.readable = false;
+        return false;
+      }
+      // The connection died before we took it: take the next one.
+      if (fd === ECONNABORTED || fd === EPROTO) continue;
+      throw errnoException(fd, "accept"); // EMFILE, ENFILE…: the listener stays
+    }
+  }
+
+  protected wait(): void {
+    this.backend.park(this.sock.readers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.backend.passRead(this.sock);
+  }
+}
+
+/** `connect`: a non-blocking connect, completed when the socket is writable. */
+class ConnectOp extends ResolvingOp<void> {
+  private started = false;
+  private parkedOnSocket = false;
+
+  constructor(
+    backend: NativeBackend,
+    sock: NativeSocket,
+    private readonly addr: Address,
+  ) {
+    super(backend, sock, "connect");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("connect()");
+    const unix = s.kind === "unix";
+    const { host, port } = this.addr as InetAddress;
+    if (!this.started) {
+      if (!unix && !this.resolved(host)) return false;
+      const fd = b.fdOf(s, "connect");
+      this.started = true;
+      s.state = "connecting";
+      s.writable = false;
+      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.ip, port);
+      if (rc === 0) {
+        s.state = "connected";
+        s.writable = true;
+        return true;
+      }
+      if (rc !== EINPROGRESS && rc !== EAGAIN) this.fail(rc);
+      return false;
+    }
+    if (!s.writable) return false;
+    const err = b.sys.socketError(s.fd);
+    if (err !== 0) this.fail(err);
+    s.state = "connected";
+    return true;
+  }
+
+  /** The connection failed: the socket is fresh again (a new fd on the next use). */
+  private fail(rc: number): never {
+    const s = this.sock;
+    this.backend.detach(s);
+    s.state = "fresh";
+    s.readable = true;
+    s.writable = true;
+    const where = "path" in this.addr ? this.addr.path : `${this.ip}:${this.addr.port}`;
+    throw withAddress(errnoException(rc, "connect", where), this.addr);
+  }
+
+  protected wait(): void {
+    if (this.parkForLookup()) return;
+    this.parkedOnSocket = true;
+    this.backend.park(this.sock.writers, this);
+  }
+
+  protected unwait(): void {
+    if (this.unparkLookup()) return;
+    if (this.parkedOnSocket) {
+      this.parkedOnSocket = false;
+      this.backend.unpark(this.sock.writers, this);
+    }
+  }
+
+  protected override handoff(): void {
+    this.parkedOnSocket = false;
+    // An abandoned connect leaves the socket connecting; closing it is the caller's business.
+  }
+}
+
+/** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
+class ReadOp extends Parked<number> {
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly sock: NativeSocket,
+    private buf: Uint8Array,
+    private off: number,
+    private len: number,
+  ) {
+    super(backend, "read");
+  }
+
+  /** @internal Makes a finished operation the next `read` of its socket. */
+  reuse(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    return this;
+  }
+
+  /** Over: the socket keeps it for its next `read` (no allocation per read). */
+  protected override finished(): void {
+    this.buf = EMPTY;
+    if (this.sock.spareRead === null) this.sock.spareRead = this;
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("read()");
+    if (s.receiveShut) {
+      this.value = 0;
+      return true;
+    }
+    if (!s.readable) return false;
+    const n = this.backend.sys.read(s.fd, this.buf, this.off, this.len);
+    if (n >= 0) {
+      // A short read emptied the receive queue: the next arrival is a new edge.
+      if (n < this.len && n !== 0 && !s.hup) s.readable = false;
+      else if (s.readers.length !== 0) this.backend.passRead(s);
+      this.value = n;
+      return true;
+    }
+    if (n === EAGAIN || n === EWOULDBLOCK) {
+      s.readable = false;
+      return false;
+    }
+    throw errnoException(n, "read");
+  }
+
+  protected wait(): void {
+    this.backend.park(this.sock.readers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.backend.passRead(this.sock);
+  }
+}
+
+/**
+ * `write`: `send(2)` until every byte is handed to the kernel. Writes to one
+ * socket never interleave: the write in progress owns the socket's sending
+ * side (`sock.writing`) until its last byte is out, and later writes queue
+ * behind it in order.
+ */
+class WriteOp extends Parked<void> {
+  private done = 0;
+  private queued = false;
+
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly sock: NativeSocket,
+    private buf: Uint8Array,
+    private off: number,
+    private len: number,
+  ) {
+    super(backend, "write");
+  }
+
+  /** @internal Makes a finished operation the next `write` of its socket. */
+  reuse(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    this.done = 0;
+    this.queued = false;
+    return this;
+  }
+
+  /** Over: the socket keeps it for its next `write`. */
+  protected override finished(): void {
+    this.buf = EMPTY;
+    if (this.sock.writing === this) this.release();
+    if (this.sock.spareWrite === null) this.sock.spareWrite = this;
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("write()");
+    if (s.writing !== this) {
+      if (s.writing !== null || (!this.queued && s.writers.length !== 0)) {
+        this.queued = true; // behind the write in progress
+        return false;
+      }
+      if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+      s.writing = this;
+    }
+    const sys = this.backend.sys;
+    const len = this.len;
+    while (this.done < len) {
+      if (!s.writable) return false;
+      const n = sys.write(s.fd, this.buf, this.off + this.done, len - this.done);
+      if (n >= 0) {
+        this.done += n;
+        if (this.done < len) s.writable = false; // the send buffer is full
+        continue;
+      }
+      if (n === EAGAIN || n === EWOULDBLOCK) {
+        s.writable = false;
+        return false;
+      }
+      this.release();
+      throw errnoException(n, "write");
+    }
+    this.release();
+    return true;
+  }
+
+  /** Gives up the sending side; the next queued write goes on. */
+  private release(): void {
+    const s = this.sock;
+    if (s.writing !== this) return;
+    s.writing = null;
+    this.backend.passWrite(s);
+  }
+
+  protected wait(): void {
+    // The write in progress waits at the head, the others in arrival order.
+    if (this.sock.writing === this) this.backend.parkFirst(this.sock.writers, this);
+    else this.backend.park(this.sock.writers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.writers, this);
+    this.release();
+  }
+
+  protected override handoff(): void {
+    if (this.sock.writing === this) this.release();
+    else this.backend.passWrite(this.sock);
+  }
+}
+
+/** `recvfrom`: one datagram and its sender. */
+class RecvOp extends Parked<[number, Address]> {
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly sock: NativeSocket,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+  ) {
+    super(backend, "recvfrom");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("recvfrom()");
+    if (!s.readable) return false;
+    const out: NativeAddressOut = {};
+    const n = this.backend.sys.recvfrom(s.fd, this.buf, this.off, this.len, out);
+    if (n >= 0) {
+      if (s.readers.length !== 0) this.backend.passRead(s);
+      this.value = [n, out as Address];
+      return true;
+    }
+    if (n === EAGAIN || n === EWOULDBLOCK) {
+      s.readable = false;
+      return false;
+    }
+    throw errnoException(n, "recvmsg");
+  }
+
+  protected wait(): void {
+    this.backend.park(this.sock.readers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.backend.passRead(this.sock);
+  }
+}
+
+/** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
+class SendOp extends ResolvingOp<number> {
+  private parkedOnSocket = false;
+
+  constructor(
+    backend: NativeBackend,
+    sock: NativeSocket,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+    private readonly addr: InetAddress,
+  ) {
+    super(backend, sock, "sendto");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("sendto()");
+    if (!this.resolved(this.addr.host)) return false;
+    const fd = b.fdOf(s, "sendto");
+    if (!s.writable) return false;
+    const n = b.sys.sendto(fd, this.buf, this.off, this.len, this.ip, this.addr.port);
+    if (n >= 0) {
+      if (s.state === "fresh") s.state = "bound";
+      this.value = n;
+      return true;
+    }
+    if (n === EAGAIN || n === EWOULDBLOCK) {
+      s.writable = false;
+      return false;
+    }
+    throw withAddress(errnoException(n, "send", `${this.ip}:${this.addr.port}`), this.addr);
+  }
+
+  protected wait(): void {
+    if (this.parkForLookup()) return;
+    this.parkedOnSocket = true;
+    this.backend.park(this.sock.writers, this);
+  }
+
+  protected unwait(): void {
+    if (this.unparkLookup()) return;
+    if (this.parkedOnSocket) {
+      this.parkedOnSocket = false;
+      this.backend.unpark(this.sock.writers, this);
+    }
+  }
+
+  protected override handoff(): void {
+    this.parkedOnSocket = false;
+    this.backend.passWrite(this.sock);
+  }
+}
+
+/** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
+class CloseOp extends Parked<void> {
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly sock: NativeSocket,
+  ) {
+    super(backend, "close");
+  }
+
+  protected attempt(): boolean {
+    this.backend.closeNow(this.sock);
+    return true;
+  }
+
+  protected wait(): void {}
+
+  protected unwait(): void {}
+}
+
+/** `sleep`: an entry of the backend's deadline heap. */
+class SleepOp extends Parked<void> implements Deadline {
+  heapIndex = -1;
+  at = 0;
+  private expired = false;
+
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly ms: number,
+  ) {
+    super(backend, "sleep");
+  }
+
+  protected attempt(): boolean {
+    return this.expired;
+  }
+
+  protected wait(): void {
+    if (this.ms <= 0) {
+      this.expired = true;
+      this.ready();
+      return;
+    }
+    this.at = this.ms === Infinity ? Infinity : performance.now() + this.ms;
+    this.backend.timers.add(this);
+  }
+
+  protected unwait(): void {
+    this.backend.timers.remove(this);
+  }
+
+  fire(): void {
+    this.expired = true;
+    this.ready();
+  }
+}
+
+/** What a recycled operation points at while it waits for its next use. */
+const EMPTY = new Uint8Array(0);
+
+// errno values, negative, read once from the platform.
+const EAGAIN = -osConstants.errno.EAGAIN;
+const EWOULDBLOCK = -osConstants.errno.EWOULDBLOCK;
+const EINPROGRESS = -osConstants.errno.EINPROGRESS;
+const ECONNABORTED = -osConstants.errno.ECONNABORTED;
+const EPROTO = -osConstants.errno.EPROTO;
+
+// -- readSlot -----------------------------------------------------------------------
+
+/**
+ * Reads from a connected stream socket of the native backend into a slot of
+ * the backend's arena pool: the task holds no buffer while it waits for data
+ * (a slot is taken only once the socket is readable, waiting for one at the
+ * pool's memory cap), and the slot's bytes are the first `slot.length`.
+ * Returns `null` at the end of the stream. Release the slot with
+ * `backend.pool.release(slot)` (or {@link releaseSlot}) when done with it.
+ *
+ * @example
+ * ```ts
+ * for (let slot; (slot = yield* readSlot(sock)) !== null; ) {
+ *   try {
+ *     yield* write(sock, slot.buffer, 0, slot.length);
+ *   } finally {
+ *     releaseSlot(slot);
+ *   }
+ * }
+ * ```
+ * @throws TypeError when `sock` is not a connected stream socket of a native backend.
+ * @throws SocketClosed, Node-style system errors, Cancelled and Timeout, as `read`.
+ */
+export function readSlot(sock: Socket): B.Operation<Slot | null> {
+  const s = sock as NativeSocket;
+  if (!(s instanceof NativeSocket)) {
+    throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
+  }
+  if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
+  if (s.state === "closed") throw new SocketClosed("readSlot()");
+  if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
+  return readSlotOp(s);
+}
+
+/**
+ * Gives a slot from {@link readSlot} back to its pool.
+ *
+ * @example
+ * ```ts
+ * releaseSlot(slot);
+ * ```
+ * @throws ArenaOverflow when something wrote past the end of the slot; SlotNotAllocated when released twice.
+ */
+export function releaseSlot(slot: Slot): void {
+  slot.pool.release(slot);
+}
+
+function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unknown> {
+  const b = s.backend;
+  const pool = b.pool;
+  for (;;) {
+    // Park without a slot until the socket is (maybe) readable.
+    if (!s.readable && !s.receiveShut) yield* new ReadableOp(b, s);
+    checkTimeouts();
+    if (s.state === "closed") throw new SocketClosed("readSlot()");
+    if (s.receiveShut) return null;
+    const slot = pool.alloc() ?? (yield* pool.acquire()); // waits only at the cap
+    let n: number;
+    try {
+      n = b.sys.read(s.fd, slot.buffer, 0, slot.buffer.length);
+    } catch (error) {
+      pool.release(slot);
+      throw error;
+    }
+    if (n > 0) {
+      if (n < slot.buffer.length && !s.hup) s.readable = false; // drained: the next arrival is an edge
+      else b.passRead(s);
+      slot.length = n;
+      return slot;
+    }
+    pool.release(slot);
+    if (n === 0) return null;
+    if (n !== EAGAIN && n !== EWOULDBLOCK) throw errnoException(n, "read");
+    s.readable = false; // a spurious wake-up: wait again, holding nothing
+  }
+}
+
+/** Waits until the socket is readable, without a buffer and without a system call. */
+class ReadableOp extends Parked<void> {
+  constructor(
+    private readonly backend: NativeBackend,
+    private readonly sock: NativeSocket,
+  ) {
+    super(backend, "readSlot");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("readSlot()");
+    return s.readable || s.receiveShut;
+  }
+
+  protected wait(): void {
+    this.backend.park(this.sock.readers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.backend.passRead(this.sock);
+  }
+}
+
+/**
+ * Makes a native backend for `@bobbin/unix`'s `run`: pass `nativeBackend`
+ * itself as the `backend` factory, or a closure for options.
+ *
+ * @example
+ * ```ts
+ * import { run } from "@bobbin/unix";
+ * import { nativeBackend } from "@bobbin/native-poll";
+ * await run(main, { backend: nativeBackend });
+ * await run(main, { backend: () => nativeBackend({ pool: { slotSize: 4096, maxBytes: 64 << 20 } }) });
+ * ```
+ * @throws NativeUnavailable when the addon is not built (the message says how to build it).
+ * @throws RangeError for bad options.
+ */
+export function nativeBackend(options?: NativeBackendOptions | number): NativeBackend {
+  return new NativeBackend(typeof options === "object" && options !== null ? options : {});
+}

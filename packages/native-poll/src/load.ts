@@ -1,0 +1,204 @@
+/**
+ * Loading the C++ addon (`build/Release/bobbin_native.node`), with an error
+ * that says how to build it when it is missing.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { BobbinError } from "@bobbin/core";
+import { arenaErrorFactory } from "./errors.js";
+
+/** @internal The addon's poller class (native/poller_node.cc). */
+export interface NativePollerClass {
+  new (batch: Int32Array, onBatch: (count: number, woken: boolean) => void): NativePollerHandle;
+}
+
+/** @internal */
+export interface NativePollerHandle {
+  add(fd: number, interest: number, mode: number): number;
+  modify(fd: number, interest: number): number;
+  rearm(fd: number): number;
+  disarm(fd: number): number;
+  remove(fd: number): number;
+  close(fd: number): number;
+  interrupt(): number;
+  poll(timeoutMs: number): number;
+  generation(fd: number): number;
+  ref(): void;
+  unref(): void;
+  destroy(): void;
+  readonly fd: number;
+  readonly registered: number;
+}
+
+/** @internal The addon's arena pool class (native/arena_node.cc). */
+export interface NativeArenaPoolClass {
+  new (slotSize: number, maxArenas: number, memory: number): NativeArenaPoolHandle;
+}
+
+/** @internal */
+export interface NativeArenaPoolHandle {
+  alloc(): number;
+  release(id: number): number;
+  check(id: number): void;
+  arenaBuffer(index: number): ArrayBuffer | undefined;
+  stats(): {
+    slotSize: number;
+    stride: number;
+    arenaBytes: number;
+    arenas: number;
+    online: number;
+    inUse: number;
+    maxArenas: number;
+    memory: "mmap" | "js";
+  };
+  residentBytes(): number;
+  close(): void;
+}
+
+/** @internal Addresses as the addon writes them. */
+export interface NativeAddressOut {
+  host?: string;
+  port?: number;
+  path?: string;
+}
+
+/** @internal The addon's raw system calls (native/syscalls.cc): results ≥ 0 or -errno. */
+export interface NativeSyscalls {
+  socket(family: number, type: number): number;
+  bind(fd: number, host: string, port: number): number;
+  listen(fd: number, backlog: number): number;
+  accept(fd: number, out?: NativeAddressOut): number;
+  connect(fd: number, host: string, port: number): number;
+  socketError(fd: number): number;
+  read(fd: number, buf: ArrayBufferView, off: number, len: number): number;
+  write(fd: number, buf: ArrayBufferView, off: number, len: number): number;
+  readv(fd: number, bufs: readonly ArrayBufferView[]): number;
+  writev(fd: number, bufs: readonly ArrayBufferView[]): number;
+  recvfrom(fd: number, buf: ArrayBufferView, off: number, len: number, out?: NativeAddressOut): number;
+  sendto(fd: number, buf: ArrayBufferView, off: number, len: number, host: string, port: number): number;
+  shutdown(fd: number, how: number): number;
+  close(fd: number): number;
+  setsockopt(fd: number, level: number, name: number, value: number): number;
+  getsockopt(fd: number, level: number, name: number): number;
+  getsockname(fd: number, out: NativeAddressOut): number;
+  getpeername(fd: number, out: NativeAddressOut): number;
+  pipe(): [number, number] | number;
+  socketpair(type: number): [number, number] | number;
+}
+
+/** @internal Everything the addon exports. */
+export interface NativeAddon {
+  NativePoller: NativePollerClass;
+  NativeArenaPool: NativeArenaPoolClass;
+  syscalls: NativeSyscalls;
+  sockopts: Readonly<Record<string, number>>;
+  constants: {
+    READABLE: number;
+    WRITABLE: number;
+    HANGUP: number;
+    ERROR: number;
+    EDGE: number;
+    LEVEL: number;
+    ONESHOT: number;
+    EVENT_INTS: number;
+    SLOTS_PER_ARENA: number;
+    CANARY_BYTES: number;
+  };
+  mechanism: "epoll" | "kqueue";
+  externalBuffers: boolean;
+  setArenaErrorFactory(
+    factory: (kind: string, id: number, arena: number, slot: number, slotSize: number, operation: string) => Error,
+  ): void;
+}
+
+/**
+ * The native addon is not available: it was not built (no C++ compiler when
+ * the package was installed), or cannot load on this platform. `@bobbin/unix`'s
+ * default libuv backend works without it.
+ *
+ * @example
+ * ```ts
+ * import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
+ * const backend = nativeAvailable() ? () => nativeBackend() : undefined;   // undefined: the libuv default
+ * ```
+ * @throws never (an error class: it is thrown, its constructor does not throw).
+ */
+export class NativeUnavailable extends BobbinError {
+  /** Always `"ERR_BOBBIN_NATIVE_UNAVAILABLE"`. */
+  readonly code = "ERR_BOBBIN_NATIVE_UNAVAILABLE";
+  constructor(
+    /** Why loading failed. */
+    readonly reason: string,
+  ) {
+    super(
+      `@bobbin/native-poll: the native addon is not available (${reason}). ` +
+        "Build it with `pnpm --filter @bobbin/native-poll run build:native` " +
+        "(or `node scripts/build.mjs --strict` in the package directory); it needs a C++ compiler " +
+        "(g++ or clang++), python3 and make, and builds against the headers of the Node that runs it. " +
+        "Without it, @bobbin/unix's default libuv backend works as usual.",
+    );
+  }
+}
+
+let addon: NativeAddon | null = null;
+let failure: NativeUnavailable | null = null;
+
+function addonPath(): string {
+  const override = process.env.BOBBIN_NATIVE_ADDON;
+  if (override !== undefined && override !== "") return override;
+  // src/load.ts (tests) and dist/index.js (bundled) both sit one level below the package root.
+  return fileURLToPath(new URL("../build/Release/bobbin_native.node", import.meta.url));
+}
+
+/**
+ * Loads the addon once per thread and returns it.
+ *
+ * @example
+ * ```ts
+ * const native = loadNative();
+ * native.mechanism;   // "epoll" on Linux, "kqueue" on macOS/BSD
+ * ```
+ * @throws NativeUnavailable when the addon is not built or does not load; the
+ * message says how to build it.
+ */
+export function loadNative(): NativeAddon {
+  if (addon !== null) return addon;
+  if (failure !== null) throw failure;
+  const path = addonPath();
+  if (process.platform === "win32") {
+    failure = new NativeUnavailable("Windows has neither epoll nor kqueue");
+    throw failure;
+  }
+  if (!existsSync(path)) {
+    failure = new NativeUnavailable(`${path} does not exist: the build was skipped or failed when the package was installed`);
+    throw failure;
+  }
+  try {
+    const loaded = createRequire(import.meta.url)(path) as NativeAddon;
+    loaded.setArenaErrorFactory(arenaErrorFactory);
+    addon = loaded;
+  } catch (error) {
+    failure = new NativeUnavailable(`${path} did not load: ${(error as Error).message}`);
+    throw failure;
+  }
+  return addon;
+}
+
+/**
+ * Whether the addon is built and loads here (never throws).
+ *
+ * @example
+ * ```ts
+ * if (!nativeAvailable()) console.log("using the libuv backend");
+ * ```
+ * @throws never.
+ */
+export function nativeAvailable(): boolean {
+  try {
+    loadNative();
+    return true;
+  } catch {
+    return false;
+  }
+}

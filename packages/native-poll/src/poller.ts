@@ -1,0 +1,396 @@
+/**
+ * The poller, for backend authors: one private epoll set (kqueue on BSD and
+ * macOS) watched by Node's loop through a single `uv_poll_t`. Ready events are
+ * drained in batches into a typed array (no object per event) and JavaScript
+ * is called once per batch; the wrapper then calls your handler once per live
+ * event.
+ */
+import { errnoException } from "./errors.js";
+import { loadNative, type NativePollerHandle } from "./load.js";
+
+/**
+ * Interest and event bits. A handler receives `events` as a bit set of
+ * `READABLE`, `WRITABLE`, `HANGUP` (the peer closed, or the fd hung up) and
+ * `ERROR` (a pending socket error); `HANGUP` and `ERROR` arrive whatever the
+ * interest.
+ *
+ * @example
+ * ```ts
+ * poller.add(fd, PollEvent.READABLE | PollEvent.WRITABLE);
+ * // in the handler:
+ * if (events & (PollEvent.READABLE | PollEvent.HANGUP | PollEvent.ERROR)) tryRead(fd);
+ * ```
+ * @throws never (constants).
+ */
+export const PollEvent = {
+  READABLE: 1,
+  WRITABLE: 2,
+  HANGUP: 4,
+  ERROR: 8,
+} as const;
+
+/**
+ * How an fd reports readiness:
+ * - `"edge"` (EPOLLET / EV_CLEAR): one event per change to ready; read or
+ *   write until `EAGAIN`, then wait for the next event.
+ * - `"level"`: an event on every drain while the fd is ready.
+ * - `"oneshot"` (EPOLLONESHOT / EV_DISPATCH, level-triggered): one event,
+ *   then nothing until `rearm(fd)`; re-arming an fd that is still ready
+ *   reports it again, so no readiness is lost between the event and the rearm.
+ *
+ * @example
+ * ```ts
+ * const mode: PollMode = "oneshot";
+ * poller.add(fd, PollEvent.READABLE, mode);
+ * ```
+ * @throws never (a type).
+ */
+export type PollMode = "edge" | "level" | "oneshot";
+
+/**
+ * Called once per live event of a batch. `token` is the generation of the
+ * registration (what {@link Poller.add} returned). Events for an fd that was
+ * removed or closed earlier in the same batch (or registered again since) are
+ * not delivered.
+ *
+ * @example
+ * ```ts
+ * const handler: PollHandler = (fd, events, token) => { if (events & PollEvent.READABLE) wake(fd, token); };
+ * ```
+ * @throws never (a type; what the handler throws is rethrown after the batch).
+ */
+export type PollHandler = (fd: number, events: number, token: number) => void;
+
+/**
+ * Options of {@link Poller}.
+ *
+ * @example
+ * ```ts
+ * const poller = new Poller(handler, { batchSize: 256, ref: false, onInterrupt: () => drainQueue() });
+ * ```
+ * @throws never (a type; the constructor validates it).
+ */
+export interface PollerOptions {
+  /** Events per batch (the size of the typed array). Default 1024. */
+  readonly batchSize?: number;
+  /** Called when a batch carried an `interrupt()`. */
+  readonly onInterrupt?: () => void;
+  /** Whether the poller keeps Node's process alive (like a server). Default `true`; see {@link Poller.unref}. */
+  readonly ref?: boolean;
+}
+
+const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };
+
+/**
+ * An epoll/kqueue set in Node's loop. Registrations carry a generation token;
+ * all methods act on this thread's loop (only `interrupt()` is meant to be
+ * callable at any time, from any callback).
+ *
+ * @example
+ * ```ts
+ * import { Poller, PollEvent, syscalls } from "@bobbin/native-poll";
+ * const [r, w] = syscalls.pipe() as [number, number];
+ * const poller = new Poller((fd, events) => {
+ *   if (events & PollEvent.READABLE) console.log("fd", fd, "is readable");
+ *   poller.close(r);
+ *   poller.destroy();
+ * });
+ * poller.add(r, PollEvent.READABLE, "edge");
+ * syscalls.write(w, Buffer.from("x"));
+ * ```
+ * @throws NativeUnavailable (from the constructor) when the addon is not built.
+ */
+export class Poller implements Disposable {
+  private readonly native: NativePollerHandle;
+  private readonly batch: Int32Array;
+  /** The live generation of each fd (0: not registered), for filtering within a batch. */
+  private gens: Int32Array = new Int32Array(256);
+  private readonly onInterrupt: (() => void) | undefined;
+  private destroyed = false;
+  /** A batch is being handed to the handler (its array must not be refilled). */
+  private dispatching = false;
+
+  /**
+   * @throws RangeError when `batchSize` is not an integer in 1 … 1,000,000.
+   * @throws TypeError when `handler` is not a function.
+   * @throws NativeUnavailable when the addon is not built.
+   * @throws Error (Node-style, e.g. `EMFILE`) when the set cannot be created.
+   */
+  constructor(
+    private readonly handler: PollHandler,
+    options: PollerOptions = {},
+  ) {
+    if (typeof handler !== "function") throw new TypeError("new Poller(handler): handler must be a function (fd, events, token) => void");
+    const size = options.batchSize ?? 1024;
+    if (!Number.isInteger(size) || size < 1 || size > 1_000_000) {
+      throw new RangeError(`new Poller(handler, { batchSize }): batchSize must be an integer in 1 … 1000000, got ${size}`);
+    }
+    this.onInterrupt = options.onInterrupt;
+    const native = loadNative();
+    this.batch = new Int32Array(size * native.constants.EVENT_INTS);
+    this.native = new native.NativePoller(this.batch, (count, woken) => this.dispatch(count, woken));
+    if (options.ref === false) this.native.unref();
+  }
+
+  /** The epoll/kqueue fd (-1 once destroyed). */
+  get fd(): number {
+    return this.native.fd;
+  }
+
+  /** How many fds are registered. */
+  get registered(): number {
+    return this.native.registered;
+  }
+
+  /**
+   * Registers `fd` for `interest` (`PollEvent.READABLE`, `WRITABLE` or both)
+   * in `mode`. Returns its generation token (> 0), which every event for this
+   * registration carries.
+   *
+   * @example
+   * ```ts
+   * const token = poller.add(fd, PollEvent.READABLE, "oneshot");
+   * ```
+   * @throws Error with `code` `EEXIST` when `fd` is already registered, `EPERM`
+   * for a regular file, `EBADF` for a closed fd (Node-style, from epoll_ctl/kevent).
+   * @throws RangeError for an empty or unknown interest, or an unknown mode.
+   */
+  add(fd: number, interest: number, mode: PollMode = "edge"): number {
+    const m = MODES[mode];
+    if (m === undefined) throw new RangeError(`poller.add(fd, interest, mode): mode must be "edge", "level" or "oneshot", got ${String(mode)}`);
+    const gen = this.live("add").add(fd, interest, m);
+    if (gen < 0) throw errnoException(gen, "epoll_ctl", `(add fd ${fd})`);
+    let gens = this.gens;
+    if (fd >= gens.length) {
+      let n = gens.length * 2;
+      while (n <= fd) n *= 2;
+      const grown = new Int32Array(n);
+      grown.set(gens);
+      this.gens = gens = grown;
+    }
+    gens[fd] = gen;
+    return gen;
+  }
+
+  /**
+   * Changes the interest of a registered fd (and arms it again if it was disarmed).
+   *
+   * @example
+   * ```ts
+   * poller.modify(fd, PollEvent.READABLE | PollEvent.WRITABLE);
+   * ```
+   * @throws Error with `code` `ENOENT` when `fd` is not registered.
+   * @throws RangeError for an empty or unknown interest.
+   */
+  modify(fd: number, interest: number): void {
+    const rc = this.live("modify").modify(fd, interest);
+    if (rc < 0) throw errnoException(rc, "epoll_ctl", `(modify fd ${fd})`);
+  }
+
+  /**
+   * Arms again an fd disarmed by {@link disarm} or by a one-shot event. For an
+   * armed edge- or level-triggered fd it does nothing.
+   *
+   * @example
+   * ```ts
+   * // one-shot: handle the event, then
+   * poller.rearm(fd);
+   * ```
+   * @throws Error with `code` `ENOENT` when `fd` is not registered.
+   */
+  rearm(fd: number): void {
+    const rc = this.live("rearm").rearm(fd);
+    if (rc < 0) throw errnoException(rc, "epoll_ctl", `(rearm fd ${fd})`);
+  }
+
+  /**
+   * Stops events for `fd` until {@link rearm} or {@link modify}; it stays
+   * registered (events already queued for it are dropped).
+   *
+   * @example
+   * ```ts
+   * poller.disarm(fd);
+   * ```
+   * @throws Error with `code` `ENOENT` when `fd` is not registered.
+   */
+  disarm(fd: number): void {
+    const rc = this.live("disarm").disarm(fd);
+    if (rc < 0) throw errnoException(rc, "epoll_ctl", `(disarm fd ${fd})`);
+  }
+
+  /**
+   * Unregisters `fd` without closing it. Its remaining events, even in the
+   * batch being handled, are dropped.
+   *
+   * @example
+   * ```ts
+   * poller.remove(fd);
+   * ```
+   * @throws Error with `code` `ENOENT` when `fd` is not registered.
+   */
+  remove(fd: number): void {
+    const rc = this.live("remove").remove(fd);
+    if (fd < this.gens.length) this.gens[fd] = 0;
+    if (rc < 0) throw errnoException(rc, "epoll_ctl", `(remove fd ${fd})`);
+  }
+
+  /**
+   * Unregisters `fd` if it is registered, then closes it. (Closing an fd is not
+   * enough to silence epoll when the file is still open through a `dup`.)
+   *
+   * @example
+   * ```ts
+   * poller.close(fd);
+   * ```
+   * @throws Error (Node-style) when `close` fails, e.g. `EBADF`.
+   */
+  close(fd: number): void {
+    const rc = this.live("close").close(fd);
+    if (fd < this.gens.length) this.gens[fd] = 0;
+    if (rc < 0) throw errnoException(rc, "close");
+  }
+
+  /**
+   * The generation token of `fd`'s registration, 0 when it is not registered.
+   *
+   * @example
+   * ```ts
+   * if (poller.token(fd) === 0) poller.add(fd, PollEvent.READABLE);
+   * ```
+   * @throws never.
+   */
+  token(fd: number): number {
+    return fd >= 0 && fd < this.gens.length ? this.gens[fd]! : 0;
+  }
+
+  /**
+   * Makes the set readable (eventfd on Linux), so that a batch is delivered
+   * soon with the interrupt flag (`onInterrupt`), even if no fd is ready.
+   *
+   * @example
+   * ```ts
+   * const poller = new Poller(handler, { onInterrupt: () => console.log("woken") });
+   * poller.interrupt();
+   * ```
+   * @throws Error when the poller is destroyed.
+   */
+  interrupt(): void {
+    const rc = this.live("interrupt").interrupt();
+    if (rc < 0) throw errnoException(rc, "write");
+  }
+
+  /**
+   * Drains ready events now, without going through Node's loop, waiting up to
+   * `timeoutMs` (0: not at all; this blocks the thread), and delivers them to
+   * the handler. Returns how many events were drained.
+   *
+   * @example
+   * ```ts
+   * poller.poll();   // whatever is ready right now
+   * ```
+   * @throws Error (Node-style) when epoll_wait/kevent fails.
+   * @throws RangeError when `timeoutMs` is not an integer ≥ -1.
+   */
+  poll(timeoutMs = 0): number {
+    if (!Number.isInteger(timeoutMs) || timeoutMs < -1) throw new RangeError(`poller.poll(timeoutMs): an integer ≥ -1, got ${timeoutMs}`);
+    if (this.dispatching) {
+      throw new Error("poller.poll() was called from inside the poller's handler: the batch being handled would be overwritten; poll after the handler returns");
+    }
+    const n = this.live("poll").poll(timeoutMs);
+    if (n < 0) throw errnoException(n, "epoll_wait");
+    this.dispatch(n, false);
+    return n;
+  }
+
+  /**
+   * Lets Node exit while the poller is idle (like `server.unref()`).
+   *
+   * @example
+   * ```ts
+   * poller.unref();
+   * ```
+   * @throws never.
+   */
+  unref(): void {
+    this.native.unref();
+  }
+
+  /**
+   * Keeps Node alive while the poller exists (the default).
+   *
+   * @example
+   * ```ts
+   * poller.ref();
+   * ```
+   * @throws never.
+   */
+  ref(): void {
+    this.native.ref();
+  }
+
+  /**
+   * Stops watching and closes the set. Registered fds are not closed: that is
+   * their owner's business. Destroying twice does nothing.
+   *
+   * @example
+   * ```ts
+   * poller.destroy();
+   * ```
+   * @throws never.
+   */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.native.destroy();
+    this.gens.fill(0);
+  }
+
+  /**
+   * `using poller = new Poller(…)` destroys it at the end of the block.
+   *
+   * @example
+   * ```ts
+   * { using p = new Poller(handler); p.add(fd, PollEvent.READABLE); }
+   * ```
+   * @throws never.
+   */
+  [Symbol.dispose](): void {
+    this.destroy();
+  }
+
+  private live(op: string): NativePollerHandle {
+    if (this.destroyed) {
+      const error = new Error(`poller.${op}(): the poller is destroyed`) as NodeJS.ErrnoException;
+      error.code = "ERR_BOBBIN_POLLER_DESTROYED";
+      throw error;
+    }
+    return this.native;
+  }
+
+  private dispatch(count: number, woken: boolean): void {
+    const batch = this.batch;
+    const handler = this.handler;
+    let failed = false;
+    let failure: unknown;
+    this.dispatching = true;
+    for (let i = 0, j = 0; i < count; i++, j += 3) {
+      const fd = batch[j]!;
+      const gen = batch[j + 1]!;
+      // Re-read this.gens: a handler may have grown it.
+      if (this.gens[fd] !== gen) continue; // removed, closed or re-registered during this batch
+      try {
+        handler(fd, batch[j + 2]!, gen);
+      } catch (error) {
+        // Deliver the rest of the batch (edge-triggered events are not
+        // repeated), then report the first failure.
+        if (!failed) {
+          failed = true;
+          failure = error;
+        }
+      }
+    }
+    this.dispatching = false;
+    if (woken) this.onInterrupt?.();
+    if (failed) throw failure;
+  }
+}

@@ -1,0 +1,231 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import * as B from "@bobbin/core";
+import {
+  accept,
+  bindAndListen,
+  close,
+  connect,
+  getsockname,
+  read,
+  run,
+  shutdown,
+  SocketClosed,
+  tcpv4,
+  udpv4,
+  withTimeout,
+  Timeout,
+  write,
+  type Socket,
+} from "@bobbin/unix";
+import { describe, expect, it } from "vitest";
+import { ArenaOverflow, ArenaPool, NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../src/index.js";
+import { openFdsOf } from "./helpers.js";
+
+/** A connected pair of TCP sockets on loopback (server side, client side). */
+function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+  const client = tcpv4();
+  yield* connect(client, getsockname(server));
+  const [conn] = yield* accept(server);
+  return [server, conn, client];
+}
+
+describe("native backend", () => {
+  it("is made by nativeBackend() and named", () => {
+    const b = nativeBackend();
+    expect(b).toBeInstanceOf(NativeBackend);
+    expect(b.name).toBe("native");
+    expect(nativeBackend(0)).toBeInstanceOf(NativeBackend); // called as run's factory with the domain
+    expect(() => nativeBackend({ batchSize: 0 })).toThrow(RangeError);
+    return Promise.all([b.drain()]);
+  });
+
+  it("closes its epoll set when the run is over", async () => {
+    const before = openFdsOf("eventpoll");
+    await run(
+      function* () {
+        const [server, conn, client] = yield* pair();
+        yield* write(client, "x");
+        expect(yield* read(conn, Buffer.alloc(4))).toBe(1);
+        // left open: the end of the run closes them
+        void server;
+      },
+      { backend: nativeBackend },
+    );
+    expect(openFdsOf("eventpoll")).toBe(before);
+  });
+
+  it("a busy scheduler still sees I/O (non-blocking select drains the set)", async () => {
+    let backend!: NativeBackend;
+    const order = await run(
+      function* () {
+        const log: string[] = [];
+        const [server, conn, client] = yield* pair();
+        let busy = true;
+        const reader = B.spawn(function* () {
+          const n = yield* read(conn, Buffer.alloc(8));
+          log.push(`read ${n}`);
+          busy = false;
+        });
+        yield* B.yieldNow(); // the reader parks
+        const spinner = B.spawn(function* () {
+          const end = performance.now() + 500;
+          while (performance.now() < end && busy) yield* B.yieldNow();
+          log.push("spinner done");
+        });
+        yield* write(client, "ping");
+        yield* B.awaitExn(reader);
+        yield* B.awaitExn(spinner);
+        for (const s of [client, conn, server]) yield* close(s);
+        return log;
+      },
+      // A long slice: only the scheduler's own polls can see the data in time.
+      { backend: () => (backend = nativeBackend()), sliceMs: 2000 },
+    );
+    expect(order).toEqual(["read 4", "spinner done"]);
+    expect(backend.stats.polls).toBeGreaterThan(0);
+    expect(backend.stats.pollEvents).toBeGreaterThan(0);
+  });
+
+  it("concurrent writes to one socket never interleave, even past the socket buffers", async () => {
+    const size = 4 << 20; // far more than the kernel buffers: both writes park
+    const a = Buffer.alloc(size, 0x61);
+    const b = Buffer.alloc(size, 0x62);
+    const c = Buffer.from("c");
+    const got = await run(
+      function* () {
+        const [server, conn, client] = yield* pair();
+        const writers = [a, b, c].map((buf) => B.spawn(function* () {
+          yield* write(client, buf);
+        }));
+        const received = Buffer.alloc(2 * size + 1);
+        let n = 0;
+        while (n < received.length) n += yield* read(conn, received, n);
+        yield* B.awaitAll(writers);
+        for (const s of [client, conn, server]) yield* close(s);
+        return received;
+      },
+      { backend: nativeBackend },
+    );
+    expect(got.subarray(0, size).every((x) => x === 0x61)).toBe(true);
+    expect(got.subarray(size, 2 * size).every((x) => x === 0x62)).toBe(true);
+    expect(got[2 * size]).toBe(0x63);
+  });
+
+  it("a run whose tasks wait on nothing I/O can wake ends in Deadlock, even with sockets open", async () => {
+    const register = new URL("../../unix/test/conformance/register.mjs", import.meta.url);
+    const child = fileURLToPath(new URL("./fixtures/deadlock-child.ts", import.meta.url));
+    const out = execFileSync(process.execPath, ["--import", register.href, child], { encoding: "utf8", timeout: 20_000 });
+    expect(out.trim()).toBe("DEADLOCK");
+  });
+});
+
+describe("readSlot", () => {
+  it("reads into arena slots, holding none while it waits", async () => {
+    let backend!: NativeBackend;
+    const echoed = await run(
+      function* () {
+        const [server, conn, client] = yield* pair();
+        const echo = B.spawn(function* () {
+          let total = 0;
+          for (let slot; (slot = yield* readSlot(conn)) !== null; ) {
+            expect(slot.buffer.length).toBe(16384);
+            total += slot.length;
+            try {
+              yield* write(conn, slot.buffer, 0, slot.length);
+            } finally {
+              releaseSlot(slot);
+            }
+          }
+          return total;
+        });
+        yield* B.yieldNow();
+        yield* B.yieldNow();
+        expect(backend.pool.stats().inUse).toBe(0); // parked, no buffer held
+        const got = Buffer.alloc(5);
+        for (const word of ["hello", "world"]) {
+          yield* write(client, word);
+          let n = 0;
+          while (n < 5) n += yield* read(client, got, n);
+          expect(got.toString()).toBe(word);
+        }
+        shutdown(client, "send");
+        const total = yield* B.awaitExn(echo);
+        expect(backend.pool.stats().inUse).toBe(0);
+        for (const s of [client, conn, server]) yield* close(s);
+        return total;
+      },
+      { backend: () => (backend = nativeBackend()) },
+    );
+    expect(echoed).toBe(10);
+  });
+
+  it("waits for a slot at the pool's cap (back-pressure)", async () => {
+    const pool = new ArenaPool({ slotSize: 64, maxBytes: 1 }); // one arena: 64 slots
+    const log = await run(
+      function* () {
+        const log: string[] = [];
+        const [server, conn, client] = yield* pair();
+        const held: Slot[] = [];
+        for (let i = 0; i < 64; i++) held.push(yield* pool.acquire());
+        const reader = B.spawn(function* () {
+          const slot = (yield* readSlot(conn))!;
+          log.push(`read ${slot.length} into slot ${slot.id}`);
+          releaseSlot(slot);
+        });
+        yield* write(client, "data");
+        yield* withTimeout(0.05, function* () {
+          try {
+            yield* read(client, Buffer.alloc(1)); // nothing comes: just let time pass
+          } catch (e) {
+            if (!(e instanceof Timeout)) throw e;
+          }
+        });
+        log.push(`waiting ${pool.stats().waiting}`);
+        pool.release(held[7]!);
+        yield* B.awaitExn(reader);
+        for (const s of held) if (s !== held[7]) pool.release(s);
+        for (const s of [client, conn, server]) yield* close(s);
+        return log;
+      },
+      { backend: () => nativeBackend({ pool }) },
+    );
+    expect(log).toEqual(["waiting 1", "read 4 into slot 7"]);
+    expect(pool.stats().inUse).toBe(0);
+    pool.close();
+  });
+
+  it("an overrun of a slot is reported when it is released", async () => {
+    await run(
+      function* () {
+        const [server, conn, client] = yield* pair();
+        yield* write(client, "abc");
+        const slot = (yield* readSlot(conn))!;
+        const b = slot.buffer;
+        new Uint8Array(b.buffer, b.byteOffset, b.length + 3).fill(1, b.length);
+        expect(() => releaseSlot(slot)).toThrow(ArenaOverflow);
+        for (const s of [client, conn, server]) yield* close(s);
+      },
+      { backend: nativeBackend },
+    );
+  });
+
+  it("returns null at the end of the stream, and rejects other sockets", async () => {
+    await run(
+      function* () {
+        const [server, conn, client] = yield* pair();
+        yield* close(client);
+        expect(yield* readSlot(conn)).toBeNull();
+        expect(() => readSlot(server)).toThrow(TypeError);
+        expect(() => readSlot(udpv4())).toThrow(TypeError);
+        expect(() => readSlot({} as Socket)).toThrow(TypeError);
+        yield* close(conn);
+        expect(() => readSlot(conn)).toThrow(SocketClosed);
+        yield* close(server);
+      },
+      { backend: nativeBackend },
+    );
+  });
+});

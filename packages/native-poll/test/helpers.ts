@@ -1,0 +1,48 @@
+import { readdirSync, readlinkSync } from "node:fs";
+import { syscalls } from "../src/index.js";
+
+/** A non-blocking pipe, as numbers (throws on failure). */
+export function pipe(): [number, number] {
+  const p = syscalls.pipe();
+  if (typeof p === "number") throw new Error(`pipe failed: ${p}`);
+  return p;
+}
+
+/** A connected pair of non-blocking Unix sockets. */
+export function socketpair(type: "stream" | "dgram" = "stream"): [number, number] {
+  const p = syscalls.socketpair(type);
+  if (typeof p === "number") throw new Error(`socketpair failed: ${p}`);
+  return p;
+}
+
+/** Lets Node's loop turn (I/O callbacks run). */
+export function turn(ms = 5): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `cond` every few ms until true, or fails after `ms`. */
+export async function until(cond: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await turn(2);
+  }
+}
+
+/** Open fds of this process (Linux), to check for leaks. */
+export function openFds(): number {
+  return readdirSync("/proc/self/fd").length;
+}
+
+/** Open fds of this process whose target matches `kind` (e.g. "eventpoll", "socket"). */
+export function openFdsOf(kind: string): number {
+  let n = 0;
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).includes(kind)) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
+}

@@ -1,0 +1,283 @@
+// Exercises the addon's C++ directly (poller, arena, syscalls), for valgrind.
+// Plain Node, no test runner: vitest is far too heavy to run under valgrind.
+//
+//   node --expose-gc test/valgrind/run.mjs          # alone: a quick smoke test
+//   pnpm --filter @bobbin/native-poll test:valgrind  # under valgrind (scripts/valgrind.mjs)
+//
+// Every path that allocates or frees native memory is taken at least once:
+// pollers destroyed explicitly and by the GC, arenas of both memory kinds made,
+// offlined, revived, closed and collected, the slot error paths, every system
+// call with good and bad arguments.
+
+import assert from "node:assert/strict";
+import { existsSync, unlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const addonPath = process.env.BOBBIN_NATIVE_ADDON ?? new URL("../../build/Release/bobbin_native.node", import.meta.url).pathname;
+const native = createRequire(import.meta.url)(addonPath);
+const { syscalls: sys, constants: C, sockopts: O } = native;
+
+let checks = 0;
+function ok(cond, what) {
+  assert.ok(cond, what);
+  checks++;
+}
+function eq(a, b, what) {
+  assert.deepEqual(a, b, what);
+  checks++;
+}
+function throws(fn, pattern, what) {
+  assert.throws(fn, pattern, what);
+  checks++;
+}
+const gc = () => globalThis.gc?.();
+
+class SlotError extends Error {
+  constructor(kind, id, arena, slot, slotSize, operation) {
+    super(`${kind} ${operation} slot ${slot} of arena ${arena}`);
+    Object.assign(this, { kind, id, arena, slot, slotSize, operation });
+  }
+}
+native.setArenaErrorFactory((...args) => new SlotError(...args));
+
+function pipe() {
+  const p = sys.pipe();
+  assert.ok(Array.isArray(p));
+  return p;
+}
+
+// ---------------------------------------------------------------- poller
+
+async function pollerChecks() {
+  const batch = new Int32Array(4 * C.EVENT_INTS);
+  let delivered = 0;
+  let woken = 0;
+  const p = new native.NativePoller(batch, (n, w) => {
+    delivered += n;
+    if (w) woken++;
+  });
+  const pipes = [pipe(), pipe(), pipe(), pipe(), pipe(), pipe()];
+  const modes = [C.EDGE, C.LEVEL, C.ONESHOT, C.EDGE, C.LEVEL, C.ONESHOT];
+  const gens = pipes.map(([r], i) => p.add(r, C.READABLE, modes[i]));
+  ok(gens.every((g) => g > 0), "add returns generations");
+  eq(p.add(pipes[0][0], C.READABLE, C.EDGE) < 0, true, "EEXIST");
+  eq(p.generation(pipes[1][0]), gens[1], "generation()");
+  for (const [, w] of pipes) eq(sys.write(w, Buffer.from("ab"), 0, 2), 2, "write");
+  // More ready fds than the batch holds: drained over several loop turns.
+  for (let i = 0; i < 50 && delivered < 6; i++) await sleep(2);
+  ok(delivered >= 6, "events delivered through uv_poll");
+  ok(p.poll(0) >= 0, "poll");
+  eq(p.disarm(pipes[1][0]), 0, "disarm");
+  eq(p.rearm(pipes[1][0]), 0, "rearm");
+  eq(p.rearm(pipes[2][0]), 0, "rearm oneshot");
+  eq(p.modify(pipes[3][0], C.READABLE | C.WRITABLE), 0, "modify");
+  eq(p.remove(pipes[4][0]), 0, "remove");
+  eq(p.remove(pipes[4][0]) < 0, true, "remove twice: ENOENT");
+  eq(p.close(pipes[5][0]), 0, "close registered fd");
+  eq(p.interrupt(), 0, "interrupt");
+  for (let i = 0; i < 50 && woken === 0; i++) await sleep(2);
+  ok(woken > 0, "interrupt delivered");
+  throws(() => p.add("x", 1, 0), TypeError, "bad fd type");
+  throws(() => p.add(pipes[4][0], 0, 0), RangeError, "empty interest");
+  throws(() => new native.NativePoller(new Float64Array(3), () => {}), TypeError, "bad batch array");
+  p.unref();
+  p.ref();
+  // A table that grows: a high fd number.
+  const many = [];
+  for (let i = 0; i < 40; i++) many.push(pipe());
+  for (const [r] of many) ok(p.add(r, C.READABLE, C.LEVEL) > 0, "add many");
+  for (const [r, w] of many) {
+    p.close(r);
+    sys.close(w);
+  }
+  p.destroy();
+  p.destroy();
+  throws(() => p.add(0, 1, 0), /destroyed/, "use after destroy");
+  for (const [r, w] of pipes) {
+    sys.close(r);
+    sys.close(w);
+  }
+  // A poller destroyed from inside its own batch callback.
+  {
+    let called = 0;
+    const [r, w] = pipe();
+    const self = new native.NativePoller(new Int32Array(3), () => {
+      called++;
+      self.destroy();
+    });
+    self.add(r, C.READABLE, C.LEVEL);
+    sys.write(w, Buffer.from("z"), 0, 1);
+    for (let i = 0; i < 50 && called === 0; i++) await sleep(2);
+    eq(called, 1, "destroyed in its callback");
+    sys.close(r);
+    sys.close(w);
+  }
+  // A poller nobody destroys: closed by its finalizer after GC.
+  (() => {
+    const lost = new native.NativePoller(new Int32Array(3), () => {});
+    const [r, w] = pipe();
+    lost.add(r, C.READABLE, C.EDGE);
+    sys.close(r);
+    sys.close(w);
+  })();
+  gc();
+  await sleep(20);
+  gc();
+  await sleep(20);
+}
+
+// ---------------------------------------------------------------- arena
+
+function arenaChecks(memory) {
+  const pool = new native.NativeArenaPool(1000, 0, memory);
+  const stride = pool.stats().stride;
+  const ids = [];
+  const buffers = new Map();
+  for (let i = 0; i < 64 * 3 + 5; i++) {
+    let id = pool.alloc();
+    if (id <= -3) {
+      id = -3 - id;
+      buffers.set(Math.floor(id / 64), pool.arenaBuffer(Math.floor(id / 64)));
+    }
+    ids.push(id);
+  }
+  eq(ids.slice(0, 3), [0, 1, 2], "lowest free slot");
+  eq(pool.stats().inUse, 197, "in use");
+  // Write through a slot view, and past it (a clobbered canary).
+  const ab = buffers.get(0);
+  new Uint8Array(ab, 3 * stride, 1000).fill(9);
+  new Uint8Array(ab, 4 * stride, 1001)[1000] = 1;
+  throws(() => pool.release(4), (e) => e.kind === "overflow" && e.slot === 4, "overflow on release");
+  throws(() => pool.release(4), (e) => e.kind === "not-allocated", "double release");
+  throws(() => pool.check(4), (e) => e.kind === "not-allocated", "check free slot");
+  pool.check(3);
+  // Native writes into a slot: checked.
+  const [r, w] = pipe();
+  sys.write(w, Buffer.from("slot data"), 0, 9);
+  eq(sys.read(r, new Uint8Array(ab, 3 * stride, 1000), 0, 1000), 9, "read into a slot");
+  sys.write(w, Buffer.from("more"), 0, 4);
+  throws(() => sys.read(r, new Uint8Array(ab, 3 * stride, 1100), 0, 1100), (e) => e.kind === "out-of-bounds", "crossing the slot end");
+  throws(() => sys.read(r, new Uint8Array(ab, 4 * stride, 10), 0, 10), (e) => e.kind === "not-allocated", "read into a free slot");
+  throws(() => sys.readv(r, [new Uint8Array(ab, 4 * stride, 10)]), (e) => e.kind === "not-allocated", "readv into a free slot");
+  eq(sys.readv(r, [new Uint8Array(ab, 5 * stride, 2), Buffer.alloc(8)]), 4, "readv into a slot");
+  sys.close(r);
+  sys.close(w);
+  // Release everything: all but the last emptied arena go offline.
+  for (const id of ids) if (id !== 4) pool.release(id);
+  eq(pool.stats().online, 1, "one empty arena kept");
+  ok(pool.residentBytes() >= 0, "resident");
+  // Revive, then leave some allocated and close.
+  for (let i = 0; i < 130; i++) {
+    const id = pool.alloc();
+    ok(id >= 0 || id <= -3, "alloc again");
+  }
+  pool.close();
+  throws(() => pool.alloc(), /closed/, "closed pool");
+  // A capped pool, and one left to the GC.
+  const capped = new native.NativeArenaPool(64, 1, memory);
+  for (let i = 0; i < 64; i++) capped.alloc();
+  eq(capped.alloc(), -1, "at the cap");
+  capped.release(63);
+  ok(capped.alloc() === 63, "slot back");
+  (() => {
+    const lost = new native.NativeArenaPool(4096, 0, memory);
+    for (let i = 0; i < 70; i++) lost.alloc();
+  })();
+  throws(() => new native.NativeArenaPool(0, 0, memory), RangeError, "slot size 0");
+}
+
+// ---------------------------------------------------------------- syscalls
+
+function waitFor(fd, interest) {
+  const batch = new Int32Array(C.EVENT_INTS);
+  const p = new native.NativePoller(batch, () => {});
+  p.unref();
+  p.add(fd, interest, C.LEVEL);
+  let n = 0;
+  for (let i = 0; i < 100 && n === 0; i++) n = p.poll(20);
+  p.destroy();
+  return n > 0 ? batch[2] : 0;
+}
+
+function stream(kind, host, port) {
+  const family = kind === "unix" ? 1 : kind === "tcp6" ? 6 : 4;
+  const server = sys.socket(family, 1);
+  ok(server >= 0, "socket");
+  if (family !== 1) eq(sys.setsockopt(server, O.SOL_SOCKET, O.SO_REUSEADDR, 1), 0, "setsockopt");
+  eq(sys.bind(server, host, port), 0, `bind ${kind}`);
+  eq(sys.listen(server, 8), 0, "listen");
+  const local = {};
+  eq(sys.getsockname(server, local), 0, "getsockname");
+  const client = sys.socket(family, 1);
+  const rc = sys.connect(client, family === 1 ? local.path : local.host, family === 1 ? -1 : local.port);
+  if (rc !== 0) {
+    ok(waitFor(client, C.WRITABLE) & C.WRITABLE, "connect completes");
+    eq(sys.socketError(client), 0, "SO_ERROR");
+  }
+  ok(waitFor(server, C.READABLE), "pending connection");
+  const peerOut = {};
+  const conn = sys.accept(server, peerOut);
+  ok(conn >= 0, "accept");
+  ok(family === 1 ? peerOut.path === "" : peerOut.port > 0, "accept: peer address");
+  ok(sys.accept(server) < 0, "accept: EAGAIN");
+  eq(sys.write(client, Buffer.from("hello"), 0, 5), 5, "write");
+  eq(sys.writev(client, [Buffer.from("ab"), Buffer.from("c")]), 3, "writev");
+  waitFor(conn, C.READABLE);
+  const buf = Buffer.alloc(16);
+  ok(sys.read(conn, buf, 0, 16) > 0, "read");
+  const peer = {};
+  eq(sys.getpeername(conn, peer), 0, "getpeername");
+  eq(sys.shutdown(client, 1), 0, "shutdown");
+  for (const fd of [conn, client, server]) eq(sys.close(fd), 0, "close");
+}
+
+function syscallChecks() {
+  stream("tcp4", "127.0.0.1", 0);
+  stream("tcp6", "::1", 0);
+  const path = join(tmpdir(), `bobbin-vg-${process.pid}.sock`);
+  if (existsSync(path)) unlinkSync(path);
+  stream("unix", path, -1);
+  unlinkSync(path);
+  stream("unix", `\0bobbin-vg-${process.pid}`, -1);
+
+  const a = sys.socket(4, 2);
+  const b = sys.socket(4, 2);
+  eq(sys.bind(a, "127.0.0.1", 0), 0, "bind udp");
+  const aAddr = {};
+  sys.getsockname(a, aAddr);
+  eq(sys.sendto(b, Buffer.from("dgram"), 0, 5, "127.0.0.1", aAddr.port), 5, "sendto");
+  waitFor(a, C.READABLE);
+  const from = {};
+  eq(sys.recvfrom(a, Buffer.alloc(8), 0, 8, from), 5, "recvfrom");
+  eq(from.host, "127.0.0.1", "recvfrom address");
+  ok(sys.sendto(b, Buffer.from("x"), 0, 1, "not-an-ip", 1) < 0, "sendto bad host");
+  ok(sys.sendto(b, Buffer.from("x"), 0, 1, "fe80::1%nosuchif", 1) < 0, "bad scope");
+  sys.close(a);
+  sys.close(b);
+
+  const sp = sys.socketpair(2);
+  ok(Array.isArray(sp), "socketpair");
+  sys.close(sp[0]);
+  sys.close(sp[1]);
+  ok(sys.read(99999, Buffer.alloc(1), 0, 1) < 0, "EBADF");
+  ok(sys.getsockopt(99999, O.SOL_SOCKET, O.SO_ERROR) < 0, "getsockopt EBADF");
+  ok(sys.socket(9, 1) < 0, "bad family");
+  ok(sys.bind(99999, "x".repeat(300), -1) < 0, "path too long");
+  throws(() => sys.read(0, Buffer.alloc(4), 5, 1), RangeError, "offset out of range");
+  throws(() => sys.write(1, "str", 0, 1), TypeError, "not a buffer");
+  throws(() => sys.writev(1, [1]), TypeError, "writev elements");
+  throws(() => sys.getsockname(0), TypeError, "getsockname out");
+}
+
+await pollerChecks();
+arenaChecks(1);
+arenaChecks(2);
+syscallChecks();
+gc();
+await sleep(20);
+gc();
+await sleep(20);
+console.log(`valgrind run: ${checks} checks passed`);
