@@ -5,6 +5,7 @@
  * well-formed requests (see the README, "How to write a backend").
  */
 import type { Events, Operation } from "@bobbin/core";
+import type { SharedSocket } from "./share.js";
 
 /**
  * The five kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream sockets.
@@ -138,14 +139,19 @@ export interface DeadlineHandle {
  * Node-style errors (with `code`) from the operation, to the calling task
  * only.
  *
- * Operations that park must be cancellable (a `Cancelled` thrown into them
- * through `yield*` must leave nothing registered) and interruptible by
- * `withTimeout`: call `parking(op)` / `unparked(op)` from `@bobbin/unix`, or
- * extend its `Parked` base class, which does all of that.
+ * Operations that park must be cancellable: an error thrown into them
+ * through `yield*` (`Cancelled`, or the `Timeout` of a `withTimeout` deadline)
+ * must leave nothing registered; and they should call `checkTimeouts()` when
+ * they start. The `Parked` base class does both.
+ *
+ * One instance serves one domain. Define the factory with `defineBackend`
+ * so that worker domains make theirs; implement `share` and `adopt` so that
+ * listening sockets can cross domains.
  *
  * @example
  * ```ts
- * await run(main, { backend: () => new MyBackend() });
+ * export const myBackend = defineBackend(import.meta.url, "mine", () => new MyBackend());
+ * await run(main, { backend: myBackend });
  * ```
  */
 export interface Backend extends Events {
@@ -189,6 +195,22 @@ export interface Backend extends Events {
    * system handle of the backend (sockets, timers) is gone.
    */
   drain(): Promise<void>;
+
+  /**
+   * Optional, for `B.call`/`B.parallel`: describes a `listening` stream
+   * socket of this backend so that another domain can adopt it (see
+   * `SharedSocket` and `ShareGuard`; seal the guard before closing the
+   * descriptor). `@bobbin/unix` checks the socket's kind and state first.
+   */
+  share?(sock: Socket): SharedSocket;
+  /**
+   * Optional, for `B.call`/`B.parallel`: makes in this domain a `listening`
+   * socket of this backend over the OS socket `shared` describes (pin its
+   * guard while duplicating the descriptor; a sealed guard makes a socket
+   * that is already `closed`). Never suspends; closing the socket closes
+   * only this domain's descriptor.
+   */
+  adopt?(shared: SharedSocket): Socket;
 }
 
 /**

@@ -32,11 +32,13 @@
  * @packageDocumentation
  */
 export { run, type RunOptions } from "./run.js";
+export { defineBackend } from "./define.js";
+export { ShareGuard, type SharedSocket } from "./share.js";
 export { sleep } from "./sleep.js";
 export { tcpv4, tcpv6, unixSocket, bindAndListen, accept, connect } from "./tcp.js";
 export { udpv4, udpv6, recvfrom, sendto } from "./udp.js";
 export { read, readExactly, write, shutdown, close, getsockname, getsockname as localAddress } from "./socket.js";
-export { withTimeout, parking, unparked, checkTimeouts, type Interruptible, type TimeoutWatch } from "./timeout.js";
+export { withTimeout, checkTimeouts } from "./timeout.js";
 export { onSignal, type SignalHandler } from "./signals.js";
 export { Ownership, type OwnedSocket } from "./ownership.js";
 export { Timeout, EndOfFile, SocketClosed, systemError } from "./errors.js";

@@ -8,14 +8,14 @@
  * readiness: data, connections and datagrams stay with the socket until a
  * fiber takes them, so nothing is lost when a waiter is cancelled.
  *
- * `Parked` handles the rest of the contract: cancellation (thrown into the
- * operation through `yield*`: it unregisters and hands unused readiness on),
- * `withTimeout` (a deadline interrupts the parked operation), one suspension
- * point per operation reused across waits, and no Promise or closure per
- * operation.
+ * `Parked` handles the rest of the contract: cancellation and `withTimeout`'s
+ * interruption (both thrown into the operation through `yield*`: it
+ * unregisters and hands unused readiness on), an expired `withTimeout` scope
+ * at start, one suspension point per operation reused across waits, and no
+ * Promise or closure per operation.
  */
 import * as B from "@bobbin/core";
-import { checkTimeouts, type Interruptible, parking, type TimeoutWatch, unparked } from "./timeout.js";
+import { checkTimeouts } from "./timeout.js";
 
 /**
  * Where a parked operation reports that it may go on: anything with
@@ -34,7 +34,6 @@ export interface Signaller {
 const IDLE = 0;
 const PARKED = 1;
 const SIGNALLED = 2;
-const NO_FAILURE = Symbol("no failure");
 
 /**
  * A backend operation that may park its task. Subclasses implement
@@ -59,17 +58,15 @@ const NO_FAILURE = Symbol("no failure");
  * ```
  * @throws TypeError (from `yield*`) when one operation object is run by two tasks at once;
  * `Cancelled` when the task is cancelled while parked; `Timeout` when a `withTimeout`
- * deadline interrupts it; whatever `attempt` throws.
+ * deadline interrupts it (or had passed when it started); whatever `attempt` throws.
  */
-export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown>, Interruptible {
+export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown> {
   /** The result, set by `attempt` before it returns true. */
   protected value: T = undefined as T;
   private phase = IDLE;
   private syscall: B.Syscall | null = null;
   /** The task the suspension point belongs to (an operation object may be reused by another task). */
   private owner: B.Task<unknown> | null = null;
-  private watch: TimeoutWatch | null = null;
-  private failure: unknown = NO_FAILURE;
   /** Reused for every completion: `yield*` reads it at once. */
   private readonly result: IteratorReturnResult<T> = { done: true, value: undefined as T };
 
@@ -89,10 +86,10 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
   /** Registers the operation so that the backend calls `ready()` when it may go on. May call `ready()` at once. */
   protected abstract wait(): void;
 
-  /** Forgets the registration made by `wait` (the operation was cancelled or interrupted before `ready()`). */
+  /** Forgets the registration made by `wait` (the operation was cancelled or timed out before `ready()`). */
   protected abstract unwait(): void;
 
-  /** The operation was woken by `ready()` but will not use that readiness (cancelled, interrupted): pass it on. */
+  /** The operation was woken by `ready()` but will not use that readiness (cancelled, timed out): pass it on. */
   protected handoff(): void {}
 
   /**
@@ -117,19 +114,6 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
     this.loop.signal(this.syscall!);
   }
 
-  /** `withTimeout`'s deadline passed while the operation was parked: fail with `reason`. */
-  interrupt(reason: unknown): void {
-    if (this.phase === PARKED) {
-      this.unwait();
-      this.phase = SIGNALLED;
-      this.failure = reason;
-      this.loop.signal(this.syscall!);
-    } else if (this.phase === SIGNALLED) {
-      this.handoff();
-      this.failure = reason;
-    }
-  }
-
   [Symbol.iterator](): this {
     return this;
   }
@@ -148,16 +132,6 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
       }
     } else {
       this.phase = IDLE;
-      if (this.watch !== null) {
-        unparked(this, this.watch);
-        this.watch = null;
-      }
-      const failure = this.failure;
-      if (failure !== NO_FAILURE) {
-        this.failure = NO_FAILURE;
-        this.finished();
-        throw failure;
-      }
     }
     for (;;) {
       let done: boolean;
@@ -182,19 +156,14 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
       }
       this.phase = PARKED;
       this.wait();
-      this.watch = parking(this);
       const r = B.suspend(s)[Symbol.iterator]().next();
       if (r.done !== true) return r as IteratorYieldResult<B.Instruction>;
       // Reported ready before the task parked: try again.
       this.phase = IDLE;
-      if (this.watch !== null) {
-        unparked(this, this.watch);
-        this.watch = null;
-      }
     }
   }
 
-  /** @internal A cancellation thrown into the task while it waits here. */
+  /** @internal A cancellation (or `withTimeout`'s interruption) thrown into the task while it waits here. */
   throw(error: unknown): IteratorResult<B.Instruction, T> {
     this.abandon();
     throw error;
@@ -210,11 +179,6 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
     if (this.phase === PARKED) this.unwait();
     else if (this.phase === SIGNALLED) this.handoff();
     this.phase = IDLE;
-    this.failure = NO_FAILURE;
-    if (this.watch !== null) {
-      unparked(this, this.watch);
-      this.watch = null;
-    }
     // Core marked the suspension point cancelled: never park on it again.
     this.syscall = null;
     this.owner = null;

@@ -1,12 +1,14 @@
 /**
  * `run` (Miou_unix's `run`): core's `run` with an I/O backend, plus what a
- * program of `@bobbin/unix` needs around its main task: the run's context
- * (so operations find the backend), the signal dispatcher, and a drain of
+ * program of `@bobbin/unix` needs around its main task: dom0's backend (and,
+ * for a factory defined with `defineBackend`, one per worker domain), the
+ * run's context (signal handlers), the signal dispatcher, and a drain of
  * the backend's handles before the returned Promise settles.
  */
 import * as B from "@bobbin/core";
-import { type Backend, BACKEND_METHODS } from "./backend.js";
-import { type RunContext, registerRoot, unregisterRoot } from "./context.js";
+import type { Backend } from "./backend.js";
+import { type RunContext, registerBackend, registerRoot, unregisterRoot } from "./context.js";
+import { checkBackend, startWith } from "./define.js";
 import { libuv } from "./libuv/backend.js";
 import { SignalTable, signalDispatcher } from "./signals.js";
 import { describe } from "./socket.js";
@@ -21,8 +23,10 @@ import { describe } from "./socket.js";
  */
 export interface RunOptions extends Omit<B.RunOptions, "events"> {
   /**
-   * Makes the run's I/O backend (called once, with the domain number 0).
-   * Default: {@link libuv}, Node's own libuv.
+   * Makes the I/O backend of each domain: called with 0 for dom0 when the run
+   * starts and, when the factory was defined with `defineBackend`, in each
+   * worker domain with its number. Default: {@link libuv}, Node's own libuv
+   * (defined so: sockets, `sleep` and `withTimeout` work in parallel tasks).
    */
   readonly backend?: (domain: number) => Backend;
 }
@@ -73,12 +77,15 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   if (typeof factory !== "function") throw new TypeError(`run(main, { backend }) expects a function (domain) => Backend, got ${describe(factory)}`);
   const backend = factory(0);
   checkBackend(backend);
+  registerBackend(backend);
   const context: RunContext = { backend, signals: new SignalTable(), root: null };
   let settled: Promise<T>;
   try {
-    settled = B.run(function* () {
-      return yield* supervise(context, main);
-    }, { ...core, events: () => backend });
+    settled = startWith(factory, backend, (events) =>
+      B.run(function* () {
+        return yield* supervise(context, main);
+      }, { ...core, events }),
+    );
   } catch (error) {
     void backend.drain();
     throw error;
@@ -96,14 +103,4 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
         throw error;
       }),
   );
-}
-
-function checkBackend(backend: unknown): asserts backend is Backend {
-  if (backend === null || typeof backend !== "object") {
-    throw new TypeError(`run(main, { backend }): the factory returned ${describe(backend)}, not a Backend`);
-  }
-  const missing = BACKEND_METHODS.filter((m) => typeof (backend as Record<string, unknown>)[m] !== "function");
-  if (missing.length !== 0) {
-    throw new TypeError(`run(main, { backend }): the backend lacks ${missing.join(", ")} (see "How to write a backend" in @bobbin/unix's README)`);
-  }
 }

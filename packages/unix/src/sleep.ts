@@ -2,7 +2,7 @@
  * `sleep` (Miou_unix's `sleep`): park the task in the backend's deadline heap.
  */
 import type * as B from "@bobbin/core";
-import { currentContext } from "./context.js";
+import { currentBackend } from "./context.js";
 
 /**
  * Suspends the current task for `seconds` (fractions allowed; `0` lets every
@@ -17,12 +17,12 @@ import { currentContext } from "./context.js";
  * yield* B.awaitAll([a, b]);            // ≈ 2 s, not 3
  * ```
  * @throws RangeError when `seconds` is negative or not a number.
- * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`, or in a worker domain with no backend (see `defineBackend`).
  * @throws Cancelled when the task is cancelled while sleeping; Timeout inside an expired `withTimeout`.
  */
 export function sleep(seconds: number): B.Operation<void> {
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
     throw new RangeError(`sleep(seconds): seconds must be a number ≥ 0, got ${String(seconds)}`);
   }
-  return currentContext("sleep()").backend.sleep(seconds * 1000);
+  return currentBackend("sleep()").sleep(seconds * 1000);
 }

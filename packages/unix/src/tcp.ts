@@ -4,7 +4,7 @@
  */
 import type * as B from "@bobbin/core";
 import type { Address, ListenOptions, Socket } from "./backend.js";
-import { currentContext } from "./context.js";
+import { currentBackend } from "./context.js";
 import { SocketClosed, systemError } from "./errors.js";
 import { checkAddress, checkSocket, describe, isStreamKind } from "./socket.js";
 
@@ -17,10 +17,10 @@ import { checkAddress, checkSocket, describe, isStreamKind } from "./socket.js";
  * const server = tcpv4();
  * yield* bindAndListen(server, { host: "127.0.0.1", port: 8080 });
  * ```
- * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`, or in a worker domain with no backend (see `defineBackend`).
  */
 export function tcpv4(): Socket {
-  return currentContext("tcpv4()").backend.socket("tcp4");
+  return currentBackend("tcpv4()").socket("tcp4");
 }
 
 /**
@@ -31,10 +31,10 @@ export function tcpv4(): Socket {
  * const sock = tcpv6();
  * yield* connect(sock, { host: "::1", port: 8080 });
  * ```
- * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`, or in a worker domain with no backend (see `defineBackend`).
  */
 export function tcpv6(): Socket {
-  return currentContext("tcpv6()").backend.socket("tcp6");
+  return currentBackend("tcpv6()").socket("tcp6");
 }
 
 /**
@@ -45,10 +45,10 @@ export function tcpv6(): Socket {
  * const server = unixSocket();
  * yield* bindAndListen(server, { path: "/tmp/app.sock" });
  * ```
- * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`, or in a worker domain with no backend (see `defineBackend`).
  */
 export function unixSocket(): Socket {
-  return currentContext("unixSocket()").backend.socket("unix");
+  return currentBackend("unixSocket()").socket("unix");
 }
 
 /**

@@ -1,68 +1,46 @@
 /**
  * `withTimeout` (µthreads' `timeout`): run an operation in the current task
- * with a deadline. When the deadline passes, the I/O operation the task waits
- * in is interrupted with {@link Timeout} (its registration cleaned up, as for
- * a cancellation), and every later I/O operation inside the scope fails the
- * same way until the scope is left. A nested timeout that cannot fire before
- * an enclosing one is not armed at all.
- *
- * The operation runs in the calling task, so it may use resources the task
- * owns and children it may await; what a deadline interrupts is I/O of
- * `@bobbin/unix` (sleep, accept, connect, read, write, recvfrom, sendto,
- * close…). A wait on something else (awaiting a child, a Mutex) ends first,
- * then the next I/O operation in the scope throws `Timeout`.
+ * with a deadline. When the deadline passes, the wait the task is in — any
+ * wait: I/O, a sleep, a child, a `Mutex`, a `Trigger`, a Promise — is
+ * interrupted with {@link Timeout} (core's `interrupt`: its registration is
+ * cleaned up as for a cancellation, but the task is not cancelled); if the
+ * task was running, its next wait is. Every later I/O operation inside the
+ * scope then fails the same way at once, until the scope is left. A nested
+ * timeout that cannot fire before an enclosing one is not armed at all.
  */
 import * as B from "@bobbin/core";
-import type { DeadlineHandle } from "./backend.js";
-import { currentContext, currentTaskFor } from "./context.js";
+import type { Backend, DeadlineHandle } from "./backend.js";
+import { currentBackend, currentTaskFor } from "./context.js";
 import { Timeout } from "./errors.js";
-
-/**
- * What a deadline interrupts: an operation parked in a backend. `interrupt`
- * makes it forget its registration and resume its task by throwing `reason`.
- *
- * @example
- * ```ts
- * class MyOp implements Interruptible { interrupt(reason: unknown) { this.unregister(); this.failWith(reason); } }
- * ```
- */
-export interface Interruptible {
-  interrupt(reason: unknown): void;
-}
 
 /** The timeout scopes of one task. */
 class TaskTimeouts {
   /** The innermost armed scope. */
   top: Scope | null = null;
-  /** The backend operation the task is parked in, when it is inside a scope. */
-  parked: Interruptible | null = null;
   /** The error of the outermost scope that expired, until that scope is left. */
   expired: Timeout | null = null;
 }
 
-/**
- * An opaque token from {@link parking}, to give back to {@link unparked}.
- *
- * @example
- * ```ts
- * private watch: TimeoutWatch | null = null;
- * ```
- */
-export type TimeoutWatch = TaskTimeouts;
-
 class Scope {
   readonly error: Timeout;
+  /** The deadline, then the retries of an interruption that found the task running. */
   handle: DeadlineHandle | null = null;
   fired = false;
+  left = false;
   readonly fire = (): void => {
+    this.handle = null;
+    if (this.left) return;
     this.fired = true;
-    const rec = this.rec;
-    rec.expired = this.error; // a later deadline is an enclosing scope's: it wins
-    const parked = rec.parked;
-    if (parked !== null) {
-      rec.parked = null;
-      parked.interrupt(this.error);
-    }
+    this.rec.expired = this.error; // a later deadline is an enclosing scope's: it wins
+    this.interrupt();
+  };
+  /** Interrupts the task's wait; when it is not waiting (running or ready to run), tries again at the next turn. */
+  private readonly interrupt = (): void => {
+    this.handle = null;
+    const error = this.rec.expired;
+    if (this.left || error === null) return;
+    if (B.interrupt(this.task, error) || this.task.status !== "pending") return;
+    this.handle = this.backend.deadline(this.backend.now(), this.interrupt);
   };
 
   constructor(
@@ -70,6 +48,8 @@ class Scope {
     seconds: number,
     readonly outer: Scope | null,
     readonly rec: TaskTimeouts,
+    private readonly task: B.Task<unknown>,
+    private readonly backend: Backend,
   ) {
     this.error = new Timeout(seconds);
   }
@@ -85,7 +65,8 @@ function recordOf(task: B.Task<unknown>): TaskTimeouts | null {
 
 /**
  * For backends: throws the expired timeout of the current task, if any. Call
- * it when an operation starts (the `Parked` base class does).
+ * it when an operation starts (the `Parked` base class does), so that I/O
+ * started inside an expired `withTimeout` scope fails at once.
  *
  * @example
  * ```ts
@@ -100,47 +81,15 @@ export function checkTimeouts(): void {
 }
 
 /**
- * For backends: the operation `op` of the current task is about to park.
- * When the task is inside a `withTimeout` scope, its deadline will call
- * `op.interrupt(timeout)`. Give the returned token to {@link unparked} when
- * the operation resumes, is cancelled or is interrupted.
- *
- * @example
- * ```ts
- * this.watch = parking(this);
- * // … resumed:
- * unparked(this, this.watch);
- * ```
- * @throws never.
- */
-export function parking(op: Interruptible): TimeoutWatch | null {
-  if (activeScopes === 0) return null;
-  const rec = recordOf(B.self());
-  if (rec === null || rec.top === null) return null;
-  rec.parked = op;
-  return rec;
-}
-
-/**
- * For backends: the operation registered by {@link parking} is no longer parked.
- *
- * @example
- * ```ts
- * unparked(this, this.watch); this.watch = null;
- * ```
- * @throws never.
- */
-export function unparked(op: Interruptible, watch: TimeoutWatch | null): void {
-  if (watch !== null && watch.parked === op) watch.parked = null;
-}
-
-/**
  * Runs `op` in the current task with a deadline `seconds` from now. If the
- * deadline passes first, the I/O operation the task is waiting in throws
- * {@link Timeout} (as does any later I/O operation inside the scope), which
- * propagates out of `withTimeout` unless `op` catches it. A timeout nested in
- * one that expires no later is not armed (µthreads' `is_valid_timeout`).
- * `op` is an operation, or a function returning one (such as a generator function).
+ * deadline passes first, the wait the task is in throws {@link Timeout}
+ * (whatever it waits for: I/O, `sleep`, a child, a lock, a Promise; if the
+ * task is running, its next wait), as does any later I/O operation inside
+ * the scope; it propagates out of `withTimeout` unless `op` catches it. The
+ * task is not cancelled: its children keep running (await or cancel them). A
+ * timeout nested in one that expires no later is not armed (µthreads'
+ * `is_valid_timeout`). `op` is an operation, or a function returning one
+ * (such as a generator function). Works in every domain.
  *
  * @example
  * ```ts
@@ -152,7 +101,8 @@ export function unparked(op: Interruptible, watch: TimeoutWatch | null): void {
  * ```
  * @throws Timeout when the deadline passed.
  * @throws RangeError when `seconds` is negative or not a number.
- * @throws TypeError when `op` is not an operation, or outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError when `op` is not an operation, or outside a task of `@bobbin/unix`'s `run`
+ * (or in a worker domain with no backend: see `defineBackend`).
  * @throws whatever `op` throws.
  */
 export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>)): B.Operation<T> {
@@ -172,22 +122,23 @@ function* timed<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>))
   }
   if (seconds === Infinity) return yield* operation;
   const task = currentTaskFor("withTimeout()");
-  const { backend } = currentContext("withTimeout()");
+  const backend = currentBackend("withTimeout()");
   const at = backend.now() + seconds * 1000;
   const rec = timeouts.get(task);
   const outer = rec.top;
   if (outer !== null && outer.at <= at) return yield* operation; // cannot fire before the enclosing one
-  const scope = new Scope(at, seconds, outer, rec);
+  const scope = new Scope(at, seconds, outer, rec, task, backend);
   rec.top = scope;
   activeScopes++;
   scope.handle = backend.deadline(at, scope.fire);
   try {
     return yield* operation;
   } finally {
-    scope.handle.cancel();
+    scope.left = true;
+    scope.handle?.cancel();
+    scope.handle = null;
     activeScopes--;
     rec.top = outer;
-    if (rec.parked !== null && outer === null) rec.parked = null;
     // Forget this scope's expiry; an enclosing scope that expired keeps failing I/O.
     let expired: Timeout | null = null;
     for (let s = outer; s !== null; s = s.outer) if (s.fired) expired = s.error;

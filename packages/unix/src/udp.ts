@@ -4,7 +4,7 @@
  */
 import type * as B from "@bobbin/core";
 import type { Address, InetAddress, Socket } from "./backend.js";
-import { currentContext } from "./context.js";
+import { currentBackend } from "./context.js";
 import { SocketClosed } from "./errors.js";
 import { checkAddress, checkRange, checkSocket, isUdpKind } from "./socket.js";
 
@@ -16,10 +16,10 @@ import { checkAddress, checkRange, checkSocket, isUdpKind } from "./socket.js";
  * const sock = udpv4();
  * yield* bindAndListen(sock, { host: "127.0.0.1", port: 0 });
  * ```
- * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`, or in a worker domain with no backend (see `defineBackend`).
  */
 export function udpv4(): Socket {
-  return currentContext("udpv4()").backend.socket("udp4");
+  return currentBackend("udpv4()").socket("udp4");
 }
 
 /**
@@ -30,10 +30,10 @@ export function udpv4(): Socket {
  * const sock = udpv6();
  * yield* sendto(sock, Buffer.from("ping"), { host: "::1", port });
  * ```
- * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
+ * @throws TypeError outside a task of `@bobbin/unix`'s `run`, or in a worker domain with no backend (see `defineBackend`).
  */
 export function udpv6(): Socket {
-  return currentContext("udpv6()").backend.socket("udp6");
+  return currentBackend("udpv6()").socket("udp6");
 }
 
 function checkUdp(sock: unknown, what: string): Socket {

@@ -1,6 +1,6 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { type Backend, LibuvBackend, libuv, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
+import { type Backend, defineBackend, LibuvBackend, libuv, onSignal, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
 import { thrown } from "./helpers.js";
 
 describe("run", () => {
@@ -81,5 +81,35 @@ describe("run", () => {
       })();
       expect(e).toBeInstanceOf(TypeError);
     });
+  });
+
+  it("defineBackend names a factory for worker domains; run still makes dom0's backend with it, once", async () => {
+    const made: number[] = [];
+    const factory = (domain: number): Backend => {
+      made.push(domain);
+      return libuv();
+    };
+    expect(defineBackend(import.meta.url, "counted", factory)).toBe(factory);
+    const backend = await run(function* () {
+      yield* sleep(0.001);
+      return B.Domain.events();
+    }, { backend: factory });
+    expect(made).toEqual([0]);
+    expect(backend).toBeInstanceOf(LibuvBackend);
+    expect(thrown(() => defineBackend("fib.ts", "x", factory))).toBeInstanceOf(TypeError);
+    expect(thrown(() => defineBackend(import.meta.url, "", factory))).toBeInstanceOf(TypeError);
+    expect(thrown(() => defineBackend(import.meta.url, "x", 42 as never))).toBeInstanceOf(TypeError);
+  });
+
+  it("operations find the backend of their domain; core's events alone are not one", async () => {
+    await run(function* () {
+      expect(B.Domain.events()).toBeInstanceOf(LibuvBackend);
+      expect(tcpv4().backend).toBe(B.Domain.events());
+    });
+    const events = libuv(); // a backend object, but not made by @bobbin/unix's run
+    await B.run(function* () {
+      expect((thrown(() => sleep(1)) as Error).message).toMatch(/not @bobbin\/core's run/);
+      expect(thrown(() => onSignal("SIGUSR2", function* () {}))).toBeInstanceOf(TypeError);
+    }, { events: () => events });
   });
 });

@@ -84,23 +84,76 @@ describe("withTimeout", () => {
     });
   });
 
-  it("a wait that is not I/O is not interrupted, but the next I/O in the scope is", async () => {
+  it("interrupts any wait, not only I/O: a Trigger, a child, a Promise; the task is not cancelled", async () => {
     await run(function* () {
-      const trigger = new B.Trigger();
-      const waker = B.spawn(function* () {
-        yield* sleep(0.06);
-        trigger.signal();
-      });
+      const log: string[] = [];
       const t0 = performance.now();
+      const trigger = new B.Trigger();
+      const onTrigger = yield* failure(() => withTimeout(0.02, trigger.wait()));
+      expect(onTrigger).toBeInstanceOf(Timeout);
+      expectRange(performance.now() - t0, 19, 2000);
+
+      // a child keeps running: the timed-out parent awaits it afterwards
+      const child = B.spawn(function* () {
+        yield* sleep(0.05);
+        log.push("child done");
+        return "child";
+      });
+      expect(yield* failure(() => withTimeout(0.01, B.awaitExn(child)))).toBeInstanceOf(Timeout);
+      expect(child.status).toBe("pending");
+      expect(yield* B.awaitExn(child)).toBe("child");
+
+      // a Promise wait is abandoned: its AbortSignal aborts
+      let aborted = false;
+      const onPromise = yield* failure(() =>
+        withTimeout(
+          0.01,
+          B.promise((signal) => {
+            signal.addEventListener("abort", () => (aborted = true));
+            return new Promise<void>(() => {});
+          }),
+        ),
+      );
+      expect(onPromise).toBeInstanceOf(Timeout);
+      expect(aborted).toBe(true);
+      log.push("went on");
+      yield* sleep(0.001); // outside the scope, I/O works again
+      expect(log).toEqual(["child done", "went on"]);
+    });
+  });
+
+  it("a task busy when its deadline passes is interrupted at its next wait", async () => {
+    await run(function* () {
       const error = yield* failure(() =>
-        withTimeout(0.02, function* () {
-          yield* trigger.wait(); // not interruptible: ends at 60 ms
-          yield* sleep(0.001); // throws the timeout at once
+        withTimeout(0.01, function* () {
+          const until = performance.now() + 40;
+          while (performance.now() < until) yield* B.yieldNow(); // the deadline passes meanwhile, with the task ready to run
+          const t0 = performance.now();
+          try {
+            yield* new B.Trigger().wait(); // not I/O, not signalled: the deadline's interruption ends it
+          } finally {
+            expectRange(performance.now() - t0, 0, 1000);
+          }
         }),
       );
       expect(error).toBeInstanceOf(Timeout);
-      expectRange(performance.now() - t0, 59, 2000);
-      yield* B.awaitExn(waker);
+    });
+  });
+
+  it("a timeout caught inside an enclosing scope does not disturb it; the enclosing deadline interrupts a Mutex-like wait", async () => {
+    await run(function* () {
+      const trigger = new B.Trigger();
+      const outer = (yield* failure(() =>
+        withTimeout(0.05, function* () {
+          try {
+            yield* withTimeout(0.01, trigger.wait());
+          } catch (e) {
+            expect((e as Timeout).seconds).toBe(0.01);
+          }
+          yield* new B.Trigger().wait(); // interrupted by the outer deadline
+        }),
+      )) as Timeout;
+      expect(outer.seconds).toBe(0.05);
     });
   });
 

@@ -1,10 +1,13 @@
 /**
  * The default backend: Node's own libuv through `net`, `dgram` and one
- * timer. Works everywhere Node does.
+ * timer. Works everywhere Node does; in every domain of a run.
  */
 import type * as B from "@bobbin/core";
 import type { Address, Backend, ListenOptions, ShutdownCommand, Socket, SocketKind } from "../backend.js";
+import { defineBackend } from "../define.js";
 import { type FlushMode, NodeLoop } from "../loop.js";
+import type { SharedSocket } from "../share.js";
+import { ShareGuard } from "../share.js";
 import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, SleepOp, WriteOp } from "./ops.js";
 import { UvSocket } from "./socket.js";
 
@@ -116,11 +119,46 @@ export class LibuvBackend extends NodeLoop implements Backend {
     } catch {
       // a dgram socket not bound yet
     }
+    if (s.origin !== null) return s.origin.address; // adopted, its descriptor not here yet
     throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+  }
+
+  /**
+   * Describes a listening socket for another domain: its descriptor is the
+   * `net.Server`'s (an adopted listener whose own has not arrived yet passes
+   * on its origin's).
+   */
+  share(sock: Socket): SharedSocket {
+    const s = sock as UvSocket;
+    const fd = s.origin !== null ? s.adoptedFd : (s.server as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
+    if (typeof fd !== "number" || fd < 0) {
+      if (s.origin !== null) return s.origin;
+      throw new TypeError(
+        `this ${s.kind} listener cannot be given to another domain: Node gives no file descriptor for it on this platform (${process.platform})`,
+      );
+    }
+    s.guard ??= new ShareGuard();
+    return { kind: s.kind, fd, address: this.localAddress(s), backlog: s.listenBacklog, guard: s.guard.buffer };
+  }
+
+  /**
+   * A listener over another domain's listening socket: `listening` at once,
+   * accepting once its own descriptor arrived (see relay.ts).
+   */
+  adopt(shared: SharedSocket): Socket {
+    const s = new UvSocket(shared.kind, this);
+    s.adopt(shared);
+    return s;
   }
 
   sleep(ms: number): B.Operation<void> {
     return new SleepOp(this, ms);
+  }
+
+  /** Core's `finaliser`: the domain stops. Also begins closing the sockets still open (a worker domain has no `drain`). */
+  override finaliser(): void {
+    super.finaliser();
+    for (const s of [...this.live]) s.closeNow();
   }
 
   drain(): Promise<void> {
@@ -144,17 +182,22 @@ export class LibuvBackend extends NodeLoop implements Backend {
 }
 
 /**
- * Makes a libuv backend: the default of `run`. Pass `libuv` itself as
- * `run`'s `backend` factory, or `() => libuv({ flush: "microtask" })` for options.
+ * Makes a libuv backend: the default of `run`, defined with `defineBackend`
+ * so that every worker domain of a run makes its own. Pass `libuv` itself as
+ * `run`'s `backend` factory; for options, define a factory of your own with
+ * `defineBackend` (an inline `() => libuv({ … })` serves dom0 only).
  *
  * @example
  * ```ts
- * await run(main);                                  // the libuv backend
+ * await run(main);                                  // the libuv backend, in every domain
  * await run(main, { backend: libuv });              // the same, explicitly
- * await run(main, { backend: () => libuv({ flush: "microtask" }) });
+ * export const eager = defineBackend(import.meta.url, "eager", () => libuv({ flush: "microtask" }));
+ * await run(main, { backend: eager });
  * ```
  * @throws never.
  */
-export function libuv(options?: LibuvOptions | number): LibuvBackend {
+export const libuv: (options?: LibuvOptions | number) => LibuvBackend = defineBackend(import.meta.url, "libuv", function libuv(
+  options?: LibuvOptions | number,
+): LibuvBackend {
   return new LibuvBackend(typeof options === "object" && options !== null ? options : {});
-}
+});

@@ -160,6 +160,7 @@ export class AcceptOp extends Parked<[UvSocket, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("accept()");
+    if (s.origin !== null) s.wantConnections();
     const client = s.backlog.shift();
     if (client !== undefined) {
       this.value = [client, peerOf(client)];
@@ -171,6 +172,7 @@ export class AcceptOp extends Parked<[UvSocket, Address]> {
       s.acceptError = null;
       throw error;
     }
+    if (s.broken !== null) throw s.broken;
     return false;
   }
 
@@ -265,6 +267,7 @@ export class ListenOp extends OpenOp {
     const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true });
     s.attachServer(server);
     const backlog = Math.max(1, this.options.backlog); // Node reads 0 as "the default, 511"
+    s.listenBacklog = backlog;
     if (s.kind === "unix") {
       s.path = (this.addr as UnixAddress).path;
       server.listen({ path: s.path, backlog });

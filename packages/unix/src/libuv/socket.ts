@@ -9,12 +9,15 @@
  * therefore never loses data: it leaves the queue, and readiness it was
  * handed goes to the next waiter.
  */
+import type { ChildProcess } from "node:child_process";
 import type * as dgram from "node:dgram";
-import type * as net from "node:net";
+import * as net from "node:net";
 import type { Address, SocketKind, SocketState } from "../backend.js";
 import type { Parked } from "../parked.js";
+import { ShareGuard, type SharedSocket } from "../share.js";
 import type { LibuvBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
+import { RELAY_MESSAGE, spawnRelay } from "./relay.js";
 
 /** Queued bytes above which a stream stops reading from the system (resumed below half of it). */
 export const HIGH_WATER = 64 * 1024;
@@ -45,6 +48,21 @@ function wakeAll(list: Waiter[]): void {
   if (list.length === 0) return;
   const ops = list.splice(0);
   for (const op of ops) op.ready();
+}
+
+/** A libuv handle as Node's IPC delivers it (a `TCP` or `Pipe` wrap). */
+interface RawHandle {
+  readonly fd: number;
+  close(callback: () => void): void;
+}
+
+/** Why a listener from another domain cannot accept. */
+function shareFailed(cause: unknown): Error {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return Object.assign(new Error(`accept(): the listening socket from another domain could not be set up in this one: ${detail}`), {
+    code: "ESHARE",
+    cause,
+  });
 }
 
 /** Runs `fn` once the handles closed now are really gone (after a "close callbacks" phase of Node's loop). */
@@ -99,8 +117,27 @@ export class UvSocket {
   readonly acceptors: Waiter[] = [];
   /** An accept failure (EMFILE…) for the next `accept`. */
   acceptError: Error | null = null;
+  /** Why this listener can never accept (an adopted listener that could not be set up), for every `accept`. */
+  broken: Error | null = null;
   /** A Unix listener's path, for its address. */
   path = "";
+  /** The backlog it listens with. */
+  listenBacklog = 511;
+  /** Made when the listener is first given to another domain; sealed before its descriptor closes. */
+  guard: ShareGuard | null = null;
+  /**
+   * A listener adopted from another domain: what it came as. Its `net.Server`
+   * arrives later, over a descriptor of its own brought by `relay`.
+   */
+  origin: SharedSocket | null = null;
+  /** The relay process bringing an adopted listener's descriptor, until it exits. */
+  relay: ChildProcess | null = null;
+  /** An adopted listener's descriptor, until a task accepts (then it is the server's). */
+  private idle: RawHandle | null = null;
+  /** A task accepted on this adopted listener: it polls its descriptor as soon as it has one. */
+  private listenWanted = false;
+  /** An adopted listener's Node handles and relay not gone yet (it is live while > 0). */
+  private holds = 0;
 
   // -- as a UDP socket ------------------------------------------------------
   udp: dgram.Socket | null = null;
@@ -228,16 +265,7 @@ export class UvSocket {
     this.server = server;
     this.handleOpen = true;
     this.backend.live.add(this);
-    server.on("connection", (stream: net.Socket) => {
-      if (this.server !== server) return void stream.destroy();
-      if (this.state === "closed") return void stream.destroy();
-      const client = new UvSocket(this.kind, this.backend);
-      client.state = "connected";
-      client.attachStream(stream);
-      stream.resume(); // accepted with pauseOnConnect: read ahead from now on
-      this.backlog.push(client);
-      if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
-    });
+    this.onConnections(server);
     server.on("listening", () => {
       if (this.server !== server || this.state === "closed") return;
       this.state = "listening";
@@ -245,12 +273,7 @@ export class UvSocket {
     });
     server.on("error", (error: Error) => {
       if (this.server !== server) return;
-      if (this.state === "listening") {
-        // accept() failed (EMFILE, ENFILE…): the listener stays; the next accept hears of it.
-        this.acceptError = error;
-        if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
-        return;
-      }
+      if (this.state === "listening") return this.acceptFailed(error);
       if (this.state === "closed") return;
       // bind/listen failed: Node closed the handle; the socket is fresh again.
       this.openError = error;
@@ -263,9 +286,158 @@ export class UvSocket {
     });
   }
 
+  /** Queues the connections `server` accepts for `accept`. */
+  private onConnections(server: net.Server): void {
+    server.on("connection", (stream: net.Socket) => {
+      if (this.server !== server) return void stream.destroy();
+      if (this.state === "closed") return void stream.destroy();
+      const client = new UvSocket(this.kind, this.backend);
+      client.state = "connected";
+      client.attachStream(stream);
+      stream.resume(); // accepted with pauseOnConnect: read ahead from now on
+      this.backlog.push(client);
+      if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
+    });
+  }
+
+  /** accept() failed (EMFILE, ENFILE…): the next accept hears of it. */
+  private acceptFailed(error: Error): void {
+    this.acceptError = error;
+    if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
+  }
+
+  /** An adopted listener cannot be set up: every accept hears of it. */
+  private breakDown(error: Error): void {
+    if (this.broken !== null || this.state === "closed") return;
+    this.broken = error;
+    wakeAll(this.acceptors);
+  }
+
+  // -- listeners from other domains ---------------------------------------------
+
+  /**
+   * Makes this fresh socket a listener over the OS socket `shared` describes
+   * (from another domain): `listening` at once; a relay process brings a
+   * descriptor of its own, and connections are accepted from then on.
+   * `accept` waits meanwhile. When the owner already closed it, the socket
+   * is `closed`.
+   */
+  adopt(shared: SharedSocket): void {
+    this.origin = shared;
+    this.listenBacklog = shared.backlog;
+    if (this.kind === "unix") this.path = (shared.address as { path: string }).path;
+    const guard = ShareGuard.of(shared.guard);
+    if (!guard.pin()) {
+      this.state = "closed";
+      return;
+    }
+    this.state = "listening";
+    let relay: ChildProcess;
+    try {
+      relay = spawnRelay(shared.fd);
+    } catch (error) {
+      this.breakDown(shareFailed(error));
+      return;
+    } finally {
+      guard.unpin();
+    }
+    this.relay = relay;
+    this.hold();
+    let delivered = false;
+    relay.on("message", (message: unknown, handle: unknown) => {
+      if (message === RELAY_MESSAGE && handle != null && !delivered) {
+        delivered = true;
+        relay.disconnect();
+        this.adoptHandle(handle as RawHandle);
+      } else if (message !== null && typeof message === "object" && !delivered) {
+        this.breakDown(shareFailed(String((message as { error?: unknown }).error)));
+      }
+    });
+    // Its handles (the process, the IPC channel) are gone once it exited and
+    // the channel is closed ('close' never comes after our own disconnect).
+    let ended = false;
+    const end = (why: string): void => {
+      if (ended) return;
+      ended = true;
+      if (relay.connected) relay.disconnect();
+      if (!delivered) this.breakDown(shareFailed(`the relay process ended (${why}) without the descriptor`));
+      afterHandleClose(() => {
+        this.relay = null;
+        this.release();
+      });
+    };
+    relay.on("exit", (code: number | null, signal: string | null) => end(signal ?? `code ${code}`));
+    relay.on("error", (error: Error) => {
+      if (!delivered) this.breakDown(shareFailed(error));
+      if (relay.pid === undefined || relay.exitCode !== null || relay.signalCode !== null) end(error.message);
+    });
+  }
+
+  /** An adopted listener's own descriptor arrived, as a raw libuv handle (TCP or Pipe), not polled yet. */
+  private adoptHandle(handle: RawHandle): void {
+    this.hold();
+    if (this.state === "closed") {
+      // Closed while the relay worked: drop the descriptor.
+      handle.close(() => afterHandleClose(() => this.release()));
+      return;
+    }
+    this.idle = handle;
+    if (this.listenWanted) this.listenIdle();
+  }
+
+  /**
+   * A task accepts: make sure this domain takes connections. An adopted
+   * listener starts polling its descriptor at its first `accept` only, so a
+   * domain that holds a shared socket without accepting takes no connection.
+   */
+  wantConnections(): void {
+    if (this.listenWanted) return;
+    this.listenWanted = true;
+    if (this.idle !== null) this.listenIdle();
+  }
+
+  private listenIdle(): void {
+    const handle = this.idle!;
+    this.idle = null;
+    const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true });
+    this.server = server;
+    this.onConnections(server);
+    server.on("error", (error: Error) => {
+      if (this.server !== server || this.state === "closed") return;
+      // listen(2) failed on the descriptor (Node closed it), or accept(2) failed (EMFILE…).
+      if ((server as unknown as { _handle: unknown })._handle === null) this.breakDown(error);
+      else this.acceptFailed(error);
+    });
+    // What Node's own cluster does with a server handle from another process
+    // (`listen(handle)` would open a second handle over a Unix socket's descriptor).
+    const s = server as unknown as { _handle: RawHandle | null; _listen2(a: null, p: number, t: number, backlog: number): void };
+    s._handle = handle;
+    s._listen2(null, -1, -1, this.listenBacklog);
+  }
+
+  /** An adopted listener's descriptor: the polling server's, or the idle handle's. */
+  get adoptedFd(): number {
+    const handle = this.idle ?? (this.server as unknown as { _handle?: RawHandle | null } | null)?._handle;
+    return typeof handle?.fd === "number" ? handle.fd : -1;
+  }
+
+  private hold(): void {
+    this.holds++;
+    if (!this.handleOpen) {
+      this.handleOpen = true;
+      this.backend.live.add(this);
+    }
+  }
+
+  private release(): void {
+    if (--this.holds !== 0) return;
+    this.handleOpen = false;
+    this.handleClosed();
+  }
+
   /** Passes readiness a cancelled acceptor did not use to the next acceptor. */
   wakeAcceptor(): void {
-    if (this.acceptors.length !== 0 && (this.backlog.length !== 0 || this.acceptError !== null || this.state === "closed")) {
+    if (this.acceptors.length !== 0 && (this.backlog.length !== 0 || this.acceptError !== null || this.broken !== null || this.state === "closed")) {
       this.acceptors.shift()!.ready();
     }
   }
@@ -333,12 +505,26 @@ export class UvSocket {
     if (stream !== null) {
       if (this.handleOpen) stream.destroy();
     } else if (server !== null) {
+      // Domains duplicating the descriptor finish first (see ShareGuard).
+      this.guard?.seal();
       server.close();
       for (const client of this.backlog.splice(0)) client.closeNow();
+      this.relay?.kill();
       afterHandleClose(() => {
+        if (this.origin !== null) return this.release();
         this.handleOpen = false;
         this.handleClosed();
       });
+    } else if (this.idle !== null) {
+      // An adopted listener that never accepted.
+      this.guard?.seal();
+      const idle = this.idle;
+      this.idle = null;
+      idle.close(() => afterHandleClose(() => this.release()));
+      this.relay?.kill();
+    } else if (this.relay !== null) {
+      // An adopted listener whose descriptor has not arrived: it is dropped when it does.
+      this.relay.kill();
     } else if (udp !== null) {
       try {
         udp.close();

@@ -59,12 +59,15 @@ export class VirtualTime extends NodeLoop implements Backend {
     return { cancel: () => void this.heap.remove(d) };
   }
 
-  // Every task waits and nothing is ready: jump to the next deadline.
+  // Every task waits and nothing is ready: jump to the next deadline. What
+  // fired may have woken a task without a signal (withTimeout interrupts it):
+  // return without blocking, so that the scheduler runs it.
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     const next = this.heap.peek();
     if (block && this.readyCount === 0 && next !== undefined && next.at !== Infinity) {
       this.clock = Math.max(this.clock, next.at);
       for (let d = this.heap.peek(); d !== undefined && d.at <= this.clock; d = this.heap.peek()) this.heap.pop()!.fire();
+      return super.select(false, cancelled);
     }
     return super.select(block, cancelled);
   }
