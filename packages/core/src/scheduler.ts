@@ -524,7 +524,11 @@ export class Scheduler {
           this.wake();
         },
       );
-      return false;
+      // `select` itself may have woken tasks (a deadline it fired, say): run
+      // them, and have the pending select settle so the next one sees them.
+      if (this.isIdle) return false;
+      this.events!.interrupt();
+      return true;
     }
     this.applySignals(signals);
     return true;

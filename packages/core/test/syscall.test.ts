@@ -177,3 +177,45 @@ describe("events", () => {
     expect(() => B.syscall()).toThrow(/inside a task/);
   });
 });
+
+describe("a Promise-returning select that wakes a task itself", () => {
+  it("runs that task at once and interrupts the pending select", async () => {
+    let release: ((signals: B.Signal[]) => void) | null = null;
+    let interrupts = 0;
+    let sleeper: B.Task | null = null;
+    const events: B.Events = {
+      select(block) {
+        if (block && sleeper !== null) {
+          B.interrupt(sleeper, new RangeError("deadline"));
+          sleeper = null;
+        }
+        return new Promise<B.Signal[]>((resolve) => (release = resolve));
+      },
+      interrupt() {
+        interrupts++;
+        release?.([]);
+      },
+    };
+    const value = await B.run(
+      function* () {
+        const t = B.spawn(function* () {
+          try {
+            yield* new B.Trigger().wait();
+          } catch (e) {
+            return (e as Error).message;
+          }
+          return "not interrupted";
+        });
+        sleeper = t;
+        // A task parked on a syscall, so that the domain calls select(true).
+        const io = B.spawn(function* () { yield* B.suspend(B.syscall()); });
+        const message = yield* B.awaitExn(t);
+        yield* B.cancel(io);
+        return message;
+      },
+      { events: () => events },
+    );
+    expect(value).toBe("deadline");
+    expect(interrupts).toBeGreaterThanOrEqual(1);
+  });
+});
