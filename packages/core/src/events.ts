@@ -18,7 +18,14 @@ declare const signalBrand: unique symbol;
  */
 export type Signal = { readonly [signalBrand]: "Signal" };
 
-/** A suspension point's identifier, unique within its thread. */
+/**
+ * A suspension point's identifier, unique within its thread.
+ *
+ * @example
+ * ```ts
+ * const id: B.Uid = B.uid(B.syscall());
+ * ```
+ */
 export type Uid = number;
 
 /**

@@ -11,8 +11,15 @@ import type { Task, Waiter } from "./task.js";
 let nextUid = 1;
 
 /**
- * A suspension point owned by the task (and domain) that created it.
- * Itself the operation returned by {@link suspend}.
+ * A suspension point owned by the task (and domain) that created it; make
+ * one with {@link syscall}. It is itself the operation {@link suspend}
+ * returns.
+ *
+ * @example
+ * ```ts
+ * const s: B.Syscall = B.syscall("accept");
+ * yield* B.suspend(s, () => listeners.set(s.uid, fd));
+ * ```
  */
 export class Syscall extends SingleShot<void> implements Waiter {
   /** Identifies the point to the events backend. */
