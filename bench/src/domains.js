@@ -33,7 +33,7 @@ import { Worker } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Results, computeRatios, fmtRatio, gc, median, QUICK, textNotes, textTable, withTimeout } from "./harness.js";
+import { collectRows, fmtRatio, gc, median, QUICK, textNotes, textTable, withTimeout } from "./harness.js";
 
 export const SCENARIO = "domains (call, parallel speedup, skew)";
 
@@ -508,12 +508,7 @@ export async function run(results, _ctx = {}) {
 }
 
 /** The domains rows alone (for callers that do not use the harness's `Results`). */
-export async function rows() {
-  const results = new Results();
-  await run(results);
-  computeRatios(results.rows);
-  return results.rows;
-}
+export const rows = () => collectRows(run);
 
 // --- child: node bench/src/domains.js --child [--quick] ----------------------
 if (process.argv[2] === "--child") {

@@ -68,6 +68,47 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
   return { perOp: median(samples), samples };
 }
 
+/** An error's first message (for a row's `error`). */
+export const errorMessage = (e) => (e && e.message ? e.message : String(e));
+
+/**
+ * Measures a scenario's contenders one after another and adds a row for each
+ * to `results`. A contender is { contender, n, fn, anchor?, note?, targetSpec?,
+ * scenario?, error?, iters? }; without `fn` (or with an `error`) its row says why.
+ * By default `fn` is timed with `measure` (2 warm-up runs, `iters` measured
+ * runs, 7 by default) and every checksum must equal `expect(n)` (n by default);
+ * `check(c)` runs first if given. `measureOne(c)` (→ { perOp, samples })
+ * replaces the timing, e.g. for memory rows (`kind: "bytes"`).
+ */
+export async function runContenders(results, list, { scenario, kind = "time", expect = (n) => n, check, measureOne } = {}) {
+  for (const c of list) {
+    const s = c.scenario ?? scenario;
+    const row = { scenario: s, contender: c.contender, anchor: c.anchor, n: c.n, kind, targetSpec: c.targetSpec, note: c.note ?? "" };
+    if (c.error || (!measureOne && !c.fn)) {
+      results.add({ ...row, error: c.error ?? "not available" });
+      continue;
+    }
+    try {
+      if (check) await check(c);
+      const { perOp, samples } = measureOne
+        ? await measureOne(c)
+        : await measure(c.fn, { n: c.n, warmup: 2, iters: c.iters ?? 7, expect: expect(c.n), label: `${s} ${c.contender}` });
+      results.add({ ...row, perOp, samples });
+    } catch (e) {
+      results.add({ ...row, error: errorMessage(e) });
+    }
+  }
+  return results.rows;
+}
+
+/** The rows of a scenario's `run(results)` alone, with ratios (for callers that do not use `Results`). */
+export async function collectRows(run) {
+  const results = new Results();
+  await run(results);
+  computeRatios(results.rows);
+  return results.rows;
+}
+
 // ---------------------------------------------------------------- results
 
 /**

@@ -17,7 +17,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { bobbinSpecifier, gc, median, QUICK } from "./harness.js";
+import { bobbinSpecifier, gc, median, QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "suspended fiber memory";
 const SELF = fileURLToPath(import.meta.url);
@@ -248,19 +248,14 @@ export function contenders({ B, bobbinError }) {
 }
 
 export async function run(results, ctx) {
-  for (const c of contenders(ctx)) {
-    const row = { scenario: SCENARIO, contender: c.contender, anchor: c.anchor, n: c.n, kind: "bytes", targetSpec: c.targetSpec, note: c.note ?? "" };
-    if (c.error) {
-      results.add({ ...row, error: c.error });
-      continue;
-    }
-    try {
+  await runContenders(results, contenders(ctx), {
+    scenario: SCENARIO,
+    kind: "bytes",
+    measureOne: async (c) => {
       const r = await runChild(c.impl, c.n, c.rounds, 120_000);
-      results.add({ ...row, perOp: r.bytesPerFiber, samples: r.samples });
-    } catch (e) {
-      results.add({ ...row, error: e && e.message ? e.message : String(e) });
-    }
-  }
+      return { perOp: r.bytesPerFiber, samples: r.samples };
+    },
+  });
 }
 
 if (process.argv[2] === "--child") {

@@ -25,103 +25,45 @@
 //   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--only=echo|idle]
 //   (--serve MODE / --serve-idle MODE are the child processes' own modes)
 
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
 import net from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import {
+  CONNS,
+  ROUNDS,
+  SECONDS,
+  WARMUP_S,
+  alternateRounds,
+  arg,
+  bufferEcho,
+  compileNative,
+  echoRound,
+  echoRow,
+  here,
+  lines,
+  loadCore,
+  loadNative,
+  loadUnix,
+  serveBobbin,
+  serveCommands,
+  stopServer,
+} from "./echo-common.js";
+import { QUICK } from "./harness.js";
 
 export const SCENARIO = "echo, 50 conns × 64 B: native backend vs C epoll";
 export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
 
-const QUICK = process.argv.includes("--quick");
-const arg = (name, fallback) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? Number(a.slice(name.length + 3)) : fallback;
-};
-const CONNS = arg("conns", 50);
-const SIZE = arg("size", 64);
-const ROUNDS = arg("rounds", QUICK ? 1 : 3);
-const WARMUP_S = QUICK ? 0.5 : 1;
-const SECONDS = arg("seconds", QUICK ? 1.5 : 3);
 const IDLE = arg("idle", QUICK ? 2000 : 10000);
 const TARGETS = { vsC: 0.8, cpuVsC: 1.3, vsNet: 1.5 };
 
-const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-
-// ------------------------------------------------------------------ loading
-
-async function importFirst(candidates) {
-  let lastError;
-  for (const spec of candidates) {
-    if (!spec) continue;
-    try {
-      return await import(spec);
-    } catch (error) {
-      lastError = error;
-    }
-  }
-  throw lastError;
-}
-
-const loadCore = () => importFirst(["@bobbin/core", new URL("../../packages/core/dist/index.js", import.meta.url).href]);
-const loadUnix = () => importFirst([process.env.BOBBIN_UNIX, "@bobbin/unix", new URL("../../packages/unix/dist/index.js", import.meta.url).href]);
-const loadNative = () =>
-  importFirst([process.env.BOBBIN_NATIVE_POLL, "@bobbin/native-poll", new URL("../../packages/native-poll/dist/index.js", import.meta.url).href]);
-
 // ------------------------------------------------------------------ child servers
 
-/** The stdin protocol of echo-server.js: "cpu" → "CPU <user µs> <system µs>", "mem" → memory after gc, "quit". */
-function serveCommands(extra = {}) {
-  createInterface({ input: process.stdin }).on("line", (line) => {
-    if (line === "cpu") {
-      const { user, system } = process.cpuUsage();
-      process.stdout.write(`CPU ${user} ${system}\n`);
-    } else if (line === "mem") {
-      globalThis.gc?.();
-      globalThis.gc?.();
-      const m = process.memoryUsage();
-      process.stdout.write(`MEM ${m.rss} ${m.heapUsed} ${m.external} ${extra.count?.() ?? 0}\n`);
-    } else if (line === "quit") process.exit(0);
-  });
-}
-
-/** A Bobbin echo server: accept loop, one fiber per connection. `body` is the per-connection fiber. */
-async function serveBobbin(backendName, body, counter) {
+/** A Bobbin echo server (echo-common.js) on the native or libuv backend, with a 4096 backlog; counts its connections. */
+async function serveOn(backendName, body, counter) {
   const U = await loadUnix();
   const B = await loadCore();
   const backend = backendName === "native" ? (await loadNative()).nativeBackend : U.libuv;
-  await U.run(
-    function* () {
-      const server = U.tcpv4();
-      yield* U.bindAndListen(server, { host: "127.0.0.1", port: 0 }, { backlog: 4096 });
-      process.stdout.write(`PORT ${U.getsockname(server).port}\n`);
-      const clients = B.orphans();
-      for (;;) {
-        for (let t = B.care(clients); t; t = B.care(clients)) yield* B.awaitTask(t);
-        const [client] = yield* U.accept(server);
-        counter.n++;
-        B.spawn({ orphans: clients }, body, client);
-      }
-    },
-    { backend },
-  );
-}
-
-async function bufferEcho() {
-  const U = await loadUnix();
-  return function* echo(client) {
-    const buf = Buffer.allocUnsafe(4096);
-    try {
-      for (let n; (n = yield* U.read(client, buf)) > 0; ) yield* U.write(client, buf, 0, n);
-    } catch {
-      // a client that resets is this task's business only
-    } finally {
-      yield* U.close(client);
-    }
-  };
+  await serveBobbin(U, B, { backend, body, listen: { backlog: 4096 }, onAccept: () => counter.n++ });
 }
 
 async function slotEcho() {
@@ -147,9 +89,9 @@ async function slotEcho() {
 async function serve(mode) {
   const counter = { n: 0 };
   serveCommands({ count: () => counter.n });
-  if (mode === "native") return serveBobbin("native", await bufferEcho(), counter);
-  if (mode === "native-slot") return serveBobbin("native", await slotEcho(), counter);
-  if (mode === "libuv") return serveBobbin("libuv", await bufferEcho(), counter);
+  if (mode === "native") return serveOn("native", bufferEcho(await loadUnix()), counter);
+  if (mode === "native-slot") return serveOn("native", await slotEcho(), counter);
+  if (mode === "libuv") return serveOn("libuv", bufferEcho(await loadUnix()), counter);
   if (mode === "net") {
     const server = net.createServer((socket) => {
       counter.n++;
@@ -165,40 +107,6 @@ async function serve(mode) {
 
 // ------------------------------------------------------------------ measuring
 
-/** A line reader over a child's stdout: `next(prefix)` resolves with the next line starting with it. */
-function lines(child, label) {
-  const waiting = [];
-  const buffered = [];
-  let ended = false;
-  createInterface({ input: child.stdout }).on("line", (line) => {
-    const i = waiting.findIndex((w) => line.startsWith(w.prefix));
-    if (i >= 0) waiting.splice(i, 1)[0].resolve(line);
-    else buffered.push(line);
-  });
-  child.on("exit", (code) => {
-    ended = true;
-    for (const w of waiting.splice(0)) w.reject(new Error(`${label} exited (code ${code}) before printing ${w.prefix}`));
-  });
-  return (prefix, ms = 30_000) =>
-    new Promise((resolve, reject) => {
-      const j = buffered.findIndex((l) => l.startsWith(prefix));
-      if (j >= 0) return resolve(buffered.splice(j, 1)[0]);
-      if (ended) return reject(new Error(`${label} has exited`));
-      const timer = setTimeout(() => reject(new Error(`${label}: no ${prefix} after ${ms / 1000}s`)), ms);
-      waiting.push({
-        prefix,
-        resolve: (l) => (clearTimeout(timer), resolve(l)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-    });
-}
-
-function compile(dir, source, name) {
-  const exe = join(dir, name);
-  execFileSync("cc", ["-O2", "-o", exe, here(source)], { stdio: "inherit" });
-  return exe;
-}
-
 function serverCommand(mode, bin, own = false) {
   if (own && mode !== "c") return [process.execPath, ["--expose-gc", here("./native-echo.js"), "--serve", mode]];
   switch (mode) {
@@ -213,49 +121,6 @@ function serverCommand(mode, bin, own = false) {
   }
 }
 
-async function stopServer(server) {
-  if (server.exitCode !== null) return;
-  server.stdin.write("quit\n");
-  await new Promise((resolve) => (server.exitCode !== null ? resolve() : server.on("exit", resolve)));
-}
-
-async function serverCpu(server, next) {
-  server.stdin.write("cpu\n");
-  const [, user, system] = (await next("CPU")).split(" ").map(Number);
-  return user + system;
-}
-
-/** One measured round against one server; returns { rps, cpuPerRt (µs), count }. */
-async function echoRound(mode, bin) {
-  const [cmd, args] = serverCommand(mode, bin);
-  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
-  const nextServer = lines(server, `${mode} server`);
-  try {
-    const port = Number((await nextServer("PORT")).split(" ")[1]);
-    const load = spawn(bin.client, ["127.0.0.1", String(port), String(CONNS), String(SIZE), String(WARMUP_S), String(SECONDS)], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const nextLoad = lines(load, "echo-client");
-    const exited = new Promise((resolve) => load.on("exit", resolve));
-    await nextLoad("START");
-    const cpu0 = await serverCpu(server, nextServer);
-    const end = await nextLoad("END", (SECONDS + 30) * 1000);
-    const cpu1 = await serverCpu(server, nextServer);
-    const code = await exited;
-    if (code !== 0) throw new Error(`echo-client exited with code ${code}`);
-    const [, count, elapsed] = end.split(" ").map(Number);
-    return { rps: count / elapsed, cpuPerRt: (cpu1 - cpu0) / count, count };
-  } finally {
-    await stopServer(server);
-  }
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 const NAMES = {
   c: "C epoll server (floor)",
   net: "plain Node `net`",
@@ -266,31 +131,11 @@ const NAMES = {
 
 /** The echo scenario: alternating rounds of every mode; medians per mode. */
 export async function measureNativeEcho({ modes = ["c", "net", "libuv", "native", "native-slot"], log = console.log } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "bobbin-native-echo-"));
+  const { exe: bin, cleanup } = compileNative({ client: "../native/echo-client.c", server: "../native/epoll-echo-server.c" });
   try {
-    const bin = {
-      client: compile(dir, "../native/echo-client.c", "echo-client"),
-      server: compile(dir, "../native/epoll-echo-server.c", "epoll-echo-server"),
-    };
-    const samples = Object.fromEntries(modes.map((m) => [m, []]));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const mode of modes) {
-        const s = await echoRound(mode, bin);
-        samples[mode].push(s);
-        log(`  round ${r + 1}/${ROUNDS} · ${mode}: ${Math.round(s.rps).toLocaleString("en")} round trips/s, ${s.cpuPerRt.toFixed(2)} µs server CPU per round trip`);
-      }
-    }
-    const out = {};
-    for (const mode of modes) {
-      out[mode] = {
-        rps: median(samples[mode].map((s) => s.rps)),
-        cpuPerRt: median(samples[mode].map((s) => s.cpuPerRt)),
-        samples: samples[mode],
-      };
-    }
-    return out;
+    return await alternateRounds(modes, (mode) => echoRound(serverCommand(mode, bin), bin.client, mode), log);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   }
 }
 
@@ -437,17 +282,11 @@ export async function run(results) {
   try {
     const r = await measureNativeEcho({ log });
     for (const [mode, m] of Object.entries(r)) {
-      const row = {
-        scenario: SCENARIO,
-        contender: NAMES[mode],
+      const row = echoRow(SCENARIO, NAMES[mode], m, {
         ...(mode === "c" ? { anchor: "floor" } : {}),
-        kind: "time",
-        n: CONNS,
-        perOp: 1e9 / m.rps,
-        samples: m.samples.map((s) => 1e9 / s.rps),
         note: `${Math.round(m.rps).toLocaleString("en")} round trips/s, ${m.cpuPerRt.toFixed(2)} µs server CPU per round trip` +
           (r.c && mode !== "c" ? ` (${(m.rps / r.c.rps).toFixed(2)}× C rt/s, ${(m.cpuPerRt / r.c.cpuPerRt).toFixed(2)}× C CPU)` : ""),
-      };
+      });
       if (mode === "native" && r.c && r.net) {
         const ok = m.rps >= TARGETS.vsC * r.c.rps && m.cpuPerRt <= TARGETS.cpuVsC * r.c.cpuPerRt && m.rps >= TARGETS.vsNet * r.net.rps;
         row.targetSpec = { against: "absolute", max: Infinity, text: "≥ 0.8× C rt/s, ≤ 1.3× C CPU/rt, ≥ 1.5× net", extra: () => ok };

@@ -11,7 +11,7 @@
 import * as Effection from "effection";
 import * as E3 from "effect3";
 import * as E4 from "effect4";
-import { measure, QUICK } from "./harness.js";
+import { QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "depth-100 recursion";
 export const DEPTH = 100;
@@ -105,17 +105,5 @@ export function contenders({ B, bobbinError }) {
 }
 
 export async function run(results, ctx) {
-  for (const c of contenders(ctx)) {
-    const row = { scenario: SCENARIO, contender: c.contender, anchor: c.anchor, n: c.n, kind: "time", note: c.note ?? "" };
-    if (!c.fn) {
-      results.add({ ...row, error: c.error ?? "not available" });
-      continue;
-    }
-    try {
-      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 7, expect: c.n, label: `${SCENARIO} ${c.contender}` });
-      results.add({ ...row, perOp, samples });
-    } catch (e) {
-      results.add({ ...row, error: e && e.message ? e.message : String(e) });
-    }
-  }
+  await runContenders(results, contenders(ctx), { scenario: SCENARIO });
 }

@@ -17,7 +17,7 @@ import * as E3 from "effect3";
 import * as E4 from "effect4";
 import os from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Results, computeRatios, fmtValue, machine, measure, QUICK, textNotes, textTable, writeFile } from "./harness.js";
+import { collectRows, fmtValue, machine, QUICK, runContenders, textNotes, textTable, writeFile } from "./harness.js";
 
 export const SCENARIO = "sync";
 const UNCONTENDED = QUICK ? 200_000 : 1_000_000;
@@ -25,6 +25,29 @@ const CONTENDED = QUICK ? 50_000 : 200_000;
 const PIPELINE = QUICK ? 50_000 : 200_000;
 const TASKS = 4;
 const SLOTS = 16;
+
+/**
+ * Effect 3 and Effect 4 spell the same things differently; the Effect
+ * contenders below are written once against these.
+ */
+const EFFECT3 = {
+  Effect: E3.Effect,
+  makeSem: (n) => E3.Effect.makeSemaphore(n),
+  takeOf: (s) => s.take(1),
+  releaseOf: (s) => s.release(1),
+  fork: E3.Effect.fork,
+  Fiber: E3.Fiber,
+  yieldNow: E3.Effect.yieldNow(),
+};
+const EFFECT4 = {
+  Effect: E4.Effect,
+  makeSem: (n) => E4.Semaphore.make(n),
+  takeOf: (s) => E4.Semaphore.take(s, 1),
+  releaseOf: (s) => E4.Semaphore.release(s, 1),
+  fork: E4.Effect.forkChild,
+  Fiber: E4.Fiber,
+  yieldNow: E4.Effect.yieldNow,
+};
 
 /**
  * @bobbin/sync and the @bobbin/core it runs on. Sync is imported first and core
@@ -70,40 +93,22 @@ async function asyncMutexRunExclusive(n) {
   return count;
 }
 
-function effect3Uncontended(n) {
-  const { Effect } = E3;
-  return Effect.runPromise(
-    Effect.gen(function* () {
-      const sem = yield* Effect.makeSemaphore(1);
-      const take = sem.take(1);
-      const release = sem.release(1);
-      let count = 0;
-      for (let i = 0; i < n; i++) {
-        yield* take;
-        count++;
-        yield* release;
-      }
-      return count;
-    }),
-  );
-}
-
-function effect4Uncontended(n) {
-  const { Effect, Semaphore } = E4;
-  return Effect.runPromise(
-    Effect.gen(function* () {
-      const sem = yield* Semaphore.make(1);
-      const take = Semaphore.take(sem, 1);
-      const release = Semaphore.release(sem, 1);
-      let count = 0;
-      for (let i = 0; i < n; i++) {
-        yield* take;
-        count++;
-        yield* release;
-      }
-      return count;
-    }),
-  );
+function effectUncontended({ Effect, makeSem, takeOf, releaseOf }) {
+  return (n) =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const sem = yield* makeSem(1);
+        const take = takeOf(sem);
+        const release = releaseOf(sem);
+        let count = 0;
+        for (let i = 0; i < n; i++) {
+          yield* take;
+          count++;
+          yield* release;
+        }
+        return count;
+      }),
+    );
 }
 
 function bobbinUncontended(B, S) {
@@ -170,7 +175,7 @@ async function asyncMutexContended(n) {
   return count;
 }
 
-function effectContended(Effect, makeSem, takeOf, releaseOf, fork, Fiber, yieldNow) {
+function effectContended({ Effect, makeSem, takeOf, releaseOf, fork, Fiber, yieldNow }) {
   return (n) =>
     Effect.runPromise(
       Effect.gen(function* () {
@@ -197,25 +202,6 @@ function effectContended(Effect, makeSem, takeOf, releaseOf, fork, Fiber, yieldN
       }),
     );
 }
-const effect3Contended = effectContended(
-  E3.Effect,
-  (n) => E3.Effect.makeSemaphore(n),
-  (s) => s.take(1),
-  (s) => s.release(1),
-  E3.Effect.fork,
-  E3.Fiber,
-  E3.Effect.yieldNow(),
-);
-const effect4Contended = effectContended(
-  E4.Effect,
-  (n) => E4.Semaphore.make(n),
-  (s) => E4.Semaphore.take(s, 1),
-  (s) => E4.Semaphore.release(s, 1),
-  E4.Effect.forkChild,
-  E4.Fiber,
-  E4.Effect.yieldNow,
-);
-
 function bobbinContended(B, S) {
   const state = { count: 0, inside: 0 };
   function* worker(m, per) {
@@ -283,7 +269,7 @@ async function asyncMutexPipeline(n) {
   return n;
 }
 
-function effectPipeline(Effect, makeSem, takeOf, releaseOf, fork, Fiber) {
+function effectPipeline({ Effect, makeSem, takeOf, releaseOf, fork, Fiber }) {
   return (n) =>
     Effect.runPromise(
       Effect.gen(function* () {
@@ -327,16 +313,6 @@ function effectPipeline(Effect, makeSem, takeOf, releaseOf, fork, Fiber) {
       }),
     );
 }
-const effect3Pipeline = effectPipeline(E3.Effect, (n) => E3.Effect.makeSemaphore(n), (s) => s.take(1), (s) => s.release(1), E3.Effect.fork, E3.Fiber);
-const effect4Pipeline = effectPipeline(
-  E4.Effect,
-  (n) => E4.Semaphore.make(n),
-  (s) => E4.Semaphore.take(s, 1),
-  (s) => E4.Semaphore.release(s, 1),
-  E4.Effect.forkChild,
-  E4.Fiber,
-);
-
 function bobbinPipeline(B, S) {
   function* source(n, freeA, fullA, a) {
     for (let i = 0; i < n; i++) {
@@ -392,20 +368,20 @@ export function contenders({ S, B, syncError }) {
     // 1. uncontended
     { scenario: "lock/unlock, uncontended", contender: "async-mutex Mutex (acquire/release)", anchor: "async", n: UNCONTENDED, fn: asyncMutexUncontended, note: ANCHOR },
     { scenario: "lock/unlock, uncontended", contender: "async-mutex Mutex (runExclusive)", n: UNCONTENDED, fn: asyncMutexRunExclusive },
-    { scenario: "lock/unlock, uncontended", contender: "Effect 3 Semaphore(1) take/release", n: UNCONTENDED, fn: effect3Uncontended },
-    { scenario: "lock/unlock, uncontended", contender: "Effect 4 Semaphore(1) take/release", n: UNCONTENDED, fn: effect4Uncontended },
+    { scenario: "lock/unlock, uncontended", contender: "Effect 3 Semaphore(1) take/release", n: UNCONTENDED, fn: effectUncontended(EFFECT3) },
+    { scenario: "lock/unlock, uncontended", contender: "Effect 4 Semaphore(1) take/release", n: UNCONTENDED, fn: effectUncontended(EFFECT4) },
     { scenario: "lock/unlock, uncontended", contender: "Bobbin Mutex (lock/unlock)", n: UNCONTENDED, fn: bobbin(bobbinUncontended), error: syncError },
     { scenario: "lock/unlock, uncontended", contender: "Bobbin Mutex.protect(plain fn)", n: UNCONTENDED, fn: bobbin(bobbinProtect), error: syncError },
     { scenario: "lock/unlock, uncontended", contender: "Bobbin Semaphore(1) acquire/release", n: UNCONTENDED, fn: bobbin(bobbinSemaphoreUncontended), error: syncError },
     // 2. contended
     { scenario: "lock/unlock, contended (4 tasks)", contender: "async-mutex Mutex (acquire/release)", anchor: "async", n: CONTENDED, fn: asyncMutexContended, note: `holds the lock across \`await null\`; ${ANCHOR}` },
-    { scenario: "lock/unlock, contended (4 tasks)", contender: "Effect 3 Semaphore(1) take/release", n: CONTENDED, fn: effect3Contended, note: "holds the lock across Effect.yieldNow" },
-    { scenario: "lock/unlock, contended (4 tasks)", contender: "Effect 4 Semaphore(1) take/release", n: CONTENDED, fn: effect4Contended, note: "holds the lock across Effect.yieldNow" },
+    { scenario: "lock/unlock, contended (4 tasks)", contender: "Effect 3 Semaphore(1) take/release", n: CONTENDED, fn: effectContended(EFFECT3), note: "holds the lock across Effect.yieldNow" },
+    { scenario: "lock/unlock, contended (4 tasks)", contender: "Effect 4 Semaphore(1) take/release", n: CONTENDED, fn: effectContended(EFFECT4), note: "holds the lock across Effect.yieldNow" },
     { scenario: "lock/unlock, contended (4 tasks)", contender: "Bobbin Mutex (lock/unlock)", n: CONTENDED, fn: bobbin(bobbinContended), error: syncError, note: "holds the lock across B.yieldNow()" },
     // 3. pipeline
     { scenario: "semaphore pipeline (3 stages)", contender: "async-mutex Semaphore", anchor: "async", n: PIPELINE, fn: asyncMutexPipeline, note: ANCHOR },
-    { scenario: "semaphore pipeline (3 stages)", contender: "Effect 3 Semaphore", n: PIPELINE, fn: effect3Pipeline },
-    { scenario: "semaphore pipeline (3 stages)", contender: "Effect 4 Semaphore", n: PIPELINE, fn: effect4Pipeline },
+    { scenario: "semaphore pipeline (3 stages)", contender: "Effect 3 Semaphore", n: PIPELINE, fn: effectPipeline(EFFECT3) },
+    { scenario: "semaphore pipeline (3 stages)", contender: "Effect 4 Semaphore", n: PIPELINE, fn: effectPipeline(EFFECT4) },
     { scenario: "semaphore pipeline (3 stages)", contender: "Bobbin Semaphore", n: PIPELINE, fn: bobbin(bobbinPipeline), error: syncError },
   ];
 }
@@ -414,29 +390,11 @@ export function contenders({ S, B, syncError }) {
 export async function run(results, _ctx = {}) {
   const { S, B, error: syncError } = await loadSync();
   if (syncError) console.log(`  Bobbin sync: ${syncError} — its rows will be empty`);
-  for (const c of contenders({ S, B, syncError })) {
-    const row = { scenario: c.scenario, contender: c.contender, anchor: c.anchor, n: c.n, kind: "time", note: c.note ?? "" };
-    if (!c.fn) {
-      results.add({ ...row, error: c.error ?? "not available" });
-      continue;
-    }
-    try {
-      const { perOp, samples } = await measure(c.fn, { n: c.n, warmup: 2, iters: 7, expect: c.n, label: `${c.scenario} ${c.contender}` });
-      results.add({ ...row, perOp, samples });
-    } catch (e) {
-      results.add({ ...row, error: e && e.message ? e.message : String(e) });
-    }
-  }
-  return results.rows;
+  return runContenders(results, contenders({ S, B, syncError }));
 }
 
 /** The sync rows alone (for callers that do not use the harness's `Results`). */
-export async function rows() {
-  const results = new Results();
-  await run(results);
-  computeRatios(results.rows);
-  return results.rows;
-}
+export const rows = () => collectRows(run);
 
 /**
  * The sync rows as a Markdown table for @bobbin/sync's README: time per
