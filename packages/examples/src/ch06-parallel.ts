@@ -1,32 +1,21 @@
 /**
  * Chapter 6, the echo server on every domain:
  *
- *     node dist/ch06-parallel.js [--port 3000] [--domains n]
+ *     node dist/ch06-parallel.js [--port 3000] [--domains auto|n]
  *
- * Runs until killed. `--domains` defaults to one worker domain per core but
- * one when worker domains can listen (see the README); with 0, or when they
- * cannot, dom0 serves alone. The book counts the program's threads to see
- * the domains: `ls /proc/<pid>/task | wc -l`.
+ * Runs until killed. dom0 listens, then dom0 and `--domains` worker domains
+ * (`auto`, the default: one per core but one) accept on that socket. The
+ * book counts the program's threads to see the domains:
+ * `ls /proc/<pid>/task | wc -l`.
  */
 import { availableParallelism } from "node:os";
 import { run } from "@bobbin/unix";
 import { servers } from "./ch06/parallel.js";
-import { probeParallelListen } from "./ch08/probe.js";
 import { formatAddress } from "./support/address.js";
-import { chooseBackend } from "./support/backend.js";
-import { serverArgs } from "./support/cli.js";
+import { domainsArg, serverProgram } from "./support/program.js";
 
-const { host, port, values } = serverArgs({ domains: { type: "string", default: "auto" } });
-const backend = await chooseBackend();
-console.log(`backend: ${backend.name} (${backend.reason})`);
-let domains = values.domains === "auto" ? availableParallelism() - 1 : Number(values.domains);
-if (values.domains === "auto" && domains > 0) {
-  const probe = await probeParallelListen(backend.factory);
-  if (!probe.ok) {
-    console.log(`dom0 only: worker domains cannot listen here (${probe.reason})`);
-    domains = 0;
-  }
-}
+const { host, port, values, backend } = await serverProgram({ domains: { type: "string", default: "auto" } }, { sharing: true });
+const domains = domainsArg(values.domains, availableParallelism() - 1);
 await run(
   function* () {
     yield* servers(

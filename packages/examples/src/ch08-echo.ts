@@ -6,41 +6,27 @@
  * Serves on dom0 and on worker domains, printing each new client under a
  * mutex; Ctrl-C (SIGINT) stops it cleanly: the servers stop accepting, wait
  * for their clients to leave, and every socket is released, which the last
- * line checks. `--domains auto` (the default) uses one worker domain per core
- * but one when worker domains can listen (see the README), dom0 alone
- * otherwise; `--json` ends with a `REPORT {…}` line for programs.
+ * line checks. dom0 listens, then dom0 and `--domains` worker domains (`auto`,
+ * the default: one per core but one) accept on that socket; the last lines
+ * count the connections each domain served. `--json` ends with a
+ * `REPORT {…}` line for programs.
  */
 import { availableParallelism } from "node:os";
 import { run } from "@bobbin/unix";
 import { echoServers } from "./ch08/main.js";
-import { probeParallelListen } from "./ch08/probe.js";
 import { formatAddress } from "./support/address.js";
-import { chooseBackend } from "./support/backend.js";
-import { serverArgs } from "./support/cli.js";
 import { fdTable, releaseReport } from "./support/fds.js";
+import { domainsArg, serverProgram } from "./support/program.js";
 
-const { host, port, values } = serverArgs({
-  domains: { type: "string", default: "auto" },
-  quiet: { type: "boolean", default: false },
-  json: { type: "boolean", default: false },
-});
-const backend = await chooseBackend();
-console.log(`backend: ${backend.name} (${backend.reason})`);
-
-let domains: number;
-if (values.domains === "auto") {
-  domains = availableParallelism() - 1;
-  if (domains > 0) {
-    const probe = await probeParallelListen(backend.factory);
-    if (!probe.ok) {
-      console.log(`dom0 only: worker domains cannot listen here (${probe.reason})`);
-      domains = 0;
-    }
-  }
-} else {
-  domains = Number(values.domains);
-  if (!Number.isInteger(domains) || domains < 0) throw new RangeError(`--domains must be auto or an integer ≥ 0, got ${values.domains}`);
-}
+const { host, port, values, backend } = await serverProgram(
+  {
+    domains: { type: "string", default: "auto" },
+    quiet: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+  },
+  { sharing: true },
+);
+const domains = domainsArg(values.domains, availableParallelism() - 1);
 
 const before = fdTable();
 try {

@@ -133,6 +133,52 @@ export function step(todo: State[], task: State): State {
   }
 }
 
+/** The main task of a run and where its result goes (see {@link start}). */
+export interface Main<T> {
+  /** The to-do list, starting with the main task. */
+  readonly todo: State[];
+  /** The main task's result, once it has one. */
+  readonly result: ToyPromise<T>;
+}
+
+/**
+ * The first lines of the book's `run`: a to-do list holding the main task,
+ * which puts what `fn` returns into `result`. Chapter 4's `run` starts the same.
+ */
+export function start<T>(fn: Fiber<T>): Main<T> {
+  const result: ToyPromise<T> = { value: null };
+  return {
+    result,
+    todo: [
+      {
+        kind: "initial",
+        fn: function* () {
+          result.value = { some: yield* fn() };
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * One turn of the book's `run` loop: steps the first task of the to-do list
+ * and puts it back at the end if it is not resolved. False once the list is
+ * empty.
+ */
+export function tick(todo: State[]): boolean {
+  const task = todo.shift();
+  if (task === undefined) return false;
+  const next = step(todo, task);
+  if (next.kind !== "resolved") todo.push(next);
+  return true;
+}
+
+/** The main task's result once the to-do list is empty (the last line of the book's `run`). */
+export function finish<T>(main: Main<T>): T {
+  if (main.result.value === null) throw new Error("run: the main task did not finish");
+  return main.result.value.some;
+}
+
 /**
  * The book's `run`: steps the tasks of the to-do list in turn, putting back
  * at the end those that are not resolved, until the list is empty; then
@@ -148,19 +194,7 @@ export function step(todo: State[], task: State): State {
  * ```
  */
 export function run<T>(fn: Fiber<T>): T {
-  const result: ToyPromise<T> = { value: null };
-  const todo: State[] = [
-    {
-      kind: "initial",
-      fn: function* () {
-        result.value = { some: yield* fn() };
-      },
-    },
-  ];
-  for (let task = todo.shift(); task !== undefined; task = todo.shift()) {
-    const next = step(todo, task);
-    if (next.kind !== "resolved") todo.push(next);
-  }
-  if (result.value === null) throw new Error("run: the main task did not finish");
-  return result.value.some;
+  const main = start(fn);
+  while (tick(main.todo)); // one step after another, until the to-do list is empty
+  return finish(main);
 }

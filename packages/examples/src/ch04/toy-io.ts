@@ -5,7 +5,7 @@
  * between two steps, the scheduler asks `select` which descriptors are ready
  * and fulfils their promises.
  */
-import { awaitPromise, type Effect, type Fiber, type State, step, type ToyPromise } from "../ch03/toy-scheduler.js";
+import { awaitPromise, type Effect, type Fiber, finish, start, tick, type ToyPromise } from "../ch03/toy-scheduler.js";
 import * as Unix from "../support/pocket-unix.js";
 import type { FileDescr, Sockaddr } from "../support/pocket-unix.js";
 
@@ -94,20 +94,7 @@ export async function ourSelect(): Promise<void> {
  * ```
  */
 export async function run<T>(fn: Fiber<T>): Promise<T> {
-  const result: ToyPromise<T> = { value: null };
-  const todo: State[] = [
-    {
-      kind: "initial",
-      fn: function* () {
-        result.value = { some: yield* fn() };
-      },
-    },
-  ];
-  for (let task = todo.shift(); task !== undefined; task = todo.shift()) {
-    const next = step(todo, task);
-    if (next.kind !== "resolved") todo.push(next);
-    await ourSelect();
-  }
-  if (result.value === null) throw new Error("run: the main task did not finish");
-  return result.value.some;
+  const main = start(fn);
+  while (tick(main.todo)) await ourSelect();
+  return finish(main);
 }

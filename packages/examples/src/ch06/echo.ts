@@ -47,22 +47,40 @@ export function* cleanUp(orphans: B.Orphans<void>): Generator<B.Instruction, voi
 export type OnListening = (address: Address) => void;
 
 /**
- * The book's `server`: listens on `addr`, then forever cleans up an ended
- * client task, accepts a client, and spawns `echo` for it into the orphans.
- * It never returns; cancel it to stop it (the socket is closed, the client
- * tasks are cancelled and close theirs). `reusePort` binds with SO_REUSEPORT,
- * so that the servers of several domains can listen on the same address.
+ * The first lines of the book's `server`: a TCP socket listening on `addr`.
+ * The socket is closed if it cannot listen (`EADDRINUSE`…).
  *
  * @example
  * ```ts
- * await run(function* () { yield* server({ host: "127.0.0.1", port: 3000 }); });
+ * const socket = yield* listen({ host: "127.0.0.1", port: 3000 });
  * ```
+ * @throws the system's error when it cannot bind or listen.
  */
-export function* server(addr: Address, onListening?: OnListening, reusePort = false): Generator<B.Instruction, never, unknown> {
+export function* listen(addr: Address): Generator<B.Instruction, Socket, unknown> {
   const socket = tcpv4();
   try {
-    yield* bindAndListen(socket, addr, reusePort ? ({ reusePort: true } as object) : {});
-    onListening?.(getsockname(socket));
+    yield* bindAndListen(socket, addr);
+  } catch (error) {
+    yield* close(socket);
+    throw error;
+  }
+  return socket;
+}
+
+/**
+ * The book's `server` loop on a listening socket: forever cleans up an ended
+ * client task, accepts a client, and spawns `echo` for it into the orphans.
+ * It never returns; cancel it to stop it (it closes `socket` — in its own
+ * domain only, when the socket is shared — and the client tasks are
+ * cancelled and close theirs).
+ *
+ * @example
+ * ```ts
+ * B.spawn(serve, socket);
+ * ```
+ */
+export function* serve(socket: Socket): Generator<B.Instruction, never, unknown> {
+  try {
     const orphans = B.orphans<void>();
     for (;;) {
       yield* cleanUp(orphans);
@@ -72,4 +90,19 @@ export function* server(addr: Address, onListening?: OnListening, reusePort = fa
   } finally {
     yield* close(socket);
   }
+}
+
+/**
+ * The book's `server`: listens on `addr`, then serves (see {@link serve}).
+ * Never returns; cancel it to stop it.
+ *
+ * @example
+ * ```ts
+ * await run(function* () { yield* server({ host: "127.0.0.1", port: 3000 }); });
+ * ```
+ */
+export function* server(addr: Address, onListening?: OnListening): Generator<B.Instruction, never, unknown> {
+  const socket = yield* listen(addr);
+  onListening?.(getsockname(socket));
+  return yield* serve(socket);
 }

@@ -3,13 +3,14 @@
  * domains import this module, so it only defines things.
  */
 import * as B from "@bobbin/core";
-import type { Address } from "@bobbin/unix";
-import { server } from "./echo.js";
+import type { Socket } from "@bobbin/unix";
+import { serve } from "./echo.js";
 
 /**
- * The book's `server` on a worker domain, listening on `address` beside the
- * other domains' servers (SO_REUSEPORT: first come, first served).
+ * The book's `server` on a worker domain, accepting on the listening socket
+ * dom0 bound and gave it (`@bobbin/unix` makes it this domain's own socket
+ * over the same OS socket): first come, first served.
  */
-export const serverTask = B.defineTask(import.meta.url, "server", function* (address: Address): Generator<B.Instruction, never, unknown> {
-  return yield* server(address, undefined, true);
+export const serverTask = B.defineTask(import.meta.url, "server", function* (socket: Socket): Generator<B.Instruction, never, unknown> {
+  return yield* serve(socket);
 });

@@ -3,32 +3,33 @@
  * by SIGINT (the book's last `let () = Miou_unix.run @@ fun () -> …`).
  */
 import * as B from "@bobbin/core";
-import { type Address, onSignal } from "@bobbin/unix";
-import { untilListening } from "../support/listening.js";
-import { serverOrStopAll, type Stats } from "./server.js";
-import { Shutdown, stopFlag } from "./shutdown.js";
+import { Mutex, Semaphore } from "@bobbin/sync";
+import { type Address, onSignal, Ownership } from "@bobbin/unix";
+import { type ServerContext, serverOrStopAll, type Stats } from "./server.js";
+import { newShutdown, stop } from "./shutdown.js";
 import { serverTask } from "./tasks.js";
 
 /** Options of {@link echoServers}. */
 export interface EchoServersOptions {
   readonly address: Address;
   /**
-   * How many worker domains run a server beside dom0's. The book uses
+   * How many worker domains serve beside dom0. The book uses
    * `recommended_domain_count () - 1`, which is `B.Domain.available()`
    * (the default); 0 serves on dom0 only.
    */
   readonly domains?: number;
   /** Print "new client: …" for each client. Default true. */
   readonly verbose?: boolean;
-  /** Called once dom0's server listens, with its address. */
+  /** Called once every domain's server accepts on the socket, with its address. */
   readonly onListening?: (address: Address) => void;
   /** Called when SIGINT arrives, before the servers are told to stop. */
   readonly onStop?: () => void;
 }
 
 /**
- * Runs the echo server on dom0 and on `domains` worker domains until
- * SIGINT, then returns what each one did (dom0's first).
+ * Listens on `options.address`, then serves on dom0 and on `domains` worker
+ * domains, all accepting on that socket, until SIGINT; returns what each one
+ * did (dom0's first).
  *
  * @example
  * ```ts
@@ -37,37 +38,30 @@ export interface EchoServersOptions {
  *   return yield* echoServers({ address: { host: "127.0.0.1", port: 3000 } });
  * });
  * ```
+ * @throws the system's error when it cannot listen (`EADDRINUSE`…); a server's error.
  */
 export function* echoServers(options: EchoServersOptions): Generator<B.Instruction, Stats[], unknown> {
   const domains = options.domains ?? B.Domain.available();
-  const verbose = options.verbose ?? true;
-  const flag = stopFlag();
-  const shutdown = new Shutdown(flag);
+  // The book's globals, made once and given to every domain's server.
+  const ready = Semaphore.shared(0);
+  const ctx: ServerContext = { shutdown: newShutdown(), out: Mutex.shared(), ready, verbose: options.verbose ?? true };
   onSignal("SIGINT", function* () {
     options.onStop?.();
-    yield* shutdown.request();
+    yield* stop(ctx.shutdown);
   });
-  // dom0 hears of a stop raised by another domain (one whose server failed) too.
-  const relay = B.spawn(function* () {
-    yield* shutdown.relay();
-  });
-  let bound: Address = options.address;
-  const listening = new B.Trigger();
-  const prm = B.spawn(serverOrStopAll, {
-    address: options.address,
-    shutdown,
-    verbose,
-    reusePort: domains > 0,
-    onListening: (address: Address) => {
-      bound = address;
-      options.onListening?.(address);
-      listening.signal();
-    },
+  const socket = Ownership.tcpv4();
+  yield* Ownership.bindAndListen(socket, options.address);
+  const address = Ownership.getsockname(socket);
+  // The book's `Miou.call_cc server` (dom0 accepts too), then `Miou.parallel server domains`.
+  const prm = B.spawn({ give: [socket] }, serverOrStopAll, socket, ctx);
+  // Say so once every domain accepts (a worker domain takes a moment to start;
+  // a client that comes earlier is served by the domains already accepting).
+  const announce = B.spawn(function* () {
+    yield* ready.acquire(domains + 1);
+    options.onListening?.(address);
   });
   try {
-    yield* untilListening(prm, listening);
-    const others =
-      domains === 0 ? [] : yield* B.parallel(serverTask, Array.from({ length: domains }, () => ({ address: bound, stop: flag, verbose })));
+    const others = domains === 0 ? [] : yield* B.parallel(serverTask, Array.from({ length: domains }, () => ({ ...ctx, socket: socket.value })));
     const stats = [yield* B.awaitExn(prm)];
     for (const r of others) {
       if (!r.ok) throw r.error;
@@ -75,6 +69,6 @@ export function* echoServers(options: EchoServersOptions): Generator<B.Instructi
     }
     return stats;
   } finally {
-    yield* B.cancel(relay);
+    yield* B.cancel(announce); // done by now, unless a server failed before every domain accepted
   }
 }

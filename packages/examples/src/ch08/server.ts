@@ -1,19 +1,23 @@
 /**
- * Chapter 8, "Conditions & Mutexes": the final echo server. Output goes
- * through a mutex; each server waits for a client or for the stop condition
- * (`acceptOrDie`), whichever comes first; on SIGINT every server stops
- * accepting, waits for its clients to leave, and its sockets are released.
+ * Chapter 8, "Conditions & Mutexes": the final echo server, one per domain,
+ * all accepting on the listening socket dom0 bound. Output goes through a
+ * mutex shared by every domain; each server waits for a client or for the
+ * stop condition (`acceptOrDie`), whichever comes first; on SIGINT every
+ * server stops accepting, waits for its clients to leave, and its sockets are
+ * released.
  *
  * The sockets are owned (`Ownership`): the listening socket is given to the
  * accepting task, which transfers it back to its parent with the new client;
  * when the stop wins instead, `awaitFirst` cancels the accepting task and the
- * finaliser of the listening socket closes it.
+ * finaliser of the listening socket closes it (this domain's descriptor of
+ * it: the other domains close theirs).
  */
 import * as B from "@bobbin/core";
-import { Mutex, Ownership as Owner } from "@bobbin/sync";
+import { Mutex, Ownership as Owner, Semaphore } from "@bobbin/sync";
 import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
 import { formatAddress } from "../support/address.js";
-import type { Shutdown } from "./shutdown.js";
+import { cleanUp } from "../ch06/echo.js";
+import { type Shutdown, stop, untilStop } from "./shutdown.js";
 
 /** What a server did, to report when it stops. */
 export interface Stats {
@@ -23,31 +27,31 @@ export interface Stats {
   bytes: number;
 }
 
-/** A server's surroundings: where to listen, its domain's stop condition, its output. */
+/**
+ * What every domain's server shares (the book's globals): the stop condition
+ * and the output's mutex, both `@bobbin/sync` shared primitives. A plain
+ * object, so that it crosses to worker domains as it is.
+ */
 export interface ServerContext {
-  readonly address: Address;
   readonly shutdown: Shutdown;
+  /** The book's `mutex_out`: one writer at a time, over every domain (`Mutex.shared()`). */
+  readonly out: Mutex;
+  /** Released once by each server as it starts accepting (`Semaphore.shared(0)`), so that dom0 can say when every domain serves. */
+  readonly ready?: Semaphore;
   /** Print "new client: …" for each client. Default true. */
   readonly verbose?: boolean;
-  /** Bind with SO_REUSEPORT, so that every domain's server can listen on the same address. */
-  readonly reusePort?: boolean;
-  /** Called once the server listens, with its address. */
-  readonly onListening?: (address: Address) => void;
 }
 
-/** The book's `mutex_out`: one writer at a time (per domain). */
-const mutexOut = new Mutex();
-
 /**
- * The book's `printf`: prints a line holding `mutexOut`.
+ * The book's `printf`: prints a line holding `out` (the book's `mutex_out`).
  *
  * @example
  * ```ts
- * yield* printf(`new client: ${formatAddress(peer)}`);
+ * yield* printf(ctx.out, `new client: ${formatAddress(peer)}`);
  * ```
  */
-export function printf(line: string): B.Operation<void> {
-  return mutexOut.protect(() => {
+export function printf(out: Mutex, line: string): B.Operation<void> {
+  return out.protect(() => {
     process.stdout.write(`${line}\n`);
   });
 }
@@ -103,7 +107,7 @@ export function* acceptOrDie(fd: OwnedSocket, shutdown: Shutdown): Generator<B.I
     return { kind: "accept", client, peer };
   }
   function* orDie(): Generator<B.Instruction, AcceptOrDie, unknown> {
-    yield* shutdown.wait();
+    yield* untilStop(shutdown);
     return { kind: "die" };
   }
   const first = yield* B.awaitFirst([B.spawn({ give: [fd] }, accept), B.spawn(orDie)]);
@@ -112,28 +116,22 @@ export function* acceptOrDie(fd: OwnedSocket, shutdown: Shutdown): Generator<B.I
 }
 
 /**
- * Runs `server(ctx)`; if it fails, asks every domain to stop before
- * failing (so that one domain's error, e.g. `EADDRINUSE`, ends the program
- * instead of leaving the other servers running).
+ * Runs `server(socket, ctx)`; if it fails, asks every domain to stop before
+ * failing (so that one domain's error ends the program instead of leaving
+ * the other servers running).
  *
  * @example
  * ```ts
- * const stats = yield* serverOrStopAll(ctx);
+ * const stats = yield* serverOrStopAll(socket, ctx);
  * ```
  */
-export function* serverOrStopAll(ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
+export function* serverOrStopAll(socket: OwnedSocket, ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
   try {
-    return yield* server(ctx);
+    return yield* server(socket, ctx);
   } catch (error) {
-    if (!(error instanceof B.Cancelled)) yield* ctx.shutdown.request();
+    if (!(error instanceof B.Cancelled)) yield* stop(ctx.shutdown);
     throw error;
   }
-}
-
-/** The book's `clean_up`: awaits one ended client task, if any. */
-function* cleanUp(orphans: B.Orphans<void>): Generator<B.Instruction, void, unknown> {
-  const prm = B.care(orphans);
-  if (prm !== null && prm !== undefined) yield* B.awaitExn(prm);
 }
 
 /**
@@ -145,27 +143,28 @@ function* terminate(orphans: B.Orphans<void>): Generator<B.Instruction, void, un
 }
 
 /**
- * The book's final `server`: listens, then accepts clients (printing each
- * one under `mutexOut`) until the stop condition, then waits for its
- * clients to leave. Returns what it did.
+ * The book's final `server`, from its first `accept_or_die` on: accepts
+ * clients on `socket` (a listening socket this task owns; printing each one
+ * under `ctx.out`) until the stop condition, then waits for its clients to
+ * leave. Returns what it did.
  *
  * @example
  * ```ts
- * const stats = yield* server({ address: { host: "127.0.0.1", port: 3000 }, shutdown });
+ * const socket = Ownership.tcpv4();
+ * yield* Ownership.bindAndListen(socket, { host: "127.0.0.1", port: 3000 });
+ * const stats = yield* server(socket, { shutdown: newShutdown(), out: Mutex.shared() });
  * ```
  */
-export function* server(ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
+export function* server(socket: OwnedSocket, ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
   const stats: Stats = { domain: B.Domain.self(), connections: 0, bytes: 0 };
-  const socket = Ownership.tcpv4();
-  yield* Ownership.bindAndListen(socket, ctx.address, ctx.reusePort === true ? ({ reusePort: true } as object) : {});
-  ctx.onListening?.(Ownership.getsockname(socket));
   const orphans = B.orphans<void>();
+  ctx.ready?.release(); // this domain accepts from now on
   for (;;) {
     yield* cleanUp(orphans);
     const next = yield* acceptOrDie(socket, ctx.shutdown);
     if (next.kind === "die") break; // the accepting task was cancelled: the listening socket is closed
     stats.connections++;
-    if (ctx.verbose !== false) yield* printf(`new client: ${formatAddress(next.peer)}`);
+    if (ctx.verbose !== false) yield* printf(ctx.out, `new client: ${formatAddress(next.peer)}`);
     B.spawn({ orphans, give: [next.client] }, echo, next.client, stats);
   }
   yield* terminate(orphans);

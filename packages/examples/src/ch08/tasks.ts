@@ -3,46 +3,20 @@
  * domains import this module, so it only defines things.
  */
 import * as B from "@bobbin/core";
-import { type Address, bindAndListen, close, tcpv4 } from "@bobbin/unix";
-import { serverOrStopAll } from "./server.js";
-import { Shutdown } from "./shutdown.js";
+import { Ownership, type Socket } from "@bobbin/unix";
+import { type ServerContext, serverOrStopAll } from "./server.js";
 
-/** What a worker's server is told (structured-cloned to its domain). */
-export interface WorkerServer {
-  /** The address dom0's server is bound to (its real port when it asked for port 0). */
-  readonly address: Address;
-  /** The run's shared stop flag (see `Shutdown`). */
-  readonly stop: Int32Array;
-  readonly verbose: boolean;
+/** What a worker's server is given: dom0's listening socket and what every server shares. */
+export interface WorkerServer extends ServerContext {
+  /** The listening socket dom0 bound (it arrives as this domain's own socket over the same OS socket). */
+  readonly socket: Socket;
 }
 
 /**
- * A worker domain's echo server: binds the same address as the others
- * (SO_REUSEPORT: the system shares the connections out), relays the stop
- * flag to this domain's condition, and returns what it did. If it fails, it
- * raises the stop flag first, so every other domain stops too.
+ * A worker domain's echo server: accepts on dom0's listening socket, owned
+ * here by this task, until the shared stop condition; returns what it did.
+ * If it fails, it requests the stop first, so every other domain stops too.
  */
 export const serverTask = B.defineTask(import.meta.url, "server", function* (config: WorkerServer) {
-  const shutdown = new Shutdown(config.stop);
-  const relay = B.spawn(function* () {
-    yield* shutdown.relay();
-  });
-  try {
-    return yield* serverOrStopAll({ address: config.address, shutdown, verbose: config.verbose, reusePort: true });
-  } finally {
-    yield* B.cancel(relay);
-  }
-});
-
-/**
- * Whether this domain can listen on `address` beside another domain: binds
- * it with SO_REUSEPORT, then closes it. Used by `probe.ts`.
- */
-export const listenProbe = B.defineTask(import.meta.url, "listenProbe", function* (address: Address) {
-  const socket = tcpv4();
-  try {
-    yield* bindAndListen(socket, address, { reusePort: true } as object);
-  } finally {
-    yield* close(socket);
-  }
+  return yield* serverOrStopAll(Ownership.ofSocket(config.socket), config);
 });

@@ -8,7 +8,7 @@ const names = (await backends()).map(([name]) => name);
 /** Runs the demo with a small load and the given backend. */
 function demo(backend: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [dist("demo.js"), "--connections", "60", "--concurrency", "12", "--round-trips", "25"], {
+    const child = spawn(process.execPath, [dist("demo.js"), "--connections", "300", "--concurrency", "10", "--round-trips", "20"], {
       env: { ...process.env, BOBBIN_BACKEND: backend },
     });
     let stdout = "";
@@ -29,10 +29,15 @@ describe("pnpm demo", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`backend: ${name}`);
-    expect(r.stdout).toMatch(/client done: 60 connections, 1,500 round trips verified in [\d.]+ s: [\d,]+ round trips\/s/);
-    expect(r.stdout).toMatch(/server stopped \(exit code 0\): 60 connections served .*, 96,000 bytes echoed/);
+    expect(r.stdout).toMatch(/client done: 300 connections, 6,000 round trips verified in [\d.]+ s: [\d,]+ round trips\/s/);
+    expect(r.stdout).toMatch(/server stopped \(exit code 0\): 300 connections served, 384,000 bytes echoed/);
+    // Every domain served: dom0 and the worker domains, all accepting on dom0's socket.
+    const [, workers] = r.stdout.match(/dom0 \+ (\d+) worker domain/)!;
+    const served = [...r.stdout.matchAll(/^ {2}domain (\d+): ([\d,]+) connections/gm)].map((m) => Number(m[2]!.replace(/,/g, "")));
+    expect(served).toHaveLength(Number(workers) + 1);
+    for (const n of served) expect(n).toBeGreaterThan(0);
     expect(r.stdout).toMatch(/no socket left open/);
-    expect(r.stdout).toMatch(/^ok: every connection served and every byte echoed once; no fd left open$/m);
+    expect(r.stdout).toMatch(/^ok: every connection served and every byte echoed once, by all \d+ domains; no fd left open$/m);
   });
 
   it("rejects a bad option", async () => {

@@ -30,9 +30,10 @@ export type ServerBody = (onListening: (address: Address) => void) => Generator<
 
 /**
  * Runs `server` (listening on `127.0.0.1:0`, so the system picks the port)
- * until `stop()`. A server that fails before `stop()` makes `stop()` reject.
+ * until `stop()`, with `domains` worker domains for its parallel tasks (by
+ * default `run`'s). A server that fails before `stop()` makes `stop()` reject.
  */
-export async function startServer(server: ServerBody, backend: (domain: number) => Backend = libuv): Promise<RunningServer> {
+export async function startServer(server: ServerBody, backend: (domain: number) => Backend = libuv, domains?: number): Promise<RunningServer> {
   let listening!: (address: Address) => void;
   const ready = new Promise<Address>((resolve) => (listening = resolve));
   let requestStop!: () => void;
@@ -48,7 +49,7 @@ export async function startServer(server: ServerBody, backend: (domain: number) 
       const first = yield* B.awaitFirst<unknown>([s, stopper]); // the loser is cancelled
       if (!first.ok) throw first.error;
     },
-    { backend },
+    domains === undefined ? { backend } : { backend, domains },
   );
   const address = await Promise.race([ready, done.then(() => Promise.reject(new Error("the server ended before it listened")))]);
   if ("path" in address) throw new TypeError("startServer: expected a TCP server");
