@@ -381,6 +381,18 @@ Napi::Value Pair(Napi::Env env, int a, int b) {
   return arr;
 }
 
+// dup(fd) → a new fd for the same open file (flags such as O_NONBLOCK are
+// shared), close-on-exec: fcntl(F_DUPFD_CLOEXEC); or -errno
+Napi::Value Dup(const Napi::CallbackInfo& info) {
+  int32_t fd;
+  if (!ArgInt32(info, 0, "dup", &fd)) return Napi::Value();
+  int r;
+  do {
+    r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  } while (r < 0 && errno == EINTR);
+  return Int(info.Env(), r < 0 ? -errno : r);
+}
+
 // pipe() → [readFd, writeFd], both non-blocking and close-on-exec; or -errno
 Napi::Value Pipe(const Napi::CallbackInfo& info) {
   int fds[2];
@@ -438,6 +450,7 @@ void DefineSyscalls(Napi::Env env, Napi::Object exports) {
   s.Set("sendto", Napi::Function::New<Sendto>(env, "sendto"));
   s.Set("shutdown", Napi::Function::New<Shutdown>(env, "shutdown"));
   s.Set("close", Napi::Function::New<Close>(env, "close"));
+  s.Set("dup", Napi::Function::New<Dup>(env, "dup"));
   s.Set("setsockopt", Napi::Function::New<Setsockopt>(env, "setsockopt"));
   s.Set("getsockopt", Napi::Function::New<Getsockopt>(env, "getsockopt"));
   s.Set("getsockname", Napi::Function::New<Getsockname>(env, "getsockname"));

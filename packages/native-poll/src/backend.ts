@@ -18,17 +18,18 @@
 import * as dns from "node:dns";
 import { unlinkSync } from "node:fs";
 import * as net from "node:net";
-import { constants as osConstants } from "node:os";
 import * as B from "@bobbin/core";
 import {
   type Address,
   type Backend,
   checkTimeouts,
-  type Deadline,
+  defineBackend,
   type InetAddress,
   type ListenOptions,
   NodeLoop,
   Parked,
+  ShareGuard,
+  type SharedSocket,
   type ShutdownCommand,
   type Socket,
   SocketClosed,
@@ -40,6 +41,7 @@ import {
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
 import { loadNative, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
+import { Errno, familyOf, typeOf } from "./syscalls.js";
 
 const READABLE = 1;
 const WRITABLE = 2;
@@ -93,8 +95,12 @@ class NativeSocket implements Socket {
   readonly readers: Waiter[] = [];
   /** Parked on writability: write, connect, sendto. */
   readonly writers: Waiter[] = [];
-  /** A Unix listener's path, unlinked when it closes (as libuv does). */
+  /** A Unix listener's path, unlinked when it closes (as libuv does); never set for an adopted listener. */
   path = "";
+  /** A listener's backlog (for `share`). */
+  backlog = 0;
+  /** Made by the first `share` of a listener; sealed before its fd is closed. */
+  guard: ShareGuard | null = null;
   /**
    * Finished `read`/`write` operations kept for the next call (Parked's
    * recycling): the hot path allocates neither an operation nor a suspension
@@ -122,10 +128,6 @@ function removeWaiter(list: Waiter[], op: Waiter): boolean {
   if (i < 0) return false;
   list.splice(i, 1);
   return true;
-}
-
-function familyOf(kind: SocketKind): number {
-  return kind === "unix" ? 1 : kind === "tcp6" || kind === "udp6" ? 6 : 4;
 }
 
 /**
@@ -257,6 +259,11 @@ export class NativeBackend extends NodeLoop implements Backend {
     op.ready();
   }
 
+  /** @internal Wakes every operation of `list` (they retry and see why: closed, shut down). */
+  wakeAll(list: Waiter[]): void {
+    while (list.length !== 0) this.wake(list.shift()!);
+  }
+
   /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: NativeSocket): void {
     if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wake(s.readers.shift()!);
@@ -274,7 +281,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   /** @internal The socket's fd, made and registered on first need. */
   fdOf(s: NativeSocket, what: string): number {
     if (s.fd >= 0) return s.fd;
-    const fd = this.sys.socket(familyOf(s.kind), s.kind === "udp4" || s.kind === "udp6" ? 2 : 1);
+    const fd = this.sys.socket(familyOf(s.kind), typeOf(s.kind));
     if (fd < 0) throw errnoException(fd, "socket", `(${what})`);
     this.attach(s, fd);
     return fd;
@@ -319,7 +326,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return new AcceptOp(this, sock as NativeSocket);
+    return new AcceptOp(this, sock as NativeSocket, "accept");
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
@@ -333,7 +340,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.spareRead = null;
       return spare.reuse(buf, off, len);
     }
-    return new ReadOp(this, s, buf, off, len);
+    return new ReadOp(this, s, "read", buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
@@ -343,11 +350,11 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.spareWrite = null;
       return spare.reuse(buf, off, len);
     }
-    return new WriteOp(this, s, buf, off, len);
+    return new WriteOp(this, s, "write", buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(this, sock as NativeSocket, buf, off, len);
+    return new RecvOp(this, sock as NativeSocket, "recvfrom", buf, off, len);
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
@@ -360,18 +367,17 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (how !== "receive" && !s.sendShut) {
       s.sendShut = true;
       this.sys.shutdown(s.fd, 1);
-      // Parked writers fail with EPIPE when they retry.
-      while (s.writers.length !== 0) this.wake(s.writers.shift()!);
+      this.wakeAll(s.writers); // they fail with EPIPE when they retry
     }
     if (how !== "send" && !s.receiveShut) {
       s.receiveShut = true;
       this.sys.shutdown(s.fd, 0);
-      while (s.readers.length !== 0) this.wake(s.readers.shift()!);
+      this.wakeAll(s.readers);
     }
   }
 
   close(sock: Socket): B.Operation<void> {
-    return new CloseOp(this, sock as NativeSocket);
+    return new CloseOp(this, sock as NativeSocket, "close");
   }
 
   closeNow(sock: Socket): void {
@@ -379,6 +385,8 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (s.state === "closed") return;
     s.state = "closed";
     s.writing = null;
+    // No domain may start duplicating the fd any more; those doing it finish first.
+    s.guard?.seal();
     this.detach(s);
     if (s.path !== "") {
       // A Unix listener's file goes with it, as with libuv's pipes.
@@ -390,8 +398,8 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.path = "";
     }
     // Waiters retry, see the socket closed and throw SocketClosed.
-    while (s.readers.length !== 0) this.wake(s.readers.shift()!);
-    while (s.writers.length !== 0) this.wake(s.writers.shift()!);
+    this.wakeAll(s.readers);
+    this.wakeAll(s.writers);
   }
 
   localAddress(sock: Socket): Address {
@@ -406,8 +414,52 @@ export class NativeBackend extends NodeLoop implements Backend {
     throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
   }
 
-  sleep(ms: number): B.Operation<void> {
-    return new SleepOp(this, ms);
+  /**
+   * Describes a listening socket for another domain: its fd (each domain
+   * has its own, see {@link NativeBackend.adopt}) and a guard made on the
+   * first share, sealed before the fd is closed.
+   */
+  share(sock: Socket): SharedSocket {
+    const s = sock as NativeSocket;
+    s.guard ??= new ShareGuard();
+    return { kind: s.kind, fd: s.fd, address: this.localAddress(s), backlog: s.backlog, guard: s.guard.buffer };
+  }
+
+  /**
+   * A listener of this domain over another domain's listening socket: a
+   * `dup` of its fd (made while the owner's guard is pinned), registered in
+   * this domain's set like any listener. Domains race for each connection:
+   * the losers' `accept` gets `EAGAIN` and parks again. Closing it closes
+   * only this fd, and never unlinks a Unix socket's file (the domain that
+   * bound it does). Already `closed` when the owner closed its socket first.
+   */
+  adopt(shared: SharedSocket): Socket {
+    const s = new NativeSocket(shared.kind, this);
+    s.backlog = shared.backlog;
+    const guard = ShareGuard.of(shared.guard);
+    if (!guard.pin()) {
+      s.state = "closed";
+      return s;
+    }
+    let fd: number;
+    try {
+      fd = this.sys.dup(shared.fd);
+    } finally {
+      guard.unpin();
+    }
+    if (fd < 0) throw errnoException(fd, "dup", "(adopting a listening socket from another domain)");
+    this.attach(s, fd);
+    s.state = "listening";
+    return s;
+  }
+
+  /**
+   * Core's `finaliser`: the domain stops. Also closes the sockets still open
+   * (a worker domain has no `drain`); the set itself goes with the thread.
+   */
+  override finaliser(): void {
+    super.finaliser();
+    for (const s of [...this.live]) this.closeNow(s);
   }
 
   drain(): Promise<void> {
@@ -424,21 +476,62 @@ export class NativeBackend extends NodeLoop implements Backend {
 
 // -- operations ---------------------------------------------------------------------
 
-/** Resolves a host name to an address of the socket's family, once, in a Node callback. */
-abstract class ResolvingOp<T> extends Parked<T> {
-  /** 0: not started, 1: resolving, 2: resolved (`ip` set) or failed (`lookupError`). */
-  private lookup = 0;
-  private lookupParked = false;
-  protected ip = "";
-  private lookupError: Error | null = null;
+/** What a recycled operation (and one that moves no bytes) points at. */
+const EMPTY = new Uint8Array(0);
 
+/** An operation on one socket of the backend, with the caller's buffer range for those that move bytes. */
+abstract class SocketOp<T> extends Parked<T> {
   constructor(
     protected readonly backend: NativeBackend,
     protected readonly sock: NativeSocket,
     label: string,
+    protected buf: Uint8Array = EMPTY,
+    protected off = 0,
+    protected len = 0,
   ) {
     super(backend, label);
   }
+
+  /** @internal Makes a finished `read`/`write` the next one of its socket (no allocation per call). */
+  reuse(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    return this;
+  }
+}
+
+/**
+ * An operation that parks on its socket's readability (accept, read,
+ * recvfrom, readSlot's wait): first in, first woken; readiness a cancelled
+ * one was handed goes to the next.
+ */
+abstract class ReaderOp<T> extends SocketOp<T> {
+  protected wait(): void {
+    this.backend.park(this.sock.readers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.backend.passRead(this.sock);
+  }
+}
+
+/**
+ * An operation that first resolves a host name to an address of the
+ * socket's family (once, in a Node callback), then may park on the socket's
+ * writability (connect, sendto; bindAndListen only waits for the lookup).
+ */
+abstract class ResolvingOp<T> extends SocketOp<T> {
+  /** 0: not started, 1: resolving, 2: resolved (`ip` set) or failed (`lookupError`). */
+  private lookup = 0;
+  private lookupParked = false;
+  private parkedOnSocket = false;
+  protected ip = "";
+  private lookupError: Error | null = null;
 
   /** True once `this.ip` is a numeric address for `host`; false while resolving. */
   protected resolved(host: string): boolean {
@@ -453,8 +546,7 @@ abstract class ResolvingOp<T> extends Parked<T> {
       return true;
     }
     this.lookup = 1;
-    const family = this.sock.kind === "tcp6" || this.sock.kind === "udp6" ? 6 : 4;
-    dns.lookup(host, { family }, (error, ip) => {
+    dns.lookup(host, { family: familyOf(this.sock.kind) }, (error, ip) => {
       this.lookup = 2;
       if (error) this.lookupError = error;
       else this.ip = ip;
@@ -466,17 +558,30 @@ abstract class ResolvingOp<T> extends Parked<T> {
     return false;
   }
 
-  /** Parks for the lookup (the pending request keeps Node alive). */
-  protected parkForLookup(): boolean {
-    if (this.lookup !== 1) return false;
-    this.lookupParked = true;
-    return true;
+  /** Parks for the lookup while it runs (the pending request keeps Node alive), else on writability. */
+  protected wait(): void {
+    if (this.lookup === 1) {
+      this.lookupParked = true;
+      return;
+    }
+    this.parkedOnSocket = true;
+    this.backend.park(this.sock.writers, this);
   }
 
-  protected unparkLookup(): boolean {
-    if (!this.lookupParked) return false;
-    this.lookupParked = false;
-    return true;
+  protected unwait(): void {
+    if (this.lookupParked) {
+      this.lookupParked = false;
+      return;
+    }
+    if (this.parkedOnSocket) {
+      this.parkedOnSocket = false;
+      this.backend.unpark(this.sock.writers, this);
+    }
+  }
+
+  /** Woken and abandoned: no longer parked. An abandoned connect leaves the socket connecting; closing it is the caller's business. */
+  protected override handoff(): void {
+    this.parkedOnSocket = false;
   }
 }
 
@@ -513,19 +618,12 @@ class ListenOp extends ResolvingOp<void> {
       const lr = sys.listen(fd, this.options.backlog);
       if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
       s.state = "listening";
+      s.backlog = this.options.backlog;
       if (unix) s.path = path;
     } else {
       s.state = "bound";
     }
     return true;
-  }
-
-  protected wait(): void {
-    this.parkForLookup();
-  }
-
-  protected unwait(): void {
-    this.unparkLookup();
   }
 }
 
@@ -540,14 +638,7 @@ function withAddress(error: NodeJS.ErrnoException, addr: Address): NodeJS.ErrnoE
 }
 
 /** `accept`: one pending connection, taken with `accept4`. */
-class AcceptOp extends Parked<[Socket, Address]> {
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly sock: NativeSocket,
-  ) {
-    super(backend, "accept");
-  }
-
+class AcceptOp extends ReaderOp<[Socket, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     const b = this.backend;
@@ -564,33 +655,18 @@ class AcceptOp extends Parked<[Socket, Address]> {
         b.passRead(s); // more connections may be pending for other acceptors
         return true;
       }
-      if (fd === EAGAIN || fd === EWOULDBLOCK) {
-        s.readable = false;
-        return false;
-      }
+      // None pending (another domain may have taken it: a shared listener).
+      if (wouldBlock(fd)) return (s.readable = false);
       // The connection died before we took it: take the next one.
       if (fd === ECONNABORTED || fd === EPROTO) continue;
       throw errnoException(fd, "accept"); // EMFILE, ENFILE…: the listener stays
     }
-  }
-
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
   }
 }
 
 /** `connect`: a non-blocking connect, completed when the socket is writable. */
 class ConnectOp extends ResolvingOp<void> {
   private started = false;
-  private parkedOnSocket = false;
 
   constructor(
     backend: NativeBackend,
@@ -638,47 +714,10 @@ class ConnectOp extends ResolvingOp<void> {
     const where = "path" in this.addr ? this.addr.path : `${this.ip}:${this.addr.port}`;
     throw withAddress(errnoException(rc, "connect", where), this.addr);
   }
-
-  protected wait(): void {
-    if (this.parkForLookup()) return;
-    this.parkedOnSocket = true;
-    this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    if (this.unparkLookup()) return;
-    if (this.parkedOnSocket) {
-      this.parkedOnSocket = false;
-      this.backend.unpark(this.sock.writers, this);
-    }
-  }
-
-  protected override handoff(): void {
-    this.parkedOnSocket = false;
-    // An abandoned connect leaves the socket connecting; closing it is the caller's business.
-  }
 }
 
 /** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
-class ReadOp extends Parked<number> {
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly sock: NativeSocket,
-    private buf: Uint8Array,
-    private off: number,
-    private len: number,
-  ) {
-    super(backend, "read");
-  }
-
-  /** @internal Makes a finished operation the next `read` of its socket. */
-  reuse(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
-    return this;
-  }
-
+class ReadOp extends ReaderOp<number> {
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
   protected override finished(): void {
     this.buf = EMPTY;
@@ -701,23 +740,8 @@ class ReadOp extends Parked<number> {
       this.value = n;
       return true;
     }
-    if (n === EAGAIN || n === EWOULDBLOCK) {
-      s.readable = false;
-      return false;
-    }
+    if (wouldBlock(n)) return (s.readable = false);
     throw errnoException(n, "read");
-  }
-
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
   }
 }
 
@@ -727,28 +751,14 @@ class ReadOp extends Parked<number> {
  * side (`sock.writing`) until its last byte is out, and later writes queue
  * behind it in order.
  */
-class WriteOp extends Parked<void> {
+class WriteOp extends SocketOp<void> {
   private done = 0;
   private queued = false;
 
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly sock: NativeSocket,
-    private buf: Uint8Array,
-    private off: number,
-    private len: number,
-  ) {
-    super(backend, "write");
-  }
-
-  /** @internal Makes a finished operation the next `write` of its socket. */
-  reuse(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
+  override reuse(buf: Uint8Array, off: number, len: number): this {
     this.done = 0;
     this.queued = false;
-    return this;
+    return super.reuse(buf, off, len);
   }
 
   /** Over: the socket keeps it for its next `write`. */
@@ -779,10 +789,7 @@ class WriteOp extends Parked<void> {
         if (this.done < len) s.writable = false; // the send buffer is full
         continue;
       }
-      if (n === EAGAIN || n === EWOULDBLOCK) {
-        s.writable = false;
-        return false;
-      }
+      if (wouldBlock(n)) return (s.writable = false);
       this.release();
       throw errnoException(n, "write");
     }
@@ -816,17 +823,7 @@ class WriteOp extends Parked<void> {
 }
 
 /** `recvfrom`: one datagram and its sender. */
-class RecvOp extends Parked<[number, Address]> {
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly sock: NativeSocket,
-    private readonly buf: Uint8Array,
-    private readonly off: number,
-    private readonly len: number,
-  ) {
-    super(backend, "recvfrom");
-  }
-
+class RecvOp extends ReaderOp<[number, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("recvfrom()");
@@ -838,39 +835,22 @@ class RecvOp extends Parked<[number, Address]> {
       this.value = [n, out as Address];
       return true;
     }
-    if (n === EAGAIN || n === EWOULDBLOCK) {
-      s.readable = false;
-      return false;
-    }
+    if (wouldBlock(n)) return (s.readable = false);
     throw errnoException(n, "recvmsg");
-  }
-
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
   }
 }
 
 /** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
 class SendOp extends ResolvingOp<number> {
-  private parkedOnSocket = false;
-
   constructor(
     backend: NativeBackend,
     sock: NativeSocket,
-    private readonly buf: Uint8Array,
-    private readonly off: number,
-    private readonly len: number,
+    buf: Uint8Array,
+    off: number,
+    len: number,
     private readonly addr: InetAddress,
   ) {
-    super(backend, sock, "sendto");
+    super(backend, sock, "sendto", buf, off, len);
   }
 
   protected attempt(): boolean {
@@ -886,42 +866,18 @@ class SendOp extends ResolvingOp<number> {
       this.value = n;
       return true;
     }
-    if (n === EAGAIN || n === EWOULDBLOCK) {
-      s.writable = false;
-      return false;
-    }
+    if (wouldBlock(n)) return (s.writable = false);
     throw withAddress(errnoException(n, "send", `${this.ip}:${this.addr.port}`), this.addr);
   }
 
-  protected wait(): void {
-    if (this.parkForLookup()) return;
-    this.parkedOnSocket = true;
-    this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    if (this.unparkLookup()) return;
-    if (this.parkedOnSocket) {
-      this.parkedOnSocket = false;
-      this.backend.unpark(this.sock.writers, this);
-    }
-  }
-
   protected override handoff(): void {
-    this.parkedOnSocket = false;
+    super.handoff();
     this.backend.passWrite(this.sock);
   }
 }
 
 /** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
-class CloseOp extends Parked<void> {
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly sock: NativeSocket,
-  ) {
-    super(backend, "close");
-  }
-
+class CloseOp extends SocketOp<void> {
   protected attempt(): boolean {
     this.backend.closeNow(this.sock);
     return true;
@@ -932,52 +888,13 @@ class CloseOp extends Parked<void> {
   protected unwait(): void {}
 }
 
-/** `sleep`: an entry of the backend's deadline heap. */
-class SleepOp extends Parked<void> implements Deadline {
-  heapIndex = -1;
-  at = 0;
-  private expired = false;
-
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly ms: number,
-  ) {
-    super(backend, "sleep");
-  }
-
-  protected attempt(): boolean {
-    return this.expired;
-  }
-
-  protected wait(): void {
-    if (this.ms <= 0) {
-      this.expired = true;
-      this.ready();
-      return;
-    }
-    this.at = this.ms === Infinity ? Infinity : performance.now() + this.ms;
-    this.backend.timers.add(this);
-  }
-
-  protected unwait(): void {
-    this.backend.timers.remove(this);
-  }
-
-  fire(): void {
-    this.expired = true;
-    this.ready();
-  }
-}
-
-/** What a recycled operation points at while it waits for its next use. */
-const EMPTY = new Uint8Array(0);
-
 // errno values, negative, read once from the platform.
-const EAGAIN = -osConstants.errno.EAGAIN;
-const EWOULDBLOCK = -osConstants.errno.EWOULDBLOCK;
-const EINPROGRESS = -osConstants.errno.EINPROGRESS;
-const ECONNABORTED = -osConstants.errno.ECONNABORTED;
-const EPROTO = -osConstants.errno.EPROTO;
+const { EAGAIN, EWOULDBLOCK, EINPROGRESS, ECONNABORTED, EPROTO } = Errno;
+
+/** A non-blocking call found nothing to do (`EAGAIN`, or `EWOULDBLOCK` where it differs). */
+function wouldBlock(rc: number): boolean {
+  return rc === EAGAIN || rc === EWOULDBLOCK;
+}
 
 // -- readSlot -----------------------------------------------------------------------
 
@@ -1031,7 +948,7 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
   const pool = b.pool;
   for (;;) {
     // Park without a slot until the socket is (maybe) readable.
-    if (!s.readable && !s.receiveShut) yield* new ReadableOp(b, s);
+    if (!s.readable && !s.receiveShut) yield* new ReadableOp(b, s, "readSlot");
     checkTimeouts();
     if (s.state === "closed") throw new SocketClosed("readSlot()");
     if (s.receiveShut) return null;
@@ -1051,53 +968,43 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
     }
     pool.release(slot);
     if (n === 0) return null;
-    if (n !== EAGAIN && n !== EWOULDBLOCK) throw errnoException(n, "read");
+    if (!wouldBlock(n)) throw errnoException(n, "read");
     s.readable = false; // a spurious wake-up: wait again, holding nothing
   }
 }
 
 /** Waits until the socket is readable, without a buffer and without a system call. */
-class ReadableOp extends Parked<void> {
-  constructor(
-    private readonly backend: NativeBackend,
-    private readonly sock: NativeSocket,
-  ) {
-    super(backend, "readSlot");
-  }
-
+class ReadableOp extends ReaderOp<void> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("readSlot()");
     return s.readable || s.receiveShut;
   }
-
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
-  }
 }
 
 /**
  * Makes a native backend for `@bobbin/unix`'s `run`: pass `nativeBackend`
- * itself as the `backend` factory, or a closure for options.
+ * itself as the `backend` factory. It is defined with `defineBackend`, so
+ * every worker domain of the run makes its own (its own epoll set, in its
+ * own thread's loop), and listening sockets can be given to `B.call` /
+ * `B.parallel`. For options, define a factory of your own with
+ * `defineBackend` (an inline `() => nativeBackend({ … })` serves dom0 only).
  *
  * @example
  * ```ts
- * import { run } from "@bobbin/unix";
+ * import { defineBackend, run } from "@bobbin/unix";
  * import { nativeBackend } from "@bobbin/native-poll";
- * await run(main, { backend: nativeBackend });
- * await run(main, { backend: () => nativeBackend({ pool: { slotSize: 4096, maxBytes: 64 << 20 } }) });
+ * await run(main, { backend: nativeBackend });                // in every domain
+ * export const small = defineBackend(import.meta.url, "small", () => nativeBackend({ pool: { slotSize: 4096 } }));
+ * await run(main, { backend: small });
  * ```
  * @throws NativeUnavailable when the addon is not built (the message says how to build it).
  * @throws RangeError for bad options.
  */
-export function nativeBackend(options?: NativeBackendOptions | number): NativeBackend {
-  return new NativeBackend(typeof options === "object" && options !== null ? options : {});
-}
+export const nativeBackend: (options?: NativeBackendOptions | number) => NativeBackend = defineBackend(
+  import.meta.url,
+  "native",
+  function nativeBackend(options?: NativeBackendOptions | number): NativeBackend {
+    return new NativeBackend(typeof options === "object" && options !== null ? options : {});
+  },
+);

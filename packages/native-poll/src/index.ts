@@ -7,7 +7,7 @@
  * ```ts
  * import { run } from "@bobbin/unix";
  * import { nativeBackend } from "@bobbin/native-poll";
- * await run(main, { backend: () => nativeBackend() });
+ * await run(main, { backend: nativeBackend });   // in every domain of the run
  * ```
  * @packageDocumentation
  */

@@ -79,6 +79,7 @@ export interface NativeSyscalls {
   sendto(fd: number, buf: ArrayBufferView, off: number, len: number, host: string, port: number): number;
   shutdown(fd: number, how: number): number;
   close(fd: number): number;
+  dup(fd: number): number;
   setsockopt(fd: number, level: number, name: number, value: number): number;
   getsockopt(fd: number, level: number, name: number): number;
   getsockname(fd: number, out: NativeAddressOut): number;

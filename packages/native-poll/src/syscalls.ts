@@ -16,55 +16,15 @@
  * or `SlotNotAllocated` otherwise.
  */
 import { constants as osConstants } from "node:os";
+import type { Address, SocketKind } from "@bobbin/unix";
 import { type NativeAddressOut, type NativeSyscalls, loadNative } from "./load.js";
 
 /**
- * An IPv4/IPv6 address as Node writes it.
- *
- * @example
- * ```ts
- * const addr: InetAddress = { host: "127.0.0.1", port: 8080 };
- * ```
- * @throws never (a type).
+ * Addresses and socket kinds are `@bobbin/unix`'s own types: `{ host, port }`
+ * (numeric host here) or `{ path }` (a leading `"\0"` makes a Linux abstract
+ * socket); `"tcp4" | "tcp6" | "udp4" | "udp6" | "unix"`.
  */
-export interface InetAddress {
-  readonly host: string;
-  readonly port: number;
-}
-/**
- * A Unix-domain socket path (a leading `"\0"` makes a Linux abstract socket).
- *
- * @example
- * ```ts
- * const addr: UnixAddress = { path: "/tmp/app.sock" };
- * ```
- * @throws never (a type).
- */
-export interface UnixAddress {
-  readonly path: string;
-}
-/**
- * A socket address: `{ host, port }` or `{ path }`.
- *
- * @example
- * ```ts
- * const where: Address = process.env.SOCK ? { path: process.env.SOCK } : { host: "::1", port: 0 };
- * ```
- * @throws never (a type).
- */
-export type Address = InetAddress | UnixAddress;
-
-/**
- * The socket kinds, as `@bobbin/unix` names them.
- *
- * @example
- * ```ts
- * const kind: SocketKind = "tcp6";
- * const fd = syscalls.socket(kind);
- * ```
- * @throws never (a type).
- */
-export type SocketKind = "tcp4" | "tcp6" | "udp4" | "udp6" | "unix";
+export type { Address, InetAddress, SocketKind, UnixAddress } from "@bobbin/unix";
 
 /**
  * Negative errno values to compare results with (`rc === Errno.EAGAIN`).
@@ -89,6 +49,7 @@ export const Errno = {
   ECONNRESET: -osConstants.errno.ECONNRESET,
   ECONNREFUSED: -osConstants.errno.ECONNREFUSED,
   ECONNABORTED: -osConstants.errno.ECONNABORTED,
+  EPROTO: -osConstants.errno.EPROTO,
   ENOTCONN: -osConstants.errno.ENOTCONN,
   EADDRINUSE: -osConstants.errno.EADDRINUSE,
   EMFILE: -osConstants.errno.EMFILE,
@@ -102,7 +63,8 @@ function native(): NativeSyscalls {
   return (sys ??= loadNative().syscalls);
 }
 
-function familyOf(kind: SocketKind): number {
+/** @internal The addon's address family of a kind: 4, 6, or 1 (Unix). */
+export function familyOf(kind: SocketKind): number {
   switch (kind) {
     case "tcp4":
     case "udp4":
@@ -115,6 +77,11 @@ function familyOf(kind: SocketKind): number {
     default:
       throw new TypeError(`socket(kind): kind must be "tcp4", "tcp6", "udp4", "udp6" or "unix", got ${String(kind)}`);
   }
+}
+
+/** @internal The addon's socket type of a kind: 2 (datagram) or 1 (stream). */
+export function typeOf(kind: SocketKind): number {
+  return kind === "udp4" || kind === "udp6" ? 2 : 1;
 }
 
 function hostAndPort(addr: Address, fn: string): [string, number] {
@@ -146,8 +113,7 @@ function toAddress(out: NativeAddressOut): Address {
  * @throws TypeError for an unknown kind.
  */
 export function socket(kind: SocketKind): number {
-  const family = familyOf(kind);
-  return native().socket(family, kind === "udp4" || kind === "udp6" ? 2 : 1);
+  return native().socket(familyOf(kind), typeOf(kind));
 }
 
 /**
@@ -350,6 +316,22 @@ export function shutdown(fd: number, how: "receive" | "send" | "both"): number {
  */
 export function close(fd: number): number {
   return native().close(fd);
+}
+
+/**
+ * Duplicates a file descriptor (`fcntl(fd, F_DUPFD_CLOEXEC, 0)`): the lowest
+ * free fd, close-on-exec, sharing the open file (and its `O_NONBLOCK`) with
+ * `fd`; or a negative errno (`EBADF`, `EMFILE`). How a domain gets a
+ * descriptor of its own for a listening socket shared by another domain.
+ *
+ * @example
+ * ```ts
+ * const mine = check(syscalls.dup(shared.fd), "dup");
+ * ```
+ * @throws TypeError when `fd` is not a number.
+ */
+export function dup(fd: number): number {
+  return native().dup(fd);
 }
 
 /**

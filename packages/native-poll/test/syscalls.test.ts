@@ -45,6 +45,25 @@ function connectPair(kind: "tcp4" | "tcp6" | "unix", addr: Address): { server: n
   return { server, client, accepted };
 }
 
+describe("syscalls: dup", () => {
+  it("a close-on-exec duplicate of a listening socket accepts what the original's queue holds, after the original closed", () => {
+    const { fd: server, addr } = listener({ host: "127.0.0.1", port: 0 });
+    const copy = check(sys.dup(server), "dup");
+    expect(copy).not.toBe(server);
+    expect(sys.localAddress(copy)).toEqual(addr);
+    check(sys.close(server), "close");
+    const client = check(sys.socket("tcp4"), "socket");
+    const rc = sys.connect(client, addr);
+    if (rc !== Errno.EINPROGRESS) check(rc, "connect");
+    expect(waitFor(copy, PollEvent.READABLE) & PollEvent.READABLE).toBeTruthy();
+    const accepted = check(sys.accept(copy), "accept");
+    expect(sys.accept(copy)).toBe(Errno.EAGAIN); // still non-blocking: the flag is the open file's
+    for (const fd of [accepted, client, copy]) sys.close(fd);
+    expect(sys.dup(copy)).toBe(Errno.EBADF);
+    expect(() => sys.dup("3" as unknown as number)).toThrow(TypeError);
+  });
+});
+
 describe("syscalls: TCP", () => {
   it("socket, bind, listen, accept, connect, read, write, shutdown, close", () => {
     const { server, client, accepted } = connectPair("tcp4", { host: "127.0.0.1", port: 0 });

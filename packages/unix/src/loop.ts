@@ -12,6 +12,7 @@
  */
 import * as B from "@bobbin/core";
 import type { DeadlineHandle } from "./backend.js";
+import { Parked } from "./parked.js";
 import { type Deadline, Timers } from "./timers.js";
 
 const NONE: B.Signal[] = [];
@@ -127,6 +128,14 @@ export class NodeLoop implements B.Events {
   }
 
   /**
+   * `Backend.sleep`: parks the calling task for `ms` (≥ 0; `Infinity` is
+   * forever) in the timer heap. `0` only lets every ready task run first.
+   */
+  sleep(ms: number): B.Operation<void> {
+    return new SleepOp(this, ms);
+  }
+
+  /**
    * Registers `fire` to run at `at` (`performance.now()` ms) in the timer
    * heap (`Backend.deadline`).
    */
@@ -153,5 +162,45 @@ export class NodeLoop implements B.Events {
     const ready = this.ready;
     this.ready = [];
     resolve(ready);
+  }
+}
+
+/** `sleep`: an entry of the loop's deadline heap. */
+class SleepOp extends Parked<void> implements Deadline {
+  heapIndex = -1;
+  at = 0;
+  private expired = false;
+
+  private readonly timers: Timers;
+
+  constructor(
+    loop: NodeLoop,
+    private readonly ms: number,
+  ) {
+    super(loop, "sleep");
+    this.timers = loop.timers;
+  }
+
+  protected attempt(): boolean {
+    return this.expired;
+  }
+
+  protected wait(): void {
+    if (this.ms <= 0) {
+      this.expired = true;
+      this.ready();
+      return;
+    }
+    this.at = this.ms === Infinity ? Infinity : performance.now() + this.ms;
+    this.timers.add(this);
+  }
+
+  protected unwait(): void {
+    this.timers.remove(this);
+  }
+
+  fire(): void {
+    this.expired = true;
+    this.ready();
   }
 }

@@ -262,6 +262,11 @@ function syscallChecks() {
   ok(Array.isArray(sp), "socketpair");
   sys.close(sp[0]);
   sys.close(sp[1]);
+  const d = sys.dup(0);
+  ok(d > 2, "dup");
+  sys.close(d);
+  ok(sys.dup(99999) < 0, "dup EBADF");
+  throws(() => sys.dup("1"), TypeError, "dup not a number");
   ok(sys.read(99999, Buffer.alloc(1), 0, 1) < 0, "EBADF");
   ok(sys.getsockopt(99999, O.SOL_SOCKET, O.SO_ERROR) < 0, "getsockopt EBADF");
   ok(sys.socket(9, 1) < 0, "bad family");

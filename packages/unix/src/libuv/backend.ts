@@ -8,7 +8,7 @@ import { defineBackend } from "../define.js";
 import { type FlushMode, NodeLoop } from "../loop.js";
 import type { SharedSocket } from "../share.js";
 import { ShareGuard } from "../share.js";
-import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, SleepOp, WriteOp } from "./ops.js";
+import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
 import { UvSocket } from "./socket.js";
 
 /**
@@ -149,10 +149,6 @@ export class LibuvBackend extends NodeLoop implements Backend {
     const s = new UvSocket(shared.kind, this);
     s.adopt(shared);
     return s;
-  }
-
-  sleep(ms: number): B.Operation<void> {
-    return new SleepOp(this, ms);
   }
 
   /** Core's `finaliser`: the domain stops. Also begins closing the sockets still open (a worker domain has no `drain`). */

@@ -8,26 +8,46 @@ import * as net from "node:net";
 import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backend.js";
 import { SocketClosed, systemError } from "../errors.js";
 import { Parked } from "../parked.js";
-import type { Deadline } from "../timers.js";
 import type { LibuvBackend } from "./backend.js";
-import { removeWaiter, type UvSocket, type WriteWaiter } from "./socket.js";
+import { removeWaiter, type UvSocket, type Waiter, type WriteWaiter } from "./socket.js";
+
+/**
+ * An operation that waits in one of its socket's queues of waiters (readers,
+ * acceptors, receivers, closers): `wait` joins the queue, `unwait` leaves it.
+ * Subclasses that are handed readiness pass it on in `handoff`.
+ */
+abstract class QueuedOp<T> extends Parked<T> {
+  constructor(
+    backend: LibuvBackend,
+    protected readonly sock: UvSocket,
+    label: string,
+    private readonly queue: Waiter[],
+  ) {
+    super(backend, label);
+  }
+
+  protected wait(): void {
+    this.queue.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.queue, this);
+  }
+}
 
 /**
  * `read(sock, buf, off, len)`: queued bytes, 0 at the end of the stream.
  * Each socket keeps one read operation to reuse while it is idle.
  */
-export class ReadOp extends Parked<number> {
+export class ReadOp extends QueuedOp<number> {
   private buf: Uint8Array = EMPTY;
   private off = 0;
   private len = 0;
   /** Handed out by `read()` and not finished yet. */
   busy = false;
 
-  constructor(
-    backend: LibuvBackend,
-    private readonly sock: UvSocket,
-  ) {
-    super(backend, "read");
+  constructor(backend: LibuvBackend, sock: UvSocket) {
+    super(backend, sock, "read", sock.readers);
   }
 
   /** Prepares the operation for a call of `read`. */
@@ -46,14 +66,6 @@ export class ReadOp extends Parked<number> {
     if (n < 0) return false;
     this.value = n;
     return true;
-  }
-
-  protected wait(): void {
-    this.sock.readers.push(this);
-  }
-
-  protected unwait(): void {
-    removeWaiter(this.sock.readers, this);
   }
 
   protected override handoff(): void {
@@ -149,12 +161,9 @@ function peerOf(client: UvSocket): Address {
 }
 
 /** `accept(sock)`: a connection Node accepted, or the accept error (EMFILE…). */
-export class AcceptOp extends Parked<[UvSocket, Address]> {
-  constructor(
-    backend: LibuvBackend,
-    private readonly sock: UvSocket,
-  ) {
-    super(backend, "accept");
+export class AcceptOp extends QueuedOp<[UvSocket, Address]> {
+  constructor(backend: LibuvBackend, sock: UvSocket) {
+    super(backend, sock, "accept", sock.acceptors);
   }
 
   protected attempt(): boolean {
@@ -174,14 +183,6 @@ export class AcceptOp extends Parked<[UvSocket, Address]> {
     }
     if (s.broken !== null) throw s.broken;
     return false;
-  }
-
-  protected wait(): void {
-    this.sock.acceptors.push(this);
-  }
-
-  protected unwait(): void {
-    removeWaiter(this.sock.acceptors, this);
   }
 
   protected override handoff(): void {
@@ -335,15 +336,15 @@ export class ConnectOp extends OpenOp {
 }
 
 /** `recvfrom`: one queued datagram, truncated to the buffer. */
-export class RecvOp extends Parked<[number, Address]> {
+export class RecvOp extends QueuedOp<[number, Address]> {
   constructor(
     backend: LibuvBackend,
-    private readonly sock: UvSocket,
+    sock: UvSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
   ) {
-    super(backend, "recvfrom");
+    super(backend, sock, "recvfrom", sock.receivers);
   }
 
   protected attempt(): boolean {
@@ -363,14 +364,6 @@ export class RecvOp extends Parked<[number, Address]> {
       throw error;
     }
     return false;
-  }
-
-  protected wait(): void {
-    this.sock.receivers.push(this);
-  }
-
-  protected unwait(): void {
-    removeWaiter(this.sock.receivers, this);
   }
 
   protected override handoff(): void {
@@ -424,14 +417,11 @@ export class SendOp extends Parked<number> {
 }
 
 /** `close`: begins closing, then waits until the Node handle is gone. */
-export class CloseOp extends Parked<void> {
+export class CloseOp extends QueuedOp<void> {
   private started = false;
 
-  constructor(
-    backend: LibuvBackend,
-    private readonly sock: UvSocket,
-  ) {
-    super(backend, "close");
+  constructor(backend: LibuvBackend, sock: UvSocket) {
+    super(backend, sock, "close", sock.closers);
   }
 
   protected attempt(): boolean {
@@ -440,50 +430,5 @@ export class CloseOp extends Parked<void> {
       this.sock.closeNow();
     }
     return !this.sock.handleOpen;
-  }
-
-  protected wait(): void {
-    this.sock.closers.push(this);
-  }
-
-  protected unwait(): void {
-    removeWaiter(this.sock.closers, this);
-  }
-}
-
-/** `sleep`: an entry of the backend's deadline heap. */
-export class SleepOp extends Parked<void> implements Deadline {
-  heapIndex = -1;
-  at = 0;
-  private expired = false;
-
-  constructor(
-    private readonly backend: LibuvBackend,
-    private readonly ms: number,
-  ) {
-    super(backend, "sleep");
-  }
-
-  protected attempt(): boolean {
-    return this.expired;
-  }
-
-  protected wait(): void {
-    if (this.ms <= 0) {
-      this.expired = true;
-      this.ready();
-      return;
-    }
-    this.at = this.ms === Infinity ? Infinity : performance.now() + this.ms;
-    this.backend.timers.add(this);
-  }
-
-  protected unwait(): void {
-    this.backend.timers.remove(this);
-  }
-
-  fire(): void {
-    this.expired = true;
-    this.ready();
   }
 }

@@ -30,7 +30,8 @@ export interface Datagram {
   readonly from: Address;
 }
 
-type Waiter = Parked<unknown>;
+/** An operation parked on a socket. */
+export type Waiter = Parked<unknown>;
 
 /** A parked write: it is done once `doneSeq` reaches its `seq`. */
 export interface WriteWaiter extends Waiter {

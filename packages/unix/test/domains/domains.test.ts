@@ -5,72 +5,29 @@
  * use the built packages (`pnpm build` in core, sync and here first; turbo
  * does it before `test`) and the tasks in `fixtures/`.
  */
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
 import {
-  type Address,
   bindAndListen,
   close,
   connect,
   getsockname,
   libuv,
-  readExactly,
   run,
   SocketClosed,
   sleep,
   tcpv4,
   accept,
   unixSocket,
-  write,
 } from "../../dist/index.js";
 import { eager } from "./fixtures/backend.mjs";
 import * as F from "./fixtures/tasks.mjs";
+import { client, openFds, serveEverywhere, warmUp } from "./support.js";
 
 const LO = "127.0.0.1";
-
-/** The process's open descriptors (Linux), less /dev/null, which Node keeps open after its first spawn. */
-function openFds(): number | null {
-  if (!existsSync("/proc/self/fd")) return null;
-  let n = 0;
-  for (const fd of readdirSync("/proc/self/fd")) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== "/dev/null") n++;
-    } catch {
-      // the directory's own descriptor, gone already
-    }
-  }
-  return n;
-}
-
-/** One client: `rounds` round trips of `size` bytes of its own pattern, every byte checked. */
-function* client(addr: Address, seed: number, rounds = 10, size = 1024): Generator<B.Instruction, void, unknown> {
-  const sock = "path" in addr ? unixSocket() : tcpv4();
-  try {
-    yield* connect(sock, addr);
-    const out = Buffer.alloc(size);
-    const back = Buffer.alloc(size);
-    for (let r = 0; r < rounds; r++) {
-      for (let i = 0; i < size; i++) out[i] = (seed * 31 + r * 7 + i) & 0xff;
-      yield* write(sock, out);
-      yield* readExactly(sock, back);
-      if (!back.equals(out)) throw new Error(`client ${seed}: round ${r} came back different`);
-    }
-  } finally {
-    yield* close(sock);
-  }
-}
-
-/** Runs single clients until `enough()` (every domain meant to has accepted), for at most 10 s. */
-function* warmUp(addr: Address, enough: () => boolean): Generator<B.Instruction, void, unknown> {
-  const deadline = performance.now() + 10_000;
-  for (let i = 0; !enough() && performance.now() < deadline; i++) {
-    yield* B.awaitExn(B.spawn(client, addr, 10_000 + i, 1, 64));
-    yield* sleep(0.005);
-  }
-}
 
 /** The kinds of which `after` has more than `before` (the test runner's own pipes and timers come and go). */
 function more(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
@@ -146,15 +103,7 @@ describe("a listening socket shared by every domain (the book's parallel echo se
         const sock = tcpv4();
         yield* bindAndListen(sock, { host: LO, port: 0 });
         const addr = getsockname(sock);
-        const counts = new Int32Array(new SharedArrayBuffer(4 * 3));
-        // Miou's `Miou.call_cc server` beside `Miou.parallel server domains`.
-        const local = B.spawn(F.serve.body, { sock, counts });
-        const remote = B.spawn(function* () {
-          return yield* B.parallel(F.serve, [
-            { sock, counts },
-            { sock, counts },
-          ]);
-        });
+        const { counts, local, remote } = serveEverywhere(sock, 2);
         yield* warmUp(addr, () => counts[1]! > 0 && counts[2]! > 0);
         const warm = [...counts];
         const load = Array.from({ length: clients }, (_, i) => B.spawn(client, addr, i));
@@ -186,14 +135,7 @@ describe("a listening socket shared by every domain (the book's parallel echo se
         const sock = tcpv4();
         yield* bindAndListen(sock, { host: LO, port: 0 });
         const addr = getsockname(sock);
-        const counts = new Int32Array(new SharedArrayBuffer(4 * 3));
-        const local = B.spawn(F.serve.body, { sock, counts });
-        const remote = B.spawn(function* () {
-          return yield* B.parallel(F.serve, [
-            { sock, counts },
-            { sock, counts },
-          ]);
-        });
+        const { counts, local, remote } = serveEverywhere(sock, 2);
         yield* warmUp(addr, () => counts[1]! > 0 && counts[2]! > 0);
         yield* B.cancel(local); // dom0 stops serving: its descriptor is closed
         const before = [...counts];

@@ -49,7 +49,7 @@ export class VirtualTime extends NodeLoop implements Backend {
     return this.clock;
   }
 
-  sleep(ms: number): B.Operation<void> {
+  override sleep(ms: number): B.Operation<void> {
     return new VirtualSleep(this, ms);
   }
 
