@@ -13,6 +13,11 @@ import { errorOf, forever, pause } from "./helpers.js";
 /** Lets Node's loop run: wake-ups from other domains (`Atomics.waitAsync`) arrive through it. */
 const sleep = (ms = 1) => B.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
+/** Sleeps until `condition` holds, for 5 s at most (then the test's expectation reports it). */
+function* until(condition: () => boolean): Generator<B.Instruction, void, unknown> {
+  for (const deadline = Date.now() + 5000; !condition() && Date.now() < deadline; ) yield* sleep();
+}
+
 /** Slot words (every kind): the owner flag first. */
 const slot = (i: number, width: number) => HEADER + i * width;
 
@@ -223,8 +228,9 @@ describe("Mutex.shared in one domain", () => {
       const t = B.spawn(function* () { yield* m.lock(); m.unlock(); return "got it"; });
       yield* pause();
       freeSlot(cells, 5, M_WIDTH);
-      yield* sleep();
       const state = slot(5, M_WIDTH) + M_STATE;
+      // The waiter hears of the freed slot on its event loop: give it time, under load too.
+      yield* until(() => Atomics.load(cells, state) === WANT);
       expect(Atomics.load(cells, state)).toBe(WANT);
       grant(cells, state);
       expect(yield* B.awaitExn(t)).toBe("got it");
