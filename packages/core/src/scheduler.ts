@@ -372,7 +372,7 @@ export class Scheduler {
         }
       }
     }
-    task.state = state;
+    task.setState(state);
     task.outcome = value;
     task.flags &= ~F.ENDING;
     task.resume = undefined;
@@ -595,7 +595,7 @@ export function cancelChild(parent: Task, child: Task): boolean {
   child.flags |= F.CONSUMED;
   if (child.state !== State.Pending) {
     if (child.state !== State.Cancelled) {
-      child.state = State.Cancelled;
+      child.setState(State.Cancelled);
       child.outcome = new Cancelled(`task ${child.uid} was cancelled`);
     }
     unlinkChild(parent, child);

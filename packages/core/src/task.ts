@@ -29,35 +29,41 @@ export const enum State {
   Cancelled = 3,
 }
 
-/** @internal Bits of `Task.flags` (inlined as numbers in the build). */
+/**
+ * @internal Bits of `Task.flags` above the two that hold the task's `State`
+ * (inlined as numbers in the build). Keeping the state in the same word
+ * keeps the task record one field smaller.
+ */
 export const enum F {
+  /** The two low bits: the task's `State`. */
+  STATE = 3,
   /** In a run queue. */
-  QUEUED = 1,
+  QUEUED = 4,
   /** Resume with `throw` rather than `next`. */
-  THROW = 2,
+  THROW = 8,
   /** Its parent (or a failure above it) asked it to stop. */
-  CANCEL_REQUESTED = 4,
+  CANCEL_REQUESTED = 16,
   /** `Cancelled` was thrown into its fiber. */
-  CANCEL_DELIVERED = 8,
+  CANCEL_DELIVERED = 32,
   /** The parent awaited or cancelled it: it leaves the child list when it ends. */
-  CONSUMED = 16,
+  CONSUMED = 64,
   /** The parent is parked until this child ends. */
-  JOINED = 32,
+  JOINED = 128,
   /** Its body failed or was cancelled; it waits for its children to end. */
-  ENDING = 64,
+  ENDING = 256,
   /** Its fiber has run at least once. */
-  STARTED = 128,
+  STARTED = 512,
   /** Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */
-  YIELDED = 256,
+  YIELDED = 1024,
   /** Not started: `outcome` holds the body's single argument. */
-  ONE_ARG = 512,
+  ONE_ARG = 2048,
   /** Not started: `outcome` holds the body's arguments as an array. */
-  ARGS = 1024,
+  ARGS = 4096,
   /**
    * Runs to its first suspension even when cancelled before its first
    * step: a parallel task's proxy, which must tell the other domain.
    */
-  NO_EARLY_CANCEL = 2048,
+  NO_EARLY_CANCEL = 8192,
 }
 
 /** How a task stands: running or suspended, or how it ended. */
@@ -106,7 +112,6 @@ export class Task<T = unknown> {
   /** A number unique within this thread. */
   readonly uid: number = nextUid++;
   /** @internal */ gen: Generator<Instruction, unknown, unknown> | null;
-  /** @internal */ state = State.Pending;
   /** @internal */ flags = 0;
   /** @internal The value or error it ended with; while `F.ENDING`, the error it will end with. */
   outcome: unknown = undefined;
@@ -126,6 +131,16 @@ export class Task<T = unknown> {
     gen: Generator<Instruction, unknown, unknown> | null,
   ) {
     this.gen = gen;
+  }
+
+  /** @internal How the task stands: the two low bits of `flags`. */
+  get state(): State {
+    return this.flags & F.STATE;
+  }
+
+  /** @internal */
+  setState(state: State): void {
+    this.flags = (this.flags & ~F.STATE) | state;
   }
 
   /** `"pending"` until the task (and its whole subtree) has ended. */
