@@ -1,0 +1,37 @@
+/**
+ * The vitest setup shared by packages whose tests also run across domains.
+ *
+ * Two projects: the package's own tests run against the *sources* of the
+ * workspace packages it uses (no build needed), and its `test/domains/` tests
+ * run against the *built* packages, because worker threads run plain
+ * JavaScript and import `dist/`.
+ */
+import { defineConfig } from "vitest/config";
+
+export interface PackageTests {
+  /** The project name of the package's own tests. */
+  readonly name: string;
+  /** Workspace packages (directory names under packages/) to test against from source. */
+  readonly sources: readonly string[];
+  /** `forks` when tests send signals to their own process (one process per file). */
+  readonly pool?: "forks" | "threads";
+}
+
+export function packageTests({ name, sources, pool }: PackageTests) {
+  const alias = Object.fromEntries(
+    sources.map((dir) => [`@bobbin/${dir}`, new URL(`./packages/${dir}/src/index.ts`, import.meta.url).pathname]),
+  );
+  return defineConfig({
+    test: {
+      projects: [
+        {
+          resolve: { alias },
+          test: { name, include: ["test/**/*.test.ts"], exclude: ["test/domains/**"], testTimeout: 20_000, pool },
+        },
+        {
+          test: { name: "domains", include: ["test/domains/**/*.test.ts"], testTimeout: 60_000, pool },
+        },
+      ],
+    },
+  });
+}
