@@ -37,7 +37,7 @@ export interface CallOptions {
   readonly orphans?: Orphans<unknown>;
   /** Resources whose ownership moves to the proxy task (see `@bobbin/sync`'s Ownership). */
   readonly give?: readonly unknown[];
-  /** TransferListItems moved (not copied) to the other domain, as for `postMessage`. */
+  /** Transferables (ArrayBuffers, MessagePorts…) moved, not copied, to the other domain, as for `postMessage`. */
   readonly transfer?: readonly TransferListItem[];
 }
 

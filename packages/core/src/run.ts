@@ -77,7 +77,10 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     workSharing: options.workSharing ?? true,
     onStart(sched) {
       if (signal === undefined) return;
-      onAbort = () => sched.cancelRun(signal.reason);
+      onAbort = () => {
+        sched.fail(signal.reason);
+        sched.wake();
+      };
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });
     },

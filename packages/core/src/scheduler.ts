@@ -448,7 +448,7 @@ export class Scheduler {
     }
   }
 
-  /** A fatal error (a broken rule): the whole run fails with it. */
+  /** A broken rule, an aborted `signal`, a deadlock: the whole run is cancelled and fails with `error`. */
   fail(error: unknown): void {
     if (this.fatal !== NO_FATAL) return;
     this.fatal = error;
@@ -457,10 +457,6 @@ export class Scheduler {
     else if (this.root !== null) this.requestCancel(this.root);
   }
 
-  /** Cancels the whole run (the `signal` option, a deadlock). */
-  cancelRun(reason: unknown): void {
-    this.fail(reason);
-  }
 
   /** @internal Called on Node's `beforeExit`: nothing can wake this run's tasks. */
   deadlocked(): void {
