@@ -4,7 +4,14 @@
  * `instanceof`.
  */
 
-/** Base class of every error raised by Bobbin itself. */
+/**
+ * Base class of every error raised by Bobbin itself.
+ *
+ * @example
+ * ```ts
+ * try { yield* work(); } catch (e) { if (e instanceof B.BobbinError) console.error(e.name, e.message); }
+ * ```
+ */
 export class BobbinError extends Error {
   override get name(): string {
     return this.constructor.name;

@@ -1,5 +1,5 @@
 /**
- * A small seedable generator (splitmix32) for every random choice of a run:
+ * @internal A small seedable generator (splitmix32) for every random choice of a run:
  * `awaitFirst` ties, `awaitOne` ties and domain placement. One seed replays a
  * schedule.
  */

@@ -1,5 +1,5 @@
 /**
- * A FIFO of tasks ready to run, on a growable power-of-two ring buffer: push
+ * @internal A FIFO of tasks ready to run, on a growable power-of-two ring buffer: push
  * and shift are O(1) and allocate nothing once the ring has grown.
  */
 export class RunQueue<T> {

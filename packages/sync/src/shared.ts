@@ -42,8 +42,8 @@ export const OWNER = 0;
 
 /** @internal The kinds, checked when a buffer is decoded. */
 export const MUTEX = 1;
-export const CONDITION = 2;
-export const SEMAPHORE = 3;
+/** @internal */ export const CONDITION = 2;
+/** @internal */ export const SEMAPHORE = 3;
 
 const NAMES = ["", "Mutex", "Condition", "Semaphore"];
 
