@@ -54,6 +54,26 @@ describe("each domain has its own backend", () => {
     expect(out.all.map((r) => (r as { domain: number }).domain).sort()).toEqual([1, 2]);
   });
 
+  it("cancelling a worker asleep in sleep: it wakes at once, and its finally ran when cancel returns", async () => {
+    const flags = new SharedArrayBuffer(8);
+    const view = new Int32Array(flags);
+    const out = await run(
+      function* () {
+        const t = B.call(F.longSleeper, { seconds: 10, flags });
+        while (Atomics.load(view, 0) === 0) yield* sleep(0.001);
+        const started = performance.now();
+        yield* B.cancel(t);
+        const cleaned = Atomics.load(view, 1);
+        const r = yield* B.awaitTask(t);
+        return { ms: performance.now() - started, cleaned, cancelled: !r.ok && r.error instanceof B.Cancelled };
+      },
+      { domains: 1 },
+    );
+    expect(out.cleaned).toBe(1);
+    expect(out.cancelled).toBe(true);
+    expect(out.ms).toBeLessThan(2000);
+  });
+
   it("a backend factory defined with defineBackend serves the workers too", async () => {
     const out = await run(function* () {
       return yield* B.awaitExn(B.call(F.sleeper, 0.01));
