@@ -6,14 +6,12 @@ import { NotAChild } from "./errors.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
 import { cancelChild, consume, currentTask } from "./scheduler.js";
-import { type Task, type Waiter, F, State } from "./task.js";
+import { Task, type Waiter, F, State } from "./task.js";
 
 /** @internal */
 export function checkChild(parent: Task, child: unknown, operation: string): Task {
-  if (!(child instanceof Object) || !("sched" in child) || typeof (child as Task).uid !== "number") {
-    throw new TypeError(`${operation} expects a task made by B.spawn or B.call`);
-  }
-  const task = child as Task;
+  if (!(child instanceof Task)) throw new TypeError(`${operation} expects a task made by B.spawn or B.call`);
+  const task: Task = child;
   if (task.parent !== parent) throw new NotAChild(parent.uid, task.uid, operation);
   return task;
 }

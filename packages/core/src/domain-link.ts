@@ -117,11 +117,6 @@ export class DomainLink {
     }
   }
 
-  /** Domains this one is connected to. */
-  get peers(): number[] {
-    return [...this.ports.keys()];
-  }
-
   send(domain: number, message: Message): void {
     this.port(domain).postMessage(message);
   }

@@ -135,7 +135,7 @@ export class Scheduler {
   }
 
   /** Starts `main` as the root task; `settle` hears how it ended. */
-  start(gen: Generator<Instruction, unknown, unknown>, settle: Settle): Task {
+  start(gen: Generator<Instruction, unknown, unknown>, settle: Settle): void {
     const root = new Task(this, null, gen);
     this.root = root;
     this.settle = settle;
@@ -147,7 +147,6 @@ export class Scheduler {
     }
     this.enqueue(root);
     this.wake();
-    return root;
   }
 
   /** Queues a task for its next step. */
@@ -167,7 +166,7 @@ export class Scheduler {
   }
 
   /** Wakes a parked task by throwing `error` into its fiber. */
-  resumeThrow(task: Task, error: unknown): void {
+  private resumeThrow(task: Task, error: unknown): void {
     task.waiter = null;
     task.resume = error;
     task.flags = (task.flags | F.THROW) & ~F.YIELDED;

@@ -106,9 +106,4 @@ export class SharingPolicy {
     this.batch = 1;
     this.shared = false;
   }
-
-  /** The batch the next share would hand over (for tests and benchmarks). */
-  get nextBatch(): number {
-    return this.shared ? this.batch * 2 : this.batch;
-  }
 }
