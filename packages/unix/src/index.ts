@@ -37,7 +37,7 @@ export { ShareGuard, type SharedSocket } from "./share.js";
 export { sleep } from "./sleep.js";
 export { tcpv4, tcpv6, unixSocket, bindAndListen, accept, connect } from "./tcp.js";
 export { udpv4, udpv6, recvfrom, sendto } from "./udp.js";
-export { read, readExactly, write, shutdown, close, getsockname, getsockname as localAddress } from "./socket.js";
+export { read, readExactly, write, shutdown, close, getsockname } from "./socket.js";
 export { withTimeout, checkTimeouts } from "./timeout.js";
 export { onSignal, type SignalHandler } from "./signals.js";
 export { Ownership, type OwnedSocket } from "./ownership.js";

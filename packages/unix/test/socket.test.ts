@@ -6,7 +6,6 @@ import {
   close,
   connect,
   getsockname,
-  localAddress,
   read,
   readExactly,
   run,
@@ -144,11 +143,11 @@ describe("stream sockets", () => {
     });
   });
 
-  it("getsockname (localAddress) needs a bound socket", async () => {
+  it("getsockname needs a bound socket", async () => {
     await run(function* () {
       const [a, , server] = yield* pair();
-      expect((localAddress(a) as InetAddress).host).toBe("127.0.0.1");
-      expect(getsockname(server)).toEqual(localAddress(server));
+      expect((getsockname(a) as InetAddress).host).toBe("127.0.0.1");
+      expect((getsockname(server) as InetAddress).port).toBeGreaterThan(0);
       expect(thrown(() => getsockname(tcpv4()))).toBeInstanceOf(TypeError);
       yield* close(a);
       expect(thrown(() => getsockname(a))).toBeInstanceOf(SocketClosed);
