@@ -1,7 +1,7 @@
 /** Suspension points and the events contract. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { errorOf, ManualEvents, settle } from "./support/helpers.js";
+import { errorOf, ManualEvents, PromiseEvents, settle } from "./support/helpers.js";
 
 describe("events", () => {
   it("select gets block = true when only suspended tasks remain, and wakes the task it signals", async () => {
@@ -141,19 +141,8 @@ describe("events", () => {
   });
 
   it("a Promise-returning select sends the scheduler back to Node's loop; interrupt settles it early", async () => {
-    let release: ((signals: B.Signal[]) => void) | null = null;
-    let interrupts = 0;
+    const events = new PromiseEvents();
     let point: B.Syscall | null = null;
-    const events: B.Events = {
-      select(block) {
-        if (!block) return [];
-        return new Promise<B.Signal[]>((resolve) => (release = resolve));
-      },
-      interrupt() {
-        interrupts++;
-        release?.([]);
-      },
-    };
     const value = await B.run(
       function* () {
         const waker = B.spawn(function* () {
@@ -161,14 +150,14 @@ describe("events", () => {
           return "timer fired while select was pending";
         });
         point = B.syscall();
-        setTimeout(() => release?.([B.signal(point!)]), 20);
+        setTimeout(() => events.release([B.signal(point!)]), 20);
         yield* B.suspend(point);
         return yield* B.awaitExn(waker);
       },
       { events: () => events },
     );
     expect(value).toMatch(/timer fired/);
-    expect(interrupts).toBeGreaterThanOrEqual(1);
+    expect(events.interrupts).toBeGreaterThanOrEqual(1);
   });
 
   it("validates its arguments", () => {
@@ -180,21 +169,13 @@ describe("events", () => {
 
 describe("a Promise-returning select that wakes a task itself", () => {
   it("runs that task at once and interrupts the pending select", async () => {
-    let release: ((signals: B.Signal[]) => void) | null = null;
-    let interrupts = 0;
+    const events = new PromiseEvents(true);
     let sleeper: B.Task | null = null;
-    const events: B.Events = {
-      select(block) {
-        if (block && sleeper !== null) {
-          B.interrupt(sleeper, new RangeError("deadline"));
-          sleeper = null;
-        }
-        return new Promise<B.Signal[]>((resolve) => (release = resolve));
-      },
-      interrupt() {
-        interrupts++;
-        release?.([]);
-      },
+    events.onSelect = (block) => {
+      if (block && sleeper !== null) {
+        B.interrupt(sleeper, new RangeError("deadline"));
+        sleeper = null;
+      }
     };
     const value = await B.run(
       function* () {
@@ -216,6 +197,6 @@ describe("a Promise-returning select that wakes a task itself", () => {
       { events: () => events },
     );
     expect(value).toBe("deadline");
-    expect(interrupts).toBeGreaterThanOrEqual(1);
+    expect(events.interrupts).toBeGreaterThanOrEqual(1);
   });
 });

@@ -55,3 +55,32 @@ export class ManualEvents implements B.Events {
     this.finalised++;
   }
 }
+
+/** An events backend driven by Node's loop: `select` returns a Promise the test (or `interrupt`) settles. */
+export class PromiseEvents implements B.Events {
+  interrupts = 0;
+  /** Runs at every select, before it answers. */
+  onSelect: ((block: boolean) => void) | null = null;
+  private pending: ((signals: B.Signal[]) => void) | null = null;
+
+  /** With `nonBlocking`, a non-blocking select also waits (a Promise) instead of answering `[]`. */
+  constructor(private readonly nonBlocking = false) {}
+
+  select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
+    this.onSelect?.(block);
+    if (!block && !this.nonBlocking) return [];
+    return new Promise<B.Signal[]>((resolve) => (this.pending = resolve));
+  }
+
+  interrupt(): void {
+    this.interrupts++;
+    this.release([]);
+  }
+
+  /** Settles the pending select with `signals`. */
+  release(signals: B.Signal[]): void {
+    const pending = this.pending;
+    this.pending = null;
+    pending?.(signals);
+  }
+}
