@@ -29,10 +29,10 @@
 // runs them.
 
 import { spawn } from "node:child_process";
-import { Worker } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { collectRows, fmtRatio, gc, median, QUICK, textNotes, textTable, withTimeout } from "./harness.js";
 
 export const SCENARIO = "domains (call, parallel speedup, skew)";
@@ -74,7 +74,7 @@ async function load() {
     bobbinError =
       e && e.code === "ERR_MODULE_NOT_FOUND"
         ? "@bobbin/core is not built (run `pnpm --filter @bobbin/core build`)"
-        : `cannot import @bobbin/core or the task module: ${e && e.message ? e.message.split("\n")[0] : e}`;
+        : `cannot import @bobbin/core or the task module: ${e?.message ? e.message.split("\n")[0] : e}`;
   }
   if (bobbinError) B = T = null;
   let Piscina = null;
@@ -83,12 +83,15 @@ async function load() {
     const mod = await import("piscina");
     Piscina = mod.Piscina ?? mod.default;
   } catch (e) {
-    piscinaError = e && e.code === "ERR_MODULE_NOT_FOUND" ? "piscina is not installed (run `pnpm install`)" : `cannot import piscina: ${e && e.message ? e.message.split("\n")[0] : e}`;
+    piscinaError =
+      e && e.code === "ERR_MODULE_NOT_FOUND"
+        ? "piscina is not installed (run `pnpm install`)"
+        : `cannot import piscina: ${e?.message ? e.message.split("\n")[0] : e}`;
   }
   return { B, T, bobbinError, Piscina, piscinaError };
 }
 
-const message = (e) => (e && e.message ? e.message : String(e));
+const message = (e) => (e?.message ? e.message : String(e));
 
 // ------------------------------------------------------- 1. call round trip
 
@@ -300,7 +303,7 @@ async function rawParallel(inputs, threads, check, label) {
       const out = await withTimeout(batch(), TIMEOUT_MS, label);
       const t1 = performance.now();
       const c = process.cpuUsage(c0);
-      out.forEach((v, i) => check(v, i));
+      for (let i = 0; i < out.length; i++) check(out[i], i);
       if (round >= PAR_WARMUP) {
         samples.push(t1 - t0);
         cores.push((c.user + c.system) / 1000 / (t1 - t0));
@@ -352,7 +355,9 @@ async function speedupScenario(results, { B, T, bobbinError }, heavy, heavyMs) {
       : row("Bobbin parallel (domains: 1)", { error: batch[1] }),
   );
   if (ok1) {
-    results.add(row("ideal 2.0× (domains: 1 time / 2)", { anchor: "async", perOp: (t1 * 1e6) / items / 2, note: `${ms(t1 / 2)} per batch` }));
+    results.add(
+      row("ideal 2.0× (domains: 1 time / 2)", { anchor: "async", perOp: (t1 * 1e6) / items / 2, note: `${ms(t1 / 2)} per batch` }),
+    );
   }
   if (ok2) {
     const speedup = ok1 ? t1 / t2 : null;
@@ -363,7 +368,9 @@ async function speedupScenario(results, { B, T, bobbinError }, heavy, heavyMs) {
         target: { text: `≥ ${SPEEDUP_TARGET}× speedup`, pass: speedup !== null && speedup >= SPEEDUP_TARGET },
         note:
           `${ms(t2)} per batch, ${cpu(batch[2])}; speedup ${speedup === null ? "—" : fmtRatio(speedup)} over domains: 1 (ideal 2.00×); dom0 only waits` +
-          (batch[2].cores < 1.5 ? " — under 1.5 cores busy: another process held a core (see the load warning), or the work did not spread" : ""),
+          (batch[2].cores < 1.5
+            ? " — under 1.5 cores busy: another process held a core (see the load warning), or the work did not spread"
+            : ""),
       }),
     );
   } else {
@@ -388,7 +395,8 @@ async function speedupScenario(results, { B, T, bobbinError }, heavy, heavyMs) {
     }
     const t = median(r.samples);
     let note = `${ms(t)} per batch, ${cpu(r)}`;
-    if (threads === 2 && typeof raw[1] === "object") note += `; speedup ${fmtRatio(median(raw[1].samples) / t)} over 1 plain thread — what the machine gave in this run`;
+    if (threads === 2 && typeof raw[1] === "object")
+      note += `; speedup ${fmtRatio(median(raw[1].samples) / t)} over 1 plain thread — what the machine gave in this run`;
     results.add(row(contender, { perOp: (t * 1e6) / items, samples: perItem(r.samples, items), note }));
   }
 }
@@ -413,7 +421,14 @@ async function skewScenario(results, { B, T, bobbinError }, heavy) {
   for (const sharing of [false, true]) {
     try {
       gc();
-      out[sharing] = await bobbinParallel(B, T.spinWhere, inputs, check, { domains: 2, workSharing: sharing }, `${scenario} ${names[sharing]}`);
+      out[sharing] = await bobbinParallel(
+        B,
+        T.spinWhere,
+        inputs,
+        check,
+        { domains: 2, workSharing: sharing },
+        `${scenario} ${names[sharing]}`,
+      );
     } catch (e) {
       out[sharing] = message(e);
     }
@@ -444,7 +459,9 @@ async function skewScenario(results, { B, T, bobbinError }, heavy) {
       note += `; ideal (work split evenly) ${fmtRatio(idealRatio)} of no sharing`;
       if (base !== null) note += ` ≈ ${ms(idealRatio * base)}`;
     }
-    results.add(row(names[sharing], { anchor: sharing ? undefined : "async", perOp: (t * 1e6) / items, samples: perItem(r.samples, items), note }));
+    results.add(
+      row(names[sharing], { anchor: sharing ? undefined : "async", perOp: (t * 1e6) / items, samples: perItem(r.samples, items), note }),
+    );
   }
 }
 
@@ -501,8 +518,15 @@ export async function run(results, _ctx = {}) {
   const [code, signal] = await new Promise((resolve) => child.once("close", (c, s) => resolve([c, s])));
   clearTimeout(timer);
   if (code !== 0) {
-    const why = signal ? `killed by ${signal}${signal === "SIGKILL" ? ` (no end after ${CHILD_TIMEOUT_MS / 1000} s?)` : ""}` : `exit code ${code}`;
-    results.add({ scenario: "domains", contender: "(child process)", kind: "time", error: `the domains child process failed (${why}) after ${added} rows` });
+    const why = signal
+      ? `killed by ${signal}${signal === "SIGKILL" ? ` (no end after ${CHILD_TIMEOUT_MS / 1000} s?)` : ""}`
+      : `exit code ${code}`;
+    results.add({
+      scenario: "domains",
+      contender: "(child process)",
+      kind: "time",
+      error: `the domains child process failed (${why}) after ${added} rows`,
+    });
   }
   return results.rows;
 }
@@ -512,7 +536,7 @@ export const rows = () => collectRows(run);
 
 // --- child: node bench/src/domains.js --child [--quick] ----------------------
 if (process.argv[2] === "--child") {
-  const out = { add: (row) => process.stdout.write(ROW + JSON.stringify(row) + "\n") };
+  const out = { add: (row) => process.stdout.write(`${ROW + JSON.stringify(row)}\n`) };
   runScenarios(out).catch((e) => {
     console.error(e);
     process.exitCode = 1;
@@ -521,7 +545,7 @@ if (process.argv[2] === "--child") {
   // --- standalone: node bench/src/domains.js [--quick] -----------------------
   console.log(`▶ ${SCENARIO}`);
   const all = await rows();
-  console.log("\n" + textTable(all));
+  console.log(`\n${textTable(all)}`);
   const notes = textNotes(all);
-  if (notes) console.log("\n" + notes);
+  if (notes) console.log(`\n${notes}`);
 }

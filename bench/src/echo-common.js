@@ -149,8 +149,14 @@ export function lines(child, label) {
       const timer = setTimeout(() => reject(new Error(`${label}: no ${prefix} after ${ms / 1000}s`)), ms);
       waiting.push({
         prefix,
-        resolve: (l) => (clearTimeout(timer), resolve(l)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
+        resolve: (l) => {
+          clearTimeout(timer);
+          resolve(l);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       });
     });
 }
@@ -207,7 +213,9 @@ export async function alternateRounds(modes, round, log) {
     for (const mode of modes) {
       const s = await round(mode);
       samples[mode].push(s);
-      log(`  round ${r + 1}/${ROUNDS} · ${mode}: ${Math.round(s.rps).toLocaleString("en")} round trips/s, ${s.cpuPerRt.toFixed(2)} µs server CPU per round trip`);
+      log(
+        `  round ${r + 1}/${ROUNDS} · ${mode}: ${Math.round(s.rps).toLocaleString("en")} round trips/s, ${s.cpuPerRt.toFixed(2)} µs server CPU per round trip`,
+      );
     }
   }
   const out = {};

@@ -16,7 +16,7 @@
 //   node bench/src/echo.js [--quick] [--rounds=N] [--seconds=S] [--conns=N] [--size=B]
 
 import { fileURLToPath } from "node:url";
-import { CONNS, ROUNDS, SECONDS, WARMUP_S, alternateRounds, compileNative, echoRound, echoRow, here } from "./echo-common.js";
+import { alternateRounds, CONNS, compileNative, echoRound, echoRow, here, ROUNDS, SECONDS, WARMUP_S } from "./echo-common.js";
 
 export const SCENARIO = "echo, 50 conns × 64 B (round trips/s)";
 
@@ -33,7 +33,11 @@ export async function measureEcho({ modes = ["net", "bobbin"], log = console.log
   const client = buildClient();
   try {
     // A mode is echo-server.js's arguments joined by ":" (e.g. "bobbin:immediate").
-    return await alternateRounds(modes, (mode) => echoRound([process.execPath, [here("./echo-server.js"), ...mode.split(":")]], client.exe, mode), log);
+    return await alternateRounds(
+      modes,
+      (mode) => echoRound([process.execPath, [here("./echo-server.js"), ...mode.split(":")]], client.exe, mode),
+      log,
+    );
   } finally {
     client.cleanup();
   }
@@ -42,12 +46,14 @@ export async function measureEcho({ modes = ["net", "bobbin"], log = console.log
 /** The result table, as Markdown (also fine in a terminal). */
 export function echoTable(result, base = "net") {
   const b = result[base];
-  const rows = [
-    "| server | round trips/s | vs `net` | server CPU / round trip | vs `net` |",
-    "|---|---:|---:|---:|---:|",
-  ];
+  const rows = ["| server | round trips/s | vs `net` | server CPU / round trip | vs `net` |", "|---|---:|---:|---:|---:|"];
   for (const [mode, r] of Object.entries(result)) {
-    const name = mode === "net" ? "plain Node `net`" : mode.startsWith("bobbin") ? `@bobbin/unix, libuv backend${mode.includes(":") ? ` (${mode.split(":")[1]})` : ""}` : mode;
+    const name =
+      mode === "net"
+        ? "plain Node `net`"
+        : mode.startsWith("bobbin")
+          ? `@bobbin/unix, libuv backend${mode.includes(":") ? ` (${mode.split(":")[1]})` : ""}`
+          : mode;
     rows.push(
       `| ${name} | ${Math.round(r.rps).toLocaleString("en")} | ${(r.rps / b.rps).toFixed(2)}× | ${r.cpuPerRt.toFixed(2)} µs | ${(r.cpuPerRt / b.cpuPerRt).toFixed(2)}× |`,
     );
@@ -59,7 +65,7 @@ export function echoTable(result, base = "net") {
 export async function run(results) {
   let result;
   try {
-    result = await measureEcho({ log: (l) => process.stdout.write(l + "\n") });
+    result = await measureEcho({ log: (l) => process.stdout.write(`${l}\n`) });
   } catch (e) {
     results.add({ scenario: SCENARIO, contender: "@bobbin/unix (libuv)", kind: "time", n: CONNS, error: e.message.split("\n")[0] });
     return;
@@ -81,12 +87,17 @@ export async function run(results) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const modes = process.argv.find((a) => a.startsWith("--modes="))?.slice(8).split(",") ?? ["net", "bobbin"];
+  const modes = process.argv
+    .find((a) => a.startsWith("--modes="))
+    ?.slice(8)
+    .split(",") ?? ["net", "bobbin"];
   console.log(`▶ ${SCENARIO}: ${ROUNDS} round(s) of ${WARMUP_S} s warm-up + ${SECONDS} s per server`);
   const result = await measureEcho({ modes });
-  console.log("\n" + echoTable(result));
+  console.log(`\n${echoTable(result)}`);
   if (result.net && result.bobbin) {
     const ratio = result.bobbin.rps / result.net.rps;
-    console.log(`\nTarget (DESIGN §8): libuv backend ≥ ${TARGET}× net round trips/s → ${ratio.toFixed(2)}× ${ratio >= TARGET ? "PASS" : "MISS"}`);
+    console.log(
+      `\nTarget (DESIGN §8): libuv backend ≥ ${TARGET}× net round trips/s → ${ratio.toFixed(2)}× ${ratio >= TARGET ? "PASS" : "MISS"}`,
+    );
   }
 }

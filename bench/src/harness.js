@@ -1,10 +1,10 @@
 // Shared harness: machine info, timing with warm-up + median, result rows,
 // console table and Markdown output. No dependencies beyond Node itself.
 
-import os from "node:os";
-import { performance } from "node:perf_hooks";
 import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { dirname, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 
 export const QUICK = process.argv.includes("--quick");
@@ -69,7 +69,7 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
 }
 
 /** An error's first message (for a row's `error`). */
-export const errorMessage = (e) => (e && e.message ? e.message : String(e));
+export const errorMessage = (e) => (e?.message ? e.message : String(e));
 
 /**
  * Measures a scenario's contenders one after another and adds a row for each
@@ -180,7 +180,16 @@ export function computeRatios(rows) {
   }
 }
 
-const HEADERS = ["Scenario", "Contender", "N", "time/op or bytes/fiber", "vs async/await", "vs raw generator", "Bobbin target (§8)", "result"];
+const HEADERS = [
+  "Scenario",
+  "Contender",
+  "N",
+  "time/op or bytes/fiber",
+  "vs async/await",
+  "vs raw generator",
+  "Bobbin target (§8)",
+  "result",
+];
 
 function cells(r) {
   return [
@@ -221,7 +230,7 @@ function notesOf(rows) {
 
 export function textNotes(rows, extra = []) {
   const notes = [...notesOf(rows), ...extra];
-  return notes.length ? "Notes:\n" + notes.map((n) => `  - ${n}`).join("\n") : "";
+  return notes.length ? `Notes:\n${notes.map((n) => `  - ${n}`).join("\n")}` : "";
 }
 
 export function markdown(rows, m, { started, seconds, extraNotes = [] }) {
@@ -233,9 +242,9 @@ export function markdown(rows, m, { started, seconds, extraNotes = [] }) {
   out.push("");
   out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.platform}, Node ${m.node} (V8 ${m.v8}).`);
   out.push("");
-  out.push("| " + HEADERS.join(" | ") + " |");
-  out.push("|" + HEADERS.map((_, i) => (i >= 2 && i <= 5 ? "---:" : "---")).join("|") + "|");
-  for (const r of rows) out.push("| " + cells(r).map(esc).join(" | ") + " |");
+  out.push(`| ${HEADERS.join(" | ")} |`);
+  out.push(`|${HEADERS.map((_, i) => (i >= 2 && i <= 5 ? "---:" : "---")).join("|")}|`);
+  for (const r of rows) out.push(`| ${cells(r).map(esc).join(" | ")} |`);
   const notes = [...notesOf(rows), ...extraNotes];
   if (notes.length) {
     out.push("");
@@ -269,7 +278,10 @@ export async function loadBobbin() {
     if (missing.length) return { B: null, error: `@bobbin/core lacks ${missing.join(", ")}` };
     return { B, error: null };
   } catch (e) {
-    const msg = e && e.code === "ERR_MODULE_NOT_FOUND" ? "@bobbin/core is not built (run `pnpm --filter @bobbin/core build`)" : `cannot import @bobbin/core: ${e && e.message ? e.message.split("\n")[0] : e}`;
+    const msg =
+      e && e.code === "ERR_MODULE_NOT_FOUND"
+        ? "@bobbin/core is not built (run `pnpm --filter @bobbin/core build`)"
+        : `cannot import @bobbin/core: ${e?.message ? e.message.split("\n")[0] : e}`;
     return { B: null, error: msg };
   }
 }

@@ -4,17 +4,17 @@
 //   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,domains,sync,echo,native]
 
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { Results, computeRatios, loadBobbin, machine, markdown, textNotes, textTable, writeFile, QUICK } from "./harness.js";
+import { fileURLToPath } from "node:url";
+import * as domains from "./domains.js";
+import * as echo from "./echo.js";
+import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes, textTable, writeFile } from "./harness.js";
+import * as memory from "./memory.js";
+import * as nativeEcho from "./native-echo.js";
+import * as recursion from "./recursion.js";
 import * as spawnAwait from "./spawn-await.js";
 import * as contextSwitch from "./switch.js";
-import * as recursion from "./recursion.js";
-import * as memory from "./memory.js";
-import * as domains from "./domains.js";
 import * as sync from "./sync.js";
-import * as echo from "./echo.js";
-import * as nativeEcho from "./native-echo.js";
 
 const SCENARIOS = [
   ["spawn", spawnAwait],
@@ -35,12 +35,17 @@ const t0 = performance.now();
 const m = machine();
 console.log(`Machine: ${m.cpu} · ${m.cores} cores · ${m.memory} RAM · ${m.platform} · Node ${m.node} (V8 ${m.v8})`);
 const load = os.loadavg()[0];
-if (load > m.cores * 0.5) console.log(`warning: load average ${load.toFixed(1)} on ${m.cores} cores — other work is running, numbers will be noisy`);
+if (load > m.cores * 0.5)
+  console.log(`warning: load average ${load.toFixed(1)} on ${m.cores} cores — other work is running, numbers will be noisy`);
 if (typeof globalThis.gc !== "function") console.log("warning: run with `node --expose-gc` for stable numbers (memory rows need it)");
 if (QUICK) console.log("--quick: smaller N everywhere; numbers are indicative only");
 
 const { B, error: bobbinError } = await loadBobbin();
-console.log(bobbinError ? `Bobbin: ${bobbinError} — Bobbin rows will be empty` : `Bobbin: ${process.env.BOBBIN_CORE ? process.env.BOBBIN_CORE : "@bobbin/core"} loaded`);
+console.log(
+  bobbinError
+    ? `Bobbin: ${bobbinError} — Bobbin rows will be empty`
+    : `Bobbin: ${process.env.BOBBIN_CORE ? process.env.BOBBIN_CORE : "@bobbin/core"} loaded`,
+);
 
 const results = new Results();
 for (const [key, mod] of SCENARIOS) {
@@ -54,15 +59,17 @@ const seconds = (performance.now() - t0) / 1000;
 const loadEnd = os.loadavg()[0];
 const extraNotes = [
   ...(Math.max(load, loadEnd) > m.cores * 0.5
-    ? [`load average was ${load.toFixed(1)} at the start and ${loadEnd.toFixed(1)} at the end on ${m.cores} cores: other work shared the CPU, so times are noisier than usual`]
+    ? [
+        `load average was ${load.toFixed(1)} at the start and ${loadEnd.toFixed(1)} at the end on ${m.cores} cores: other work shared the CPU, so times are noisier than usual`,
+      ]
     : []),
   "time/op: spawn+await = per child; context switch = per switch; depth-100 recursion = per depth-100 chain (100 spawns + awaits; N counts chains). Medians of 7 runs after 2 warm-up runs (Effection spawn+await: 3 runs), gc() before each contender but not between its runs. Lower ratios are better.",
   "suspended fiber memory: heapUsed after gc() with all fibers parked, minus before, divided by N; each contender in its own `node --expose-gc` process; includes the parent's array slots for the wake-up handle and the task (16 B/fiber; 8 B for the raw generator).",
 ];
 
-console.log("\n" + textTable(results.rows));
+console.log(`\n${textTable(results.rows)}`);
 const notes = textNotes(results.rows, extraNotes);
-if (notes) console.log("\n" + notes);
+if (notes) console.log(`\n${notes}`);
 console.log(`\nTotal: ${seconds.toFixed(0)} s`);
 
 if (!only && !QUICK) {

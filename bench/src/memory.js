@@ -15,8 +15,8 @@
 // parent needs to wake and await it.
 
 import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { bobbinSpecifier, gc, median, QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "suspended fiber memory";
@@ -184,7 +184,7 @@ async function child(name, n, rounds) {
     bytes.push(m.bytes);
     ms.push(m.ms);
   }
-  process.stdout.write(JSON.stringify({ bytesPerFiber: median(bytes), samples: bytes, n, ms: median(ms) }) + "\n");
+  process.stdout.write(`${JSON.stringify({ bytesPerFiber: median(bytes), samples: bytes, n, ms: median(ms) })}\n`);
 }
 
 // ------------------------------------------------------------------ parent side
@@ -261,7 +261,7 @@ export async function run(results, ctx) {
 if (process.argv[2] === "--child") {
   const [, , , name, n, rounds] = process.argv;
   child(name, Number(n), Number(rounds ?? 1)).catch((e) => {
-    process.stderr.write(`${e && e.stack ? e.stack : e}\n`);
+    process.stderr.write(`${e?.stack ? e.stack : e}\n`);
     process.exit(1);
   });
 }

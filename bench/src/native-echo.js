@@ -29,13 +29,10 @@ import { spawn } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import {
-  CONNS,
-  ROUNDS,
-  SECONDS,
-  WARMUP_S,
   alternateRounds,
   arg,
   bufferEcho,
+  CONNS,
   compileNative,
   echoRound,
   echoRow,
@@ -44,9 +41,12 @@ import {
   loadCore,
   loadNative,
   loadUnix,
+  ROUNDS,
+  SECONDS,
   serveBobbin,
   serveCommands,
   stopServer,
+  WARMUP_S,
 } from "./echo-common.js";
 import { QUICK } from "./harness.js";
 
@@ -142,14 +142,11 @@ export async function measureNativeEcho({ modes = ["c", "net", "libuv", "native"
 /** Markdown table of the echo scenario, ratios against the C server. */
 export function nativeEchoTable(result) {
   const c = result.c;
-  const rows = [
-    "| server | round trips/s | vs C | server CPU / round trip | vs C |",
-    "|---|---:|---:|---:|---:|",
-  ];
+  const rows = ["| server | round trips/s | vs C | server CPU / round trip | vs C |", "|---|---:|---:|---:|---:|"];
   for (const [mode, r] of Object.entries(result)) {
     rows.push(
-      `| ${NAMES[mode] ?? mode} | ${Math.round(r.rps).toLocaleString("en")} | ${c ? (r.rps / c.rps).toFixed(2) + "×" : "–"} | ` +
-        `${r.cpuPerRt.toFixed(2)} µs | ${c ? (r.cpuPerRt / c.cpuPerRt).toFixed(2) + "×" : "–"} |`,
+      `| ${NAMES[mode] ?? mode} | ${Math.round(r.rps).toLocaleString("en")} | ${c ? `${(r.rps / c.rps).toFixed(2)}×` : "–"} | ` +
+        `${r.cpuPerRt.toFixed(2)} µs | ${c ? `${(r.cpuPerRt / c.cpuPerRt).toFixed(2)}×` : "–"} |`,
     );
   }
   return rows.join("\n");
@@ -278,13 +275,14 @@ export function idleTable(result, n = IDLE) {
 
 /** For bench/src/main.js: one row per server (time per round trip = 1 / throughput), then the idle rows. */
 export async function run(results) {
-  const log = (l) => process.stdout.write(l + "\n");
+  const log = (l) => process.stdout.write(`${l}\n`);
   try {
     const r = await measureNativeEcho({ log });
     for (const [mode, m] of Object.entries(r)) {
       const row = echoRow(SCENARIO, NAMES[mode], m, {
         ...(mode === "c" ? { anchor: "floor" } : {}),
-        note: `${Math.round(m.rps).toLocaleString("en")} round trips/s, ${m.cpuPerRt.toFixed(2)} µs server CPU per round trip` +
+        note:
+          `${Math.round(m.rps).toLocaleString("en")} round trips/s, ${m.cpuPerRt.toFixed(2)} µs server CPU per round trip` +
           (r.c && mode !== "c" ? ` (${(m.rps / r.c.rps).toFixed(2)}× C rt/s, ${(m.cpuPerRt / r.c.cpuPerRt).toFixed(2)}× C CPU)` : ""),
       });
       if (mode === "native" && r.c && r.net) {
@@ -322,16 +320,19 @@ if (serveAt >= 0) {
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
   if (only !== "idle") {
-    const modes = process.argv.find((a) => a.startsWith("--modes="))?.slice(8).split(",");
+    const modes = process.argv
+      .find((a) => a.startsWith("--modes="))
+      ?.slice(8)
+      .split(",");
     console.log(`▶ ${SCENARIO}: ${ROUNDS} round(s) of ${WARMUP_S} s warm-up + ${SECONDS} s per server`);
     const result = await measureNativeEcho(modes ? { modes } : {});
-    console.log("\n" + nativeEchoTable(result));
+    console.log(`\n${nativeEchoTable(result)}`);
     const verdicts = nativeEchoVerdicts(result);
-    if (verdicts.length) console.log("\n" + verdicts.join("\n"));
+    if (verdicts.length) console.log(`\n${verdicts.join("\n")}`);
   }
   if (only !== "echo") {
     console.log(`\n▶ ${IDLE_SCENARIO} (${IDLE.toLocaleString("en")} connections)`);
     const idle = await measureIdle();
-    console.log("\n" + idleTable(idle));
+    console.log(`\n${idleTable(idle)}`);
   }
 }

@@ -8,9 +8,9 @@
 // a spawned task that its parent awaits, which is what a structured-concurrency
 // runtime pays for a deep task tree.
 
-import * as Effection from "effection";
 import * as E3 from "effect3";
 import * as E4 from "effect4";
+import * as Effection from "effection";
 import { QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "depth-100 recursion";

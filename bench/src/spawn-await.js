@@ -2,9 +2,9 @@
 // A parent starts N children (each returns its index), then awaits them all, in order.
 // Reported: time per child (spawn + run + await).
 
-import * as Effection from "effection";
 import * as E3 from "effect3";
 import * as E4 from "effect4";
+import * as Effection from "effection";
 import { QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "spawn+await";
@@ -78,7 +78,13 @@ export function contenders({ B, bobbinError }) {
     { contender: "async/await", anchor: "async", n: N, fn: asyncParent },
     // Effection's spawn is ~100× slower than the others; a smaller N keeps the run short
     // (time per child is what is compared, and it does not grow with N here).
-    { contender: "Effection 4", n: QUICK ? 5_000 : 20_000, fn: effectionParent, note: "smaller N (~100 µs per child, ~10 s per 100k run); per-child time measured roughly flat from 1k to 20k (86–101 µs)", iters: 3 },
+    {
+      contender: "Effection 4",
+      n: QUICK ? 5_000 : 20_000,
+      fn: effectionParent,
+      note: "smaller N (~100 µs per child, ~10 s per 100k run); per-child time measured roughly flat from 1k to 20k (86–101 µs)",
+      iters: 3,
+    },
     { contender: "Effect 3", n: N, fn: effect3Parent },
     { contender: "Effect 4", n: N, fn: effect4Parent },
     {

@@ -2,9 +2,9 @@
 // FIBERS fibers each yield to the scheduler SWITCHES / FIBERS times, round robin,
 // so the run does SWITCHES switches in total. Reported: time per switch.
 
-import * as Effection from "effection";
 import * as E3 from "effect3";
 import * as E4 from "effect4";
+import * as Effection from "effection";
 import { QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "context switch";
@@ -129,7 +129,13 @@ function traceRaw() {
   const log = [];
   const gens = [rawTraceWorker(log, "a"), rawTraceWorker(log, "b")];
   let alive = gens.length;
-  while (alive > 0) for (let f = 0; f < gens.length; f++) if (gens[f] && gens[f].next().done) (gens[f] = null), alive--;
+  while (alive > 0)
+    for (let f = 0; f < gens.length; f++) {
+      if (gens[f]?.next().done) {
+        gens[f] = null;
+        alive--;
+      }
+    }
   return log.join("");
 }
 async function traceAsync() {
@@ -211,8 +217,18 @@ export function contenders({ B, bobbinError }) {
       trace: traceEffection,
       note: "no public yield: yields an action that resolves at once (re-queues the task behind the other); sleep(0) would be a ≥1 ms timer",
     },
-    { contender: "Effect 3 (yieldNow)", n: SWITCHES, fn: effect3PingPong, trace: traceEffect(E3.Effect, E3.Fiber, E3.Effect.fork, E3.Effect.yieldNow()) },
-    { contender: "Effect 4 (yieldNow)", n: SWITCHES, fn: effect4PingPong, trace: traceEffect(E4.Effect, E4.Fiber, E4.Effect.forkChild, E4.Effect.yieldNow) },
+    {
+      contender: "Effect 3 (yieldNow)",
+      n: SWITCHES,
+      fn: effect3PingPong,
+      trace: traceEffect(E3.Effect, E3.Fiber, E3.Effect.fork, E3.Effect.yieldNow()),
+    },
+    {
+      contender: "Effect 4 (yieldNow)",
+      n: SWITCHES,
+      fn: effect4PingPong,
+      trace: traceEffect(E4.Effect, E4.Fiber, E4.Effect.forkChild, E4.Effect.yieldNow),
+    },
     {
       contender: "Bobbin (yieldNow)",
       n: SWITCHES,

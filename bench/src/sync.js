@@ -12,11 +12,11 @@
 //   node --expose-gc bench/src/sync.js [--quick]
 // `@bobbin/sync` must be built (`pnpm --filter @bobbin/sync build`).
 
+import os from "node:os";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as AsyncMutex from "async-mutex";
 import * as E3 from "effect3";
 import * as E4 from "effect4";
-import os from "node:os";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { collectRows, fmtValue, machine, QUICK, runContenders, textNotes, textTable, writeFile } from "./harness.js";
 
 export const SCENARIO = "sync";
@@ -65,7 +65,7 @@ async function loadSync() {
     const msg =
       e && e.code === "ERR_MODULE_NOT_FOUND"
         ? "@bobbin/sync is not built (run `pnpm --filter @bobbin/sync build`)"
-        : `cannot import @bobbin/sync: ${e && e.message ? e.message.split("\n")[0] : e}`;
+        : `cannot import @bobbin/sync: ${e?.message ? e.message.split("\n")[0] : e}`;
     return { S: null, B: null, error: msg };
   }
 }
@@ -360,26 +360,94 @@ function bobbinPipeline(B, S) {
 
 // ------------------------------------------------------------------ contenders
 
-const ANCHOR = "the \"vs async/await\" column of this scenario compares with this row (async-mutex is the async/await way to lock)";
+const ANCHOR = 'the "vs async/await" column of this scenario compares with this row (async-mutex is the async/await way to lock)';
 
 export function contenders({ S, B, syncError }) {
   const bobbin = (make) => (S && B ? make(B, S) : null);
   return [
     // 1. uncontended
-    { scenario: "lock/unlock, uncontended", contender: "async-mutex Mutex (acquire/release)", anchor: "async", n: UNCONTENDED, fn: asyncMutexUncontended, note: ANCHOR },
+    {
+      scenario: "lock/unlock, uncontended",
+      contender: "async-mutex Mutex (acquire/release)",
+      anchor: "async",
+      n: UNCONTENDED,
+      fn: asyncMutexUncontended,
+      note: ANCHOR,
+    },
     { scenario: "lock/unlock, uncontended", contender: "async-mutex Mutex (runExclusive)", n: UNCONTENDED, fn: asyncMutexRunExclusive },
-    { scenario: "lock/unlock, uncontended", contender: "Effect 3 Semaphore(1) take/release", n: UNCONTENDED, fn: effectUncontended(EFFECT3) },
-    { scenario: "lock/unlock, uncontended", contender: "Effect 4 Semaphore(1) take/release", n: UNCONTENDED, fn: effectUncontended(EFFECT4) },
-    { scenario: "lock/unlock, uncontended", contender: "Bobbin Mutex (lock/unlock)", n: UNCONTENDED, fn: bobbin(bobbinUncontended), error: syncError },
-    { scenario: "lock/unlock, uncontended", contender: "Bobbin Mutex.protect(plain fn)", n: UNCONTENDED, fn: bobbin(bobbinProtect), error: syncError },
-    { scenario: "lock/unlock, uncontended", contender: "Bobbin Semaphore(1) acquire/release", n: UNCONTENDED, fn: bobbin(bobbinSemaphoreUncontended), error: syncError },
+    {
+      scenario: "lock/unlock, uncontended",
+      contender: "Effect 3 Semaphore(1) take/release",
+      n: UNCONTENDED,
+      fn: effectUncontended(EFFECT3),
+    },
+    {
+      scenario: "lock/unlock, uncontended",
+      contender: "Effect 4 Semaphore(1) take/release",
+      n: UNCONTENDED,
+      fn: effectUncontended(EFFECT4),
+    },
+    {
+      scenario: "lock/unlock, uncontended",
+      contender: "Bobbin Mutex (lock/unlock)",
+      n: UNCONTENDED,
+      fn: bobbin(bobbinUncontended),
+      error: syncError,
+    },
+    {
+      scenario: "lock/unlock, uncontended",
+      contender: "Bobbin Mutex.protect(plain fn)",
+      n: UNCONTENDED,
+      fn: bobbin(bobbinProtect),
+      error: syncError,
+    },
+    {
+      scenario: "lock/unlock, uncontended",
+      contender: "Bobbin Semaphore(1) acquire/release",
+      n: UNCONTENDED,
+      fn: bobbin(bobbinSemaphoreUncontended),
+      error: syncError,
+    },
     // 2. contended
-    { scenario: "lock/unlock, contended (4 tasks)", contender: "async-mutex Mutex (acquire/release)", anchor: "async", n: CONTENDED, fn: asyncMutexContended, note: `holds the lock across \`await null\`; ${ANCHOR}` },
-    { scenario: "lock/unlock, contended (4 tasks)", contender: "Effect 3 Semaphore(1) take/release", n: CONTENDED, fn: effectContended(EFFECT3), note: "holds the lock across Effect.yieldNow" },
-    { scenario: "lock/unlock, contended (4 tasks)", contender: "Effect 4 Semaphore(1) take/release", n: CONTENDED, fn: effectContended(EFFECT4), note: "holds the lock across Effect.yieldNow" },
-    { scenario: "lock/unlock, contended (4 tasks)", contender: "Bobbin Mutex (lock/unlock)", n: CONTENDED, fn: bobbin(bobbinContended), error: syncError, note: "holds the lock across B.yieldNow()" },
+    {
+      scenario: "lock/unlock, contended (4 tasks)",
+      contender: "async-mutex Mutex (acquire/release)",
+      anchor: "async",
+      n: CONTENDED,
+      fn: asyncMutexContended,
+      note: `holds the lock across \`await null\`; ${ANCHOR}`,
+    },
+    {
+      scenario: "lock/unlock, contended (4 tasks)",
+      contender: "Effect 3 Semaphore(1) take/release",
+      n: CONTENDED,
+      fn: effectContended(EFFECT3),
+      note: "holds the lock across Effect.yieldNow",
+    },
+    {
+      scenario: "lock/unlock, contended (4 tasks)",
+      contender: "Effect 4 Semaphore(1) take/release",
+      n: CONTENDED,
+      fn: effectContended(EFFECT4),
+      note: "holds the lock across Effect.yieldNow",
+    },
+    {
+      scenario: "lock/unlock, contended (4 tasks)",
+      contender: "Bobbin Mutex (lock/unlock)",
+      n: CONTENDED,
+      fn: bobbin(bobbinContended),
+      error: syncError,
+      note: "holds the lock across B.yieldNow()",
+    },
     // 3. pipeline
-    { scenario: "semaphore pipeline (3 stages)", contender: "async-mutex Semaphore", anchor: "async", n: PIPELINE, fn: asyncMutexPipeline, note: ANCHOR },
+    {
+      scenario: "semaphore pipeline (3 stages)",
+      contender: "async-mutex Semaphore",
+      anchor: "async",
+      n: PIPELINE,
+      fn: asyncMutexPipeline,
+      note: ANCHOR,
+    },
     { scenario: "semaphore pipeline (3 stages)", contender: "Effect 3 Semaphore", n: PIPELINE, fn: effectPipeline(EFFECT3) },
     { scenario: "semaphore pipeline (3 stages)", contender: "Effect 4 Semaphore", n: PIPELINE, fn: effectPipeline(EFFECT4) },
     { scenario: "semaphore pipeline (3 stages)", contender: "Bobbin Semaphore", n: PIPELINE, fn: bobbin(bobbinPipeline), error: syncError },
@@ -414,7 +482,9 @@ export function syncMarkdown(rows, m = machine(), when = new Date(), load = os.l
     const x = (v) => (v >= 10 ? v.toFixed(0) : v.toFixed(2));
     const speed = r.error || r.vsAsync == null ? "—" : r.vsAsync <= 1 ? `${x(1 / r.vsAsync)}× faster` : `${x(r.vsAsync)}× slower`;
     const n = r.n >= 1e6 ? `${r.n / 1e6}M` : `${r.n / 1e3}k`;
-    out.push(`| ${r.scenario} | ${r.contender} | ${n} | ${r.error ? "n/a" : fmtValue(r.perOp, "time")} | ${r.anchor === "async" ? "1× (anchor)" : speed} |`);
+    out.push(
+      `| ${r.scenario} | ${r.contender} | ${n} | ${r.error ? "n/a" : fmtValue(r.perOp, "time")} | ${r.anchor === "async" ? "1× (anchor)" : speed} |`,
+    );
   }
   out.push("");
   return out.join("\n");
@@ -425,15 +495,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (typeof globalThis.gc !== "function") console.log("warning: run with `node --expose-gc` for stable numbers");
   console.log(`▶ ${SCENARIO}`);
   const all = await rows();
-  console.log("\n" + textTable(all));
+  console.log(`\n${textTable(all)}`);
   const notes = textNotes(all, [
-    "time/op: per lock+unlock (uncontended, contended) or per item through the pipeline; medians of 7 runs after 2 warm-up runs. The \"vs async/await\" column compares with async-mutex, the async/await way to lock.",
+    'time/op: per lock+unlock (uncontended, contended) or per item through the pipeline; medians of 7 runs after 2 warm-up runs. The "vs async/await" column compares with async-mutex, the async/await way to lock.',
   ]);
-  if (notes) console.log("\n" + notes);
+  if (notes) console.log(`\n${notes}`);
   const md = syncMarkdown(all);
   if (!QUICK) {
     const out = fileURLToPath(new URL("../results/sync.md", import.meta.url));
     writeFile(out, md);
     console.log(`\nMarkdown written to ${out}`);
-  } else console.log("\n" + md);
+  } else console.log(`\n${md}`);
 }

@@ -6,7 +6,7 @@ import { NotAChild } from "./errors.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
 import { cancelChild, consume, currentTask } from "./scheduler.js";
-import { Task, type Waiter, F, State } from "./task.js";
+import { F, State, Task, type Waiter } from "./task.js";
 
 /** @internal */
 export function checkChild(parent: Task, child: unknown, operation: string): Task {

@@ -7,20 +7,21 @@
  * result comes back, and when cancelled tells the other domain and waits until
  * the remote subtree has ended.
  */
+
+import type { TransferListItem } from "node:worker_threads";
+import { awaitAll } from "./await.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
 import type { DomainLink } from "./domain-link.js";
 import { Cancelled, NoDomainAvailable } from "./errors.js";
-import type { Orphans } from "./orphans.js";
+import type { SpawnOptions } from "./lifecycle.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "./operation.js";
-import { awaitAll } from "./await.js";
+import type { Orphans } from "./orphans.js";
+import { decodePortables, encodePortables } from "./portable.js";
 import type { Result } from "./result.js";
 import { current, currentTask } from "./scheduler.js";
 import { spawn } from "./spawn.js";
-import { type Task, type Waiter, F } from "./task.js";
-import type { SpawnOptions } from "./lifecycle.js";
+import { F, type Task, type Waiter } from "./task.js";
 import { decodeError, type Message } from "./wire.js";
-import { decodePortables, encodePortables } from "./portable.js";
-import type { TransferListItem } from "node:worker_threads";
 
 /**
  * Options of {@link call}, given first: `call({ pin: 2 }, task, ...args)`.
@@ -128,7 +129,8 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   const link = caller.sched.domainLink();
   const pinned = options.pin !== undefined;
   const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link);
-  if (options.transfer !== undefined && !Array.isArray(options.transfer)) throw new TypeError("call({ transfer }) expects an array of transferables");
+  if (options.transfer !== undefined && !Array.isArray(options.transfer))
+    throw new TypeError("call({ transfer }) expects an array of transferables");
   const sent = encodePortables(args) as unknown[];
   const id = link.sendCall(domain, task.url, task.name, sent, pinned, options.transfer ?? [], sent !== args);
   return spawnProxy(link, domain, id, { orphans: options.orphans, give: options.give });
@@ -197,7 +199,8 @@ function checkPin(link: DomainLink, pin: number): number {
     throw new RangeError(`call({ pin: ${pin} }): this run's domains are 1..${link.workers} (plus dom0)`);
   }
   if (pin === 0) throw new RangeError("call({ pin: 0 }): parallel tasks never run on dom0; use spawn to run on dom0");
-  if (pin === link.sched.domain) throw new RangeError(`call({ pin: ${pin} }): a parallel task never runs on its caller's domain; use spawn for that`);
+  if (pin === link.sched.domain)
+    throw new RangeError(`call({ pin: ${pin} }): a parallel task never runs on its caller's domain; use spawn for that`);
   return pin;
 }
 

@@ -4,7 +4,7 @@
 import { checkChild } from "./await.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { cancelChild, currentTask } from "./scheduler.js";
-import { type Task, type Waiter, F } from "./task.js";
+import { F, type Task, type Waiter } from "./task.js";
 
 class CancelOp extends SingleShot<void> implements Waiter {
   constructor(private readonly target: Task) {

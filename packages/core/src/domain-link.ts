@@ -9,7 +9,7 @@ import { Uncloneable } from "./errors.js";
 import { RESUMED } from "./operation.js";
 import type { Scheduler } from "./scheduler.js";
 import type { Task } from "./task.js";
-import { decodeError, encodeError, type Message, type WireError, uncloneablePart } from "./wire.js";
+import { decodeError, encodeError, type Message, uncloneablePart, type WireError } from "./wire.js";
 
 /** @internal A Worker, a MessagePort or a worker's parentPort. */
 export type Port = Pick<MessagePort, "postMessage" | "on" | "off" | "unref" | "ref"> | Worker;
@@ -75,7 +75,10 @@ export class DomainLink {
     try {
       this.port(domain).postMessage(message, transfer as TransferListItem[]);
     } catch (error) {
-      throw new Uncloneable(uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`), String((error as Error).message ?? error));
+      throw new Uncloneable(
+        uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`),
+        String((error as Error).message ?? error),
+      );
     }
     this.pending.set(id, { domain, waiter: null, result: null });
     return id;

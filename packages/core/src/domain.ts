@@ -2,8 +2,9 @@
  * Domains: Miou's parallel runtimes. Here the main thread is dom0; worker
  * threads (started by `call`/`parallel`) are the other domains.
  */
-import { current, currentTask } from "./scheduler.js";
+
 import type { Events } from "./events.js";
+import { current, currentTask } from "./scheduler.js";
 import type { Task } from "./task.js";
 
 /**

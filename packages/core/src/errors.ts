@@ -44,7 +44,10 @@ export class Cancelled extends BobbinError {
  * ```
  */
 export class StillHasChildren extends BobbinError {
-  constructor(readonly task: number, readonly children: readonly number[]) {
+  constructor(
+    readonly task: number,
+    readonly children: readonly number[],
+  ) {
     super(
       `task ${task} returned while its children [${children.join(", ")}] were still ` +
         "alive or unconsumed: await or cancel every child before returning " +
@@ -64,7 +67,11 @@ export class StillHasChildren extends BobbinError {
  * ```
  */
 export class NotAChild extends BobbinError {
-  constructor(readonly caller: number, readonly target: number, readonly operation: string) {
+  constructor(
+    readonly caller: number,
+    readonly target: number,
+    readonly operation: string,
+  ) {
     super(
       `task ${caller} cannot ${operation} task ${target}: only the direct parent may ` +
         `${operation} a task; return the task to its parent, or give it a channel instead`,
@@ -81,7 +88,9 @@ export class NotAChild extends BobbinError {
  * ```
  */
 export class NoDomainAvailable extends BobbinError {
-  constructor(message = "no domain is available for a parallel task: run with { domains: n } (n ≥ 1), and remember that a task never runs on dom0 or on its caller's domain") {
+  constructor(
+    message = "no domain is available for a parallel task: run with { domains: n } (n ≥ 1), and remember that a task never runs on dom0 or on its caller's domain",
+  ) {
     super(message);
   }
 }
@@ -96,7 +105,10 @@ export class NoDomainAvailable extends BobbinError {
  * ```
  */
 export class ResourceLeaked extends BobbinError {
-  constructor(readonly task: number, readonly resources: number) {
+  constructor(
+    readonly task: number,
+    readonly resources: number,
+  ) {
     super(
       `task ${task} returned normally while still owning ${resources} resource(s); ` +
         "their finalisers ran. Release (or transfer) every owned resource before returning",
@@ -113,8 +125,14 @@ export class ResourceLeaked extends BobbinError {
  * ```
  */
 export class NotOwner extends BobbinError {
-  constructor(readonly task: number, message?: string) {
-    super(message ?? `task ${task} does not own this resource: only its owner may use it; pass it with spawn({ give: [r] }, …) or Ownership.transfer`);
+  constructor(
+    readonly task: number,
+    message?: string,
+  ) {
+    super(
+      message ??
+        `task ${task} does not own this resource: only its owner may use it; pass it with spawn({ give: [r] }, …) or Ownership.transfer`,
+    );
   }
 }
 
@@ -164,7 +182,12 @@ export class Deadlock extends BobbinError {
  * ```
  */
 export class Uncloneable extends BobbinError {
-  constructor(readonly what: string, reason: string) {
-    super(`${what} cannot be sent to another domain (${reason}): pass plain data (structured-cloneable values), and transferables with { transfer }`);
+  constructor(
+    readonly what: string,
+    reason: string,
+  ) {
+    super(
+      `${what} cannot be sent to another domain (${reason}): pass plain data (structured-cloneable values), and transferables with { transfer }`,
+    );
   }
 }

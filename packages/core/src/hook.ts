@@ -44,7 +44,8 @@ export const Hook = {
    * @throws TypeError when `key` was not made by `Hook.add`.
    */
   remove(key: HookKey): void {
-    if (key === null || typeof key !== "object" || !("hooks" in key)) throw new TypeError("Hook.remove(key) expects a key made by Hook.add");
+    if (key === null || typeof key !== "object" || !("hooks" in key))
+      throw new TypeError("Hook.remove(key) expects a key made by Hook.add");
     const i = key.hooks.list.indexOf(key);
     if (i >= 0) key.hooks.list.splice(i, 1);
   },

@@ -14,37 +14,38 @@
  * ```
  * @packageDocumentation
  */
-export { run, type RunOptions } from "./run.js";
-export { spawn } from "./spawn.js";
-export { awaitTask, awaitTask as await, awaitExn, awaitAll, awaitOne, awaitFirst } from "./await.js";
+
+export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask, awaitTask as await } from "./await.js";
+export { type CallOptions, call, parallel } from "./call.js";
 export { cancel } from "./cancel.js";
-export { yieldNow, yieldNow as yield } from "./yield.js";
-export { orphans, care, take, get, Orphans } from "./orphans.js";
-export { syscall, suspend, signal, uid, Syscall } from "./syscall.js";
-export type { Events, Signal, Uid } from "./events.js";
-export { protect, type ProtectHandlers } from "./protect.js";
-export { Hook, type HookKey } from "./hook.js";
-export { Trigger } from "./trigger.js";
-export { TaskLocal } from "./local.js";
-export { onSpawn, onExit, type SpawnOptions, type SpawnHook, type ExitHook, type Ending } from "./lifecycle.js";
-export { promise, abortSignal } from "./promise.js";
+export { defineEvents, defineTask, type ParallelTask } from "./define-task.js";
 export { Domain, self } from "./domain.js";
-export { interrupt } from "./interrupt.js";
-export { defineTask, defineEvents, type ParallelTask } from "./define-task.js";
-export { call, parallel, type CallOptions } from "./call.js";
-export { definePortable, type Portable } from "./portable.js";
-export { Task, type TaskStatus } from "./task.js";
-export type { Result } from "./result.js";
-export type { Operation, Instruction, TaskBody } from "./operation.js";
 export {
   BobbinError,
   Cancelled,
-  StillHasChildren,
-  NotAChild,
-  NoDomainAvailable,
-  ResourceLeaked,
-  NotOwner,
-  NoSelectProvided,
   Deadlock,
+  NoDomainAvailable,
+  NoSelectProvided,
+  NotAChild,
+  NotOwner,
+  ResourceLeaked,
+  StillHasChildren,
   Uncloneable,
 } from "./errors.js";
+export type { Events, Signal, Uid } from "./events.js";
+export { Hook, type HookKey } from "./hook.js";
+export { interrupt } from "./interrupt.js";
+export { type Ending, type ExitHook, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
+export { TaskLocal } from "./local.js";
+export type { Instruction, Operation, TaskBody } from "./operation.js";
+export { care, get, Orphans, orphans, take } from "./orphans.js";
+export { definePortable, type Portable } from "./portable.js";
+export { abortSignal, promise } from "./promise.js";
+export { type ProtectHandlers, protect } from "./protect.js";
+export type { Result } from "./result.js";
+export { type RunOptions, run } from "./run.js";
+export { spawn } from "./spawn.js";
+export { Syscall, signal, suspend, syscall, uid } from "./syscall.js";
+export { Task, type TaskStatus } from "./task.js";
+export { Trigger } from "./trigger.js";
+export { yieldNow, yieldNow as yield } from "./yield.js";

@@ -3,7 +3,7 @@
  * the seam µthreads-style timeouts are built on.
  */
 import type { Task } from "./task.js";
-import { Task as TaskClass, State } from "./task.js";
+import { State, Task as TaskClass } from "./task.js";
 
 /**
  * Throws `error` into `task` at the suspension point it is parked on (a

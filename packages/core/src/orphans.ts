@@ -2,11 +2,12 @@
  * Orphans collectors (Miou's `orphans`/`care`): where background children
  * wait to be found and consumed, since no task may be forgotten.
  */
-import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
+
 import { awaitTask } from "./await.js";
+import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import type { Result } from "./result.js";
-import { currentTask } from "./scheduler.js";
 import { RunQueue } from "./run-queue.js";
+import { currentTask } from "./scheduler.js";
 import type { Task, Waiter } from "./task.js";
 
 /**

@@ -1,10 +1,11 @@
 /**
  * Interop with Promises and AbortSignals, for tasks living among JS libraries.
  */
+
+import { Cancelled } from "./errors.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { currentTask } from "./scheduler.js";
-import { Cancelled } from "./errors.js";
-import { type Task, type Waiter, F, State } from "./task.js";
+import { F, State, type Task, type Waiter } from "./task.js";
 
 class PromiseOp<T> extends SingleShot<T> implements Waiter {
   private task: Task | null = null;

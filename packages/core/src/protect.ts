@@ -4,7 +4,7 @@
 import type { Instruction, TaskBody } from "./operation.js";
 import { currentTask } from "./scheduler.js";
 import { startFiber } from "./spawn.js";
-import { type ProtectFrame, F } from "./task.js";
+import { F, type ProtectFrame } from "./task.js";
 
 /** Handlers of {@link protect}. */
 export interface ProtectHandlers {

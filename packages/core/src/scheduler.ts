@@ -11,23 +11,18 @@
  * Cancellation and cleanup work go through the `urgent` queue, ahead of
  * ordinary steps.
  */
-import { Cancelled, Deadlock, StillHasChildren } from "./errors.js";
+
 import { DomainLink } from "./domain-link.js";
 import { DomainPool } from "./domain-pool.js";
+import { Cancelled, Deadlock, StillHasChildren } from "./errors.js";
 import type { Events, Signal } from "./events.js";
+import type { TickHooks } from "./hook.js";
 import { exitHooks } from "./lifecycle.js";
 import { type Instruction, RESUMED, SUSPEND, YIELD } from "./operation.js";
 import { Rng } from "./rng.js";
 import { RunQueue } from "./run-queue.js";
 import type { Syscall } from "./syscall.js";
-import {
-  childUids,
-  Task,
-  unlinkChild,
-  F,
-  State,
-} from "./task.js";
-import type { TickHooks } from "./hook.js";
+import { childUids, F, State, Task, unlinkChild } from "./task.js";
 
 /** The task whose fiber is running on this thread, if any. */
 export let current: Task | null = null;
@@ -211,7 +206,7 @@ export class Scheduler {
       const task = urgent.isEmpty() ? queue.shift() : urgent.shift();
       if (task === undefined) {
         if (this.done) return;
-        if (this.onIdle !== null && this.onIdle()) continue;
+        if (this.onIdle?.()) continue;
         if (!this.pollBlocking()) return;
         continue;
       }
@@ -253,7 +248,10 @@ export class Scheduler {
       return;
     }
     current = null;
-    if (r.done === true) return this.bodyEnded(task, true, r.value);
+    if (r.done === true) {
+      this.bodyEnded(task, true, r.value);
+      return;
+    }
     const instruction = r.value;
     if (instruction === YIELD) {
       task.resume = RESUMED;
@@ -323,14 +321,20 @@ export class Scheduler {
     let state = normal ? State.Resolved : State.Failed;
     if ((task.flags & F.CANCEL_REQUESTED) !== 0) state = State.Cancelled;
     if (state === State.Resolved) {
-      if (task.firstChild === null) return this.terminate(task, State.Resolved, value);
+      if (task.firstChild === null) {
+        this.terminate(task, State.Resolved, value);
+        return;
+      }
       const error = new StillHasChildren(task.uid, childUids(task));
       this.fail(error);
       state = State.Failed;
       value = error;
     }
     this.cancelChildren(task);
-    if (task.firstChild === null) return this.terminate(task, state, value);
+    if (task.firstChild === null) {
+      this.terminate(task, state, value);
+      return;
+    }
     task.flags |= F.ENDING;
     task.resume = state;
     task.outcome = value;
@@ -377,7 +381,10 @@ export class Scheduler {
     task.resume = undefined;
     this.liveTasks--;
     const parent = task.parent;
-    if (parent === null) return this.rootEnded(task);
+    if (parent === null) {
+      this.rootEnded(task);
+      return;
+    }
     if ((task.flags & F.CONSUMED) !== 0) unlinkChild(parent, task);
     if ((parent.flags & F.ENDING) !== 0) {
       if (parent.firstChild === null) this.terminate(parent, parent.resume as number, parent.outcome);
@@ -455,7 +462,6 @@ export class Scheduler {
     if (this.onFatal !== null) this.onFatal(error);
     else if (this.root !== null) this.requestCancel(this.root);
   }
-
 
   /** @internal Called on Node's `beforeExit`: nothing can wake this run's tasks. */
   deadlocked(): void {
@@ -599,4 +605,3 @@ export function cancelChild(parent: Task, child: Task): boolean {
   child.sched.requestCancel(child);
   return false;
 }
-

@@ -5,7 +5,7 @@ import { type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
 import { currentTask } from "./scheduler.js";
-import { linkChild, Task, F } from "./task.js";
+import { F, linkChild, Task } from "./task.js";
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
 

@@ -33,7 +33,10 @@ export class Syscall extends SingleShot<void> implements Waiter {
   private cancelled = false;
 
   /** @internal */
-  constructor(owner: Task, readonly name: string) {
+  constructor(
+    owner: Task,
+    readonly name: string,
+  ) {
     super();
     this.owner = owner;
   }

@@ -12,11 +12,10 @@
  *   `F.STARTED` clear) `resume` holds the body and `outcome` its arguments
  *   (see `F.ONE_ARG`, `F.ARGS`).
  */
-import type { Scheduler } from "./scheduler.js";
+
 import type { Instruction } from "./operation.js";
 import type { Orphans } from "./orphans.js";
-
-
+import type { Scheduler } from "./scheduler.js";
 
 /**
  * @internal How a task stands (a `const enum`: inlined as numbers in the

@@ -57,7 +57,12 @@ const KNOWN: Record<string, new (...args: never[]) => Error> = {
 /** @internal */
 export function encodeError(error: unknown): WireError {
   if (!(error instanceof Error)) {
-    return { name: "Error", message: `non-Error value thrown: ${safeString(error)}`, stack: undefined, props: { thrown: cloneable(error) } };
+    return {
+      name: "Error",
+      message: `non-Error value thrown: ${safeString(error)}`,
+      stack: undefined,
+      props: { thrown: cloneable(error) },
+    };
   }
   const props: Record<string, unknown> = {};
   for (const key of Object.keys(error)) {
@@ -91,7 +96,8 @@ export function decodeError(wire: WireError): Error {
   const error = Object.create(Class.prototype) as Error;
   Object.defineProperty(error, "message", { value: wire.message, writable: true, configurable: true });
   Object.defineProperty(error, "stack", { value: wire.stack, writable: true, configurable: true });
-  if (Class === Error && wire.name !== "Error") Object.defineProperty(error, "name", { value: wire.name, writable: true, configurable: true });
+  if (Class === Error && wire.name !== "Error")
+    Object.defineProperty(error, "name", { value: wire.name, writable: true, configurable: true });
   Object.assign(error, wire.props);
   return error;
 }

@@ -75,11 +75,15 @@ class WorkerHost implements CallHost {
   cancel(from: number, id: number): void {
     const k = key(from, id);
     const runner = this.runners.get(k);
-    if (runner !== undefined) return this.sched.requestCancel(runner);
+    if (runner !== undefined) {
+      this.sched.requestCancel(runner);
+      return;
+    }
     const thief = this.forwarded.get(k);
     if (thief !== undefined) {
       this.forwarded.delete(k);
-      return this.link.send(thief, { kind: "cancel", id, from });
+      this.link.send(thief, { kind: "cancel", id, from });
+      return;
     }
     const i = this.queue.findIndex((m) => m.from === from && m.id === id);
     if (i >= 0) {

@@ -1,8 +1,7 @@
 /**
  * `yieldNow` (Miou's `yield`): let every other ready task run first.
  */
-import { type Instruction, RESUMED, SingleShot, YIELDED } from "./operation.js";
-import { DONE_VOID } from "./operation.js";
+import { DONE_VOID, type Instruction, RESUMED, SingleShot, YIELDED } from "./operation.js";
 
 class YieldOp extends SingleShot<void> {
   next(resumed?: unknown): IteratorResult<Instruction, void> {

@@ -43,7 +43,11 @@ describe("awaitTask / awaitExn", () => {
       return yield* B.awaitAll([B.spawn(value, "slow", 5), B.spawn(boom, "mid", 2), B.spawn(value, "fast", 0)]);
     });
     expect(results.map((r) => (r.ok ? r.value : String(r.error)))).toEqual(["slow", "Error: mid", "fast"]);
-    expect(await B.run(function* () { return yield* B.awaitAll([]); })).toEqual([]);
+    expect(
+      await B.run(function* () {
+        return yield* B.awaitAll([]);
+      }),
+    ).toEqual([]);
   });
 
   it("awaitOne returns the first to end and leaves the others running", async () => {
@@ -97,7 +101,11 @@ describe("awaitTask / awaitExn", () => {
 
   it("awaitOne and awaitFirst refuse an empty list", async () => {
     for (const op of [() => B.awaitOne([]), () => B.awaitFirst([])]) {
-      const error = errorOf(await settle(function* () { yield* op(); }));
+      const error = errorOf(
+        await settle(function* () {
+          yield* op();
+        }),
+      );
       expect(error).toBeInstanceOf(RangeError);
     }
   });

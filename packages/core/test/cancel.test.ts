@@ -10,7 +10,9 @@ const forever = function* (): Generator<B.Instruction, never, unknown> {
 describe("cancel", () => {
   it("of a task that already returned makes its result Cancelled", async () => {
     await B.run(function* () {
-      const t = B.spawn(function* () { return 2; });
+      const t = B.spawn(function* () {
+        return 2;
+      });
       expect(yield* B.awaitExn(t)).toBe(2);
       yield* B.cancel(t);
       const r = yield* B.awaitTask(t);
@@ -22,7 +24,9 @@ describe("cancel", () => {
 
   it("of a task that ended but was not awaited also gives Cancelled", async () => {
     await B.run(function* () {
-      const t = B.spawn(function* () { return 2; });
+      const t = B.spawn(function* () {
+        return 2;
+      });
       yield* yieldTimes(2);
       yield* B.cancel(t);
       expect((yield* B.awaitTask(t)).ok).toBe(false);
@@ -105,7 +109,11 @@ describe("cancel", () => {
         } finally {
           log.push("cleanup start");
           yield* sleepMs(5);
-          yield* B.awaitExn(B.spawn(function* () { log.push("helper ran in cleanup"); }));
+          yield* B.awaitExn(
+            B.spawn(function* () {
+              log.push("helper ran in cleanup");
+            }),
+          );
           log.push("cleanup end");
         }
       });
@@ -146,7 +154,11 @@ describe("cancel", () => {
           if (e instanceof B.Cancelled) caught++;
         }
         yield* B.yieldNow();
-        afterwards = yield* B.awaitExn(B.spawn(function* () { return "still works"; }));
+        afterwards = yield* B.awaitExn(
+          B.spawn(function* () {
+            return "still works";
+          }),
+        );
       });
       yield* B.yieldNow();
       yield* B.cancel(t);
@@ -202,7 +214,9 @@ describe("a failing task", () => {
               log.push("child cancelled");
             }
           });
-          B.spawn(function* () { return "ended, never awaited"; });
+          B.spawn(function* () {
+            return "ended, never awaited";
+          });
           yield* yieldTimes(2);
           throw new Error("parent failed");
         });

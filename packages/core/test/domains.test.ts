@@ -64,47 +64,73 @@ describe("call", () => {
   });
 
   it("NoDomainAvailable with 0 workers, and when the only worker calls", async () => {
-    await expect(B.run(function* () { B.call(F.whereAmI); }, { domains: 0 })).rejects.toBeInstanceOf(B.NoDomainAvailable);
-    const r = await B.run(function* () { return yield* B.awaitTask(B.call(F.nested)); }, { domains: 1 });
+    await expect(
+      B.run(
+        function* () {
+          B.call(F.whereAmI);
+        },
+        { domains: 0 },
+      ),
+    ).rejects.toBeInstanceOf(B.NoDomainAvailable);
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.nested));
+      },
+      { domains: 1 },
+    );
     expect(r.ok).toBe(false);
     expect((r as { error: Error }).error).toBeInstanceOf(B.NoDomainAvailable);
     expect((r as { error: Error }).error.name).toBe("NoDomainAvailable");
   });
 
   it("a plain function is a TypeError that explains defineTask", async () => {
-    await B.run(function* () {
-      expect(() => B.call((() => 1) as never)).toThrow(/defineTask/);
-      expect(() => B.call({ pin: 1 }, (() => 1) as never)).toThrow(/defineTask/);
-    }, { domains: 1 });
+    await B.run(
+      function* () {
+        expect(() => B.call((() => 1) as never)).toThrow(/defineTask/);
+        expect(() => B.call({ pin: 1 }, (() => 1) as never)).toThrow(/defineTask/);
+      },
+      { domains: 1 },
+    );
   });
 
   it("an argument or a result that cannot be cloned is Uncloneable, naming it", async () => {
-    await B.run(function* () {
-      let error: unknown;
-      try {
-        B.call(F.double, (() => 1) as never);
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(B.Uncloneable);
-      expect(String(error)).toMatch(/argument 1 of call\(double\)/);
-      const r = yield* B.awaitTask(B.call(F.returnsFunction));
-      expect((r as { error: Error }).error).toBeInstanceOf(B.Uncloneable);
-      expect(String((r as { error: Error }).error)).toMatch(/result/);
-    }, { domains: 1 });
+    await B.run(
+      function* () {
+        let error: unknown;
+        try {
+          B.call(F.double, (() => 1) as never);
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(B.Uncloneable);
+        expect(String(error)).toMatch(/argument 1 of call\(double\)/);
+        const r = yield* B.awaitTask(B.call(F.returnsFunction));
+        expect((r as { error: Error }).error).toBeInstanceOf(B.Uncloneable);
+        expect(String((r as { error: Error }).error)).toMatch(/result/);
+      },
+      { domains: 1 },
+    );
   });
 
   it("errors keep their class and message across domains", async () => {
-    const r = await B.run(function* () { return yield* B.awaitTask(B.call(F.fail, "bad input")); }, { domains: 1 });
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.fail, "bad input"));
+      },
+      { domains: 1 },
+    );
     expect((r as { error: Error }).error).toBeInstanceOf(RangeError);
     expect((r as { error: Error }).error.message).toBe("bad input");
   });
 
   it("moves transferables with { transfer }", async () => {
     const buffer = new Uint8Array([1, 2, 3, 4]).buffer;
-    const total = await B.run(function* () {
-      return yield* B.awaitExn(B.call({ transfer: [buffer] }, F.sum, buffer));
-    }, { domains: 1 });
+    const total = await B.run(
+      function* () {
+        return yield* B.awaitExn(B.call({ transfer: [buffer] }, F.sum, buffer));
+      },
+      { domains: 1 },
+    );
     expect(total).toBe(10);
     expect(buffer.byteLength).toBe(0);
   });
@@ -112,29 +138,43 @@ describe("call", () => {
 
 describe("parallel", () => {
   it("spreads inputs round-robin over the workers and keeps input order (the book's example)", async () => {
-    const domains = await B.run(function* () {
-      return (yield* B.parallel(F.whereAmI as unknown as B.ParallelTask<[number], number>, [0, 0, 0])).map((r) => (r.ok ? r.value : -1));
-    }, { domains: 3 });
+    const domains = await B.run(
+      function* () {
+        return (yield* B.parallel(F.whereAmI as unknown as B.ParallelTask<[number], number>, [0, 0, 0])).map((r) => (r.ok ? r.value : -1));
+      },
+      { domains: 3 },
+    );
     expect(domains).toEqual([1, 2, 3]);
   });
 
   it("a failing element is an error at its index only", async () => {
-    const results = await B.run(function* () {
-      return yield* B.parallel(F.fail, ["a", "b"]);
-    }, { domains: 2 });
+    const results = await B.run(
+      function* () {
+        return yield* B.parallel(F.fail, ["a", "b"]);
+      },
+      { domains: 2 },
+    );
     expect(results.map((r) => (r.ok ? "ok" : (r.error as Error).message))).toEqual(["a", "b"]);
-    const mixed = await B.run(function* () {
-      return yield* B.parallel(F.double, [1, 2, 3]);
-    }, { domains: 2 });
+    const mixed = await B.run(
+      function* () {
+        return yield* B.parallel(F.double, [1, 2, 3]);
+      },
+      { domains: 2 },
+    );
     expect(mixed).toEqual([1, 2, 3].map((n) => ({ ok: true, value: n * 2 })));
   });
 
   it("dom0 joins in through spawn while parallel tasks use the workers", async () => {
-    const all = await B.run(function* () {
-      const local = B.spawn(function* () { return B.Domain.self(); });
-      const remote = yield* B.parallel(F.whereAmI as unknown as B.ParallelTask<[number], number>, [0, 0]);
-      return [yield* B.awaitExn(local), ...remote.map((r) => (r.ok ? r.value : -1))];
-    }, { domains: 2 });
+    const all = await B.run(
+      function* () {
+        const local = B.spawn(function* () {
+          return B.Domain.self();
+        });
+        const remote = yield* B.parallel(F.whereAmI as unknown as B.ParallelTask<[number], number>, [0, 0]);
+        return [yield* B.awaitExn(local), ...remote.map((r) => (r.ok ? r.value : -1))];
+      },
+      { domains: 2 },
+    );
     expect(all).toEqual([0, 1, 2]);
   });
 });
@@ -143,45 +183,73 @@ describe("the task tree across domains", () => {
   it("cancelling a worker asleep: its finally has run when cancel returns", async () => {
     const flags = new SharedArrayBuffer(8);
     const view = new Int32Array(flags);
-    await B.run(function* () {
-      const t = B.call(F.sleeper, flags);
-      while (Atomics.load(view, 0) === 0) yield* B.promise(() => new Promise((r) => setTimeout(r, 1)));
-      yield* B.cancel(t);
-      expect(Atomics.load(view, 1)).toBe(1);
-      const r = yield* B.awaitTask(t);
-      expect((r as { error: Error }).error).toBeInstanceOf(B.Cancelled);
-    }, { domains: 1 });
+    await B.run(
+      function* () {
+        const t = B.call(F.sleeper, flags);
+        while (Atomics.load(view, 0) === 0) yield* B.promise(() => new Promise((r) => setTimeout(r, 1)));
+        yield* B.cancel(t);
+        expect(Atomics.load(view, 1)).toBe(1);
+        const r = yield* B.awaitTask(t);
+        expect((r as { error: Error }).error).toBeInstanceOf(B.Cancelled);
+      },
+      { domains: 1 },
+    );
   });
 
   it("awaitFirst across domains cancels the loser on its worker", async () => {
     const flags = new SharedArrayBuffer(8);
     const view = new Int32Array(flags);
-    const r = await B.run(function* () {
-      return yield* B.awaitFirst<unknown>([B.call(F.sleeper, flags), B.call(F.double, 4)]);
-    }, { domains: 2 });
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitFirst<unknown>([B.call(F.sleeper, flags), B.call(F.double, 4)]);
+      },
+      { domains: 2 },
+    );
     expect(r).toEqual({ ok: true, value: 8 });
     expect(Atomics.load(view, 1)).toBe(Atomics.load(view, 0));
   });
 
   it("StillHasChildren raised in a worker fails run", async () => {
-    await expect(B.run(function* () { yield* B.awaitTask(B.call(F.forgetsChild)); }, { domains: 1 })).rejects.toBeInstanceOf(B.StillHasChildren);
+    await expect(
+      B.run(
+        function* () {
+          yield* B.awaitTask(B.call(F.forgetsChild));
+        },
+        { domains: 1 },
+      ),
+    ).rejects.toBeInstanceOf(B.StillHasChildren);
   });
 
   it("parallel tasks can be orphans", async () => {
-    const results = await B.run(function* () {
-      const bg = B.orphans<number>();
-      for (let i = 1; i <= 4; i++) B.call({ orphans: bg }, F.double, i);
-      return (yield* B.get(bg)).map((r) => (r.ok ? r.value : -1)).sort();
-    }, { domains: 2 });
+    const results = await B.run(
+      function* () {
+        const bg = B.orphans<number>();
+        for (let i = 1; i <= 4; i++) B.call({ orphans: bg }, F.double, i);
+        return (yield* B.get(bg)).map((r) => (r.ok ? r.value : -1)).sort();
+      },
+      { domains: 2 },
+    );
     expect(results).toEqual([2, 4, 6, 8]);
   });
 
   it("a forgotten parallel task is a forgotten child", async () => {
-    await expect(B.run(function* () { B.call(F.double, 1); }, { domains: 1 })).rejects.toBeInstanceOf(B.StillHasChildren);
+    await expect(
+      B.run(
+        function* () {
+          B.call(F.double, 1);
+        },
+        { domains: 1 },
+      ),
+    ).rejects.toBeInstanceOf(B.StillHasChildren);
   });
 
   it("Domain.available and Domain.all describe the run", async () => {
-    const info = await B.run(function* () { return [B.Domain.available(), B.Domain.all()]; }, { domains: 3 });
+    const info = await B.run(
+      function* () {
+        return [B.Domain.available(), B.Domain.all()];
+      },
+      { domains: 3 },
+    );
     expect(info).toEqual([3, [0, 1, 2, 3]]);
   });
 

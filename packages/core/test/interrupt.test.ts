@@ -73,7 +73,9 @@ describe("interrupt", () => {
 
   it("does nothing to a task that is not suspended", async () => {
     await B.run(function* () {
-      const t = B.spawn(function* () { return 1; });
+      const t = B.spawn(function* () {
+        return 1;
+      });
       expect(B.interrupt(t, new Timeout())).toBe(false); // queued, not started
       yield* B.awaitExn(t);
       expect(B.interrupt(t, new Timeout())).toBe(false); // ended
@@ -86,7 +88,18 @@ describe("interrupt", () => {
 describe("Domain.events", () => {
   it("is the current domain's backend, or null", async () => {
     const events = new ManualEvents();
-    expect(await B.run(function* () { return B.Domain.events(); }, { events: () => events })).toBe(events);
-    expect(await B.run(function* () { return B.Domain.events(); })).toBeNull();
+    expect(
+      await B.run(
+        function* () {
+          return B.Domain.events();
+        },
+        { events: () => events },
+      ),
+    ).toBe(events);
+    expect(
+      await B.run(function* () {
+        return B.Domain.events();
+      }),
+    ).toBeNull();
   });
 });

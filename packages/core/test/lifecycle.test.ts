@@ -3,7 +3,9 @@ import * as B from "../src/index.js";
 import { errorOf, settle } from "./support/helpers.js";
 
 const removers: (() => void)[] = [];
-afterEach(() => removers.splice(0).forEach((off) => off()));
+afterEach(() => {
+  for (const off of removers.splice(0)) off();
+});
 
 describe("spawn and exit hooks", () => {
   it("see every spawn with its options, and every ending once", async () => {
@@ -14,30 +16,55 @@ describe("spawn and exit hooks", () => {
     let uids: number[] = [];
     await B.run(function* () {
       const a = B.spawn({ give: ["r"] }, function* () {});
-      const b = B.spawn(function* () { throw new Error("x"); });
-      const c = B.spawn(function* () { for (;;) yield* B.yieldNow(); });
+      const b = B.spawn(function* () {
+        throw new Error("x");
+      });
+      const c = B.spawn(function* () {
+        for (;;) yield* B.yieldNow();
+      });
       uids = [B.self().uid, a.uid, b.uid, c.uid];
       yield* B.awaitTask(a);
       yield* B.awaitTask(b);
       yield* B.cancel(c);
     });
-    expect(spawned.map(([child, parent]) => [child, parent])).toEqual([[uids[1], uids[0]], [uids[2], uids[0]], [uids[3], uids[0]]]);
+    expect(spawned.map(([child, parent]) => [child, parent])).toEqual([
+      [uids[1], uids[0]],
+      [uids[2], uids[0]],
+      [uids[3], uids[0]],
+    ]);
     expect(spawned[0]![2]).toEqual(["r"]);
-    expect(ended).toEqual([[uids[1], "resolved"], [uids[2], "failed"], [uids[3], "cancelled"], [uids[0], "resolved"]]);
+    expect(ended).toEqual([
+      [uids[1], "resolved"],
+      [uids[2], "failed"],
+      [uids[3], "cancelled"],
+      [uids[0], "resolved"],
+    ]);
   });
 
   it("a spawn hook that throws cancels the spawn, in the parent", async () => {
-    removers.push(B.onSpawn(() => { throw new RangeError("refused"); }));
-    const error = errorOf(await settle(function* () { B.spawn(function* () {}); }));
+    removers.push(
+      B.onSpawn(() => {
+        throw new RangeError("refused");
+      }),
+    );
+    const error = errorOf(
+      await settle(function* () {
+        B.spawn(function* () {});
+      }),
+    );
     expect(error).toBeInstanceOf(RangeError);
   });
 
   it("an exit hook's veto of a normal ending fails the task and the run", async () => {
-    removers.push(B.onExit((task, ending) => (ending === "resolved" && task.parent !== null ? new B.ResourceLeaked(task.uid, 1) : undefined)));
+    removers.push(
+      B.onExit((task, ending) => (ending === "resolved" && task.parent !== null ? new B.ResourceLeaked(task.uid, 1) : undefined)),
+    );
     let child: B.Task<number> | null = null;
     const error = errorOf(
       await settle(function* () {
-        child = B.spawn(function* () { return 1; });
+        child = B.spawn(function* () {
+          return 1;
+        });
         yield* B.awaitTask(child);
       }),
     );

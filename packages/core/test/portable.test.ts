@@ -99,11 +99,14 @@ describe("encoding and decoding", () => {
 describe("portables across domains", () => {
   it("an argument arrives as itself over shared memory (call and parallel)", async () => {
     const counter = new F.Counter();
-    const r = await B.run(function* () {
-      const first = yield* B.awaitExn(B.call(F.bump, counter, 2));
-      const rest = yield* B.parallel(F.bumpOne, [counter, counter, counter]);
-      return [first, ...rest.map((x) => (x.ok ? x.value : -2))];
-    }, { domains: 2 });
+    const r = await B.run(
+      function* () {
+        const first = yield* B.awaitExn(B.call(F.bump, counter, 2));
+        const rest = yield* B.parallel(F.bumpOne, [counter, counter, counter]);
+        return [first, ...rest.map((x) => (x.ok ? x.value : -2))];
+      },
+      { domains: 2 },
+    );
     expect(r[0]).toBe(2);
     expect(r.slice(1).sort()).toEqual([3, 4, 5]);
     expect(Atomics.load(counter.cells, 0)).toBe(5);
@@ -112,9 +115,12 @@ describe("portables across domains", () => {
   it("nested in plain arrays and objects, both ways", async () => {
     const a = new F.Counter();
     const b = new F.Counter();
-    const out = await B.run(function* () {
-      return yield* B.awaitExn(B.call(F.nested, { pair: [a, a], deep: { x: { y: b } } }));
-    }, { domains: 1 });
+    const out = await B.run(
+      function* () {
+        return yield* B.awaitExn(B.call(F.nested, { pair: [a, a], deep: { x: { y: b } } }));
+      },
+      { domains: 1 },
+    );
     expect(out.kinds).toEqual([true, true, true]);
     expect(out.sum).toBe(11);
     expect(out.back[0]!.counter).toBeInstanceOf(F.Counter);
@@ -123,7 +129,12 @@ describe("portables across domains", () => {
   });
 
   it("an error a portable encodes keeps its class and fields", async () => {
-    const r = await B.run(function* () { return yield* B.awaitTask(B.call(F.throwsTagged, 7)); }, { domains: 1 });
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.throwsTagged, 7));
+      },
+      { domains: 1 },
+    );
     const error = (r as { error: Error }).error;
     expect(error).toBeInstanceOf(F.Tagged);
     expect(error.message).toBe("tagged failure");
@@ -131,24 +142,32 @@ describe("portables across domains", () => {
   });
 
   it("a portable that refuses to cross fails call and parallel in the caller, and a result in the worker", async () => {
-    await B.run(function* () {
-      expect(() => B.call(F.inspect, [new F.HomeOnly()])).toThrow(/stays in its domain/);
-      let error: unknown;
-      try {
-        yield* B.parallel(F.inspect, [1, new F.HomeOnly()]);
-      } catch (e) {
-        error = e;
-      }
-      expect(String(error)).toMatch(/stays in its domain/);
-      const r = yield* B.awaitTask(B.call(F.returnsHomeOnly));
-      expect(String((r as { error: Error }).error)).toMatch(/stays in its domain/);
-    }, { domains: 1 });
+    await B.run(
+      function* () {
+        expect(() => B.call(F.inspect, [new F.HomeOnly()])).toThrow(/stays in its domain/);
+        let error: unknown;
+        try {
+          yield* B.parallel(F.inspect, [1, new F.HomeOnly()]);
+        } catch (e) {
+          error = e;
+        }
+        expect(String(error)).toMatch(/stays in its domain/);
+        const r = yield* B.awaitTask(B.call(F.returnsHomeOnly));
+        expect(String((r as { error: Error }).error)).toMatch(/stays in its domain/);
+      },
+      { domains: 1 },
+    );
   });
 
   it("a kind the worker does not define fails the call with a TypeError naming it", async () => {
     class MainOnly {}
     B.definePortable("test/MainOnly", { test: (v) => v instanceof MainOnly, encode: () => 0, decode: () => new MainOnly() });
-    const r = await B.run(function* () { return yield* B.awaitTask(B.call(F.inspect, { value: new MainOnly() })); }, { domains: 1 });
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.inspect, { value: new MainOnly() }));
+      },
+      { domains: 1 },
+    );
     const error = (r as { error: Error }).error;
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toMatch(/"test\/MainOnly"/);

@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { writeFile, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,11 +28,8 @@ async function runScript(body: string): Promise<{ code: number | null; stdout: s
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.mjs`);
   await writeFile(file, `import * as B from ${JSON.stringify(core)};\n${body}\n`);
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [file],
-      { timeout: 15_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, [file], { timeout: 15_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

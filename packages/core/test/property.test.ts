@@ -114,7 +114,9 @@ const HANG_MS = 2000;
 async function execute(program: Script, seed: number): Promise<Observation> {
   const ctx: Ctx = { events: [], tasks: new Map() };
   const spawnHook: { child: number; parent: number; childParent: number | null }[] = [];
-  const offSpawn = B.onSpawn((child, parent) => void spawnHook.push({ child: child.uid, parent: parent.uid, childParent: child.parent?.uid ?? null }));
+  const offSpawn = B.onSpawn(
+    (child, parent) => void spawnHook.push({ child: child.uid, parent: parent.uid, childParent: child.parent?.uid ?? null }),
+  );
   const offExit = B.onExit((task, ending) => {
     ctx.events.push({ k: "exit", uid: task.uid, ending, parentUid: task.parent?.uid ?? null });
     return undefined;
@@ -259,7 +261,11 @@ const yld: RawAction = { t: "yield" };
 describe("the model agrees with hand-written programs", () => {
   const cases: [string, RawScript, (pred: ReturnType<typeof predict>) => void][] = [
     ["a forgotten child is StillHasChildren", S("return", [spawn(S("return"))]), (p) => expect(p.detFatal).toBe(true)],
-    ["a cancelled spinner, then return", S("return", [spawn(S("spin", [], 2)), yld, cancel(0)]), (p) => expect(p.root).toEqual({ ok: true, value: "0" })],
+    [
+      "a cancelled spinner, then return",
+      S("return", [spawn(S("spin", [], 2)), yld, cancel(0)]),
+      (p) => expect(p.root).toEqual({ ok: true, value: "0" }),
+    ],
     [
       "a failing child cancels its own spinning child; awaitExn propagates the error",
       S("return", [spawn(S("throw", [spawn(S("spin", [], 1)), yld])), aw(0, "exn")]),
@@ -270,7 +276,11 @@ describe("the model agrees with hand-written programs", () => {
       S("return", [spawn(S("throw")), spawn(S("spin")), aw(0, "catch")]),
       (p) => expect(p.detFatal).toBe(true),
     ],
-    ["cancel in the spawning step: the child never starts", S("return", [spawn(S("return", [spawn(S("spin"))])), cancel(0), aw(0, "task")]), (p) => expect([...p.neverStarts]).toEqual(["0.0"])],
+    [
+      "cancel in the spawning step: the child never starts",
+      S("return", [spawn(S("return", [spawn(S("spin"))])), cancel(0), aw(0, "task")]),
+      (p) => expect([...p.neverStarts]).toEqual(["0.0"]),
+    ],
     [
       "awaiting an awaited child returns the same result; cancel after await makes it Cancelled",
       S("throw", [spawn(S("return", [], 1)), yld, aw(0, "exn"), aw(0, "exn"), cancel(0), aw(0, "task")]),
@@ -278,7 +288,12 @@ describe("the model agrees with hand-written programs", () => {
     ],
     [
       "a task cancelled while it awaits its own child: the grandchild is cancelled too",
-      S("return", [spawn(S("return", [spawn(S("spin", [], 2)), yld, spawn(S("return", [yld, yld])), aw(1, "exn"), cancel(0)], 1)), yld, yld, cancel(0)]),
+      S("return", [
+        spawn(S("return", [spawn(S("spin", [], 2)), yld, spawn(S("return", [yld, yld])), aw(1, "exn"), cancel(0)], 1)),
+        yld,
+        yld,
+        cancel(0),
+      ]),
       (p) => expect(p.root).toEqual({ ok: true, value: "0" }),
     ],
   ];
@@ -292,23 +307,27 @@ describe("the model agrees with hand-written programs", () => {
 });
 
 describe("random programs of spawn / await / cancel / yield / throw", () => {
-  it("match the model and keep the task-tree rules", async () => {
-    await fc.assert(
-      fc.asyncProperty(programArb, fc.integer(), async (program, seed) => {
-        await verify(program, seed);
-      }),
-      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 * PER, markInterruptAsFailure: true },
-    );
-    // The generator must keep reaching the interesting cases (loose bounds: about a quarter of the usual counts).
-    const per = PER;
-    expect(tally.runs).toBeGreaterThanOrEqual(RUNS);
-    expect(tally.stillHasChildren).toBeGreaterThanOrEqual(10 * per);
-    expect(tally.resolved).toBeGreaterThanOrEqual(30 * per);
-    expect(tally.rejectedOther).toBeGreaterThanOrEqual(20 * per);
-    expect(tally.interruptedActions).toBeGreaterThanOrEqual(50 * per);
-    expect(tally.interruptedCleanups).toBeGreaterThanOrEqual(3 * per);
-    expect(tally.neverStarted).toBeGreaterThanOrEqual(30 * per);
-    expect(tally.cancelsOfEndedChildren).toBeGreaterThanOrEqual(20 * per);
-    expect(tally.depth3).toBeGreaterThanOrEqual(15 * per);
-  }, 20_000 * PER);
+  it(
+    "match the model and keep the task-tree rules",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(programArb, fc.integer(), async (program, seed) => {
+          await verify(program, seed);
+        }),
+        { numRuns: RUNS, interruptAfterTimeLimit: 15_000 * PER, markInterruptAsFailure: true },
+      );
+      // The generator must keep reaching the interesting cases (loose bounds: about a quarter of the usual counts).
+      const per = PER;
+      expect(tally.runs).toBeGreaterThanOrEqual(RUNS);
+      expect(tally.stillHasChildren).toBeGreaterThanOrEqual(10 * per);
+      expect(tally.resolved).toBeGreaterThanOrEqual(30 * per);
+      expect(tally.rejectedOther).toBeGreaterThanOrEqual(20 * per);
+      expect(tally.interruptedActions).toBeGreaterThanOrEqual(50 * per);
+      expect(tally.interruptedCleanups).toBeGreaterThanOrEqual(3 * per);
+      expect(tally.neverStarted).toBeGreaterThanOrEqual(30 * per);
+      expect(tally.cancelsOfEndedChildren).toBeGreaterThanOrEqual(20 * per);
+      expect(tally.depth3).toBeGreaterThanOrEqual(15 * per);
+    },
+    20_000 * PER,
+  );
 });

@@ -30,10 +30,14 @@ describe("protect", () => {
   it("without cancellation: the value passes through and finally(false) runs", async () => {
     const log: string[] = [];
     const v = await B.run(function* () {
-      return yield* B.protect({ finally: (c) => log.push(`finally(${c})`) }, function* (n: number) {
-        yield* B.yieldNow();
-        return n + 1;
-      }, 41);
+      return yield* B.protect(
+        { finally: (c) => log.push(`finally(${c})`) },
+        function* (n: number) {
+          yield* B.yieldNow();
+          return n + 1;
+        },
+        41,
+      );
     });
     expect(v).toBe(42);
     expect(log).toEqual(["finally(false)"]);

@@ -21,7 +21,11 @@ describe("the run queue", () => {
   it("exports yield and await under their Miou names", async () => {
     const v = await B.run(function* () {
       yield* B.yield();
-      const r = yield* B.await(B.spawn(function* () { return 1; }));
+      const r = yield* B.await(
+        B.spawn(function* () {
+          return 1;
+        }),
+      );
       return r.ok ? r.value : 0;
     });
     expect(v).toBe(1);
@@ -57,8 +61,16 @@ describe("the run queue", () => {
   });
 
   it("settles with the root's value or error", async () => {
-    expect(await B.run(function* () { return "v"; })).toBe("v");
-    await expect(B.run(function* () { throw new Error("boom"); })).rejects.toThrow("boom");
+    expect(
+      await B.run(function* () {
+        return "v";
+      }),
+    ).toBe("v");
+    await expect(
+      B.run(function* () {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
   });
 
   it("keeps per-task state apart across runs on one thread", async () => {
@@ -67,7 +79,11 @@ describe("the run queue", () => {
       return B.Domain.self();
     });
     const two = B.run(function* () {
-      return yield* B.awaitExn(B.spawn(function* () { return 2; }));
+      return yield* B.awaitExn(
+        B.spawn(function* () {
+          return 2;
+        }),
+      );
     });
     expect(await Promise.all([one, two])).toEqual([0, 2]);
   });

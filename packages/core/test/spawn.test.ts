@@ -20,13 +20,23 @@ describe("spawn", () => {
     const sum = function* (a: number, b: number) {
       return a + b;
     };
-    expect(await B.run(function* () { return yield* B.awaitExn(B.spawn(sum, 20, 22)); })).toBe(42);
+    expect(
+      await B.run(function* () {
+        return yield* B.awaitExn(B.spawn(sum, 20, 22));
+      }),
+    ).toBe(42);
   });
 
   it("takes options first", async () => {
     const value = await B.run(function* () {
       const bg = B.orphans<string>();
-      const t = B.spawn({ orphans: bg }, function* (s: string) { return s; }, "hi");
+      const t = B.spawn(
+        { orphans: bg },
+        function* (s: string) {
+          return s;
+        },
+        "hi",
+      );
       return yield* B.awaitExn(t);
     });
     expect(value).toBe("hi");

@@ -120,7 +120,11 @@ describe("events", () => {
   });
 
   it("suspending without events is NoSelectProvided", async () => {
-    const error = errorOf(await settle(function* () { yield* B.suspend(B.syscall()); }));
+    const error = errorOf(
+      await settle(function* () {
+        yield* B.suspend(B.syscall());
+      }),
+    );
     expect(error).toBeInstanceOf(B.NoSelectProvided);
   });
 
@@ -130,7 +134,9 @@ describe("events", () => {
       await settle(
         function* () {
           const mine = B.syscall();
-          const t = B.spawn(function* () { yield* B.suspend(mine); });
+          const t = B.spawn(function* () {
+            yield* B.suspend(mine);
+          });
           yield* B.awaitExn(t);
         },
         { events: () => events },
@@ -189,7 +195,9 @@ describe("a Promise-returning select that wakes a task itself", () => {
         });
         sleeper = t;
         // A task parked on a syscall, so that the domain calls select(true).
-        const io = B.spawn(function* () { yield* B.suspend(B.syscall()); });
+        const io = B.spawn(function* () {
+          yield* B.suspend(B.syscall());
+        });
         const message = yield* B.awaitExn(t);
         yield* B.cancel(io);
         return message;

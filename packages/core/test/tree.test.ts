@@ -18,7 +18,9 @@ describe("forgetting a child", () => {
     const error = errorOf(
       await settle(function* () {
         const parent = B.spawn(function* () {
-          return B.spawn(function* () { return 1; });
+          return B.spawn(function* () {
+            return 1;
+          });
         });
         yield* B.awaitTask(parent);
       }),
@@ -78,8 +80,12 @@ describe("NotAChild", () => {
   it("awaiting a sibling", async () => {
     const error = errorOf(
       await settle(function* () {
-        const a = B.spawn(function* () { yield* B.yieldNow(); });
-        const b = B.spawn(function* () { yield* B.awaitExn(a); });
+        const a = B.spawn(function* () {
+          yield* B.yieldNow();
+        });
+        const b = B.spawn(function* () {
+          yield* B.awaitExn(a);
+        });
         yield* B.awaitExn(a);
         yield* B.awaitExn(b);
       }),
@@ -91,8 +97,12 @@ describe("NotAChild", () => {
   it("cancelling a task one did not spawn", async () => {
     const error = errorOf(
       await settle(function* () {
-        const a = B.spawn(function* () { yield* B.yieldNow(); });
-        const b = B.spawn(function* () { yield* B.cancel(a); });
+        const a = B.spawn(function* () {
+          yield* B.yieldNow();
+        });
+        const b = B.spawn(function* () {
+          yield* B.cancel(a);
+        });
         yield* B.awaitExn(a);
         yield* B.awaitExn(b);
       }),
@@ -122,7 +132,9 @@ describe("NotAChild", () => {
 
   it("is thrown in the caller, which may handle it", async () => {
     const v = await B.run(function* () {
-      const a = B.spawn(function* () { return 1; });
+      const a = B.spawn(function* () {
+        return 1;
+      });
       const b = B.spawn(function* () {
         try {
           yield* B.awaitExn(a);

@@ -38,7 +38,9 @@ describe("Trigger", () => {
   it("a cancelled waiter leaves; the trigger stays unsignalled and signal() says nobody was woken", async () => {
     await B.run(function* () {
       const t = new B.Trigger();
-      const waiter = B.spawn(function* () { yield* t.wait(); });
+      const waiter = B.spawn(function* () {
+        yield* t.wait();
+      });
       yield* B.yieldNow();
       yield* B.cancel(waiter);
       expect(t.isAwaited).toBe(false);
@@ -72,8 +74,12 @@ describe("Trigger", () => {
     const error = errorOf(
       await settle(function* () {
         const t = new B.Trigger();
-        const a = B.spawn(function* () { yield* t.wait(); });
-        const b = B.spawn(function* () { yield* t.wait(); });
+        const a = B.spawn(function* () {
+          yield* t.wait();
+        });
+        const b = B.spawn(function* () {
+          yield* t.wait();
+        });
         try {
           yield* B.awaitExn(b);
         } finally {
@@ -89,7 +95,11 @@ describe("Trigger", () => {
     const n = 10_000;
     await B.run(function* () {
       const triggers = Array.from({ length: n }, () => new B.Trigger());
-      const tasks = triggers.map((t) => B.spawn(function* () { yield* t.wait(); }));
+      const tasks = triggers.map((t) =>
+        B.spawn(function* () {
+          yield* t.wait();
+        }),
+      );
       yield* yieldTimes(1);
       for (const t of triggers) t.signal();
       const results = yield* B.awaitAll(tasks);

@@ -9,8 +9,8 @@
  * in another: the second client waits until the first one leaves.
  */
 import { server } from "./ch02/echo.js";
-import { getsockname, listen } from "./support/pocket-unix.js";
 import { serverArgs } from "./support/cli.js";
+import { getsockname, listen } from "./support/pocket-unix.js";
 
 const { host, port, values } = serverArgs({ once: { type: "boolean", default: false } });
 const socket = await listen({ host, port }, 64);

@@ -9,8 +9,8 @@
  * - `echo` (default): the asynchronous echo server; try two `nc` at once.
  */
 import { acceptOnce, echoServer, monitor } from "./ch04/programs.js";
-import * as Unix from "./support/pocket-unix.js";
 import { serverArgs } from "./support/cli.js";
+import * as Unix from "./support/pocket-unix.js";
 
 const { host, port, positionals } = serverArgs();
 const program = positionals[0] ?? "echo";

@@ -44,7 +44,8 @@ const load: Load = {
   size: Number(values.size),
 };
 for (const [k, v] of Object.entries(load)) {
-  if (!Number.isInteger(v) || v < 1 || (k === "size" && v < 8)) throw new RangeError(`--${k} must be an integer ≥ ${k === "size" ? 8 : 1}, got ${v}`);
+  if (!Number.isInteger(v) || v < 1 || (k === "size" && v < 8))
+    throw new RangeError(`--${k} must be an integer ≥ ${k === "size" ? 8 : 1}, got ${v}`);
 }
 
 const n = (x: number): string => x.toLocaleString("en-US");

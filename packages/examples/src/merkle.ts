@@ -27,7 +27,9 @@ const c = await compare({ leaves, leafSize, domains });
 const mb = (leaves * leafSize) / 2 ** 20;
 console.log(`${leaves} leaves of ${leafSize} B (${mb.toFixed(0)} MiB)`);
 console.log(`dom0 alone:                 ${c.sequentialMs.toFixed(0).padStart(6)} ms`);
-console.log(`parallel, ${String(c.domains).padEnd(2)} domains, ${String(c.parts).padEnd(3)} parts: ${c.parallelMs.toFixed(0).padStart(6)} ms`);
+console.log(
+  `parallel, ${String(c.domains).padEnd(2)} domains, ${String(c.parts).padEnd(3)} parts: ${c.parallelMs.toFixed(0).padStart(6)} ms`,
+);
 console.log(`root ${c.root} ${c.sameRoot ? "(the same both ways)" : "DIFFERS?!"}`);
 console.log(`speed-up ×${(c.sequentialMs / c.parallelMs).toFixed(2)} on ${availableParallelism()} core(s)`);
 if (!c.sameRoot) process.exitCode = 1;

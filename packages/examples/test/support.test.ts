@@ -1,12 +1,13 @@
 /** The programs' shared modules (src/support/). */
+
+import { createServer } from "node:net";
+import { LibuvBackend } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { formatAddress } from "../src/support/address.js";
 import { canShare, chooseBackend } from "../src/support/backend.js";
-import { LibuvBackend } from "@bobbin/unix";
 import { diffFds, fdTable, openSockets } from "../src/support/fds.js";
 import { Random } from "../src/support/random.js";
 import { Client } from "./support/net.js";
-import { createServer } from "node:net";
 
 describe("chooseBackend", () => {
   it("BOBBIN_BACKEND=libuv forces libuv; the default says why it chose", async () => {

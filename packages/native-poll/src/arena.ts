@@ -6,7 +6,7 @@
  * (native/arena.cc); this is its JavaScript face.
  */
 import * as B from "@bobbin/core";
-import { type NativeArenaPoolHandle, loadNative } from "./load.js";
+import { loadNative, type NativeArenaPoolHandle } from "./load.js";
 
 /**
  * Options of {@link ArenaPool}.

@@ -18,7 +18,7 @@
 import * as dns from "node:dns";
 import { unlinkSync } from "node:fs";
 import * as net from "node:net";
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
 import {
   type Address,
   type Backend,
@@ -28,8 +28,8 @@ import {
   type ListenOptions,
   NodeLoop,
   Parked,
-  ShareGuard,
   type SharedSocket,
+  ShareGuard,
   type ShutdownCommand,
   type Socket,
   SocketClosed,
@@ -961,7 +961,8 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
       throw error;
     }
     if (n > 0) {
-      if (n < slot.buffer.length && !s.hup) s.readable = false; // drained: the next arrival is an edge
+      if (n < slot.buffer.length && !s.hup)
+        s.readable = false; // drained: the next arrival is an edge
       else b.passRead(s);
       slot.length = n;
       return slot;

@@ -136,14 +136,7 @@ export class SlotNotAllocated extends BobbinError {
 }
 
 /** @internal The factory the addon calls to make slot errors. */
-export function arenaErrorFactory(
-  kind: string,
-  id: number,
-  arena: number,
-  slot: number,
-  slotSize: number,
-  operation: string,
-): Error {
+export function arenaErrorFactory(kind: string, id: number, arena: number, slot: number, slotSize: number, operation: string): Error {
   if (kind === "not-allocated") return new SlotNotAllocated(id, arena, slot, operation);
   return new ArenaOverflow(kind === "overflow" ? "overflow" : "out-of-bounds", id, arena, slot, slotSize, operation);
 }

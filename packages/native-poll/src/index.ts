@@ -11,10 +11,11 @@
  * ```
  * @packageDocumentation
  */
-export { Poller, PollEvent, type PollMode, type PollHandler, type PollerOptions } from "./poller.js";
-export { ArenaPool, Slot, type ArenaPoolOptions, type ArenaStats } from "./arena.js";
+
+export { ArenaPool, type ArenaPoolOptions, type ArenaStats, Slot } from "./arena.js";
+export { NativeBackend, type NativeBackendOptions, nativeBackend, readSlot, releaseSlot } from "./backend.js";
+export { type ArenaErrorKind, ArenaOverflow, check, errnoException, errnoName, SlotNotAllocated } from "./errors.js";
+export { loadNative, NativeUnavailable, nativeAvailable } from "./load.js";
+export { PollEvent, Poller, type PollerOptions, type PollHandler, type PollMode } from "./poller.js";
 export * as syscalls from "./syscalls.js";
-export { Errno, type Address, type InetAddress, type UnixAddress, type SocketKind } from "./syscalls.js";
-export { ArenaOverflow, SlotNotAllocated, check, errnoException, errnoName, type ArenaErrorKind } from "./errors.js";
-export { NativeUnavailable, loadNative, nativeAvailable } from "./load.js";
-export { NativeBackend, nativeBackend, readSlot, releaseSlot, type NativeBackendOptions } from "./backend.js";
+export { type Address, Errno, type InetAddress, type SocketKind, type UnixAddress } from "./syscalls.js";

@@ -157,7 +157,8 @@ export class Poller implements Disposable {
    */
   add(fd: number, interest: number, mode: PollMode = "edge"): number {
     const m = MODES[mode];
-    if (m === undefined) throw new RangeError(`poller.add(fd, interest, mode): mode must be "edge", "level" or "oneshot", got ${String(mode)}`);
+    if (m === undefined)
+      throw new RangeError(`poller.add(fd, interest, mode): mode must be "edge", "level" or "oneshot", got ${String(mode)}`);
     const gen = this.live("add").add(fd, interest, m);
     if (gen < 0) throw errnoException(gen, "epoll_ctl", `(add fd ${fd})`);
     let gens = this.gens;
@@ -294,7 +295,9 @@ export class Poller implements Disposable {
   poll(timeoutMs = 0): number {
     if (!Number.isInteger(timeoutMs) || timeoutMs < -1) throw new RangeError(`poller.poll(timeoutMs): an integer ≥ -1, got ${timeoutMs}`);
     if (this.dispatching) {
-      throw new Error("poller.poll() was called from inside the poller's handler: the batch being handled would be overwritten; poll after the handler returns");
+      throw new Error(
+        "poller.poll() was called from inside the poller's handler: the batch being handled would be overwritten; poll after the handler returns",
+      );
     }
     const n = this.live("poll").poll(timeoutMs);
     if (n < 0) throw errnoException(n, "epoll_wait");

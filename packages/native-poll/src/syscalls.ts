@@ -17,7 +17,7 @@
  */
 import { constants as osConstants } from "node:os";
 import type { Address, SocketKind } from "@bobbin/unix";
-import { type NativeAddressOut, type NativeSyscalls, loadNative } from "./load.js";
+import { loadNative, type NativeAddressOut, type NativeSyscalls } from "./load.js";
 
 /**
  * Addresses and socket kinds are `@bobbin/unix`'s own types: `{ host, port }`

@@ -1,6 +1,6 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { ArenaOverflow, ArenaPool, Slot, SlotNotAllocated, syscalls } from "../src/index.js";
+import { ArenaOverflow, ArenaPool, type Slot, SlotNotAllocated, syscalls } from "../src/index.js";
 import { pipe } from "./helpers.js";
 
 function allocN(pool: ArenaPool, n: number): Slot[] {
@@ -70,7 +70,15 @@ for (const memory of ["mmap", "js"] as const) {
         error = e;
       }
       expect(error).toBeInstanceOf(ArenaOverflow);
-      expect(error).toMatchObject({ kind: "overflow", id: 6, arena: 0, slot: 6, slotSize: 48, operation: "release", code: "ERR_BOBBIN_ARENA_OVERFLOW" });
+      expect(error).toMatchObject({
+        kind: "overflow",
+        id: 6,
+        arena: 0,
+        slot: 6,
+        slotSize: 48,
+        operation: "release",
+        code: "ERR_BOBBIN_ARENA_OVERFLOW",
+      });
       expect((error as Error).message).toMatch(/slot 6 of arena 0/);
       expect(pool.stats().inUse).toBe(7); // still freed
       pool.release(slots[5]!); // neighbours are fine

@@ -9,14 +9,14 @@ import {
   getsockname,
   read,
   run,
-  shutdown,
+  type Socket,
   SocketClosed,
+  shutdown,
+  Timeout,
   tcpv4,
   udpv4,
   withTimeout,
-  Timeout,
   write,
-  type Socket,
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { ArenaOverflow, ArenaPool, NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../src/index.js";
@@ -97,9 +97,11 @@ describe("native backend", () => {
     const got = await run(
       function* () {
         const [server, conn, client] = yield* pair();
-        const writers = [a, b, c].map((buf) => B.spawn(function* () {
-          yield* write(client, buf);
-        }));
+        const writers = [a, b, c].map((buf) =>
+          B.spawn(function* () {
+            yield* write(client, buf);
+          }),
+        );
         const received = Buffer.alloc(2 * size + 1);
         let n = 0;
         while (n < received.length) n += yield* read(conn, received, n);
@@ -130,7 +132,7 @@ describe("readSlot", () => {
         const [server, conn, client] = yield* pair();
         const echo = B.spawn(function* () {
           let total = 0;
-          for (let slot; (slot = yield* readSlot(conn)) !== null; ) {
+          for (let slot: Slot | null; (slot = yield* readSlot(conn)) !== null; ) {
             expect(slot.buffer.length).toBe(16384);
             total += slot.length;
             try {

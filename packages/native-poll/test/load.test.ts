@@ -35,10 +35,12 @@ describe("when the addon is not built", () => {
   });
 
   it("@bobbin/unix keeps its libuv backend", async () => {
-    await expect(run(function* () {
-      yield* sleep(0.001);
-      return "ok";
-    })).resolves.toBe("ok");
+    await expect(
+      run(function* () {
+        yield* sleep(0.001);
+        return "ok";
+      }),
+    ).resolves.toBe("ok");
   });
 });
 
@@ -48,7 +50,8 @@ describe("scripts/build.mjs", () => {
   it("without a working compiler: installation succeeds, and it says how to build; --strict fails", () => {
     const dir = mkdtempSync(join(tmpdir(), "bobbin-native-build-"));
     try {
-      for (const name of ["binding.gyp", "package.json", "native", "scripts"]) cpSync(join(root, name), join(dir, name), { recursive: true });
+      for (const name of ["binding.gyp", "package.json", "native", "scripts"])
+        cpSync(join(root, name), join(dir, name), { recursive: true });
       symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
       const env = { ...process.env, CXX: "/bin/false", CC: "/bin/false" };
       const lenient = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
@@ -57,7 +60,11 @@ describe("scripts/build.mjs", () => {
       expect(lenient.stderr + lenient.stdout).toContain("build:native");
       const strict = spawnSync(process.execPath, ["scripts/build.mjs", "--strict"], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
       expect(strict.status).toBe(1);
-      const skipped = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, env: { ...env, BOBBIN_NATIVE_SKIP: "1" }, encoding: "utf8" });
+      const skipped = spawnSync(process.execPath, ["scripts/build.mjs"], {
+        cwd: dir,
+        env: { ...env, BOBBIN_NATIVE_SKIP: "1" },
+        encoding: "utf8",
+      });
       expect(skipped.status).toBe(0);
       expect(skipped.stderr).toContain("BOBBIN_NATIVE_SKIP=1");
     } finally {

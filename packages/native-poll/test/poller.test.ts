@@ -1,6 +1,6 @@
-import { openSync, closeSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { Poller, PollEvent, syscalls } from "../src/index.js";
+import { PollEvent, Poller, syscalls } from "../src/index.js";
 import { openFdsOf, pipe, socketpair, turn, until } from "./helpers.js";
 
 const { READABLE, WRITABLE, HANGUP } = PollEvent;

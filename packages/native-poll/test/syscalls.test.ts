@@ -2,7 +2,7 @@ import { existsSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Errno, Poller, PollEvent, check, errnoException, errnoName, syscalls as sys, type Address } from "../src/index.js";
+import { type Address, check, Errno, errnoException, errnoName, PollEvent, Poller, syscalls as sys } from "../src/index.js";
 
 /** Blocks (briefly) until `fd` reports one of `events`. */
 function waitFor(fd: number, events: number): number {

@@ -17,18 +17,11 @@ export type Body<A extends unknown[], T> = ((...args: A) => Generator<Instructio
 
 /** @internal Whether `value` is a generator object (what a `function*` returns). */
 export function isGenerator(value: unknown): value is Generator<Instruction, unknown, unknown> {
-  return (
-    value !== null &&
-    typeof value === "object" &&
-    (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "Generator"
-  );
+  return value !== null && typeof value === "object" && (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "Generator";
 }
 
 /** @internal Calls `fn(...args)` and, when it is a generator function, runs the generator. */
-export function* callBody<A extends unknown[], T>(
-  fn: Body<A, T>,
-  args: A,
-): Generator<Instruction, T, unknown> {
+export function* callBody<A extends unknown[], T>(fn: Body<A, T>, args: A): Generator<Instruction, T, unknown> {
   const result = args.length === 0 ? (fn as () => unknown)() : fn(...args);
   if (isGenerator(result)) return (yield* result) as T;
   return result as T;
@@ -37,6 +30,8 @@ export function* callBody<A extends unknown[], T>(
 /** @internal */
 export function checkBody(fn: unknown, name: string): void {
   if (typeof fn !== "function") {
-    throw new TypeError(`${name} expects a function (a generator function when the body must suspend), got ${fn === null ? "null" : typeof fn}`);
+    throw new TypeError(
+      `${name} expects a function (a generator function when the body must suspend), got ${fn === null ? "null" : typeof fn}`,
+    );
   }
 }

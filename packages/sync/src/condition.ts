@@ -5,7 +5,7 @@
  */
 import { definePortable, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { Mutex } from "./mutex.js";
-import { adopt, Agent, allocate, CONDITION, cellsOf, OWN, type SharedData } from "./shared.js";
+import { Agent, adopt, allocate, CONDITION, cellsOf, OWN, type SharedData } from "./shared.js";
 import { DONE, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `wait`. */
@@ -323,7 +323,10 @@ export class SharedSignals extends Agent {
   }
 
   private send(slot: number, n: number): void {
-    if (slot === this.slot) return this.deliver(n); // this domain's waiters: woken now
+    if (slot === this.slot) {
+      this.deliver(n); // this domain's waiters: woken now
+      return;
+    }
     const tokens = this.base(slot) + TOKENS;
     Atomics.add(this.cells, tokens, n);
     Atomics.notify(this.cells, tokens);

@@ -44,7 +44,7 @@ export class MutexNotHolder extends BobbinError {
       `task ${task} cannot ${operation} a mutex ${holderText(holder, holderDomain)}` +
         (holder === null && holderDomain === undefined
           ? ": lock it first"
-          : ": only the task that locked a mutex may " + (operation === "unlock" ? "unlock it" : `${operation} with it`)),
+          : `: only the task that locked a mutex may ${operation === "unlock" ? "unlock it" : `${operation} with it`}`),
     );
   }
 }
@@ -67,7 +67,9 @@ function holderText(holder: number | null, domain: number | null | undefined): s
  */
 export class MutexAlreadyHeld extends BobbinError {
   constructor(readonly task: number) {
-    super(`task ${task} already holds this mutex and locked it again: mutexes are not recursive; unlock it first, or lock it once higher up`);
+    super(
+      `task ${task} already holds this mutex and locked it again: mutexes are not recursive; unlock it first, or lock it once higher up`,
+    );
   }
 }
 

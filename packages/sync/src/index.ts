@@ -29,12 +29,13 @@
  * ```
  * @packageDocumentation
  */
-export { Mutex, MutexGuard } from "./mutex.js";
-export { Condition } from "./condition.js";
-export { Semaphore } from "./semaphore.js";
-export { MVar, type Taken } from "./mvar.js";
-export { Lazy } from "./lazy.js";
-export { Ownership, Resource } from "./ownership.js";
+
+export { Cancelled, NotOwner, ResourceLeaked } from "@bobbin/core";
 export type { Body } from "./call.js";
-export { MutexNotLocked, MutexNotHolder, MutexAlreadyHeld, LazyUndefined, AlreadyOwned, NoParent } from "./errors.js";
-export { NotOwner, ResourceLeaked, Cancelled } from "@bobbin/core";
+export { Condition } from "./condition.js";
+export { AlreadyOwned, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
+export { Lazy } from "./lazy.js";
+export { Mutex, MutexGuard } from "./mutex.js";
+export { MVar, type Taken } from "./mvar.js";
+export { Ownership, Resource } from "./ownership.js";
+export { Semaphore } from "./semaphore.js";

@@ -2,10 +2,10 @@
  * `Mutex` (Miou's `Mutex`): a fair (FIFO), task-owned, cancellation-aware lock,
  * local to its domain (`new Mutex()`) or shared between domains (`Mutex.shared()`).
  */
-import { definePortable, Domain, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { Domain, definePortable, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
-import { adopt, Agent, allocate, before, cellsOf, MUTEX, OWN, type SharedData, TICKET } from "./shared.js";
+import { Agent, adopt, allocate, before, cellsOf, MUTEX, OWN, type SharedData, TICKET } from "./shared.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `lock`: the unlocker makes it the holder before waking it. */
@@ -120,7 +120,7 @@ export class Mutex {
 
   /** Whether some task holds the mutex (of any domain, for a shared mutex). */
   get isLocked(): boolean {
-    return this.holderTask !== null || (this.sharedLock !== null && this.sharedLock.isLocked);
+    return this.holderTask !== null || this.sharedLock?.isLocked === true;
   }
 
   /** The task holding the mutex, or `null`; for a shared mutex, `null` as well when the holder is a task of another domain. */
@@ -332,7 +332,10 @@ export class Mutex {
   private handOffShared(): void {
     const shared = this.sharedLock!;
     this.holderTask = null;
-    if (!shared.grantNext()) return this.serveLocal();
+    if (!shared.grantNext()) {
+      this.serveLocal();
+      return;
+    }
     // The waiters left here ask again, behind the domains already waiting.
     if (this.queue.size !== 0 && shared.want()) this.serveLocal();
   }

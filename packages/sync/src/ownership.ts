@@ -8,8 +8,9 @@
  * a normal ending with `ResourceLeaked`. The hooks are registered on the first
  * `Ownership.create`, so programs that never use ownership pay nothing.
  */
-import { NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
+
 import type { Ending, SpawnOptions } from "@bobbin/core";
+import { NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
 import { AlreadyOwned, NoParent } from "./errors.js";
 
 let nextUid = 1;
@@ -175,7 +176,8 @@ export const Ownership = {
    * @throws TypeError when `finally` is not a function.
    */
   create<T>(value: T, finally_: (value: T) => void): Resource<T> {
-    if (typeof finally_ !== "function") throw new TypeError("Ownership.create(value, finally) expects a finaliser function (value) => void");
+    if (typeof finally_ !== "function")
+      throw new TypeError("Ownership.create(value, finally) expects a finaliser function (value) => void");
     installHooks();
     return new Resource(value, finally_);
   },

@@ -4,7 +4,7 @@
  */
 import { definePortable, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
-import { adopt, Agent, allocate, before, cellsOf, OWN, SEMAPHORE, type SharedData, TICKET } from "./shared.js";
+import { Agent, adopt, allocate, before, cellsOf, OWN, SEMAPHORE, type SharedData, TICKET } from "./shared.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `acquire(n)`: `release` takes its permits off the count before waking it. */
@@ -155,7 +155,10 @@ export class Semaphore {
    */
   release(n = 1): void {
     if (n !== 1) checkCount(n, "Semaphore.release(n)", 0);
-    if (this.sharedPermits !== null) return this.sharedPermits.give(n);
+    if (this.sharedPermits !== null) {
+      this.sharedPermits.give(n);
+      return;
+    }
     this.permits += n;
     if (this.queue.head !== null) this.dispatch();
   }
@@ -452,7 +455,10 @@ export class SharedPermits extends Agent {
 
   protected woken(): void {
     if (!this.wanting || this.slot < 0) return;
-    if (this.takeGrant()) return this.semaphore.distribute(this.need);
+    if (this.takeGrant()) {
+      this.semaphore.distribute(this.need);
+      return;
+    }
     const state = this.base(this.slot) + STATE;
     if (Atomics.load(this.cells, state) > 0) this.arm(state, this.need + 1);
   }

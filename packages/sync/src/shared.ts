@@ -76,7 +76,8 @@ export function cellsOf(data: unknown, kind: number, width: number): Int32Array 
     throw new TypeError(`a shared ${NAMES[kind]} arrived from another domain in a form this version of @bobbin/sync does not know`);
   }
   const cells = new Int32Array(d.buffer);
-  if (Atomics.load(cells, KIND) !== kind) throw new TypeError(`a shared ${NAMES[kind]} arrived with the memory of another kind of primitive`);
+  if (Atomics.load(cells, KIND) !== kind)
+    throw new TypeError(`a shared ${NAMES[kind]} arrived with the memory of another kind of primitive`);
   return cells;
 }
 

@@ -1,4 +1,4 @@
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
 import { Condition, Mutex } from "../src/index.js";
 
 /** The classic bounded buffer: one Mutex, two Conditions. */
@@ -16,23 +16,27 @@ export class BoundedBuffer<T> {
   maxSize = 0;
 
   put(item: T): B.Operation<void> {
-    return this.m.protect(function* (this: BoundedBuffer<T>) {
-      while (this.items.length === this.capacity) yield* this.notFull.wait(this.m);
-      this.items.push(item);
-      this.putLog.push(item);
-      this.maxSize = Math.max(this.maxSize, this.items.length);
-      this.notEmpty.signal();
-    }.bind(this));
+    return this.m.protect(
+      function* (this: BoundedBuffer<T>) {
+        while (this.items.length === this.capacity) yield* this.notFull.wait(this.m);
+        this.items.push(item);
+        this.putLog.push(item);
+        this.maxSize = Math.max(this.maxSize, this.items.length);
+        this.notEmpty.signal();
+      }.bind(this),
+    );
   }
 
   take(): B.Operation<T> {
-    return this.m.protect(function* (this: BoundedBuffer<T>) {
-      while (this.items.length === 0) yield* this.notEmpty.wait(this.m);
-      const item = this.items.shift()!;
-      this.takeLog.push(item);
-      this.notFull.signal();
-      return item;
-    }.bind(this));
+    return this.m.protect(
+      function* (this: BoundedBuffer<T>) {
+        while (this.items.length === 0) yield* this.notEmpty.wait(this.m);
+        const item = this.items.shift()!;
+        this.takeLog.push(item);
+        this.notFull.signal();
+        return item;
+      }.bind(this),
+    );
   }
 
   get leftovers(): { items: number; locked: boolean; waiters: number } {

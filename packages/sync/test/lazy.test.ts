@@ -29,7 +29,11 @@ describe("Lazy", () => {
     });
     expect(l.isForced).toBe(false);
     await B.run(function* () {
-      const forcers = Array.from({ length: 5 }, () => B.spawn(function* () { return yield* l.force(); }));
+      const forcers = Array.from({ length: 5 }, () =>
+        B.spawn(function* () {
+          return yield* l.force();
+        }),
+      );
       yield* pause(2);
       expect(l.waiters).toBe(4);
       const results = (yield* B.awaitAll(forcers)).map((r) => (r.ok ? r.value : r.error));
@@ -62,7 +66,11 @@ describe("Lazy", () => {
       throw boom;
     });
     await B.run(function* () {
-      const forcers = Array.from({ length: 3 }, () => B.spawn(function* () { return yield* l.force(); }));
+      const forcers = Array.from({ length: 3 }, () =>
+        B.spawn(function* () {
+          return yield* l.force();
+        }),
+      );
       const results = yield* B.awaitAll(forcers);
       for (const r of results) expect(errorOf(r)).toBe(boom);
       let again: unknown;
@@ -102,9 +110,15 @@ describe("Lazy", () => {
       return "v";
     });
     await B.run(function* () {
-      const runner = B.spawn(function* () { return yield* l.force(); });
-      const w1 = B.spawn(function* () { return yield* l.force(); });
-      const w2 = B.spawn(function* () { return yield* l.force(); });
+      const runner = B.spawn(function* () {
+        return yield* l.force();
+      });
+      const w1 = B.spawn(function* () {
+        return yield* l.force();
+      });
+      const w2 = B.spawn(function* () {
+        return yield* l.force();
+      });
       yield* pause(2);
       expect(l.waiters).toBe(2);
       yield* B.cancel(w1);
@@ -122,9 +136,15 @@ describe("Lazy", () => {
       return calls;
     });
     await B.run(function* () {
-      const first = B.spawn(function* () { return yield* l.force(); });
-      const second = B.spawn(function* () { return yield* l.force(); });
-      const third = B.spawn(function* () { return yield* l.force(); });
+      const first = B.spawn(function* () {
+        return yield* l.force();
+      });
+      const second = B.spawn(function* () {
+        return yield* l.force();
+      });
+      const third = B.spawn(function* () {
+        return yield* l.force();
+      });
       yield* pause(2);
       yield* B.cancel(first);
       expect(errorOf(yield* B.awaitTask(first))).toBeInstanceOf(B.Cancelled);

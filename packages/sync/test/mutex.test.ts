@@ -309,7 +309,12 @@ describe("Mutex: cancellation", () => {
     const m = new Mutex();
     await B.run(function* () {
       yield* m.lock();
-      const ts = Array.from({ length: 10 }, () => B.spawn(function* () { yield* m.lock(); m.unlock(); }));
+      const ts = Array.from({ length: 10 }, () =>
+        B.spawn(function* () {
+          yield* m.lock();
+          m.unlock();
+        }),
+      );
       yield* pause(2);
       expect(m.waiters).toBe(10);
       for (const t of ts) yield* B.cancel(t);

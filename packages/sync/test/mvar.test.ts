@@ -59,7 +59,11 @@ describe("MVar: take, put, read", () => {
         }),
       );
       yield* pause(2);
-      const putters = [10, 11, 12].map((v) => B.spawn(function* () { yield* box.put(v); }));
+      const putters = [10, 11, 12].map((v) =>
+        B.spawn(function* () {
+          yield* box.put(v);
+        }),
+      );
       yield* B.awaitAll([...takers, ...putters]);
     });
     expect(got).toEqual(["t0=10", "t1=11", "t2=12"]);
@@ -68,9 +72,15 @@ describe("MVar: take, put, read", () => {
   it("a put wakes every reader with the value, then the oldest taker", async () => {
     const box = new MVar<string>();
     await B.run(function* () {
-      const r1 = B.spawn(function* () { return yield* box.read(); });
-      const t1 = B.spawn(function* () { return yield* box.take(); });
-      const r2 = B.spawn(function* () { return yield* box.read(); });
+      const r1 = B.spawn(function* () {
+        return yield* box.read();
+      });
+      const t1 = B.spawn(function* () {
+        return yield* box.take();
+      });
+      const r2 = B.spawn(function* () {
+        return yield* box.read();
+      });
       yield* pause(2);
       expect(box.waiters).toEqual({ takers: 1, readers: 2, putters: 0 });
       yield* box.put("v");
@@ -97,7 +107,9 @@ describe("MVar: take, put, read", () => {
   it("tryPut from a plain callback wakes a taker", async () => {
     const box = new MVar<number>();
     await B.run(function* () {
-      const t = B.spawn(function* () { return yield* box.take(); });
+      const t = B.spawn(function* () {
+        return yield* box.take();
+      });
       setTimeout(() => box.tryPut(7), 5);
       expect(yield* B.awaitExn(t)).toBe(7);
     });
@@ -128,8 +140,12 @@ describe("MVar: cancellation", () => {
   it("a cancelled taker leaves the queue; the value goes to the next taker", async () => {
     const box = new MVar<number>();
     await B.run(function* () {
-      const a = B.spawn(function* () { return yield* box.take(); });
-      const b = B.spawn(function* () { return yield* box.take(); });
+      const a = B.spawn(function* () {
+        return yield* box.take();
+      });
+      const b = B.spawn(function* () {
+        return yield* box.take();
+      });
       yield* pause(2);
       yield* B.cancel(a);
       expect(box.waiters.takers).toBe(1);
@@ -143,7 +159,9 @@ describe("MVar: cancellation", () => {
   it("a cancelled putter leaves the queue without putting", async () => {
     const box = MVar.of(1);
     await B.run(function* () {
-      const p = B.spawn(function* () { yield* box.put(2); });
+      const p = B.spawn(function* () {
+        yield* box.put(2);
+      });
       yield* pause(2);
       expect(box.waiters.putters).toBe(1);
       yield* B.cancel(p);
@@ -156,7 +174,9 @@ describe("MVar: cancellation", () => {
   it("a cancelled reader leaves the queue", async () => {
     const box = new MVar<number>();
     await B.run(function* () {
-      const r = B.spawn(function* () { return yield* box.read(); });
+      const r = B.spawn(function* () {
+        return yield* box.read();
+      });
       yield* pause(2);
       yield* B.cancel(r);
       expect(box.waiters.readers).toBe(0);
@@ -168,12 +188,18 @@ describe("MVar: cancellation", () => {
   it("a value handed to a taker cancelled and detached in the same step goes to the next taker", async () => {
     const box = new MVar<string>();
     await B.run(function* () {
-      const t1 = B.spawn(function* () { return yield* box.take(); });
-      const t2 = B.spawn(function* () { return yield* box.take(); });
+      const t1 = B.spawn(function* () {
+        return yield* box.take();
+      });
+      const t2 = B.spawn(function* () {
+        return yield* box.take();
+      });
       const x = B.spawn(function* () {
         yield* B.protect({ onCancellation: () => box.tryPut("v") }, forever);
       });
-      const winner = B.spawn(function* () { return "winner"; });
+      const winner = B.spawn(function* () {
+        return "winner";
+      });
       yield* pause(3);
       yield* B.awaitFirst<unknown>([winner, t1, x]);
       expect(yield* B.awaitExn(t2)).toBe("v");
@@ -186,13 +212,19 @@ describe("MVar: cancellation", () => {
   it("a putter cancelled and detached in the same step does not refill the box", async () => {
     const box = MVar.of("first");
     await B.run(function* () {
-      const p1 = B.spawn(function* () { yield* box.put("cancelled"); });
-      const p2 = B.spawn(function* () { yield* box.put("second"); });
+      const p1 = B.spawn(function* () {
+        yield* box.put("cancelled");
+      });
+      const p2 = B.spawn(function* () {
+        yield* box.put("second");
+      });
       let took: string | undefined;
       const x = B.spawn(function* () {
         yield* B.protect({ onCancellation: () => (took = box.tryTake()?.value) }, forever);
       });
-      const winner = B.spawn(function* () { return "winner"; });
+      const winner = B.spawn(function* () {
+        return "winner";
+      });
       yield* pause(3);
       expect(box.waiters.putters).toBe(2);
       yield* B.awaitFirst<unknown>([winner, p1, x]);

@@ -1,6 +1,6 @@
 import * as B from "@bobbin/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AlreadyOwned, NoParent, NotOwner, Ownership, Resource, ResourceLeaked } from "../src/index.js";
+import { AlreadyOwned, NoParent, NotOwner, Ownership, type Resource, ResourceLeaked } from "../src/index.js";
 import { errorOf, forever, pause } from "./helpers.js";
 
 /** A resource whose finaliser records its name in `closed`. */

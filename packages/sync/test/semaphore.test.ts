@@ -74,7 +74,12 @@ describe("Semaphore: acquire and release", () => {
   it("one release wakes every waiter it satisfies", async () => {
     const s = new Semaphore(0);
     await B.run(function* () {
-      const ts = [1, 1, 2, 5].map((n) => B.spawn(function* () { yield* s.acquire(n); return n; }));
+      const ts = [1, 1, 2, 5].map((n) =>
+        B.spawn(function* () {
+          yield* s.acquire(n);
+          return n;
+        }),
+      );
       yield* pause(2);
       s.release(4); // 1 + 1 + 2; 5 still waits
       yield* pause(2);
@@ -162,8 +167,14 @@ describe("Semaphore: cancellation", () => {
   it("a cancelled waiter leaves the queue with no permit", async () => {
     const s = new Semaphore(0);
     await B.run(function* () {
-      const a = B.spawn(function* () { yield* s.acquire(); return "a"; });
-      const b = B.spawn(function* () { yield* s.acquire(); return "b"; });
+      const a = B.spawn(function* () {
+        yield* s.acquire();
+        return "a";
+      });
+      const b = B.spawn(function* () {
+        yield* s.acquire();
+        return "b";
+      });
       yield* pause(2);
       expect(s.waiters).toBe(2);
       yield* B.cancel(a);
@@ -179,8 +190,13 @@ describe("Semaphore: cancellation", () => {
   it("cancelling a large request at the head unblocks the smaller ones behind it", async () => {
     const s = new Semaphore(2);
     await B.run(function* () {
-      const big = B.spawn(function* () { yield* s.acquire(5); });
-      const small = B.spawn(function* () { yield* s.acquire(2); return "small"; });
+      const big = B.spawn(function* () {
+        yield* s.acquire(5);
+      });
+      const small = B.spawn(function* () {
+        yield* s.acquire(2);
+        return "small";
+      });
       yield* pause(2);
       expect(s.waiters).toBe(2);
       yield* B.cancel(big);
@@ -193,12 +209,19 @@ describe("Semaphore: cancellation", () => {
   it("permits released to a waiter cancelled and detached in the same step go to the next waiter", async () => {
     const s = new Semaphore(0);
     await B.run(function* () {
-      const w1 = B.spawn(function* () { yield* s.acquire(); });
-      const w2 = B.spawn(function* () { yield* s.acquire(); return "w2"; });
+      const w1 = B.spawn(function* () {
+        yield* s.acquire();
+      });
+      const w2 = B.spawn(function* () {
+        yield* s.acquire();
+        return "w2";
+      });
       const x = B.spawn(function* () {
         yield* B.protect({ onCancellation: () => s.release() }, forever);
       });
-      const winner = B.spawn(function* () { return "winner"; });
+      const winner = B.spawn(function* () {
+        return "winner";
+      });
       yield* pause(3);
       expect(s.waiters).toBe(2);
       yield* B.awaitFirst<unknown>([winner, w1, x]);

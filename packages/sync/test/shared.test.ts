@@ -97,7 +97,11 @@ describe("Mutex.shared in one domain", () => {
       expect(m.isLocked).toBe(false);
       expect(() => m.unlock()).toThrow(MutexNotLocked);
       expect(m.tryLock()).toBe(true);
-      const child = yield* B.awaitTask(B.spawn(function* () { m.unlock(); }));
+      const child = yield* B.awaitTask(
+        B.spawn(function* () {
+          m.unlock();
+        }),
+      );
       expect(errorOf(child)).toBeInstanceOf(MutexNotHolder);
       expect((errorOf(child) as MutexNotHolder).holderDomain).toBe(0);
       m.unlock();
@@ -112,9 +116,17 @@ describe("Mutex.shared in one domain", () => {
     const m = Mutex.shared();
     await B.run(function* () {
       yield* m.lock();
-      const a = B.spawn(function* () { yield* m.lock(); yield* forever(); });
-      const b = B.spawn(function* () { yield* m.protect(forever); });
-      const c = B.spawn(function* () { yield* m.protect(() => "c"); return "c"; });
+      const a = B.spawn(function* () {
+        yield* m.lock();
+        yield* forever();
+      });
+      const b = B.spawn(function* () {
+        yield* m.protect(forever);
+      });
+      const c = B.spawn(function* () {
+        yield* m.protect(() => "c");
+        return "c";
+      });
       yield* pause();
       yield* B.cancel(a);
       expect(m.waiters).toBe(2);
@@ -167,7 +179,9 @@ describe("Mutex.shared in one domain", () => {
     const cells = m.sharedLock!.cells;
     Atomics.store(cells, LOCK, 1);
     await B.run(function* () {
-      const t = B.spawn(function* () { yield* m.lock(); });
+      const t = B.spawn(function* () {
+        yield* m.lock();
+      });
       yield* pause();
       const state = slot(0, M_WIDTH) + M_STATE;
       const other = remoteWants(cells, 9);
@@ -192,7 +206,11 @@ describe("Mutex.shared in one domain", () => {
     const cells = m.sharedLock!.cells;
     await B.run(function* () {
       yield* m.lock();
-      const local = B.spawn(function* () { yield* m.lock(); m.unlock(); return "local"; });
+      const local = B.spawn(function* () {
+        yield* m.lock();
+        m.unlock();
+        return "local";
+      });
       yield* pause();
       const second = remoteWants(cells, 11);
       const first = remoteWants(cells, 10);
@@ -222,10 +240,16 @@ describe("Mutex.shared in one domain", () => {
     for (let i = 0; i < SLOTS; i++) takeSlot(cells, i, M_WIDTH);
     Atomics.store(cells, LOCK, 1);
     await B.run(function* () {
-      const cancelled = B.spawn(function* () { yield* m.lock(); });
+      const cancelled = B.spawn(function* () {
+        yield* m.lock();
+      });
       yield* pause();
       yield* B.cancel(cancelled); // left while waiting for a slot
-      const t = B.spawn(function* () { yield* m.lock(); m.unlock(); return "got it"; });
+      const t = B.spawn(function* () {
+        yield* m.lock();
+        m.unlock();
+        return "got it";
+      });
       yield* pause();
       freeSlot(cells, 5, M_WIDTH);
       const state = slot(5, M_WIDTH) + M_STATE;
@@ -257,9 +281,17 @@ describe("Semaphore.shared in one domain", () => {
     const order: string[] = [];
     await B.run(function* () {
       yield* s.acquire(2);
-      const big = B.spawn(function* () { yield* s.acquire(2); order.push("big"); s.release(2); });
-      const small = B.spawn(function* () { yield* s.withPermits(1, () => order.push("small")); });
-      const gone = B.spawn(function* () { yield* s.acquire(1); });
+      const big = B.spawn(function* () {
+        yield* s.acquire(2);
+        order.push("big");
+        s.release(2);
+      });
+      const small = B.spawn(function* () {
+        yield* s.withPermits(1, () => order.push("small"));
+      });
+      const gone = B.spawn(function* () {
+        yield* s.acquire(1);
+      });
       yield* pause();
       expect(s.waiters).toBe(3);
       expect(s.tryAcquire()).toBe(false);
@@ -273,8 +305,13 @@ describe("Semaphore.shared in one domain", () => {
       expect(s.available).toBe(2);
       // The head leaving lets the smaller ones behind it go.
       yield* s.acquire(2);
-      const head = B.spawn(function* () { yield* s.acquire(2); });
-      const behind = B.spawn(function* () { yield* s.acquire(1); return "behind"; });
+      const head = B.spawn(function* () {
+        yield* s.acquire(2);
+      });
+      const behind = B.spawn(function* () {
+        yield* s.acquire(1);
+        return "behind";
+      });
       yield* pause();
       s.release(1);
       yield* B.cancel(head);
@@ -299,7 +336,10 @@ describe("Semaphore.shared in one domain", () => {
     await B.run(function* () {
       s.release(2);
       expect(s.tryAcquire(1)).toBe(false); // another domain waits
-      const local = B.spawn(function* () { yield* s.acquire(1); return "local"; });
+      const local = B.spawn(function* () {
+        yield* s.acquire(1);
+        return "local";
+      });
       yield* pause();
       expect(s.waiters).toBe(1);
       s.release(1);
@@ -315,7 +355,9 @@ describe("Semaphore.shared in one domain", () => {
     const s = Semaphore.shared(0);
     const cells = s.sharedPermits!.cells;
     await B.run(function* () {
-      const t = B.spawn(function* () { yield* s.acquire(2); });
+      const t = B.spawn(function* () {
+        yield* s.acquire(2);
+      });
       yield* pause();
       const state = slot(0, S_WIDTH) + S_STATE;
       expect(Atomics.load(cells, state)).toBe(2 + 1);
@@ -365,7 +407,11 @@ describe("Condition.shared in one domain", () => {
       });
       expect(yield* B.awaitExn(ws[2]!)).toBe(3);
       expect(c.signal()).toBe(false);
-      const notHeld = yield* B.awaitTask(B.spawn(function* () { yield* c.wait(m); }));
+      const notHeld = yield* B.awaitTask(
+        B.spawn(function* () {
+          yield* c.wait(m);
+        }),
+      );
       expect(errorOf(notHeld)).toBeInstanceOf(MutexNotHolder);
     });
     expect(Atomics.load(c.signals!.cells, slot(0, C_WIDTH))).toBe(0);
@@ -389,7 +435,11 @@ describe("Condition.shared in one domain", () => {
     const c = Condition.shared();
     const cells = c.signals!.cells;
     await B.run(function* () {
-      const picked = B.spawn(function* () { yield* m.protect(function* () { yield* c.wait(m); }); });
+      const picked = B.spawn(function* () {
+        yield* m.protect(function* () {
+          yield* c.wait(m);
+        });
+      });
       yield* pause(2);
       const mine = slot(0, C_WIDTH);
       expect(Atomics.load(cells, mine + AVAIL)).toBe(1);
@@ -400,7 +450,12 @@ describe("Condition.shared in one domain", () => {
       yield* B.cancel(picked); // it owed that token: the signal goes on, to the other domain's waiter
       expect(Atomics.load(cells, elsewhere + AVAIL)).toBe(0);
       expect(Atomics.load(cells, elsewhere + TOKENS)).toBe(1);
-      const second = B.spawn(function* () { yield* m.protect(function* () { yield* c.wait(m); }); return "second"; });
+      const second = B.spawn(function* () {
+        yield* m.protect(function* () {
+          yield* c.wait(m);
+        });
+        return "second";
+      });
       yield* pause(2);
       // The token arrives: it was paid already, so it is dropped, not given to `second`.
       Atomics.add(cells, mine + TOKENS, 1);

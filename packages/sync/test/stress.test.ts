@@ -53,12 +53,13 @@ describe("stress: random waiters cancelled while the lock changes hands", () => 
           // Chaos: cancel random workers (most of them parked in lock) at random times.
           while (live.size > 0) {
             yield* pause(Math.floor(rand() * 6));
-            for (const t of [...live]) if (t.status !== "pending") {
-              live.delete(t);
-              const r = yield* B.awaitTask(t);
-              if (!r.ok) problems.push(`worker failed: ${String(r.error)}`);
-              completed++;
-            }
+            for (const t of [...live])
+              if (t.status !== "pending") {
+                live.delete(t);
+                const r = yield* B.awaitTask(t);
+                if (!r.ok) problems.push(`worker failed: ${String(r.error)}`);
+                completed++;
+              }
             if (live.size > 0 && cancelled < WORKERS / 2 && rand() < 0.08) {
               const victims = [...live];
               const victim = victims[Math.floor(rand() * victims.length)]!;
@@ -83,7 +84,8 @@ describe("stress: random waiters cancelled while the lock changes hands", () => 
       expect(completed).toBeGreaterThan(5);
       // Fair FIFO: the lock was granted in the order it was requested.
       for (let i = 1; i < acquiredSeqs.length; i++) {
-        if (acquiredSeqs[i]! <= acquiredSeqs[i - 1]!) throw new Error(`out of order at ${i}: ${acquiredSeqs[i - 1]} then ${acquiredSeqs[i]}`);
+        if (acquiredSeqs[i]! <= acquiredSeqs[i - 1]!)
+          throw new Error(`out of order at ${i}: ${acquiredSeqs[i - 1]} then ${acquiredSeqs[i]}`);
       }
       expect(m.isLocked).toBe(false);
       expect(m.waiters).toBe(0);
@@ -189,10 +191,11 @@ describe("stress: random waiters cancelled while the lock changes hands", () => 
           }
           while (live.size > 0) {
             yield* pause(Math.floor(rand() * 5));
-            for (const t of [...live]) if (t.status !== "pending") {
-              live.delete(t);
-              expect((yield* B.awaitTask(t)).ok).toBe(true);
-            }
+            for (const t of [...live])
+              if (t.status !== "pending") {
+                live.delete(t);
+                expect((yield* B.awaitTask(t)).ok).toBe(true);
+              }
             if (live.size > 0 && rand() < 0.3) {
               const victim = [...live][Math.floor(rand() * live.size)]!;
               yield* B.cancel(victim);

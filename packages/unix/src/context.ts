@@ -90,7 +90,9 @@ export function currentContext(what: string): RunContext {
   const context = roots.get(task);
   if (context === undefined) {
     if (B.Domain.self() !== 0) {
-      throw new TypeError(`${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`);
+      throw new TypeError(
+        `${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
+      );
     }
     throw new TypeError(`${what} needs a run of @bobbin/unix: start the program with run(main) from @bobbin/unix, not @bobbin/core's run`);
   }

@@ -4,7 +4,7 @@
  * `defineEvents`, for backends of `@bobbin/unix`).
  */
 import * as B from "@bobbin/core";
-import { type Backend, BACKEND_METHODS } from "./backend.js";
+import { BACKEND_METHODS, type Backend } from "./backend.js";
 import { registerBackend } from "./context.js";
 
 type Factory = (domain: number) => Backend;
@@ -33,7 +33,9 @@ let dom0Backend: Backend | null = null;
  */
 export function defineBackend<F extends Factory>(url: string, name: string, factory: F): F {
   if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-    throw new TypeError(`defineBackend(url, name, factory) expects the defining module's import.meta.url as url, got ${describeValue(url)}`);
+    throw new TypeError(
+      `defineBackend(url, name, factory) expects the defining module's import.meta.url as url, got ${describeValue(url)}`,
+    );
   }
   if (typeof name !== "string" || name.length === 0) throw new TypeError("defineBackend(url, name, factory) expects a non-empty name");
   if (typeof factory !== "function") throw new TypeError(`defineBackend(url, "${name}", factory) expects a factory (domain) => Backend`);
@@ -76,7 +78,9 @@ export function checkBackend(backend: unknown): asserts backend is Backend {
   }
   const missing = BACKEND_METHODS.filter((m) => typeof (backend as Record<string, unknown>)[m] !== "function");
   if (missing.length !== 0) {
-    throw new TypeError(`run(main, { backend }): the backend lacks ${missing.join(", ")} (see "How to write a backend" in @bobbin/unix's README)`);
+    throw new TypeError(
+      `run(main, { backend }): the backend lacks ${missing.join(", ")} (see "How to write a backend" in @bobbin/unix's README)`,
+    );
   }
 }
 

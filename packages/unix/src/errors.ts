@@ -68,7 +68,9 @@ export class SocketClosed extends BobbinError {
   /** Always `"EBADF"`, the errno Unix gives for a closed descriptor. */
   readonly code = "EBADF";
   constructor(operation: string) {
-    super(`${operation} on a closed socket: the socket was closed (by close(), an ownership finaliser or the end of run); make a new socket`);
+    super(
+      `${operation} on a closed socket: the socket was closed (by close(), an ownership finaliser or the end of run); make a new socket`,
+    );
   }
 }
 

@@ -31,31 +31,32 @@
  * ```
  * @packageDocumentation
  */
-export { run, type RunOptions } from "./run.js";
-export { defineBackend } from "./define.js";
-export { ShareGuard, type SharedSocket } from "./share.js";
-export { sleep } from "./sleep.js";
-export { tcpv4, tcpv6, unixSocket, bindAndListen, accept, connect } from "./tcp.js";
-export { udpv4, udpv6, recvfrom, sendto } from "./udp.js";
-export { read, readExactly, write, shutdown, close, getsockname } from "./socket.js";
-export { withTimeout, checkTimeouts } from "./timeout.js";
-export { onSignal, type SignalHandler } from "./signals.js";
-export { Ownership, type OwnedSocket } from "./ownership.js";
-export { Timeout, EndOfFile, SocketClosed, systemError } from "./errors.js";
+
 export {
+  type Address,
   BACKEND_METHODS,
   type Backend,
+  type DeadlineHandle,
+  type InetAddress,
+  type ListenOptions,
+  type ShutdownCommand,
   type Socket,
   type SocketKind,
   type SocketState,
-  type Address,
-  type InetAddress,
   type UnixAddress,
-  type ListenOptions,
-  type ShutdownCommand,
-  type DeadlineHandle,
 } from "./backend.js";
-export { NodeLoop, type FlushMode } from "./loop.js";
+export { defineBackend } from "./define.js";
+export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
+export { LibuvBackend, type LibuvOptions, libuv } from "./libuv/index.js";
+export { type FlushMode, NodeLoop } from "./loop.js";
+export { type OwnedSocket, Ownership } from "./ownership.js";
 export { Parked, type Signaller } from "./parked.js";
-export { Timers, DeadlineHeap, type Deadline } from "./timers.js";
-export { libuv, LibuvBackend, type LibuvOptions } from "./libuv/index.js";
+export { type RunOptions, run } from "./run.js";
+export { type SharedSocket, ShareGuard } from "./share.js";
+export { onSignal, type SignalHandler } from "./signals.js";
+export { sleep } from "./sleep.js";
+export { close, getsockname, read, readExactly, shutdown, write } from "./socket.js";
+export { accept, bindAndListen, connect, tcpv4, tcpv6, unixSocket } from "./tcp.js";
+export { checkTimeouts, withTimeout } from "./timeout.js";
+export { type Deadline, DeadlineHeap, Timers } from "./timers.js";
+export { recvfrom, sendto, udpv4, udpv6 } from "./udp.js";

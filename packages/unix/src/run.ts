@@ -69,12 +69,14 @@ function* supervise<T>(context: RunContext, main: B.TaskBody<[], T>): Generator<
  */
 export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
   if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function, got ${describe(main)}`);
-  if (options === null || typeof options !== "object") throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
+  if (options === null || typeof options !== "object")
+    throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
   if ((options as { events?: unknown }).events !== undefined) {
     throw new TypeError("run(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }");
   }
   const { backend: factory = libuv, ...core } = options;
-  if (typeof factory !== "function") throw new TypeError(`run(main, { backend }) expects a function (domain) => Backend, got ${describe(factory)}`);
+  if (typeof factory !== "function")
+    throw new TypeError(`run(main, { backend }) expects a function (domain) => Backend, got ${describe(factory)}`);
   const backend = factory(0);
   checkBackend(backend);
   registerBackend(backend);
@@ -82,9 +84,12 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   let settled: Promise<T>;
   try {
     settled = startWith(factory, backend, (events) =>
-      B.run(function* () {
-        return yield* supervise(context, main);
-      }, { ...core, events }),
+      B.run(
+        function* () {
+          return yield* supervise(context, main);
+        },
+        { ...core, events },
+      ),
     );
   } catch (error) {
     void backend.drain();

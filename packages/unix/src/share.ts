@@ -162,7 +162,9 @@ function encode(sock: Socket): WireSocket {
   }
   const backend = sock.backend;
   if (typeof backend.share !== "function") {
-    throw new TypeError(`the ${backend.name} backend cannot give sockets to other domains (it has no share method; see "Domains" in @bobbin/unix's README)`);
+    throw new TypeError(
+      `the ${backend.name} backend cannot give sockets to other domains (it has no share method; see "Domains" in @bobbin/unix's README)`,
+    );
   }
   const socket = backend.share(sock);
   let id = ids.get(sock);

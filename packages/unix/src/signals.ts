@@ -4,8 +4,9 @@
  * (on dom0) spawns the handler as a task, so it may lock, signal conditions
  * and do I/O like any task.
  */
-import * as B from "@bobbin/core";
+
 import { constants } from "node:os";
+import * as B from "@bobbin/core";
 import { currentContext } from "./context.js";
 import { describe } from "./socket.js";
 

@@ -109,7 +109,10 @@ export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Op
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
     throw new RangeError(`withTimeout(seconds, op): seconds must be a number ≥ 0, got ${String(seconds)}`);
   }
-  if (typeof op !== "function" && (op === null || typeof op !== "object" || typeof (op as B.Operation<T>)[Symbol.iterator] !== "function")) {
+  if (
+    typeof op !== "function" &&
+    (op === null || typeof op !== "object" || typeof (op as B.Operation<T>)[Symbol.iterator] !== "function")
+  ) {
     throw new TypeError("withTimeout(seconds, op) expects an operation (e.g. read(sock, buf)) or a generator function");
   }
   return timed(seconds, op);

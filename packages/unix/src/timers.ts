@@ -194,7 +194,10 @@ export class Timers {
 
   private arm(): void {
     const first = this.heap.peek();
-    if (first === undefined) return this.disarm();
+    if (first === undefined) {
+      this.disarm();
+      return;
+    }
     if (this.timer !== null) clearTimeout(this.timer);
     this.armedAt = first.at;
     if (first.at === Infinity) {

@@ -1,6 +1,6 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { BACKEND_METHODS, run, sleep, tcpv4, Timeout, withTimeout } from "../src/index.js";
+import { BACKEND_METHODS, run, sleep, Timeout, tcpv4, withTimeout } from "../src/index.js";
 import { VirtualTime } from "./examples/virtual-time.js";
 import { failure, thrown } from "./helpers.js";
 

@@ -1,11 +1,11 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { getsockname, type InetAddress, Ownership, type OwnedSocket, run, sleep } from "../src/index.js";
+import { getsockname, type InetAddress, type OwnedSocket, Ownership, run, sleep } from "../src/index.js";
 import { failure, thrown } from "./helpers.js";
 
 function* echo(client: OwnedSocket): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(256);
-  for (let n; (n = yield* Ownership.read(client, buf)) > 0; ) yield* Ownership.write(client, buf, 0, n);
+  for (let n: number; (n = yield* Ownership.read(client, buf)) > 0; ) yield* Ownership.write(client, buf, 0, n);
   yield* Ownership.close(client);
 }
 

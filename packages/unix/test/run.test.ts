@@ -27,7 +27,20 @@ describe("run", () => {
       made.push(b);
       return b;
     };
-    await Promise.all([run(function* () { yield* sleep(0.01); }, { backend: factory }), run(function* () { yield* sleep(0.01); }, { backend: factory })]);
+    await Promise.all([
+      run(
+        function* () {
+          yield* sleep(0.01);
+        },
+        { backend: factory },
+      ),
+      run(
+        function* () {
+          yield* sleep(0.01);
+        },
+        { backend: factory },
+      ),
+    ]);
     expect(made).toHaveLength(2);
     expect(made[0]).toBeInstanceOf(LibuvBackend);
     expect(made[0]).not.toBe(made[1]);
@@ -90,10 +103,13 @@ describe("run", () => {
       return libuv();
     };
     expect(defineBackend(import.meta.url, "counted", factory)).toBe(factory);
-    const backend = await run(function* () {
-      yield* sleep(0.001);
-      return B.Domain.events();
-    }, { backend: factory });
+    const backend = await run(
+      function* () {
+        yield* sleep(0.001);
+        return B.Domain.events();
+      },
+      { backend: factory },
+    );
     expect(made).toEqual([0]);
     expect(backend).toBeInstanceOf(LibuvBackend);
     expect(thrown(() => defineBackend("fib.ts", "x", factory))).toBeInstanceOf(TypeError);
@@ -107,9 +123,12 @@ describe("run", () => {
       expect(tcpv4().backend).toBe(B.Domain.events());
     });
     const events = libuv(); // a backend object, but not made by @bobbin/unix's run
-    await B.run(function* () {
-      expect((thrown(() => sleep(1)) as Error).message).toMatch(/not @bobbin\/core's run/);
-      expect(thrown(() => onSignal("SIGUSR2", function* () {}))).toBeInstanceOf(TypeError);
-    }, { events: () => events });
+    await B.run(
+      function* () {
+        expect((thrown(() => sleep(1)) as Error).message).toMatch(/not @bobbin\/core's run/);
+        expect(thrown(() => onSignal("SIGUSR2", function* () {}))).toBeInstanceOf(TypeError);
+      },
+      { events: () => events },
+    );
   });
 });

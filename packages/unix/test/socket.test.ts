@@ -6,16 +6,16 @@ import {
   close,
   connect,
   getsockname,
+  type InetAddress,
   read,
   readExactly,
   run,
-  shutdown,
+  type Socket,
   SocketClosed,
+  shutdown,
   tcpv4,
   udpv4,
   write,
-  type InetAddress,
-  type Socket,
 } from "../src/index.js";
 import { thrown } from "./helpers.js";
 
@@ -40,7 +40,7 @@ describe("stream sockets", () => {
       shutdown(a, "send");
       const buf = Buffer.alloc(100);
       let got = "";
-      for (let n; (n = yield* read(b, buf)) > 0; ) got += buf.toString("utf8", 0, n);
+      for (let n: number; (n = yield* read(b, buf)) > 0; ) got += buf.toString("utf8", 0, n);
       expect(got).toBe("question");
       yield* write(b, "answer");
       yield* close(b);
@@ -91,7 +91,7 @@ describe("stream sockets", () => {
       const received: number[] = [];
       const reader = function* (): Generator<B.Instruction, void, unknown> {
         const buf = Buffer.alloc(7);
-        for (let n; (n = yield* read(b, buf)) > 0; ) received.push(...buf.subarray(0, n));
+        for (let n: number; (n = yield* read(b, buf)) > 0; ) received.push(...buf.subarray(0, n));
       };
       const r1 = B.spawn(reader);
       const r2 = B.spawn(reader);

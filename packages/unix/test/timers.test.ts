@@ -9,9 +9,12 @@ describe("DeadlineHeap", () => {
   it("pops in deadline order and removes any entry, like a sorted list", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.record({ push: fc.integer({ min: 0, max: 50 }) }), fc.record({ remove: fc.nat() }), fc.constant({ pop: true })), {
-          maxLength: 200,
-        }),
+        fc.array(
+          fc.oneof(fc.record({ push: fc.integer({ min: 0, max: 50 }) }), fc.record({ remove: fc.nat() }), fc.constant({ pop: true })),
+          {
+            maxLength: 200,
+          },
+        ),
         (ops) => {
           const heap = new DeadlineHeap();
           let model: Deadline[] = [];
@@ -63,10 +66,12 @@ describe("Timers", () => {
     const late: number[] = [];
     for (const ms of [30, 10, 20, 10, 40]) {
       const at = t0 + ms;
-      timers.add(entry(at, () => {
-        fired.push(ms);
-        late.push(performance.now() - at);
-      }));
+      timers.add(
+        entry(at, () => {
+          fired.push(ms);
+          late.push(performance.now() - at);
+        }),
+      );
     }
     expect(timers.armed).toBe(true);
     expect(count("Timeout") - before).toBeLessThanOrEqual(1);

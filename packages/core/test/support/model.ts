@@ -346,7 +346,8 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     list.push(idx);
   });
   for (const e of events) {
-    if (e.k === "start" && e.uid !== uidOf.get(e.path)) bad(`task ${e.path}: B.self() is uid ${e.uid}, spawn returned ${uidOf.get(e.path)}`);
+    if (e.k === "start" && e.uid !== uidOf.get(e.path))
+      bad(`task ${e.path}: B.self() is uid ${e.uid}, spawn returned ${uidOf.get(e.path)}`);
   }
   const tasks = [...uidOf.keys()];
   if (!uidOf.has("0")) {
@@ -415,9 +416,7 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
       }
     }
   }
-  const starts = tasks
-    .filter((p) => p !== "0" && runs.get(p)!.startIdx !== null)
-    .sort((a, b) => spawnedAt.get(a)! - spawnedAt.get(b)!);
+  const starts = tasks.filter((p) => p !== "0" && runs.get(p)!.startIdx !== null).sort((a, b) => spawnedAt.get(a)! - spawnedAt.get(b)!);
   for (let j = 0; j + 1 < starts.length; j++) {
     const a = starts[j]!;
     const b = starts[j + 1]!;
@@ -435,11 +434,11 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   };
   const culprits = tasks
     .map((p) => runs.get(p)!)
-    .filter((r) => r.bodyEnd !== null && r.bodyEnd.ok && unconsumed(r).length !== 0 && parentJust(r.path) > r.bodyEnd.idx)
+    .filter((r) => r.bodyEnd?.ok && unconsumed(r).length !== 0 && parentJust(r.path) > r.bodyEnd.idx)
     .sort((a, b) => a.bodyEnd!.idx - b.bodyEnd!.idx);
   const fatal = culprits[0] ?? null;
   /** When a cancellation was requested for the task (its parent cancelled it, its parent's body ended, or the run failed). */
-  const just = (path: string): number => (path === "0" ? (fatal?.bodyEnd!.idx ?? INF) : parentJust(path));
+  const just = (path: string): number => (path === "0" ? (fatal === null ? INF : fatal.bodyEnd!.idx) : parentJust(path));
 
   // -- endings -----------------------------------------------------------------
   for (const path of tasks) {
@@ -478,7 +477,9 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     }
   };
   const seen = (s: Suspension): string =>
-    s.threw ? `threw ${fmt(s.error)}` : `returned ${JSON.stringify(s.value, (_, x: unknown) => (x instanceof Error ? fmt(x) : x)) ?? "nothing"}`;
+    s.threw
+      ? `threw ${fmt(s.error)}`
+      : `returned ${JSON.stringify(s.value, (_, x: unknown) => (x instanceof Error ? fmt(x) : x)) ?? "nothing"}`;
   for (const path of tasks) {
     const run = runs.get(path)!;
     const j = just(path);
@@ -493,7 +494,8 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
       const resumedBy = child === null ? s.end : exitOf(child);
       if (suspends && j < resumedBy) {
         delivered = true;
-        if (!s.threw || !(s.error instanceof B.Cancelled)) bad(`${where} should throw Cancelled (cancellation requested at event ${j}), ${seen(s)}`);
+        if (!s.threw || !(s.error instanceof B.Cancelled))
+          bad(`${where} should throw Cancelled (cancellation requested at event ${j}), ${seen(s)}`);
         continue;
       }
       if (a.t === "yield") {
@@ -515,10 +517,17 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
         if (!(exitOf(child!) < s.end)) good = false;
         else if (a.mode === "task") {
           const r = s.value as B.Result<unknown> | undefined;
-          good = !s.threw && r !== undefined && r.ok === expected.ok && (r.ok ? expected.ok && r.value === expected.value : !expected.ok && expected.match(r.error));
+          good =
+            !s.threw &&
+            r !== undefined &&
+            r.ok === expected.ok &&
+            (r.ok ? expected.ok && r.value === expected.value : !expected.ok && expected.match(r.error));
         } else if (expected.ok) good = !s.threw && s.value === expected.value;
         else good = s.threw && expected.match(s.error);
-        if (!good) bad(`${where} ${seen(s)}; expected ${expected.ok ? fmt(expected.value) : expected.what} (child ended at event ${exitOf(child!)})`);
+        if (!good)
+          bad(
+            `${where} ${seen(s)}; expected ${expected.ok ? fmt(expected.value) : expected.what} (child ended at event ${exitOf(child!)})`,
+          );
       }
     }
     if (run.bodyEnd === null) continue;
@@ -529,7 +538,9 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     } else if (run.node.cleanup > 0) {
       const expectInterrupt = j < run.bodyEnd.idx;
       if (run.cleanupDone === expectInterrupt) {
-        bad(`task ${path}'s cleanup ${run.cleanupDone ? "completed" : "was interrupted"}, cancellation requested at ${j === INF ? "no point" : `event ${j}`}`);
+        bad(
+          `task ${path}'s cleanup ${run.cleanupDone ? "completed" : "was interrupted"}, cancellation requested at ${j === INF ? "no point" : `event ${j}`}`,
+        );
       }
     } else if (!run.cleanupDone) bad(`task ${path}'s cleanup did not complete`);
   }
@@ -547,9 +558,13 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   const result = obs.run as { ok: true; value: unknown } | { ok: false; error: unknown };
   if (fatal !== null) {
     const uid = uidOf.get(fatal.path)!;
-    const kids = unconsumed(fatal).map((p) => uidOf.get(p)!).sort((a, b) => a - b);
+    const kids = unconsumed(fatal)
+      .map((p) => uidOf.get(p)!)
+      .sort((a, b) => a - b);
     if (result.ok || !(result.error instanceof B.StillHasChildren)) {
-      bad(`task ${fatal.path} returned with unconsumed children ${unconsumed(fatal).join(", ")}: run should reject with StillHasChildren, got ${result.ok ? `value ${fmt(result.value)}` : fmt(result.error)}`);
+      bad(
+        `task ${fatal.path} returned with unconsumed children ${unconsumed(fatal).join(", ")}: run should reject with StillHasChildren, got ${result.ok ? `value ${fmt(result.value)}` : fmt(result.error)}`,
+      );
     } else {
       const error = result.error;
       const named = [...error.children].sort((a, b) => a - b);
@@ -561,7 +576,8 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   } else {
     const root = runs.get("0")!;
     if (result.ok) {
-      if (ending.get("0") !== "resolved" || result.value !== root.bodyEnd?.value) bad(`run resolved with ${fmt(result.value)}, root ended ${ending.get("0")}`);
+      if (ending.get("0") !== "resolved" || result.value !== root.bodyEnd?.value)
+        bad(`run resolved with ${fmt(result.value)}, root ended ${ending.get("0")}`);
     } else if (result.error instanceof B.StillHasChildren) {
       bad(`run rejected with StillHasChildren (task ${result.error.task}) but no task returned with an unconsumed child`);
     } else if (ending.get("0") !== "failed" || result.error !== root.bodyEnd?.error) {
@@ -581,20 +597,26 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
       }
       const e = ending.get(path)!;
       if (outcome.ok) {
-        if (e !== "resolved" || run.bodyEnd.value !== outcome.value) bad(`model: task ${path} should resolve with ${outcome.value}, ended ${e}`);
+        if (e !== "resolved" || run.bodyEnd.value !== outcome.value)
+          bad(`model: task ${path} should resolve with ${outcome.value}, ended ${e}`);
       } else if (e !== "failed" || !tagMatches(run.bodyEnd.error, outcome.error)) {
         bad(`model: task ${path} should fail with ${JSON.stringify(outcome.error)}, ended ${e} with ${fmt(run.bodyEnd.error)}`);
       }
     }
     const r = pred.root;
     if (r.ok ? !(result.ok && result.value === r.value) : result.ok || !tagMatches(result.error, r.error)) {
-      bad(`model: run should ${r.ok ? `resolve with ${r.value}` : `reject with ${JSON.stringify(r.error)}`}, got ${result.ok ? fmt(result.value) : fmt(result.error)}`);
+      bad(
+        `model: run should ${r.ok ? `resolve with ${r.value}` : `reject with ${JSON.stringify(r.error)}`}, got ${result.ok ? fmt(result.value) : fmt(result.error)}`,
+      );
     }
   }
   for (const path of pred.neverStarts) {
     const run = runs.get(path);
     if (run === undefined) continue;
-    if (run.startIdx !== null || ending.get(path) !== "cancelled") bad(`model: task ${path}, cancelled in the step that spawned it, should never start (started=${run.startIdx !== null}, ended ${ending.get(path)})`);
+    if (run.startIdx !== null || ending.get(path) !== "cancelled")
+      bad(
+        `model: task ${path}, cancelled in the step that spawned it, should never start (started=${run.startIdx !== null}, ended ${ending.get(path)})`,
+      );
   }
   return out;
 }
@@ -655,7 +677,7 @@ function replay(path: string, node: Script, list: readonly number[], events: rea
 
   // How the body leaves its actions: normally, with an error (its own, or one an awaitExn threw).
   let leaving: { kind: "normal" } | { kind: "error"; error: unknown } | { kind: "script" } | { kind: "cancelled" } = { kind: "normal" };
-  actions: for (let i = 0; i < node.actions.length; i++) {
+  for (let i = 0; i < node.actions.length; i++) {
     const a = node.actions[i]!;
     if (a.t === "spawn") {
       const e = take("spawned", `spawn #${i}`);
@@ -679,7 +701,7 @@ function replay(path: string, node: Script, list: readonly number[], events: rea
     if (a.t === "await" && a.mode === "catch" && e.error instanceof ScriptError) continue;
     // A cancellation, or the awaited child's error: `check` tells which.
     leaving = a.t === "await" && a.mode !== "task" ? { kind: "error", error: e.error } : { kind: "cancelled" };
-    break actions;
+    break;
   }
   if (leaving.kind === "normal") {
     if (node.end === "throw") leaving = { kind: "script" };
@@ -702,13 +724,16 @@ function replay(path: string, node: Script, list: readonly number[], events: rea
   run.bodyEnd = { idx: at(), ok: end.ok, value: end.value, error: end.error };
   switch (leaving.kind) {
     case "normal":
-      if (!end.ok || end.value !== path) bad(`task ${path}: body should return ${path}, got ${end.ok ? fmt(end.value) : `error ${fmt(end.error)}`}`);
+      if (!end.ok || end.value !== path)
+        bad(`task ${path}: body should return ${path}, got ${end.ok ? fmt(end.value) : `error ${fmt(end.error)}`}`);
       break;
     case "script":
-      if (end.ok || !(end.error instanceof ScriptError) || end.error.path !== path) bad(`task ${path}: body should throw its ScriptError, got ${end.ok ? fmt(end.value) : fmt(end.error)}`);
+      if (end.ok || !(end.error instanceof ScriptError) || end.error.path !== path)
+        bad(`task ${path}: body should throw its ScriptError, got ${end.ok ? fmt(end.value) : fmt(end.error)}`);
       break;
     case "error":
-      if (end.ok || end.error !== leaving.error) bad(`task ${path}: body should fail with the error its awaitExn threw, ${fmt(leaving.error)}`);
+      if (end.ok || end.error !== leaving.error)
+        bad(`task ${path}: body should fail with the error its awaitExn threw, ${fmt(leaving.error)}`);
       break;
     case "cancelled": {
       const last = run.suspensions[run.suspensions.length - 1];

@@ -2,10 +2,10 @@
  * Chapter 4's programs: `our_accept` on its own, then the toy scheduler
  * accepting one client, then the asynchronous echo server.
  */
-import { spawn, type Effect } from "../ch03/toy-scheduler.js";
-import { ourAccept, ourRead, ourWrite, run } from "./toy-io.js";
-import * as Unix from "../support/pocket-unix.js";
+import { type Effect, spawn } from "../ch03/toy-scheduler.js";
 import type { FileDescr } from "../support/pocket-unix.js";
+import * as Unix from "../support/pocket-unix.js";
+import { ourAccept, ourRead, ourWrite, run } from "./toy-io.js";
 
 /**
  * The book's first `our_accept`: no scheduler yet, only `select` with a

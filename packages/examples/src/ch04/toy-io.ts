@@ -5,9 +5,9 @@
  * between two steps, the scheduler asks `select` which descriptors are ready
  * and fulfils their promises.
  */
-import { awaitPromise, type Effect, type Fiber, finish, start, tick, type ToyPromise } from "../ch03/toy-scheduler.js";
-import * as Unix from "../support/pocket-unix.js";
+import { awaitPromise, type Effect, type Fiber, finish, start, type ToyPromise, tick } from "../ch03/toy-scheduler.js";
 import type { FileDescr, Sockaddr } from "../support/pocket-unix.js";
+import * as Unix from "../support/pocket-unix.js";
 
 /** The book's `waiting_fds_for_reading`: descriptors some task waits to read (or accept) on. */
 export const waitingFdsForReading = new Map<FileDescr, ToyPromise<void>>();

@@ -26,6 +26,7 @@ export const myParallelTask = B.defineTask(import.meta.url, "myParallelTask", fu
 });
 
 /** The book's `task () : int = Stdlib.Domain.self ()`: the domain it runs on (its argument is OCaml's `()`). */
+// biome-ignore lint/suspicious/noConfusingVoidType: the argument stands for OCaml's `()`, which callers omit
 export const domainSelf = B.defineTask(import.meta.url, "domainSelf", function* (_unit: void) {
   return B.Domain.self();
 });

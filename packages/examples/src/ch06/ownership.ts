@@ -8,7 +8,7 @@
  * sockets closed by their finalisers.
  */
 import * as B from "@bobbin/core";
-import { type Address, Ownership, type OwnedSocket } from "@bobbin/unix";
+import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
 import { cleanUp, type OnListening } from "./echo.js";
 
 /**

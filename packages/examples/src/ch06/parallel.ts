@@ -23,11 +23,21 @@ import { serverTask } from "./tasks.js";
  * ```
  * @throws the system's error when it cannot listen; a server's error.
  */
-export function* servers(addr: Address, onListening?: OnListening, domains = B.Domain.available()): Generator<B.Instruction, never, unknown> {
+export function* servers(
+  addr: Address,
+  onListening?: OnListening,
+  domains = B.Domain.available(),
+): Generator<B.Instruction, never, unknown> {
   const socket = yield* listen(addr);
   onListening?.(getsockname(socket));
   const prm = B.spawn(serve, socket); // the book's Miou.call_cc server
-  const others = domains === 0 ? [] : yield* B.parallel(serverTask, Array.from({ length: domains }, () => socket));
+  const others =
+    domains === 0
+      ? []
+      : yield* B.parallel(
+          serverTask,
+          Array.from({ length: domains }, () => socket),
+        );
   // The servers never return: a result here is a server that failed.
   for (const r of others) if (!r.ok) throw r.error;
   return yield* B.awaitExn(prm);

@@ -4,8 +4,8 @@
  */
 import * as B from "@bobbin/core";
 import { Mutex, Semaphore } from "@bobbin/sync";
-import { type Address, onSignal, Ownership } from "@bobbin/unix";
-import { type ServerContext, serverOrStopAll, type Stats } from "./server.js";
+import { type Address, Ownership, onSignal } from "@bobbin/unix";
+import { type ServerContext, type Stats, serverOrStopAll } from "./server.js";
 import { newShutdown, stop } from "./shutdown.js";
 import { serverTask } from "./tasks.js";
 
@@ -61,7 +61,13 @@ export function* echoServers(options: EchoServersOptions): Generator<B.Instructi
     options.onListening?.(address);
   });
   try {
-    const others = domains === 0 ? [] : yield* B.parallel(serverTask, Array.from({ length: domains }, () => ({ ...ctx, socket: socket.value })));
+    const others =
+      domains === 0
+        ? []
+        : yield* B.parallel(
+            serverTask,
+            Array.from({ length: domains }, () => ({ ...ctx, socket: socket.value })),
+          );
     const stats = [yield* B.awaitExn(prm)];
     for (const r of others) {
       if (!r.ok) throw r.error;

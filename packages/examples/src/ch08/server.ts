@@ -13,10 +13,10 @@
  * it: the other domains close theirs).
  */
 import * as B from "@bobbin/core";
-import { Mutex, Ownership as Owner, Semaphore } from "@bobbin/sync";
+import { type Mutex, Ownership as Owner, type Semaphore } from "@bobbin/sync";
 import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
-import { formatAddress } from "../support/address.js";
 import { cleanUp } from "../ch06/echo.js";
+import { formatAddress } from "../support/address.js";
 import { type Shutdown, stop, untilStop } from "./shutdown.js";
 
 /** What a server did, to report when it stops. */

@@ -15,7 +15,7 @@
  * `accept_or_die` (printing, spawning) would be lost and that server would
  * never stop; and a `Condition` may wake spuriously.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
 import { Condition, Mutex } from "@bobbin/sync";
 
 /** The stop condition of a run, shared by every domain. */

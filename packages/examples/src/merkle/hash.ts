@@ -3,8 +3,8 @@
  * worker domains, and the same hash on one domain to compare.
  */
 import * as B from "@bobbin/core";
-import { combine, rootOf, split } from "./tree.js";
 import { subtreeRoot } from "./tasks.js";
+import { combine, rootOf, split } from "./tree.js";
 
 /**
  * The root of `leaves` leaves of `leafSize` bytes, on the current domain.

@@ -93,7 +93,10 @@ export interface DinnerOptions {
  * await run(function* () { return yield* dinner(10); });
  * ```
  */
-export function* dinner(seconds: number, options: DinnerOptions = {}): Generator<B.Instruction, { meals: Meal[]; forks: Mutex[]; seed: number }, unknown> {
+export function* dinner(
+  seconds: number,
+  options: DinnerOptions = {},
+): Generator<B.Instruction, { meals: Meal[]; forks: Mutex[]; seed: number }, unknown> {
   const random = new Random(options.seed);
   const table: Table = { out: new Mutex(), random, unit: options.unit ?? 1, meals: [], print: options.print ?? console.log };
   const [m1, m2, m3, m4, m5] = [new Mutex(), new Mutex(), new Mutex(), new Mutex(), new Mutex()];

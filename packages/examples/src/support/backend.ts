@@ -53,7 +53,10 @@ export function canShare(backend: { readonly prototype: object }): boolean {
  * ```
  * @throws Error when `preferred` is "native" and the native backend cannot be loaded.
  */
-export async function chooseBackend(preferred: string | undefined = process.env.BOBBIN_BACKEND, needs: BackendNeeds = {}): Promise<ChosenBackend> {
+export async function chooseBackend(
+  preferred: string | undefined = process.env.BOBBIN_BACKEND,
+  needs: BackendNeeds = {},
+): Promise<ChosenBackend> {
   if (preferred !== undefined && preferred !== "" && preferred !== "native" && preferred !== "libuv") {
     throw new TypeError(`BOBBIN_BACKEND must be "native" or "libuv", got ${JSON.stringify(preferred)}`);
   }

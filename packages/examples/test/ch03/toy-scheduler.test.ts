@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { exceptionJump, handleEffects, helloWorld, myProgram, nthPrime, primes } from "../../src/ch03/programs.js";
-import { awaitPromise, run, spawn, type Effect } from "../../src/ch03/toy-scheduler.js";
+import { awaitPromise, type Effect, run, spawn } from "../../src/ch03/toy-scheduler.js";
 import { runProgram } from "../support/processes.js";
 
 afterEach(() => {

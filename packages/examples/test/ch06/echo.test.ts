@@ -41,7 +41,7 @@ describe.each(await backends())("chapter 6 on the %s backend", (_name, backend) 
         await Promise.all(clients.map((c, i) => c.roundTrip(`client ${i}: ${"x".repeat(i * 20)}\n`)));
         for (const c of clients) c.end();
         await Promise.all(clients.map((c) => c.closed));
-        clients.forEach((c, i) => expect(c.text).toBe(`client ${i}: ${"x".repeat(i * 20)}\n`));
+        for (const [i, c] of clients.entries()) expect(c.text).toBe(`client ${i}: ${"x".repeat(i * 20)}\n`);
       } finally {
         await s.stop();
       }

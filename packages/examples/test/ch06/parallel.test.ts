@@ -42,9 +42,12 @@ describe("chapter 6: servers()", () => {
     const taken = await startServer((ready) => servers({ host: "127.0.0.1", port: 0 }, ready, 0));
     try {
       await expect(
-        run(function* () {
-          yield* servers({ host: "127.0.0.1", port: taken.port }, undefined, 1);
-        }, { domains: 1 }),
+        run(
+          function* () {
+            yield* servers({ host: "127.0.0.1", port: taken.port }, undefined, 1);
+          },
+          { domains: 1 },
+        ),
       ).rejects.toMatchObject({ code: "EADDRINUSE" });
     } finally {
       await taken.stop();

@@ -10,7 +10,7 @@ describe("chapter 7: Pqueue", () => {
     for (let round = 0; round < 50; round++) {
       const q = new Pqueue<number>((a, b) => a - b);
       const xs = Array.from({ length: round * 3 }, () => Math.floor(Math.random() * 100));
-      xs.forEach((x) => q.insert(x));
+      for (const x of xs) q.insert(x);
       const out: number[] = [];
       for (let m = q.findMin(); m !== undefined; m = q.findMin()) {
         out.push(m);
@@ -87,12 +87,16 @@ describe("chapter 7: the Chat sleepers", () => {
   });
 
   it("misuse: sleeping outside a Chat run, a negative delay, two runs at once in a thread", async () => {
-    await expect(B.run(function* () {
-      yield* Chat.sleep(0.01);
-    })).rejects.toThrow(/Chat.run/);
-    await expect(Chat.run(function* () {
-      yield* Chat.sleep(-1);
-    })).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      B.run(function* () {
+        yield* Chat.sleep(0.01);
+      }),
+    ).rejects.toThrow(/Chat.run/);
+    await expect(
+      Chat.run(function* () {
+        yield* Chat.sleep(-1);
+      }),
+    ).rejects.toBeInstanceOf(RangeError);
     const first = Chat.run(function* () {
       yield* Chat.sleep(0.05);
     });

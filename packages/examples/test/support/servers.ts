@@ -33,7 +33,11 @@ export type ServerBody = (onListening: (address: Address) => void) => Generator<
  * until `stop()`, with `domains` worker domains for its parallel tasks (by
  * default `run`'s). A server that fails before `stop()` makes `stop()` reject.
  */
-export async function startServer(server: ServerBody, backend: (domain: number) => Backend = libuv, domains?: number): Promise<RunningServer> {
+export async function startServer(
+  server: ServerBody,
+  backend: (domain: number) => Backend = libuv,
+  domains?: number,
+): Promise<RunningServer> {
   let listening!: (address: Address) => void;
   const ready = new Promise<Address>((resolve) => (listening = resolve));
   let requestStop!: () => void;

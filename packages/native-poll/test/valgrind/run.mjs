@@ -62,7 +62,10 @@ async function pollerChecks() {
   const pipes = [pipe(), pipe(), pipe(), pipe(), pipe(), pipe()];
   const modes = [C.EDGE, C.LEVEL, C.ONESHOT, C.EDGE, C.LEVEL, C.ONESHOT];
   const gens = pipes.map(([r], i) => p.add(r, C.READABLE, modes[i]));
-  ok(gens.every((g) => g > 0), "add returns generations");
+  ok(
+    gens.every((g) => g > 0),
+    "add returns generations",
+  );
   eq(p.add(pipes[0][0], C.READABLE, C.EDGE) < 0, true, "EEXIST");
   eq(p.generation(pipes[1][0]), gens[1], "generation()");
   for (const [, w] of pipes) eq(sys.write(w, Buffer.from("ab"), 0, 2), 2, "write");
@@ -150,18 +153,42 @@ function arenaChecks(memory) {
   const ab = buffers.get(0);
   new Uint8Array(ab, 3 * stride, 1000).fill(9);
   new Uint8Array(ab, 4 * stride, 1001)[1000] = 1;
-  throws(() => pool.release(4), (e) => e.kind === "overflow" && e.slot === 4, "overflow on release");
-  throws(() => pool.release(4), (e) => e.kind === "not-allocated", "double release");
-  throws(() => pool.check(4), (e) => e.kind === "not-allocated", "check free slot");
+  throws(
+    () => pool.release(4),
+    (e) => e.kind === "overflow" && e.slot === 4,
+    "overflow on release",
+  );
+  throws(
+    () => pool.release(4),
+    (e) => e.kind === "not-allocated",
+    "double release",
+  );
+  throws(
+    () => pool.check(4),
+    (e) => e.kind === "not-allocated",
+    "check free slot",
+  );
   pool.check(3);
   // Native writes into a slot: checked.
   const [r, w] = pipe();
   sys.write(w, Buffer.from("slot data"), 0, 9);
   eq(sys.read(r, new Uint8Array(ab, 3 * stride, 1000), 0, 1000), 9, "read into a slot");
   sys.write(w, Buffer.from("more"), 0, 4);
-  throws(() => sys.read(r, new Uint8Array(ab, 3 * stride, 1100), 0, 1100), (e) => e.kind === "out-of-bounds", "crossing the slot end");
-  throws(() => sys.read(r, new Uint8Array(ab, 4 * stride, 10), 0, 10), (e) => e.kind === "not-allocated", "read into a free slot");
-  throws(() => sys.readv(r, [new Uint8Array(ab, 4 * stride, 10)]), (e) => e.kind === "not-allocated", "readv into a free slot");
+  throws(
+    () => sys.read(r, new Uint8Array(ab, 3 * stride, 1100), 0, 1100),
+    (e) => e.kind === "out-of-bounds",
+    "crossing the slot end",
+  );
+  throws(
+    () => sys.read(r, new Uint8Array(ab, 4 * stride, 10), 0, 10),
+    (e) => e.kind === "not-allocated",
+    "read into a free slot",
+  );
+  throws(
+    () => sys.readv(r, [new Uint8Array(ab, 4 * stride, 10)]),
+    (e) => e.kind === "not-allocated",
+    "readv into a free slot",
+  );
   eq(sys.readv(r, [new Uint8Array(ab, 5 * stride, 2), Buffer.alloc(8)]), 4, "readv into a slot");
   sys.close(r);
   sys.close(w);

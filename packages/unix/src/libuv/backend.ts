@@ -192,8 +192,10 @@ export class LibuvBackend extends NodeLoop implements Backend {
  * ```
  * @throws never.
  */
-export const libuv: (options?: LibuvOptions | number) => LibuvBackend = defineBackend(import.meta.url, "libuv", function libuv(
-  options?: LibuvOptions | number,
-): LibuvBackend {
-  return new LibuvBackend(typeof options === "object" && options !== null ? options : {});
-});
+export const libuv: (options?: LibuvOptions | number) => LibuvBackend = defineBackend(
+  import.meta.url,
+  "libuv",
+  function libuv(options?: LibuvOptions | number): LibuvBackend {
+    return new LibuvBackend(typeof options === "object" && options !== null ? options : {});
+  },
+);

@@ -1,4 +1,4 @@
 /**
  * The default backend, on Node's own libuv (`net`, `dgram`, one timer).
  */
-export { libuv, LibuvBackend, type LibuvOptions } from "./backend.js";
+export { LibuvBackend, type LibuvOptions, libuv } from "./backend.js";

@@ -14,7 +14,7 @@ import type * as dgram from "node:dgram";
 import * as net from "node:net";
 import type { Address, SocketKind, SocketState } from "../backend.js";
 import type { Parked } from "../parked.js";
-import { ShareGuard, type SharedSocket } from "../share.js";
+import { type SharedSocket, ShareGuard } from "../share.js";
 import type { LibuvBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
 import { RELAY_MESSAGE, spawnRelay } from "./relay.js";
@@ -438,7 +438,10 @@ export class UvSocket {
 
   /** Passes readiness a cancelled acceptor did not use to the next acceptor. */
   wakeAcceptor(): void {
-    if (this.acceptors.length !== 0 && (this.backlog.length !== 0 || this.acceptError !== null || this.broken !== null || this.state === "closed")) {
+    if (
+      this.acceptors.length !== 0 &&
+      (this.backlog.length !== 0 || this.acceptError !== null || this.broken !== null || this.state === "closed")
+    ) {
       this.acceptors.shift()!.ready();
     }
   }

@@ -5,7 +5,21 @@
 // runs out of descriptors, and "DONE <accepted> <accept failures>" once SIGTERM
 // closed the listener and every client task ended.
 import * as B from "@bobbin/core";
-import { accept, bindAndListen, close, getsockname, onSignal, read, run, sleep, tcpv4, write, type Backend, type InetAddress, type Socket } from "../../src/index.js";
+import {
+  accept,
+  type Backend,
+  bindAndListen,
+  close,
+  getsockname,
+  type InetAddress,
+  onSignal,
+  read,
+  run,
+  type Socket,
+  sleep,
+  tcpv4,
+  write,
+} from "../../src/index.js";
 
 const [moduleUrl, exportName] = process.argv.slice(2);
 const factory = (await import(moduleUrl!))[exportName!] as (domain: number) => Backend;
@@ -16,7 +30,7 @@ let failures = 0;
 function* echo(client: Socket): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(1024);
   try {
-    for (let n; (n = yield* read(client, buf)) > 0; ) yield* write(client, buf, 0, n);
+    for (let n: number; (n = yield* read(client, buf)) > 0; ) yield* write(client, buf, 0, n);
   } catch {
     // a client reset by the emfile trick is this task's business only
   } finally {

@@ -22,32 +22,32 @@ import { Worker } from "node:worker_threads";
 import * as B from "@bobbin/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type Address,
   accept,
+  type Backend,
   bindAndListen,
   close,
   connect,
   EndOfFile,
   getsockname,
+  type InetAddress,
   read,
   readExactly,
   recvfrom,
   run,
+  type Socket,
+  SocketClosed,
   sendto,
   shutdown,
   sleep,
-  SocketClosed,
+  Timeout,
   tcpv4,
   tcpv6,
-  Timeout,
   udpv4,
   udpv6,
   unixSocket,
   withTimeout,
   write,
-  type Address,
-  type Backend,
-  type InetAddress,
-  type Socket,
 } from "../../src/index.js";
 
 /** Options of {@link conformance}. */
@@ -125,7 +125,7 @@ function* echoOnce(client: Socket, size = 4096): Generator<B.Instruction, number
   const buf = Buffer.allocUnsafe(size);
   let total = 0;
   try {
-    for (let n; (n = yield* read(client, buf)) > 0; ) {
+    for (let n: number; (n = yield* read(client, buf)) > 0; ) {
       yield* write(client, buf, 0, n);
       total += n;
     }
@@ -711,10 +711,12 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
           expect((inner as unknown as Timeout).seconds).toBe(0.03);
           expect(performance.now() - t0).toBeLessThan(3000);
           // an operation that finishes in time returns its value
-          expect(yield* withTimeout(1, function* () {
-            yield* sleep(0.01);
-            return 7;
-          })).toBe(7);
+          expect(
+            yield* withTimeout(1, function* () {
+              yield* sleep(0.01);
+              return 7;
+            }),
+          ).toBe(7);
         });
       });
 
@@ -794,9 +796,21 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
         const script = fileURLToPath(new URL("./emfile-child.ts", import.meta.url));
         const register = fileURLToPath(new URL("./register.mjs", import.meta.url));
         const limit = 48;
-        const proc = spawnChild("sh", ["-c", `ulimit -n ${limit} && exec "$0" --import "$1" "$2" "$3" "$4"`, process.execPath, register, script, child.module, child.export], {
-          stdio: ["ignore", "pipe", "pipe"],
-        });
+        const proc = spawnChild(
+          "sh",
+          [
+            "-c",
+            `ulimit -n ${limit} && exec "$0" --import "$1" "$2" "$3" "$4"`,
+            process.execPath,
+            register,
+            script,
+            child.module,
+            child.export,
+          ],
+          {
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
         let stderr = "";
         proc.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
         const lines: string[] = [];
@@ -814,7 +828,13 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
             const j = lines.findIndex((l) => l.startsWith(prefix));
             if (j >= 0) return resolve(lines.splice(j, 1)[0]!);
             const timer = setTimeout(() => reject(new Error(`no ${prefix} from the child; stderr: ${stderr}`)), ms);
-            waiters.push([prefix, (l) => (clearTimeout(timer), resolve(l))]);
+            waiters.push([
+              prefix,
+              (l) => {
+                clearTimeout(timer);
+                resolve(l);
+              },
+            ]);
           });
         try {
           const port = Number((await next("PORT", 20_000)).split(" ")[1]);
@@ -865,9 +885,10 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     });
 
     describe("sharing a listening socket across domains (share/adopt, when the backend has them)", () => {
-      const sharing = (): Promise<boolean> => inRun(function* () {
-        return typeof (B.Domain.events() as Backend).share === "function";
-      });
+      const sharing = (): Promise<boolean> =>
+        inRun(function* () {
+          return typeof (B.Domain.events() as Backend).share === "function";
+        });
 
       it("an adopted listener has a descriptor of its own: it accepts after the original closed", async (ctx) => {
         if (!(await sharing())) return ctx.skip();

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
 import {
+  accept,
   bindAndListen,
   close,
   connect,
@@ -20,7 +21,6 @@ import {
   SocketClosed,
   sleep,
   tcpv4,
-  accept,
   unixSocket,
 } from "../../dist/index.js";
 import { eager } from "./fixtures/backend.mjs";
@@ -75,16 +75,22 @@ describe("each domain has its own backend", () => {
   });
 
   it("a backend factory defined with defineBackend serves the workers too", async () => {
-    const out = await run(function* () {
-      return yield* B.awaitExn(B.call(F.sleeper, 0.01));
-    }, { backend: eager, domains: 1 });
+    const out = await run(
+      function* () {
+        return yield* B.awaitExn(B.call(F.sleeper, 0.01));
+      },
+      { backend: eager, domains: 1 },
+    );
     expect(out).toMatchObject({ domain: 1, backend: "libuv" });
   });
 
   it("an inline factory serves dom0 only: I/O in a worker is a TypeError that names defineBackend", async () => {
-    const r = await run(function* () {
-      return yield* B.awaitTask(B.call(F.sleeper, 0.01));
-    }, { backend: () => libuv(), domains: 1 });
+    const r = await run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.sleeper, 0.01));
+      },
+      { backend: () => libuv(), domains: 1 },
+    );
     expect(r.ok).toBe(false);
     const error = (r as { error: Error }).error;
     expect(error).toBeInstanceOf(TypeError);

@@ -49,17 +49,22 @@ export function* warmUp(addr: Address, enough: () => boolean): Generator<B.Instr
   }
 }
 
-
 /**
  * The book's parallel server over `sock` (call it in a task): dom0 serves
  * (`Miou.call_cc server`) beside `workers` parallel tasks (`Miou.parallel
  * server domains`), each counting its connections in `counts[domain]`.
  */
-export function serveEverywhere(sock: Socket, workers: number): { counts: Int32Array; local: B.Task<never>; remote: B.Task<B.Result<never>[]> } {
+export function serveEverywhere(
+  sock: Socket,
+  workers: number,
+): { counts: Int32Array; local: B.Task<never>; remote: B.Task<B.Result<never>[]> } {
   const counts = new Int32Array(new SharedArrayBuffer(4 * (workers + 1)));
   const local = B.spawn(F.serve.body, { sock, counts });
   const remote = B.spawn(function* () {
-    return yield* B.parallel(F.serve, Array.from({ length: workers }, () => ({ sock, counts })));
+    return yield* B.parallel(
+      F.serve,
+      Array.from({ length: workers }, () => ({ sock, counts })),
+    );
   });
   return { counts, local, remote };
 }

@@ -3,7 +3,7 @@
 // (handy for testing timeouts). It shows the three pieces a backend is made
 // of: the events half (NodeLoop), parked operations (Parked) and deadlines.
 import type * as B from "@bobbin/core";
-import { type Backend, type Deadline, DeadlineHeap, type DeadlineHandle, NodeLoop, Parked, systemError } from "../../src/index.js";
+import { type Backend, type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked, systemError } from "../../src/index.js";
 
 class VirtualSleep extends Parked<void> implements Deadline {
   heapIndex = -1;

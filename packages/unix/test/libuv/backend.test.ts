@@ -7,13 +7,13 @@ import {
   connect,
   getsockname,
   type InetAddress,
+  type LibuvBackend,
   libuv,
-  LibuvBackend,
   read,
   readExactly,
   run,
-  sleep,
   type Socket,
+  sleep,
   tcpv4,
   write,
 } from "../../src/index.js";
@@ -69,7 +69,7 @@ describe("the libuv backend", () => {
       expect(s.queued).toBeLessThan(HIGH_WATER * 2);
       const buf = Buffer.alloc(64 * 1024);
       let got = 0;
-      for (let n; (n = yield* read(b, buf)) > 0; ) got += n;
+      for (let n: number; (n = yield* read(b, buf)) > 0; ) got += n;
       expect(got).toBe(total);
       yield* B.awaitExn(writer);
     });
