@@ -26,6 +26,8 @@ export function packageTests({ name, sources, pool }: PackageTests) {
       projects: [
         {
           resolve: { alias },
+          // core's kernel checks its invariants when run from source (see packages/core/src/kernel/assert.ts).
+          define: { __BOBBIN_DEV__: "true" },
           test: { name, include: ["test/**/*.test.ts"], exclude: ["test/domains/**"], testTimeout: 20_000, pool },
         },
         {

@@ -2,23 +2,34 @@
  * Awaiting children: `awaitTask`, `awaitExn`, `awaitAll`, `awaitOne`, `awaitFirst`.
  * Only the direct parent may await a task (Miou's second rule).
  */
+
+import { describe } from "./describe.js";
 import { NotAChild } from "./errors.js";
+import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import { F, State, Task, type Waiter } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
-import { cancelChild, consume, currentTask } from "./scheduler.js";
-import { F, State, Task, type Waiter } from "./task.js";
 
-/** @internal */
+/**
+ * @internal Checks that `child` is a task of the current task.
+ * @throws TypeError when it is not a task; NotAChild when it is someone else's.
+ */
 export function checkChild(parent: Task, child: unknown, operation: string): Task {
-  if (!(child instanceof Task)) throw new TypeError(`${operation} expects a task made by B.spawn or B.call`);
-  const task: Task = child;
-  if (task.parent !== parent) throw new NotAChild(parent.uid, task.uid, operation);
-  return task;
+  if (!(child instanceof Task)) throw new TypeError(`${operation} expects a task made by B.spawn or B.call, got ${describe(child)}`);
+  if (child.parent !== parent) throw new NotAChild(parent, child, operation);
+  return child;
 }
 
 function resultOf<T>(task: Task<T>): Result<T> {
-  return task.state === State.Resolved ? ok(task.outcome as T) : failed(task.outcome);
+  return (task.flags & F.STATE) === State.Resolved ? ok(task.value as T) : failed(task.value);
 }
+
+/** What `yield*` reads when awaiting a child that had already ended: reused, since `yield*` reads it at once. */
+const ENDED: IteratorReturnResult<unknown> = { done: true, value: undefined };
+const ENDED_ITERATOR: Iterator<Instruction, unknown, unknown> = {
+  next: () => ENDED,
+};
 
 /** Waits for one child; `exn` returns its value or throws its error instead of a Result. */
 class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
@@ -34,27 +45,51 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
     if (resumed === undefined) {
       const parent = currentTask(this.exn ? "awaitExn()" : "awaitTask()");
       checkChild(parent, target, "await");
-      if (target.state === State.Pending) {
-        target.flags |= F.JOINED;
-        parent.waiter = this;
+      const k = currentKernel!;
+      if ((target.flags & F.STATE) === State.Pending) {
+        k.join(target);
+        k.park(parent, this);
         return SUSPENDED;
       }
-      consume(parent, target);
+      k.consume(parent, target);
     }
     if (!this.exn) return { done: true, value: resultOf(target) };
-    if (target.state === State.Resolved) return { done: true, value: target.outcome };
-    throw target.outcome;
+    if ((target.flags & F.STATE) === State.Resolved) return { done: true, value: target.value };
+    throw target.value;
   }
 
-  childEnded(parent: Task): void {
-    consume(parent, this.target);
-    parent.sched.resume(parent, RESUMED);
+  childEnded(k: Kernel, parent: Task): void {
+    k.consume(parent, this.target);
+    k.wake(parent, RESUMED);
   }
 
-  detach(): void {
-    this.target.flags &= ~F.JOINED;
+  detach(k: Kernel): void {
+    k.unjoin(this.target);
+  }
+
+  describe(): string {
+    return `await ${this.target}`;
   }
 }
+
+/**
+ * `yield* B.awaitExn(t)` iterates the task itself: a child that has ended is
+ * consumed without allocating anything; a pending one gets an `AwaitOp`.
+ * (Not part of the published types: use `awaitExn`.)
+ */
+Object.defineProperty(Task.prototype, Symbol.iterator, {
+  configurable: true,
+  writable: true,
+  value: function awaitExnIterator(this: Task): Iterator<Instruction, unknown, unknown> {
+    if ((this.flags & F.STATE) === State.Pending) return new AwaitOp(this, true);
+    const parent = currentTask("awaitExn()");
+    checkChild(parent, this, "await");
+    kernelOf("awaitExn()").consume(parent, this);
+    if ((this.flags & F.STATE) !== State.Resolved) throw this.value;
+    ENDED.value = this.value;
+    return ENDED_ITERATOR;
+  },
+});
 
 /**
  * Waits for a child to end and returns its {@link Result}. Awaiting an ended
@@ -66,6 +101,7 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
  * if (r.ok) use(r.value); else report(r.error);
  * ```
  * @throws NotAChild when the current task is not the task's parent.
+ * @throws TypeError when `task` is not a task.
  * @throws Cancelled when the current task is cancelled while waiting (the child is then cancelled too).
  */
 export function awaitTask<T>(task: Task<T>): Operation<Result<T>> {
@@ -74,140 +110,162 @@ export function awaitTask<T>(task: Task<T>): Operation<Result<T>> {
 
 /**
  * Waits for a child to end and returns its value, or throws its error
- * (Miou's `await_exn`).
+ * (Miou's `await_exn`). Awaiting a child that has already ended allocates nothing.
  *
  * @example
  * ```ts
  * const n = yield* B.awaitExn(B.spawn(function* () { return 42; }));
  * ```
  * @throws NotAChild when the current task is not the task's parent.
+ * @throws TypeError when `task` is not a task.
  * @throws the child's error, or `Cancelled` when the child was cancelled.
  */
 export function awaitExn<T>(task: Task<T>): Operation<T> {
+  if (task instanceof Task) return task as unknown as Operation<T>;
   return new AwaitOp(task, true) as Operation<T>;
 }
 
-const ALL = 0;
-const ONE = 1;
-const FIRST = 2;
+const enum Join {
+  All = 0,
+  One = 1,
+  First = 2,
+}
 
 /** Waits on several children at once (all of them, the first to end, or the first then cancel the rest). */
 class JoinOp<T> extends SingleShot<unknown> implements Waiter {
+  /** The distinct tasks (a task listed twice is waited for once; its result is reported at each of its places). */
+  private distinct: Task<T>[] = [];
   private remaining = 0;
   private chosen: Task<T> | null = null;
 
   constructor(
     private readonly tasks: readonly Task<T>[],
-    private readonly mode: number,
+    private readonly mode: Join,
     private readonly name: string,
   ) {
     super();
   }
 
   next(resumed?: unknown): IteratorResult<Instruction, unknown> {
-    if (resumed !== undefined) return { done: true, value: this.finish(currentTask(this.name)) };
+    if (resumed !== undefined) return { done: true, value: this.finish(currentTask(this.name), currentKernel!) };
     const parent = currentTask(this.name);
+    const k = currentKernel!;
     const tasks = this.tasks;
-    if (!Array.isArray(tasks)) throw new TypeError(`${this.name} expects an array of tasks`);
-    if (tasks.length === 0 && this.mode !== ALL) {
+    if (!Array.isArray(tasks)) throw new TypeError(`${this.name} expects an array of tasks, got ${describe(tasks)}`);
+    if (tasks.length === 0 && this.mode !== Join.All) {
       throw new RangeError(`${this.name} needs at least one task: with none there is nothing to wait for`);
     }
+    for (const t of tasks) checkChild(parent, t, "await");
+    this.distinct = [...new Set(tasks)];
     let pending = 0;
-    for (const t of tasks) if (checkChild(parent, t, "await").state === State.Pending) pending++;
-    if (this.mode === ALL) {
-      if (pending === 0) return { done: true, value: this.finish(parent) };
+    for (const t of this.distinct) if ((t.flags & F.STATE) === State.Pending) pending++;
+    if (this.mode === Join.All) {
+      if (pending === 0) return { done: true, value: this.finish(parent, k) };
       this.remaining = pending;
-      this.join(parent);
+      this.join(parent, k);
       return SUSPENDED;
     }
-    if (pending < tasks.length) {
-      this.chosen = this.pickEnded(parent);
-      if (this.mode === ONE || !this.cancelOthers(parent)) return { done: true, value: this.finish(parent) };
+    if (pending < this.distinct.length) {
+      this.chosen = this.pickEnded(k);
+      if (this.mode === Join.One || !this.cancelOthers(parent, k)) return { done: true, value: this.finish(parent, k) };
+      k.park(parent, this);
       return SUSPENDED;
     }
-    this.join(parent);
+    this.join(parent, k);
     return SUSPENDED;
   }
 
-  childEnded(parent: Task, child: Task): void {
-    if (this.mode === ALL || this.chosen !== null) {
-      if (--this.remaining === 0) parent.sched.resume(parent, RESUMED);
+  childEnded(k: Kernel, parent: Task, child: Task): void {
+    if (this.mode === Join.All || this.chosen !== null) {
+      if (--this.remaining === 0) k.wake(parent, RESUMED);
       return;
     }
     this.chosen = child as Task<T>;
-    this.unjoin();
-    if (this.mode === ONE || !this.cancelOthers(parent)) parent.sched.resume(parent, RESUMED);
+    this.unjoin(k);
+    if (this.mode === Join.One || !this.cancelOthers(parent, k)) k.wake(parent, RESUMED);
   }
 
-  detach(): void {
-    this.unjoin();
+  detach(k: Kernel): void {
+    this.unjoin(k);
   }
 
-  private join(parent: Task): void {
-    for (const t of this.tasks) if (t.state === State.Pending) t.flags |= F.JOINED;
-    parent.waiter = this;
+  describe(): string {
+    return `${this.name.slice(0, -2)} [${this.distinct.join(", ")}]`;
   }
 
-  private unjoin(): void {
-    for (const t of this.tasks) t.flags &= ~F.JOINED;
+  private join(parent: Task, k: Kernel): void {
+    for (const t of this.distinct) if ((t.flags & F.STATE) === State.Pending) k.join(t);
+    k.park(parent, this);
   }
 
-  /** A random ended task, preferring one that succeeded (`awaitFirst`). */
-  private pickEnded(parent: Task): Task<T> {
-    const ended = this.tasks.filter((t) => t.state !== State.Pending);
-    const resolved = this.mode === FIRST ? ended.filter((t) => t.state === State.Resolved) : [];
+  private unjoin(k: Kernel): void {
+    for (const t of this.distinct) k.unjoin(t);
+  }
+
+  /** A random ended task, preferring one that succeeded (as Miou's `await_one` and `await_first`). */
+  private pickEnded(k: Kernel): Task<T> {
+    const ended = this.distinct.filter((t) => (t.flags & F.STATE) !== State.Pending);
+    const resolved = ended.filter((t) => (t.flags & F.STATE) === State.Resolved);
     const pool = resolved.length !== 0 ? resolved : ended;
-    return pool[parent.sched.rng.below(pool.length)]!;
+    return pool.length === 1 ? pool[0]! : pool[k.random.below(pool.length)]!;
   }
 
-  /** Cancels every task but the chosen one; true when some are still ending (the parent then waits). */
-  private cancelOthers(parent: Task): boolean {
+  /** Cancels every task but the chosen one; true when some are still ending (the parent waits for them). */
+  private cancelOthers(parent: Task, k: Kernel): boolean {
     let pending = 0;
-    for (const t of this.tasks) {
+    for (const t of this.distinct) {
       if (t === this.chosen) continue;
-      if (!cancelChild(parent, t)) {
-        t.flags |= F.JOINED;
+      if (!k.cancelChild(parent, t)) {
+        k.join(t);
         pending++;
       }
     }
     if (pending === 0) return false;
     this.remaining = pending;
-    parent.waiter = this;
     return true;
   }
 
-  private finish(parent: Task): unknown {
-    if (this.mode === ALL) {
-      return this.tasks.map((t) => {
-        consume(parent, t);
-        return resultOf(t);
-      });
+  private finish(parent: Task, k: Kernel): unknown {
+    if (this.mode === Join.All) {
+      for (const t of this.distinct) k.consume(parent, t);
+      return this.tasks.map(resultOf);
     }
     const chosen = this.chosen!;
-    consume(parent, chosen);
+    k.consume(parent, chosen);
     return resultOf(chosen);
   }
 }
 
+/** The results of a tuple of tasks, position by position. */
+export type Results<Ts extends readonly Task<unknown>[]> = { -readonly [I in keyof Ts]: Result<Ts[I] extends Task<infer T> ? T : never> };
+
+/** The result type of any one task of a list. */
+export type ResultOfAny<Ts extends readonly Task<unknown>[]> = Result<Ts[number] extends Task<infer T> ? T : never>;
+
 /**
  * Waits for every child in `tasks` and returns their results in the same
- * order. `awaitAll([])` is `[]`.
+ * order, typed position by position. `awaitAll([])` is `[]`; a task listed
+ * twice is awaited once and its result appears at both places.
  *
  * @example
  * ```ts
- * const [a, b] = yield* B.awaitAll([B.spawn(f), B.spawn(g)]);
+ * const [a, b] = yield* B.awaitAll([B.spawn(countWords), B.spawn(readTitle)]);   // Result<number>, Result<string>
  * ```
  * @throws NotAChild when one of the tasks is not a child of the current task.
+ * @throws TypeError when `tasks` is not an array of tasks.
  * @throws Cancelled when the current task is cancelled while waiting.
  */
-export function awaitAll<T>(tasks: readonly Task<T>[]): Operation<Result<T>[]> {
-  return new JoinOp(tasks, ALL, "awaitAll()") as Operation<Result<T>[]>;
+export function awaitAll<const Ts extends readonly Task<unknown>[]>(tasks: Ts): Operation<Results<Ts>>;
+export function awaitAll<T>(tasks: readonly Task<T>[]): Operation<Result<T>[]>;
+export function awaitAll(tasks: readonly Task<unknown>[]): Operation<unknown> {
+  return new JoinOp(tasks, Join.All, "awaitAll()");
 }
 
 /**
  * Waits for the first of `tasks` to end and returns its result; the others
  * keep running (they still have to be awaited or cancelled). Among tasks that
- * had already ended, one is picked at random (see `run`'s `seed`).
+ * had already ended, one that succeeded is preferred, then one is picked at
+ * random (see `run`'s `seed`), as Miou's `await_one`.
  *
  * @example
  * ```ts
@@ -216,9 +274,12 @@ export function awaitAll<T>(tasks: readonly Task<T>[]): Operation<Result<T>[]> {
  * ```
  * @throws RangeError when `tasks` is empty.
  * @throws NotAChild when one of the tasks is not a child of the current task.
+ * @throws TypeError when `tasks` is not an array of tasks.
  */
-export function awaitOne<T>(tasks: readonly Task<T>[]): Operation<Result<T>> {
-  return new JoinOp(tasks, ONE, "awaitOne()") as Operation<Result<T>>;
+export function awaitOne<const Ts extends readonly Task<unknown>[]>(tasks: Ts): Operation<ResultOfAny<Ts>>;
+export function awaitOne<T>(tasks: readonly Task<T>[]): Operation<Result<T>>;
+export function awaitOne(tasks: readonly Task<unknown>[]): Operation<unknown> {
+  return new JoinOp(tasks, Join.One, "awaitOne()");
 }
 
 /**
@@ -232,7 +293,10 @@ export function awaitOne<T>(tasks: readonly Task<T>[]): Operation<Result<T>> {
  * ```
  * @throws RangeError when `tasks` is empty.
  * @throws NotAChild when one of the tasks is not a child of the current task.
+ * @throws TypeError when `tasks` is not an array of tasks.
  */
-export function awaitFirst<T>(tasks: readonly Task<T>[]): Operation<Result<T>> {
-  return new JoinOp(tasks, FIRST, "awaitFirst()") as Operation<Result<T>>;
+export function awaitFirst<const Ts extends readonly Task<unknown>[]>(tasks: Ts): Operation<ResultOfAny<Ts>>;
+export function awaitFirst<T>(tasks: readonly Task<T>[]): Operation<Result<T>>;
+export function awaitFirst(tasks: readonly Task<unknown>[]): Operation<unknown> {
+  return new JoinOp(tasks, Join.First, "awaitFirst()");
 }

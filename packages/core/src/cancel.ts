@@ -2,9 +2,10 @@
  * `cancel`: end a child and its whole subtree, waiting for their cleanup.
  */
 import { checkChild } from "./await.js";
+import { currentKernel, currentTask } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
-import { cancelChild, currentTask } from "./scheduler.js";
-import { F, type Task, type Waiter } from "./task.js";
 
 class CancelOp extends SingleShot<void> implements Waiter {
   constructor(private readonly target: Task) {
@@ -15,18 +16,23 @@ class CancelOp extends SingleShot<void> implements Waiter {
     if (resumed !== undefined) return DONE_VOID;
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
-    if (cancelChild(parent, target)) return DONE_VOID;
-    target.flags |= F.JOINED;
-    parent.waiter = this;
+    const k = currentKernel!;
+    if (k.cancelChild(parent, target)) return DONE_VOID;
+    k.join(target);
+    k.park(parent, this);
     return SUSPENDED;
   }
 
-  childEnded(parent: Task): void {
-    parent.sched.resume(parent, RESUMED);
+  childEnded(k: Kernel, parent: Task): void {
+    k.wake(parent, RESUMED);
   }
 
-  detach(): void {
-    this.target.flags &= ~F.JOINED;
+  detach(k: Kernel): void {
+    k.unjoin(this.target);
+  }
+
+  describe(): string {
+    return `cancel ${this.target}`;
   }
 }
 
@@ -44,6 +50,7 @@ class CancelOp extends SingleShot<void> implements Waiter {
  * (yield* B.awaitTask(t)).ok;   // false: Cancelled
  * ```
  * @throws NotAChild when the current task is not the task's parent.
+ * @throws TypeError when `task` is not a task.
  */
 export function cancel(task: Task<unknown>): Operation<void> {
   return new CancelOp(task);

@@ -2,10 +2,9 @@
  * Domains: Miou's parallel runtimes. Here the main thread is dom0; worker
  * threads (started by `call`/`parallel`) are the other domains.
  */
-
 import type { Events } from "./events.js";
-import { current, currentTask } from "./scheduler.js";
-import type { Task } from "./task.js";
+import { current, currentKernel, currentTask, kernelOf } from "./kernel/current.js";
+import type { Task } from "./kernel/task.js";
 
 /**
  * Domains of the current run.
@@ -14,20 +13,20 @@ import type { Task } from "./task.js";
  * ```ts
  * B.Domain.self();        // 0 on the main thread
  * B.Domain.available();   // worker domains, e.g. 1 on a 2-core machine
- * B.Domain.all();         // [0, 1]
+ * B.Domain.all();         // [1]: the domains call({ pin }) accepts
  * ```
  */
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    return current?.sched.domain ?? 0;
+    return current !== null ? currentKernel!.domain : 0;
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).
    * @throws TypeError outside a task.
    */
   available(): number {
-    return currentTask("Domain.available()").sched.workers;
+    return kernelOf("Domain.available()").workers;
   },
   /**
    * The events backend of the current domain, or `null` when it has none
@@ -35,15 +34,16 @@ export const Domain = {
    * @throws TypeError outside a task.
    */
   events(): Events | null {
-    return currentTask("Domain.events()").sched.events;
+    return kernelOf("Domain.events()").events;
   },
   /**
-   * Every domain of the current run: `[0, 1, …, available()]`.
+   * The worker domains of the current run, `[1, …, available()]` (as Miou's
+   * `Domain.all`: dom0 is not among them, since it never runs parallel tasks).
    * @throws TypeError outside a task.
    */
   all(): number[] {
-    const n = currentTask("Domain.all()").sched.workers;
-    return Array.from({ length: n + 1 }, (_, i) => i);
+    const n = kernelOf("Domain.all()").workers;
+    return Array.from({ length: n }, (_, i) => i + 1);
   },
 };
 
@@ -52,7 +52,7 @@ export const Domain = {
  *
  * @example
  * ```ts
- * console.log(`task ${B.self().uid} on domain ${B.Domain.self()}`);
+ * console.log(`${B.self()} on domain ${B.Domain.self()}`);   // "main#1 on domain 0"
  * ```
  * @throws TypeError outside a task.
  */

@@ -29,8 +29,8 @@ export class BobbinError extends Error {
  * ```
  */
 export class Cancelled extends BobbinError {
-  constructor(message = "the task was cancelled") {
-    super(message);
+  constructor(message = "the task was cancelled", options?: ErrorOptions) {
+    super(message, options);
   }
 }
 
@@ -44,16 +44,26 @@ export class Cancelled extends BobbinError {
  * ```
  */
 export class StillHasChildren extends BobbinError {
-  constructor(
-    readonly task: number,
-    readonly children: readonly number[],
-  ) {
+  /** The uid of the task that returned. */
+  readonly task: number;
+  /** The uids of its children that were still alive or unconsumed. */
+  readonly children: readonly number[];
+
+  constructor(task: TaskName, children: readonly TaskName[]) {
     super(
-      `task ${task} returned while its children [${children.join(", ")}] were still ` +
+      `${task} returned while its children [${children.join(", ")}] were still ` +
         "alive or unconsumed: await or cancel every child before returning " +
         "(for background tasks, use orphans() and care())",
     );
+    this.task = task.uid;
+    this.children = children.map((c) => c.uid);
   }
+}
+
+/** @internal What errors need of a task: its uid, and `name#uid` from `toString`. */
+export interface TaskName {
+  readonly uid: number;
+  toString(): string;
 }
 
 /**
@@ -67,15 +77,22 @@ export class StillHasChildren extends BobbinError {
  * ```
  */
 export class NotAChild extends BobbinError {
+  /** The uid of the task that tried. */
+  readonly caller: number;
+  /** The uid of the task it tried to await or cancel. */
+  readonly target: number;
+
   constructor(
-    readonly caller: number,
-    readonly target: number,
+    caller: TaskName,
+    target: TaskName,
     readonly operation: string,
   ) {
     super(
-      `task ${caller} cannot ${operation} task ${target}: only the direct parent may ` +
-        `${operation} a task; return the task to its parent, or give it a channel instead`,
+      `${caller} cannot ${operation} ${target}: only the direct parent may ${operation} a task; ` +
+        "return the task to its parent, or send results back through a @bobbin/sync Channel or MVar",
     );
+    this.caller = caller.uid;
+    this.target = target.uid;
   }
 }
 
@@ -188,6 +205,81 @@ export class Uncloneable extends BobbinError {
   ) {
     super(
       `${what} cannot be sent to another domain (${reason}): pass plain data (structured-cloneable values), and transferables with { transfer }`,
+    );
+  }
+}
+
+/**
+ * Code the kernel calls but does not own threw: an `onCancellation` handler,
+ * a tick, spawn-time or exit hook, a tracer, a scheduling policy, or the
+ * events backend's `select`, `interrupt` or `finaliser` (or `select` returned
+ * something that is not a list of signals). The run fails with it; `source`
+ * names the culprit and `cause` is what it threw.
+ *
+ * @example
+ * ```ts
+ * yield* B.protect({ onCancellation: () => { throw new Error("oops"); } }, body);
+ * // when cancelled: the task is still cancelled, and run rejects with
+ * // CallbackFailed: the onCancellation handler of protect in body#3 threw: oops
+ * ```
+ */
+export class CallbackFailed extends BobbinError {
+  constructor(
+    readonly source: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${source} threw: ${describeError(cause)}`, { cause });
+  }
+}
+
+/**
+ * The kernel itself failed: a bug in Bobbin, not in the program. The run is
+ * settled with this error (and its domains stopped) rather than left hanging;
+ * please report it with its `cause`'s stack.
+ *
+ * @example
+ * ```ts
+ * try { await B.run(main); } catch (e) { if (e instanceof B.InternalError) report(e.cause); }
+ * ```
+ */
+export class InternalError extends BobbinError {
+  constructor(override readonly cause: unknown) {
+    super(`Bobbin's kernel failed (this is a bug in Bobbin, please report it): ${describeError(cause)}`, { cause });
+  }
+}
+
+/** @internal A thrown value in a few words, for messages. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message === "" ? error.name : `${error.name}: ${error.message}`;
+  try {
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}
+
+/**
+ * A worker domain did not end a cancelled parallel task within the grace
+ * period (`run`'s `cancelGraceMs`): typically a task stuck in a synchronous
+ * loop, which never reaches a suspension point where `Cancelled` could be
+ * delivered. The domain is terminated and the run fails with this error.
+ *
+ * @example
+ * ```ts
+ * // spin = B.defineTask(url, "spin", function* () { for (;;); });
+ * await B.run(function* () { yield* B.cancel(B.call(spin)); }, { domains: 1, cancelGraceMs: 500 });
+ * // rejects: DomainUnresponsive: domain 1 did not end spin#2 within 500 ms of its cancellation …
+ * ```
+ */
+export class DomainUnresponsive extends BobbinError {
+  constructor(
+    readonly domain: number,
+    readonly task: string,
+    readonly graceMs: number,
+  ) {
+    super(
+      `domain ${domain} did not end ${task} within ${graceMs} ms of its cancellation, so it was terminated: ` +
+        "a parallel task must reach a suspension point (yield* B.yieldNow() in long loops) to hear a cancellation",
     );
   }
 }

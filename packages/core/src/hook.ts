@@ -1,23 +1,19 @@
 /**
  * Tick hooks (Miou's `Hook`): functions a domain runs before every step.
  */
-import { currentTask } from "./scheduler.js";
-
-/** @internal */
-export interface TickHooks {
-  readonly list: HookKey[];
-}
+import { kernelOf } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
 
 /** A registered tick hook, to give back to `Hook.remove`. */
 export interface HookKey {
   /** @internal */ readonly fn: () => void;
-  /** @internal */ readonly hooks: TickHooks;
+  /** @internal */ readonly kernel: Kernel;
 }
 
 /**
  * Tick hooks: `Hook.add(fn)` runs `fn` on the current domain before every
- * scheduler step until `Hook.remove(key)`. A hook that throws is removed (with
- * a process warning).
+ * scheduler step until `Hook.remove(key)`. A hook that throws is removed and
+ * the run fails with `CallbackFailed`.
  *
  * @example
  * ```ts
@@ -34,9 +30,9 @@ export const Hook = {
    */
   add(fn: () => void): HookKey {
     if (typeof fn !== "function") throw new TypeError("Hook.add(fn) expects a function");
-    const hooks = currentTask("Hook.add()").sched.hooks;
-    const key: HookKey = { fn, hooks };
-    hooks.list.push(key);
+    const kernel = kernelOf("Hook.add()");
+    const key: HookKey = { fn, kernel };
+    kernel.tickHooks.push(key);
     return key;
   },
   /**
@@ -44,9 +40,10 @@ export const Hook = {
    * @throws TypeError when `key` was not made by `Hook.add`.
    */
   remove(key: HookKey): void {
-    if (key === null || typeof key !== "object" || !("hooks" in key))
+    if (key === null || typeof key !== "object" || !("kernel" in key))
       throw new TypeError("Hook.remove(key) expects a key made by Hook.add");
-    const i = key.hooks.list.indexOf(key);
-    if (i >= 0) key.hooks.list.splice(i, 1);
+    const hooks = key.kernel.tickHooks;
+    const i = hooks.indexOf(key);
+    if (i >= 0) hooks.splice(i, 1);
   },
 };

@@ -15,15 +15,19 @@
  * @packageDocumentation
  */
 
-export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask, awaitTask as await } from "./await.js";
-export { type CallOptions, call, parallel } from "./call.js";
+export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
 export { cancel } from "./cancel.js";
-export { defineEvents, defineTask, type ParallelTask } from "./define-task.js";
 export { Domain, self } from "./domain.js";
+export { type CallOptions, call, parallel } from "./domains/call.js";
+export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";
+export { definePortable, type Portable } from "./domains/portable.js";
 export {
   BobbinError,
+  CallbackFailed,
   Cancelled,
   Deadlock,
+  DomainUnresponsive,
+  InternalError,
   NoDomainAvailable,
   NoSelectProvided,
   NotAChild,
@@ -35,17 +39,19 @@ export {
 export type { Events, Signal, Uid } from "./events.js";
 export { Hook, type HookKey } from "./hook.js";
 export { interrupt } from "./interrupt.js";
+export type { SchedulingPolicy } from "./kernel/policy.js";
+export type { RandomSource } from "./kernel/random.js";
+export { Task, type TaskStatus } from "./kernel/task.js";
+export type { Tracer } from "./kernel/trace.js";
 export { type Ending, type ExitHook, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
 export { TaskLocal } from "./local.js";
-export type { Instruction, Operation, TaskBody } from "./operation.js";
-export { care, get, Orphans, orphans, take } from "./orphans.js";
-export { definePortable, type Portable } from "./portable.js";
+export { done, type Instruction, type Operation, type TaskBody } from "./operation.js";
+export { care, drain, get, Orphans, orphans, take } from "./orphans.js";
 export { abortSignal, promise } from "./promise.js";
 export { type ProtectHandlers, protect } from "./protect.js";
 export type { Result } from "./result.js";
 export { type RunOptions, run } from "./run.js";
 export { spawn } from "./spawn.js";
 export { Syscall, signal, suspend, syscall, uid } from "./syscall.js";
-export { Task, type TaskStatus } from "./task.js";
 export { Trigger } from "./trigger.js";
-export { yieldNow, yieldNow as yield } from "./yield.js";
+export { yieldNow as yield, yieldNow } from "./yield.js";

@@ -2,8 +2,10 @@
  * `interrupt`: wake a suspended task with an error, without cancelling it —
  * the seam µthreads-style timeouts are built on.
  */
-import type { Task } from "./task.js";
-import { State, Task as TaskClass } from "./task.js";
+
+import { describe } from "./describe.js";
+import { Kernel } from "./kernel/kernel.js";
+import { Task } from "./kernel/task.js";
 
 /**
  * Throws `error` into `task` at the suspension point it is parked on (a
@@ -21,8 +23,7 @@ import { State, Task as TaskClass } from "./task.js";
  * @throws TypeError when `task` is not a task.
  */
 export function interrupt(task: Task<unknown>, error: unknown): boolean {
-  if (!(task instanceof TaskClass)) throw new TypeError("interrupt(task, error) expects a task");
-  if (task.state !== State.Pending || task.waiter === null) return false;
-  task.sched.interrupt(task, error);
-  return true;
+  if (!(task instanceof Task)) throw new TypeError(`interrupt(task, error) expects a task, got ${describe(task)}`);
+  const kernel = Kernel.of(task);
+  return kernel !== null && kernel.interrupt(task, error);
 }

@@ -2,11 +2,11 @@
  * Spawn and exit hooks: the seam through which packages above core (such as
  * `@bobbin/sync`'s Ownership) follow tasks without core knowing about them.
  */
+import type { Task } from "./kernel/task.js";
 import type { Orphans } from "./orphans.js";
-import type { Task } from "./task.js";
 
 /**
- * Options of {@link spawn}, given first: `spawn({ orphans, give }, fn, ...args)`.
+ * Options of {@link spawn}, given first: `spawn({ orphans, give, name }, fn, ...args)`.
  *
  * @example
  * ```ts
@@ -19,6 +19,8 @@ export interface SpawnOptions {
   readonly orphans?: Orphans<unknown>;
   /** Resources to move to the child (interpreted by spawn hooks, e.g. `@bobbin/sync`'s Ownership). */
   readonly give?: readonly unknown[];
+  /** The task's name in errors and diagnostics (default: the body function's name). */
+  readonly name?: string;
 }
 
 /** How a task ended, as exit hooks see it. */

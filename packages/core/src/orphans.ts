@@ -1,19 +1,22 @@
 /**
- * Orphans collectors (Miou's `orphans`/`care`): where background children
- * wait to be found and consumed, since no task may be forgotten.
+ * Orphans collectors (Miou's `orphans`, `care`, `take`, `get`): where
+ * background children wait to be found and consumed, since no task may be
+ * forgotten.
  */
 
-import { awaitTask } from "./await.js";
+import { describe } from "./describe.js";
+import { currentKernel, currentTask } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import { RunQueue } from "./kernel/run-queue.js";
+import { F, State, type Task, type Waiter } from "./kernel/task.js";
+import { coldOf, familyOf } from "./kernel/tree.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
-import type { Result } from "./result.js";
-import { RunQueue } from "./run-queue.js";
-import { currentTask } from "./scheduler.js";
-import type { Task, Waiter } from "./task.js";
+import { failed, ok, type Result } from "./result.js";
 
 /**
  * A collector of background children. The first task that uses it (spawns
- * into it or cares for it) owns it; only that task may use it afterwards,
- * since the tasks it holds are that task's children.
+ * into it, or cares for, takes or gets from it) owns it; only that task may
+ * use it afterwards, since the tasks it holds are that task's children.
  *
  * @example
  * ```ts
@@ -27,15 +30,16 @@ import type { Task, Waiter } from "./task.js";
  */
 export class Orphans<T = unknown> {
   /** @internal */ private owner: Task | null = null;
-  /** @internal */ private readonly endedTasks = new RunQueue<Task<T>>(16);
-  /** @internal Tasks adopted and not yet handed out by care/take. */
-  private held = 0;
-  /** @internal A task parked in `take`. */
-  waiting: TakeOp<T> | null = null;
+  /** @internal Every task the collector holds, in the order they were spawned. */
+  private readonly held = new Set<Task<T>>();
+  /** @internal Held tasks that have ended, in the order they ended (some may have been taken since). */
+  private readonly endedTasks = new RunQueue<Task<T>>(16);
+  /** @internal A task parked in `get`. */
+  private waiting: GetOp<T> | null = null;
 
-  /** How many tasks the collector still holds (running, or ended and not yet handed out). */
+  /** How many tasks the collector holds (running, or ended and not yet handed out). Miou's `length`. */
   get size(): number {
-    return this.held;
+    return this.held.size;
   }
 
   /** @internal */
@@ -43,7 +47,7 @@ export class Orphans<T = unknown> {
     if (this.owner === null) this.owner = task;
     else if (this.owner !== task) {
       throw new TypeError(
-        `task ${task.uid} cannot ${operation} an orphans collector owned by task ${this.owner.uid}: ` +
+        `${task} cannot ${operation} an orphans collector owned by ${this.owner}: ` +
           "only the first task that uses a collector may use it (its tasks are that task's children)",
       );
     }
@@ -51,8 +55,8 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   adopt(child: Task): void {
-    child.getExtra().orphans = this as Orphans<unknown>;
-    this.held++;
+    familyOf(child).orphans = this as Orphans<unknown>;
+    this.held.add(child as Task<T>);
   }
 
   /** @internal One of its tasks ended. */
@@ -60,19 +64,45 @@ export class Orphans<T = unknown> {
     const waiting = this.waiting;
     if (waiting !== null) {
       this.waiting = null;
-      this.held--;
-      waiting.handOut(task as Task<T>);
+      waiting.ended(this.release(task as Task<T>));
     } else this.endedTasks.push(task as Task<T>);
   }
 
-  /** @internal */
-  poll(): Task<T> | null | undefined {
-    const task = this.endedTasks.shift();
-    if (task !== undefined) {
-      this.held--;
-      return task;
+  /** @internal The oldest ended task still held, handed out; `null` when none has ended; `undefined` when empty. */
+  nextEnded(): Task<T> | null | undefined {
+    for (let task = this.endedTasks.shift(); task !== undefined; task = this.endedTasks.shift()) {
+      if (this.held.has(task)) return this.release(task);
     }
-    return this.held === 0 ? undefined : null;
+    return this.held.size === 0 ? undefined : null;
+  }
+
+  /** @internal Any held task, handed out at once (the oldest), or `undefined`. */
+  any(): Task<T> | undefined {
+    const first = this.held.values().next();
+    return first.done === true ? undefined : this.release(first.value);
+  }
+
+  /** @internal The ended tasks still held. */
+  endedHeld(): Task<T>[] {
+    return this.endedTasks.items().filter((t) => this.held.has(t));
+  }
+
+  /** @internal */
+  park(op: GetOp<T>): void {
+    this.waiting = op;
+  }
+
+  /** @internal */
+  unpark(): void {
+    this.waiting = null;
+  }
+
+  /** @internal The task leaves the collector: its parent is now responsible for it. */
+  release(task: Task<T>): Task<T> {
+    this.held.delete(task);
+    const cold = coldOf(task);
+    if (cold !== null) cold.orphans = null;
+    return task;
   }
 }
 
@@ -91,7 +121,7 @@ export function orphans<T = unknown>(): Orphans<T> {
 /**
  * Miou's `care`: an ended task of the collector, ready to be awaited; `null`
  * when tasks remain but none has ended yet; `undefined` when the collector is
- * empty. Never suspends.
+ * empty. Never suspends. The task is the caller's to await.
  *
  * @example
  * ```ts
@@ -102,75 +132,115 @@ export function orphans<T = unknown>(): Orphans<T> {
 export function care<T>(collector: Orphans<T>): Task<T> | null | undefined {
   checkCollector(collector, "care");
   collector.claim(currentTask("care()"), "care for");
-  return collector.poll();
+  return collector.nextEnded();
 }
 
-class TakeOp<T> extends SingleShot<Task<T> | undefined> implements Waiter {
-  private task: Task<T> | undefined = undefined;
+/**
+ * Miou's `take`: hands over a task of the collector at once, whatever its
+ * state (running or ended; the oldest it holds), or `undefined` when the
+ * collector is empty. Never suspends. The caller must await or cancel it.
+ *
+ * @example
+ * ```ts
+ * for (let t = B.take(bg); t; t = B.take(bg)) yield* B.cancel(t);   // stop every background task
+ * ```
+ * @throws TypeError outside a task, or when another task owns the collector.
+ */
+export function take<T>(collector: Orphans<T>): Task<T> | undefined {
+  checkCollector(collector, "take");
+  collector.claim(currentTask("take()"), "take from");
+  return collector.any();
+}
+
+function resultOf<T>(task: Task<T>): Result<T> {
+  return (task.flags & F.STATE) === State.Resolved ? ok(task.value as T) : failed(task.value);
+}
+
+class GetOp<T> extends SingleShot<Result<T> | undefined> implements Waiter {
+  private task: Task<T> | null = null;
+  private kernel: Kernel | null = null;
 
   constructor(private readonly collector: Orphans<T>) {
     super();
   }
 
-  next(resumed?: unknown): IteratorResult<Instruction, Task<T> | undefined> {
-    if (resumed !== undefined) return { done: true, value: this.task };
-    const parent = currentTask("take()");
-    checkCollector(this.collector, "take");
-    this.collector.claim(parent, "take from");
-    const ready = this.collector.poll();
-    if (ready !== null) return { done: true, value: ready };
-    this.collector.waiting = this;
-    parent.waiter = this;
+  next(resumed?: unknown): IteratorResult<Instruction, Result<T> | undefined> {
+    const parent = currentTask("get()");
+    const k = currentKernel!;
+    if (resumed !== undefined) return { done: true, value: this.consume(parent, k, this.task!) };
+    const collector = this.collector;
+    checkCollector(collector, "get");
+    collector.claim(parent, "get from");
+    if (collector.size === 0) return { done: true, value: undefined };
+    const ended = collector.endedHeld();
+    if (ended.length !== 0) {
+      const resolved = ended.filter((t) => (t.flags & F.STATE) === State.Resolved);
+      const pool = resolved.length !== 0 ? resolved : ended;
+      const task = pool.length === 1 ? pool[0]! : pool[k.random.below(pool.length)]!;
+      return { done: true, value: this.consume(parent, k, collector.release(task)) };
+    }
+    collector.park(this);
+    this.kernel = k;
+    k.park(parent, this);
     return SUSPENDED;
   }
 
-  handOut(task: Task<T>): void {
+  /** @internal A held task ended (it left the collector): its result is the answer. */
+  ended(task: Task<T>): void {
     this.task = task;
     const parent = task.parent!;
-    parent.sched.resume(parent, RESUMED);
+    this.kernel!.wake(parent, RESUMED);
   }
 
   detach(): void {
-    this.collector.waiting = null;
+    this.collector.unpark();
+  }
+
+  describe(): string {
+    return `get from an orphans collector of ${this.collector.size} task(s)`;
+  }
+
+  private consume(parent: Task, k: Kernel, task: Task<T>): Result<T> {
+    k.consume(parent, task);
+    return resultOf(task);
   }
 }
 
 /**
- * Like `care`, but waits for a task to end when none has: returns an ended
- * task to await, or `undefined` when the collector is empty.
+ * Miou's `get`: waits until one task of the collector has ended, consumes it
+ * and returns its result; `undefined` when the collector is empty. The other
+ * tasks are not cancelled. Among tasks that had already ended, one that
+ * succeeded is preferred, then one is picked at random (see `run`'s `seed`).
  *
  * @example
  * ```ts
- * const t = yield* B.take(bg);
- * if (t) yield* B.awaitExn(t);
+ * for (let r = yield* B.get(bg); r !== undefined; r = yield* B.get(bg)) if (!r.ok) console.error(r.error);
  * ```
  * @throws TypeError outside a task, or when another task owns the collector.
  * @throws Cancelled when the current task is cancelled while waiting.
  */
-export function take<T>(collector: Orphans<T>): Operation<Task<T> | undefined> {
-  return new TakeOp(collector);
+export function get<T>(collector: Orphans<T>): Operation<Result<T> | undefined> {
+  return new GetOp(collector);
 }
 
 /**
- * Waits until every task of the collector has ended, awaits them all and
- * returns their results in the order they ended (the book's `terminate`).
+ * Waits until every task of the collector has ended, consumes them all and
+ * returns their results, in the order `get` hands them out (the book's `terminate`).
  *
  * @example
  * ```ts
- * const results = yield* B.get(bg);
- * for (const r of results) if (!r.ok) throw r.error;
+ * for (const r of yield* B.drain(bg)) if (!r.ok) throw r.error;
  * ```
  * @throws TypeError outside a task, or when another task owns the collector.
  * @throws Cancelled when the current task is cancelled while waiting.
  */
-export function* get<T>(collector: Orphans<T>): Generator<Instruction, Result<T>[], unknown> {
+export function* drain<T>(collector: Orphans<T>): Generator<Instruction, Result<T>[], unknown> {
+  checkCollector(collector, "drain");
   const results: Result<T>[] = [];
-  for (let task = yield* take(collector); task !== undefined; task = yield* take(collector)) {
-    results.push(yield* awaitTask(task));
-  }
+  for (let r = yield* get(collector); r !== undefined; r = yield* get(collector)) results.push(r);
   return results;
 }
 
 function checkCollector(collector: unknown, name: string): void {
-  if (!(collector instanceof Orphans)) throw new TypeError(`${name}() expects a collector made by B.orphans()`);
+  if (!(collector instanceof Orphans)) throw new TypeError(`${name}() expects a collector made by B.orphans(), got ${describe(collector)}`);
 }

@@ -2,15 +2,18 @@
  * Interop with Promises and AbortSignals, for tasks living among JS libraries.
  */
 
+import { describe } from "./describe.js";
 import { Cancelled } from "./errors.js";
+import { currentKernel, currentTask } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import { F, State, Task, type Waiter } from "./kernel/task.js";
+import { familyOf } from "./kernel/tree.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
-import { currentTask } from "./scheduler.js";
-import { F, State, type Task, type Waiter } from "./task.js";
 
 class PromiseOp<T> extends SingleShot<T> implements Waiter {
   private task: Task | null = null;
+  private kernel: Kernel | null = null;
   private controller: AbortController | null = null;
-  private settled = false;
   private value: unknown = undefined;
   private failed = false;
 
@@ -24,12 +27,14 @@ class PromiseOp<T> extends SingleShot<T> implements Waiter {
       return { done: true, value: this.value as T };
     }
     const task = currentTask("promise()");
-    if (typeof this.fn !== "function") throw new TypeError("promise(fn) expects a function (signal) => Promise");
+    if (typeof this.fn !== "function") throw new TypeError(`promise(fn) expects a function (signal) => Promise, got ${describe(this.fn)}`);
     const controller = new AbortController();
     const pending = this.fn(controller.signal);
+    const k = currentKernel!;
     this.task = task;
+    this.kernel = k;
     this.controller = controller;
-    task.waiter = this;
+    k.park(task, this);
     Promise.resolve(pending).then(
       (value) => this.settle(false, value),
       (error: unknown) => this.settle(true, error),
@@ -39,16 +44,20 @@ class PromiseOp<T> extends SingleShot<T> implements Waiter {
 
   private settle(failed: boolean, value: unknown): void {
     const task = this.task;
-    if (this.settled || task === null) return;
-    this.settled = true;
+    if (task === null) return;
+    this.task = null;
     this.failed = failed;
     this.value = value;
-    task.sched.resume(task, RESUMED);
+    this.kernel!.wake(task, RESUMED);
   }
 
   detach(): void {
     this.task = null;
     this.controller!.abort(new DOMException("the task was cancelled", "AbortError"));
+  }
+
+  describe(): string {
+    return `promise ${this.fn.name || "(anonymous)"}`;
   }
 }
 
@@ -63,6 +72,7 @@ class PromiseOp<T> extends SingleShot<T> implements Waiter {
  * yield* B.promise(() => new Promise((r) => setTimeout(r, 10)));
  * ```
  * @throws the Promise's rejection reason, or what `fn` throws.
+ * @throws TypeError when `fn` is not a function.
  * @throws Cancelled when the task is cancelled while waiting.
  */
 export function promise<T>(fn: (signal: AbortSignal) => PromiseLike<T> | T): Operation<T> {
@@ -78,16 +88,18 @@ export function promise<T>(fn: (signal: AbortSignal) => PromiseLike<T> | T): Ope
  * const signal = B.abortSignal();
  * setTimeout(onTick, 1000, { signal });
  * ```
- * @throws TypeError outside a task when no task is given.
+ * @throws TypeError outside a task when no task is given, or when `task` is not a task.
  */
 export function abortSignal(task?: Task<unknown>): AbortSignal {
+  if (task !== undefined && !(task instanceof Task))
+    throw new TypeError(`abortSignal(task) expects a task made by B.spawn or B.call, got ${describe(task)}`);
   const target = task ?? currentTask("abortSignal()");
-  const extra = target.getExtra();
-  if (extra.abort === null) {
-    extra.abort = new AbortController();
-    if ((target.flags & F.CANCEL_REQUESTED) !== 0 || target.state === State.Cancelled) {
-      extra.abort.abort(new Cancelled(`task ${target.uid} was cancelled`));
+  const family = familyOf(target);
+  if (family.abort === null) {
+    family.abort = new AbortController();
+    if ((target.flags & F.CANCEL_REQUESTED) !== 0 || (target.flags & F.STATE) === State.Cancelled) {
+      family.abort.abort(new Cancelled(`${target} was cancelled`));
     }
   }
-  return extra.abort.signal;
+  return family.abort.signal;
 }

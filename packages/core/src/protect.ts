@@ -1,14 +1,21 @@
 /**
  * `protect`: cleanup that also hears about cancellation (Miou's `protect`).
  */
+
+import { describe } from "./describe.js";
+import { currentTask } from "./kernel/current.js";
+import { F, type ProtectFrame } from "./kernel/task.js";
+import { familyOf } from "./kernel/tree.js";
 import type { Instruction, TaskBody } from "./operation.js";
-import { currentTask } from "./scheduler.js";
 import { startFiber } from "./spawn.js";
-import { F, type ProtectFrame } from "./task.js";
 
 /** Handlers of {@link protect}. */
 export interface ProtectHandlers {
-  /** Runs synchronously the moment a cancellation reaches the task, before `Cancelled` is thrown into `fn`. */
+  /**
+   * Runs synchronously the moment a cancellation reaches the task, before
+   * `Cancelled` is thrown into `fn`. If it throws, the task is still
+   * cancelled and the run fails with `CallbackFailed`.
+   */
   readonly onCancellation?: () => void;
   /** Runs when `fn` ends in any way; `cancelled` says whether the task is being cancelled. */
   readonly finally?: (cancelled: boolean) => void;
@@ -28,7 +35,8 @@ export interface ProtectHandlers {
  * );
  * ```
  * @throws whatever `fn` throws; `Cancelled` when the task is cancelled.
- * @throws TypeError outside a task or when `fn` is not a generator function.
+ * @throws TypeError outside a task, when `handlers` is not an object of
+ * functions, or when `fn` is not a generator function.
  */
 export function* protect<A extends unknown[], T>(
   handlers: ProtectHandlers,
@@ -36,14 +44,25 @@ export function* protect<A extends unknown[], T>(
   ...args: A
 ): Generator<Instruction, T, unknown> {
   const task = currentTask("protect()");
+  checkHandlers(handlers);
   const gen = startFiber(fn, args, "protect") as Generator<Instruction, T, unknown>;
-  const extra = task.getExtra();
-  const frame: ProtectFrame = { onCancellation: handlers?.onCancellation, outer: extra.protection };
-  extra.protection = frame;
+  const family = familyOf(task);
+  const frame: ProtectFrame = { onCancellation: handlers.onCancellation, outer: family.protection };
+  family.protection = frame;
   try {
     return yield* gen;
   } finally {
-    extra.protection = frame.outer;
-    handlers?.finally?.((task.flags & F.CANCEL_REQUESTED) !== 0);
+    family.protection = frame.outer;
+    handlers.finally?.((task.flags & F.CANCEL_REQUESTED) !== 0);
+  }
+}
+
+function checkHandlers(handlers: unknown): asserts handlers is ProtectHandlers {
+  if (handlers === null || typeof handlers !== "object") {
+    throw new TypeError(`protect(handlers, fn) expects handlers { onCancellation?, finally? } first, got ${describe(handlers)}`);
+  }
+  for (const key of ["onCancellation", "finally"] as const) {
+    const h = (handlers as Record<string, unknown>)[key];
+    if (h !== undefined && typeof h !== "function") throw new TypeError(`protect({ ${key} }) expects a function, got ${describe(h)}`);
   }
 }

@@ -1,12 +1,19 @@
 /**
- * `run`: start a scheduler on this thread with a root task.
+ * `run`: start a kernel on this thread (dom0) with a root task.
  */
 import { availableParallelism } from "node:os";
-import { eventsLocation } from "./define-task.js";
+import { describe } from "./describe.js";
+import { eventsLocation } from "./domains/define-task.js";
 import type { Events } from "./events.js";
-import type { Instruction, TaskBody } from "./operation.js";
-import { Scheduler, type SchedulerOptions } from "./scheduler.js";
+import { Kernel, type KernelOptions } from "./kernel/kernel.js";
+import type { SchedulingPolicy } from "./kernel/policy.js";
+import { type RandomSource, SplitMix32 } from "./kernel/random.js";
+import type { Tracer } from "./kernel/trace.js";
+import type { TaskBody } from "./operation.js";
 import { startFiber } from "./spawn.js";
+
+/** The most worker domains a run may ask for. */
+const MAX_DOMAINS = 1024;
 
 /** Options of {@link run}. */
 export interface RunOptions {
@@ -15,27 +22,58 @@ export interface RunOptions {
    * `defineEvents` so that worker domains can make theirs too.
    */
   readonly events?: (domain: number) => Events;
-  /** How many worker domains `call`/`parallel` may use (dom0 excluded). Default `availableParallelism() - 1`. */
+  /** How many worker domains `call`/`parallel` may use (dom0 excluded), 0 to 1024. Default `availableParallelism() - 1`. */
   readonly domains?: number;
   /**
    * Whether idle worker domains take queued parallel work from busy ones
    * (ParaSail-style work sharing; see the package README). Default true.
    */
   readonly workSharing?: boolean;
-  /** Seeds every random choice of the run (`awaitOne`/`awaitFirst` ties, `call` placement). */
+  /** Seeds every random choice of the run (`awaitOne`/`awaitFirst`/`get` ties, `call` placement). */
   readonly seed?: number;
+  /**
+   * Where dom0 draws its random choices from, instead of a generator seeded
+   * by `seed` (give one or the other). Worker domains use `seed`.
+   */
+  readonly random?: RandomSource;
+  /** Chooses which ready task runs next (default: the one that has waited longest). */
+  readonly policy?: SchedulingPolicy;
+  /** Hears the life of every task of dom0 (spawn, start, suspend, resume, cancel, end). */
+  readonly tracer?: Tracer;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */
   readonly pollEvery?: number;
   /** Longest time, in ms, the scheduler runs before giving Node's event loop a turn. Default 10. */
   readonly sliceMs?: number;
+  /**
+   * How long, in ms, a worker domain may take to end a cancelled parallel task
+   * (or to stop at the end of the run) before it is terminated and the run
+   * fails with `DomainUnresponsive`. Default 3000.
+   */
+  readonly cancelGraceMs?: number;
   /** Aborting it cancels the root task; `run` then rejects with the abort reason. */
   readonly signal?: AbortSignal;
 }
 
+const OPTION_NAMES = new Set([
+  "events",
+  "domains",
+  "workSharing",
+  "seed",
+  "random",
+  "policy",
+  "tracer",
+  "pollEvery",
+  "sliceMs",
+  "cancelGraceMs",
+  "signal",
+]);
+
 /**
- * Runs `main` as the root task of a new scheduler on this thread (dom0) and
+ * Runs `main` as the root task of a new kernel on this thread (dom0) and
  * settles with its value or error once it and its whole task tree have ended,
- * and every worker domain it started has stopped.
+ * and every worker domain it started has stopped. It always settles: a bug
+ * in code the kernel calls (a handler, a hook, a backend) fails it with
+ * `CallbackFailed`, a bug in the kernel itself with `InternalError`.
  *
  * @example
  * ```ts
@@ -46,70 +84,109 @@ export interface RunOptions {
  * ```
  * @throws (rejects with) the root task's error; `StillHasChildren`,
  * `ResourceLeaked` when a rule is broken anywhere in the tree; `Deadlock`
- * when every task waits and nothing can wake them; the signal's reason.
- * @throws TypeError / RangeError for invalid options (synchronously).
+ * when every task waits and nothing can wake them; `CallbackFailed`,
+ * `DomainUnresponsive`, `InternalError`; the signal's reason.
+ * @throws TypeError / RangeError for an invalid `main` or options (synchronously).
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
-  const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1);
-  const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1);
-  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0);
-  if (options.seed !== undefined && !Number.isInteger(options.seed)) {
-    throw new RangeError(`run({ seed }) must be an integer, got ${options.seed}`);
+  if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function (function* () { … }), got ${describe(main)}`);
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.has(key)) throw new TypeError(`run: unknown option "${key}"; the options are ${[...OPTION_NAMES].join(", ")}`);
+  }
+  const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1, 1 << 20);
+  const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1, 60_000);
+  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);
+  const cancelGraceMs = checkCount(options.cancelGraceMs, 3000, "cancelGraceMs", 1, 3_600_000);
+  if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
+    throw new RangeError(`run({ seed }) must be a safe integer, got ${describe(options.seed)}`);
+  }
+  if (options.random !== undefined) {
+    if (options.seed !== undefined) throw new TypeError("run({ seed, random }): give a seed or a random source, not both");
+    if (options.random === null || typeof options.random.below !== "function") {
+      throw new TypeError(`run({ random }) expects { below(bound): number }, got ${describe(options.random)}`);
+    }
+  }
+  if (options.workSharing !== undefined && typeof options.workSharing !== "boolean") {
+    throw new TypeError(`run({ workSharing }) expects true or false, got ${describe(options.workSharing)}`);
   }
   if (options.events !== undefined && typeof options.events !== "function") {
-    throw new TypeError("run({ events }) expects a function (domain) => Events");
+    throw new TypeError(`run({ events }) expects a function (domain) => Events, got ${describe(options.events)}`);
+  }
+  if (options.policy !== undefined && (options.policy === null || typeof options.policy.pick !== "function")) {
+    throw new TypeError(`run({ policy }) expects { pick(ready): number }, got ${describe(options.policy)}`);
+  }
+  if (options.tracer !== undefined && (options.tracer === null || typeof options.tracer !== "object")) {
+    throw new TypeError(`run({ tracer }) expects an object of trace functions, got ${describe(options.tracer)}`);
   }
   const signal = options.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("run({ signal }) expects an AbortSignal");
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError(`run({ signal }) expects an AbortSignal, got ${describe(signal)}`);
   const events = options.events?.(0) ?? null;
-  if (events !== null && (typeof events.select !== "function" || typeof events.interrupt !== "function")) {
+  if (events !== null && (typeof events?.select !== "function" || typeof events.interrupt !== "function")) {
     throw new TypeError("run({ events }): the events backend must have select(block, cancelled) and interrupt()");
   }
+  const seed = options.seed ?? (Math.random() * 2 ** 31) | 0;
   let onAbort: (() => void) | null = null;
-  const settled = startDomain(main, {
-    domain: 0,
-    workers,
-    seed: options.seed ?? (Math.random() * 2 ** 31) | 0,
-    pollEvery,
-    sliceMs,
-    events,
-    eventsLocation: eventsLocation(options.events),
-    workSharing: options.workSharing ?? true,
-    onStart(sched) {
+  const settled = startKernel(
+    main,
+    {
+      domain: 0,
+      workers,
+      pollEvery,
+      sliceMs,
+      events,
+      seed,
+      random: options.random ?? null,
+      policy: options.policy ?? null,
+      tracer: options.tracer ?? null,
+      setup: {
+        seed,
+        pollEvery,
+        sliceMs,
+        eventsLocation: eventsLocation(options.events),
+        workSharing: options.workSharing ?? true,
+        cancelGraceMs,
+      },
+    },
+    (kernel) => {
       if (signal === undefined) return;
-      onAbort = () => {
-        sched.fail(signal.reason);
-        sched.wake();
-      };
+      onAbort = () => kernel.fail(signal.reason);
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });
     },
-  });
+  );
   return signal === undefined ? settled : settled.finally(() => signal.removeEventListener("abort", onAbort!));
 }
 
-/** @internal How a domain's scheduler starts: `run` for dom0, the worker entry for the others. */
-export interface DomainStart extends SchedulerOptions {
-  /** Called once the scheduler exists, before the root task runs. */
-  readonly onStart?: (sched: Scheduler) => void;
+/** @internal How a domain's kernel starts: `run` for dom0, the worker entry for the others. */
+export interface StartOptions extends Omit<KernelOptions, "random"> {
+  readonly seed: number;
+  readonly random: RandomSource | null;
 }
 
-/** @internal Runs a domain's root task; settles once it ended and, on dom0, the workers stopped. */
-export function startDomain<T>(main: TaskBody<[], T>, start: DomainStart): Promise<T> {
-  const gen = startFiber(main, [], "run") as Generator<Instruction, unknown, unknown>;
-  const sched = new Scheduler(start);
+/**
+ * @internal Starts a kernel with `main` as its root task; settles once the
+ * root ended and the other domains (if any) stopped. `onCreate` runs once the
+ * kernel exists, before the root task's first step.
+ */
+export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onCreate?: (kernel: Kernel) => void): Promise<T> {
+  const gen = main instanceof GeneratorFunction ? main : startFiber(main, [], "run");
+  const kernel = new Kernel({ ...options, random: options.random ?? new SplitMix32(options.seed) });
   return new Promise<T>((resolve, reject) => {
-    start.onStart?.(sched);
-    sched.start(gen, (ok, value) => {
-      const settle = (): void => (ok ? resolve(value as T) : reject(value));
-      if (sched.pool === null) settle();
-      else sched.pool.shutdown().then(settle, settle);
-    });
+    onCreate?.(kernel);
+    kernel.start(gen as never, (ok, value) => (ok ? resolve(value as T) : reject(value)));
   });
 }
 
-function checkCount(value: number | undefined, fallback: number, name: string, min: number): number {
+const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
+
+function checkCount(value: unknown, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`run({ ${name} }) must be an integer ≥ ${min}, got ${value}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`run({ ${name} }) must be an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
   return value;
 }

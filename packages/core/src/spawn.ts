@@ -1,11 +1,15 @@
 /**
  * `spawn` (Miou's `async`, formerly `call_cc`): a child task on the current domain.
  */
+
+import { describe } from "./describe.js";
+import { currentTask, kernelOf } from "./kernel/current.js";
+import { registerGenerator } from "./kernel/names.js";
+import { F, type Task } from "./kernel/task.js";
+import { familyOf } from "./kernel/tree.js";
 import { type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
-import { currentTask } from "./scheduler.js";
-import { F, linkChild, Task } from "./task.js";
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
 
@@ -14,7 +18,8 @@ const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as 
  * The child is queued, never run eagerly: the parent goes on until it
  * suspends. The parent must await or cancel the child before returning
  * (Miou's first rule); for background work pass an `orphans` collector.
- * Options come first when present.
+ * Options come first when present; `name` names the task in errors and
+ * diagnostics (by default, `fn`'s name).
  *
  * @example
  * ```ts
@@ -22,52 +27,52 @@ const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as 
  * console.log("runs before the child");
  * const n = yield* B.awaitExn(child);               // 42
  * const bg = B.orphans<void>();
- * B.spawn({ orphans: bg }, echo, client);
+ * B.spawn({ orphans: bg, name: "echo" }, echo, client);
  * ```
- * @throws TypeError outside a task, when `fn` is not a generator function, or
- * when the orphans collector belongs to another task.
+ * @throws TypeError outside a task, when `fn` is not a generator function, for
+ * options that are not `{ orphans?, give?, name? }`, or when the orphans
+ * collector belongs to another task.
  */
 export function spawn<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T>;
 export function spawn<A extends unknown[], T>(options: SpawnOptions, fn: TaskBody<A, T>, ...args: A): Task<T>;
 export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
   const parent = currentTask("spawn()");
+  const k = kernelOf("spawn()");
   let options: SpawnOptions | undefined;
   let fn: unknown = first;
   let args = rest;
   if (typeof first !== "function") {
-    options = checkOptions(first);
+    options = checkSpawnOptions(first, "spawn");
     fn = rest[0];
     args = rest.slice(1);
   }
   let child: Task;
   if (fn instanceof GeneratorFunction) {
-    // The generator is made at the child's first step (see Task).
-    child = new Task(parent.sched, parent, null);
-    child.resume = fn;
-    if (args.length === 1) {
-      child.outcome = args[0];
-      child.flags = F.ONE_ARG;
-    } else if (args.length !== 0) {
-      child.outcome = args;
-      child.flags = F.ARGS;
-    }
+    // The generator is made at the child's first step (see kernel/task.ts).
+    const n = args.length;
+    child = k.create(parent, fn as Task["gen"], n === 0 ? 0 : n === 1 ? F.ONE_ARG : F.ARGS, n === 0 ? undefined : n === 1 ? args[0] : args);
   } else {
-    child = new Task(parent.sched, parent, startFiber(fn, args, "spawn"));
+    child = k.create(parent, startFiber(fn, args, "spawn"), 0, undefined);
   }
-  // Checks that can fail come before the hooks, which may move resources to the child.
-  options?.orphans?.claim(parent, "spawn into");
+  if (options !== undefined) {
+    if (options.name !== undefined) familyOf(child).name = options.name;
+    // Checks that can fail come before the hooks, which may move resources to the child.
+    options.orphans?.claim(parent, "spawn into");
+  }
   if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options);
   options?.orphans?.adopt(child);
-  linkChild(parent, child);
-  parent.sched.liveTasks++;
-  parent.sched.enqueue(child);
+  k.adopt(parent, child);
   return child;
 }
 
-/** @internal Calls a task body, which must be a generator function. */
+/**
+ * @internal Calls a task body that is not a generator function; it must
+ * return a generator.
+ * @throws TypeError when it is not a function or does not return a generator.
+ */
 export function startFiber(fn: unknown, args: readonly unknown[], caller: string): Generator<Instruction, unknown, unknown> {
   if (typeof fn !== "function") {
-    throw new TypeError(`${caller} expects a generator function (function* () { … }), got ${describe(fn)}`);
+    throw new TypeError(`${caller} expects a generator function (function* () { … }), got ${describe(fn)}${generatorHint(fn)}`);
   }
   const gen = args.length === 0 ? fn() : fn(...args);
   if (gen === null || typeof gen !== "object" || typeof gen.next !== "function" || typeof gen.throw !== "function") {
@@ -76,25 +81,38 @@ export function startFiber(fn: unknown, args: readonly unknown[], caller: string
         "write it as function* () { … } and use yield* for operations",
     );
   }
+  registerGenerator(gen, fn.name || "anonymous");
   return gen as Generator<Instruction, unknown, unknown>;
 }
 
-function checkOptions(options: unknown): SpawnOptions {
-  if (options === null || typeof options !== "object") {
-    throw new TypeError(`spawn expects a generator function, or options then a generator function; got ${describe(options)}`);
-  }
-  const { orphans, give } = options as SpawnOptions;
-  if (orphans !== undefined && !(orphans instanceof Orphans)) {
-    throw new TypeError("spawn({ orphans }) expects a collector made by B.orphans()");
-  }
-  if (give !== undefined && !Array.isArray(give)) throw new TypeError("spawn({ give }) expects an array of resources");
-  return options as SpawnOptions;
+/** What to do when a generator object was passed where its function belongs. */
+function generatorHint(value: unknown): string {
+  const looksLikeGenerator =
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as Generator).next === "function" &&
+    typeof (value as Generator).throw === "function";
+  return looksLikeGenerator ? ": this is a generator object (body()), pass the function itself (body) and its arguments after it" : "";
 }
 
-/** @internal */
-export function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "function") return `function ${value.name || "(anonymous)"}`;
-  if (typeof value === "object") return (value as object).constructor?.name ?? "an object";
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
+/**
+ * @internal Checks `spawn`'s (or `call`'s) options object.
+ * @throws TypeError naming the bad option.
+ */
+export function checkSpawnOptions(options: unknown, caller: string): SpawnOptions {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(
+      `${caller} expects a generator function, or options then a generator function; got ${describe(options)}${generatorHint(options)}`,
+    );
+  }
+  const { orphans, give, name } = options as SpawnOptions;
+  if (orphans !== undefined && !(orphans instanceof Orphans)) {
+    throw new TypeError(`${caller}({ orphans }) expects a collector made by B.orphans(), got ${describe(orphans)}`);
+  }
+  if (give !== undefined && !Array.isArray(give))
+    throw new TypeError(`${caller}({ give }) expects an array of resources, got ${describe(give)}`);
+  if (name !== undefined && (typeof name !== "string" || name.length === 0)) {
+    throw new TypeError(`${caller}({ name }) expects a non-empty string, got ${describe(name)}`);
+  }
+  return options as SpawnOptions;
 }

@@ -4,9 +4,10 @@
  */
 import { NoSelectProvided } from "./errors.js";
 import type { Signal, Uid } from "./events.js";
+import { currentKernel, currentTask } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
-import { current, currentTask } from "./scheduler.js";
-import type { Task, Waiter } from "./task.js";
 
 let nextUid = 1;
 
@@ -25,6 +26,7 @@ export class Syscall extends SingleShot<void> implements Waiter {
   /** Identifies the point to the events backend. */
   readonly uid: Uid = nextUid++;
   /** @internal */ readonly owner: Task;
+  /** @internal */ readonly kernel: Kernel;
   /** @internal */ register: ((s: Syscall) => void) | undefined = undefined;
   /** @internal Reported ready before its task suspended on it. */
   private early = false;
@@ -35,33 +37,41 @@ export class Syscall extends SingleShot<void> implements Waiter {
   /** @internal */
   constructor(
     owner: Task,
+    kernel: Kernel,
     readonly name: string,
   ) {
     super();
     this.owner = owner;
+    this.kernel = kernel;
   }
 
   /** @internal */
   next(resumed?: unknown): IteratorResult<Instruction, void> {
     if (resumed !== undefined) return DONE_VOID;
-    const task = current;
+    const task = currentTask("suspend()");
     if (task !== this.owner) {
       throw new TypeError(
-        `syscall ${this.uid} (${this.name}) belongs to task ${this.owner.uid}, not to task ${task?.uid}: ` +
+        `syscall ${this.uid} (${this.name}) belongs to ${this.owner}, not to ${task}: ` +
           "only the task that created a suspension point may suspend on it",
       );
     }
-    const sched = task.sched;
-    if (sched.events === null) throw new NoSelectProvided();
+    const k = this.kernel;
+    if (k.events === null) throw new NoSelectProvided();
     if (this.early) {
       this.early = false;
       return DONE_VOID;
     }
     if (this.parked) throw new TypeError(`syscall ${this.uid} (${this.name}) is already suspended on`);
-    this.parked = true;
-    task.waiter = this;
-    sched.pendingSyscalls++;
+    // Registered before parking: a register that throws leaves nothing parked,
+    // and one that signals at once makes the suspension return at once.
     this.register?.(this);
+    if (this.early) {
+      this.early = false;
+      return DONE_VOID;
+    }
+    this.parked = true;
+    k.park(task, this);
+    k.syscallParked();
     return SUSPENDED;
   }
 
@@ -73,18 +83,20 @@ export class Syscall extends SingleShot<void> implements Waiter {
       return;
     }
     this.parked = false;
-    const sched = this.owner.sched;
-    sched.pendingSyscalls--;
-    sched.resume(this.owner, RESUMED);
+    this.kernel.syscallFired();
+    this.kernel.wake(this.owner, RESUMED);
   }
 
-  /** @internal The owner is cancelled while suspended here. */
+  /** @internal The owner is woken to leave while suspended here (cancelled or interrupted). */
   detach(): void {
     this.parked = false;
     this.cancelled = true;
-    const sched = this.owner.sched;
-    sched.pendingSyscalls--;
-    sched.cancelledSyscalls.push(this.uid);
+    this.kernel.syscallCancelled(this.uid);
+  }
+
+  /** @internal */
+  describe(): string {
+    return `syscall ${this.name}`;
   }
 }
 
@@ -99,12 +111,14 @@ export class Syscall extends SingleShot<void> implements Waiter {
  * @throws TypeError outside a task.
  */
 export function syscall(name = "syscall"): Syscall {
-  return new Syscall(currentTask("syscall()"), name);
+  const task = currentTask("syscall()");
+  return new Syscall(task, currentKernel!, String(name));
 }
 
 /**
  * Parks the current task until the events backend returns `signal(s)`.
- * `register` runs once the task is parked: register the real operation there.
+ * `register` runs as the task suspends: register the real operation there
+ * (if `s` is signalled while it runs, the task does not park at all).
  *
  * @example
  * ```ts
@@ -112,12 +126,14 @@ export function syscall(name = "syscall"): Syscall {
  * yield* B.suspend(s, (s) => readers.set(B.uid(s), fd));
  * ```
  * @throws NoSelectProvided when `run` has no events backend.
- * @throws TypeError when `s` belongs to another task.
+ * @throws TypeError when `s` belongs to another task, or `register` is not a function.
  * @throws Cancelled when the task is cancelled while suspended (the uid is then
  * reported once in `select`'s `cancelled`).
  */
 export function suspend(s: Syscall, register?: (s: Syscall) => void): Syscall {
   if (!(s instanceof Syscall)) throw new TypeError("suspend(s) expects a suspension point made by B.syscall()");
+  if (register !== undefined && typeof register !== "function")
+    throw new TypeError("suspend(s, register) expects register to be a function");
   s.register = register;
   return s;
 }

@@ -2,9 +2,10 @@
  * A one-shot wake-up for one suspended task: the building block of locks,
  * conditions and channels above core.
  */
+import { currentKernel, currentTask } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
-import { currentTask } from "./scheduler.js";
-import type { Task, Waiter } from "./task.js";
 
 const INITIAL = 0;
 const WAITING = 1;
@@ -30,6 +31,7 @@ const SIGNALLED = 2;
 export class Trigger extends SingleShot<void> implements Waiter {
   private state = INITIAL;
   private waiter: Task | null = null;
+  private kernel: Kernel | null = null;
 
   /** Whether `signal()` was called. */
   get isSignalled(): boolean {
@@ -55,7 +57,7 @@ export class Trigger extends SingleShot<void> implements Waiter {
     this.state = SIGNALLED;
     if (waiter === null) return false;
     this.waiter = null;
-    waiter.sched.resume(waiter, RESUMED);
+    this.kernel!.wake(waiter, RESUMED);
     return true;
   }
 
@@ -78,11 +80,13 @@ export class Trigger extends SingleShot<void> implements Waiter {
     if (resumed !== undefined || this.state === SIGNALLED) return DONE_VOID;
     const task = currentTask("trigger.wait()");
     if (this.state === WAITING) {
-      throw new TypeError(`task ${task.uid} cannot wait on a trigger task ${this.waiter!.uid} already waits on: a trigger wakes one task`);
+      throw new TypeError(`${task} cannot wait on a trigger ${this.waiter} already waits on: a trigger wakes one task`);
     }
     this.state = WAITING;
     this.waiter = task;
-    task.waiter = this;
+    const k = currentKernel!;
+    this.kernel = k;
+    k.park(task, this);
     return SUSPENDED;
   }
 
@@ -90,5 +94,10 @@ export class Trigger extends SingleShot<void> implements Waiter {
   detach(): void {
     this.waiter = null;
     this.state = INITIAL;
+  }
+
+  /** @internal */
+  describe(): string {
+    return "wait on a trigger";
   }
 }

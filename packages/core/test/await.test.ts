@@ -78,7 +78,7 @@ describe("awaitTask / awaitExn", () => {
         }
       });
       const winner = B.spawn(value, "win", 1);
-      expect(yield* B.awaitFirst<unknown>([loser, winner])).toEqual({ ok: true, value: "win" });
+      expect(yield* B.awaitFirst([loser, winner])).toEqual({ ok: true, value: "win" });
       expect(loserCleanedUp).toBe(true);
       expect(loser.status).toBe("cancelled");
       // consumed: returning now does not raise StillHasChildren
@@ -91,7 +91,7 @@ describe("awaitTask / awaitExn", () => {
         function* () {
           const ts = [B.spawn(boom, "a"), B.spawn(value, "ok"), B.spawn(boom, "b")];
           yield* yieldTimes(2);
-          return yield* B.awaitFirst<string>(ts);
+          return yield* B.awaitFirst(ts);
         },
         { seed },
       );

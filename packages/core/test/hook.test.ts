@@ -1,6 +1,6 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { yieldTimes } from "./support/helpers.js";
+import { errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 describe("Hook", () => {
   it("runs a hook before every step until removed", async () => {
@@ -17,22 +17,22 @@ describe("Hook", () => {
     expect(ticks).toBeGreaterThanOrEqual(10);
   });
 
-  it("removes a hook that throws, with a warning", async () => {
-    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+  it("a hook that throws is removed and fails the run, naming the hook", async () => {
     let calls = 0;
-    try {
-      await B.run(function* () {
-        B.Hook.add(() => {
+    const error = errorOf(
+      await settle(function* () {
+        B.Hook.add(function countTicks() {
           calls++;
           throw new Error("bad hook");
         });
         yield* yieldTimes(5);
-      });
-      expect(calls).toBe(1);
-      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/bad hook/), expect.objectContaining({ code: "BOBBIN_HOOK_REMOVED" }));
-    } finally {
-      warn.mockRestore();
-    }
+      }),
+    );
+    expect(calls).toBe(1);
+    expect(error).toBeInstanceOf(B.CallbackFailed);
+    expect((error as B.CallbackFailed).source).toMatch(/tick hook countTicks/);
+    expect((error as Error).message).toMatch(/bad hook/);
+    expect((error as B.CallbackFailed).cause).toBeInstanceOf(Error);
   });
 
   it("validates its arguments", async () => {

@@ -22,22 +22,82 @@ describe("orphans", () => {
     });
   });
 
-  it("take waits for the next task to end, in the order they end", async () => {
-    const order = await B.run(function* () {
+  it("take hands over a held task at once, in whatever state, and undefined when empty (Miou's take)", async () => {
+    await B.run(function* () {
       const bg = B.orphans<number>();
-      for (const n of [5, 1, 3]) B.spawn({ orphans: bg }, job, n);
-      const seen: number[] = [];
-      for (let t = yield* B.take(bg); t !== undefined; t = yield* B.take(bg)) seen.push(yield* B.awaitExn(t));
-      return seen;
+      expect(B.take(bg)).toBeUndefined();
+      const first = B.spawn({ orphans: bg }, job, 5);
+      const second = B.spawn({ orphans: bg }, job, 0);
+      expect(bg.size).toBe(2);
+      const taken = B.take(bg);
+      expect(taken).toBe(first);
+      expect(taken!.status).toBe("pending");
+      expect(bg.size).toBe(1);
+      yield* yieldTimes(2);
+      expect(second.status).toBe("resolved");
+      expect(B.take(bg)).toBe(second);
+      expect(B.take(bg)).toBeUndefined();
+      // The caller owns what it took: awaited here, or StillHasChildren.
+      expect(yield* B.awaitExn(taken!)).toBe(5);
+      expect(yield* B.awaitExn(second)).toBe(0);
     });
-    expect(order).toEqual([1, 3, 5]);
   });
 
-  it("get drains the collector and returns every result", async () => {
+  it("a taken task is no longer the collector's: care never hands it out again", async () => {
+    await B.run(function* () {
+      const bg = B.orphans<number>();
+      const t = B.spawn({ orphans: bg }, job, 0);
+      yield* yieldTimes(2);
+      expect(B.take(bg)).toBe(t);
+      expect(B.care(bg)).toBeUndefined();
+      yield* B.awaitExn(t);
+    });
+  });
+
+  it("get waits for one task to end and returns its result, consumed; undefined when empty (Miou's get)", async () => {
+    await B.run(function* () {
+      const bg = B.orphans<number>();
+      expect(yield* B.get(bg)).toBeUndefined();
+      for (const n of [5, 1, 3]) B.spawn({ orphans: bg }, job, n);
+      const seen: number[] = [];
+      for (let r = yield* B.get(bg); r !== undefined; r = yield* B.get(bg)) seen.push(r.ok ? r.value : -1);
+      expect(seen).toEqual([1, 3, 5]);
+      expect(bg.size).toBe(0);
+    });
+  });
+
+  it("get leaves the other tasks running and prefers a success among those that ended", async () => {
+    for (let seed = 0; seed < 10; seed++) {
+      await B.run(
+        function* () {
+          const bg = B.orphans<string>();
+          const slow = B.spawn({ orphans: bg }, function* () {
+            yield* yieldTimes(50);
+            return "slow";
+          });
+          B.spawn({ orphans: bg }, function* () {
+            throw new Error("boom");
+          });
+          B.spawn({ orphans: bg }, function* () {
+            return "ok";
+          });
+          yield* yieldTimes(2);
+          expect(yield* B.get(bg)).toEqual({ ok: true, value: "ok" });
+          expect(slow.status).toBe("pending");
+          const failure = yield* B.get(bg);
+          expect(failure?.ok).toBe(false);
+          expect(yield* B.get(bg)).toEqual({ ok: true, value: "slow" });
+        },
+        { seed },
+      );
+    }
+  });
+
+  it("drain waits for every task and returns every result", async () => {
     const results = await B.run(function* () {
       const bg = B.orphans<number>();
       for (const n of [2, 0, 1]) B.spawn({ orphans: bg }, job, n);
-      return yield* B.get(bg);
+      return yield* B.drain(bg);
     });
     expect(results.map((r) => (r.ok ? r.value : -1)).sort()).toEqual([0, 1, 2]);
   });
@@ -63,7 +123,7 @@ describe("orphans", () => {
         try {
           yield* B.awaitExn(other);
         } finally {
-          yield* B.get(bg);
+          yield* B.drain(bg);
         }
       }),
     );
@@ -71,15 +131,18 @@ describe("orphans", () => {
     expect(String(error)).toMatch(/only the first task/);
   });
 
-  it("a task cancelled while in take leaves the collector usable", async () => {
+  it("a task cancelled while in get leaves the collector usable", async () => {
     await B.run(function* () {
-      const bg = B.orphans<number>();
       const waiter = B.spawn(function* () {
+        const bg = B.orphans<number>();
         B.spawn({ orphans: bg }, job, 50);
         try {
-          yield* B.take(bg);
+          yield* B.get(bg);
         } finally {
-          expect(bg.waiting).toBeNull();
+          // Still usable after the cancelled get: its task is found again.
+          expect(bg.size).toBe(1);
+          const t = B.take(bg)!;
+          yield* B.cancel(t);
         }
       });
       yield* yieldTimes(2);

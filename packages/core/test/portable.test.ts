@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import * as B from "../dist/index.js";
+import { decodePortables, encodePortables, PORTABLE_KEY } from "../src/domains/portable.js";
 import * as S from "../src/index.js";
-import { decodePortables, encodePortables, PORTABLE_KEY } from "../src/portable.js";
 import * as F from "./fixtures/portable-tasks.mjs";
 
 class Box {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../dist/index.js";
-import { type CallMessage, SharingBoard, SharingPolicy } from "../src/work-sharing.js";
+import { type CallMessage, SharingBoard, SharingPolicy } from "../src/domains/work-sharing.js";
 import * as F from "./fixtures/parallel-tasks.mjs";
 
 const calls = (n: number, from = 0, pinned = false): CallMessage[] =>

@@ -21,7 +21,7 @@ describe("Ownership", () => {
           const [client] = yield* Ownership.accept(server);
           B.spawn({ orphans: clients, give: [client] }, echo, client);
         }
-        for (const r of yield* B.get(clients)) if (!r.ok) throw r.error;
+        for (const r of yield* B.drain(clients)) if (!r.ok) throw r.error;
         yield* Ownership.close(server);
       });
       const replies: string[] = [];

@@ -53,7 +53,7 @@ export function backgroundJobs(jobs: number): Promise<number> {
       B.spawn({ orphans }, job);
       yield* B.yieldNow(); // the server would wait in accept here
     }
-    for (const r of yield* B.get(orphans)) if (!r.ok) throw r.error;
+    for (const r of yield* B.drain(orphans)) if (!r.ok) throw r.error;
     return cleaned;
   });
 }

@@ -139,7 +139,7 @@ export function* serverOrStopAll(socket: OwnedSocket, ctx: ServerContext): Gener
  * their clients leave), raising the first error.
  */
 function* terminate(orphans: B.Orphans<void>): Generator<B.Instruction, void, unknown> {
-  for (const r of yield* B.get(orphans)) if (!r.ok) throw r.error;
+  for (const r of yield* B.drain(orphans)) if (!r.ok) throw r.error;
 }
 
 /**

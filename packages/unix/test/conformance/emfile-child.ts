@@ -63,7 +63,7 @@ await run(
         yield* sleep(0.005);
       }
     }
-    for (const r of yield* B.get(clients)) if (!r.ok) throw r.error;
+    for (const r of yield* B.drain(clients)) if (!r.ok) throw r.error;
   },
   { backend: factory },
 );

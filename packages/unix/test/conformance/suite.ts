@@ -143,7 +143,7 @@ function* echoServer(server: Socket, count: number): Generator<B.Instruction, nu
     B.spawn({ orphans: clients }, echoOnce, client, 4096);
   }
   let total = 0;
-  for (const r of yield* B.get(clients)) {
+  for (const r of yield* B.drain(clients)) {
     if (!r.ok) throw r.error;
     total += r.value;
   }

@@ -27,7 +27,13 @@ export async function resolve(specifier, context, next) {
 export async function load(url, context, next) {
   if (url.startsWith("file:") && url.endsWith(".ts")) {
     const source = readFileSync(fileURLToPath(url), "utf8");
-    const { code } = transformSync(source, { loader: "ts", format: "esm", target: "node20", sourcefile: fileURLToPath(url) });
+    const { code } = transformSync(source, {
+      loader: "ts",
+      format: "esm",
+      target: "node20",
+      sourcefile: fileURLToPath(url),
+      define: { __BOBBIN_DEV__: "true" },
+    });
     return { format: "module", source: code, shortCircuit: true };
   }
   return next(url, context);

@@ -4,8 +4,8 @@
  * module that defines it and a name; a worker imports that module, which
  * defines the task again in the worker.
  */
-import type { Events } from "./events.js";
-import type { TaskBody } from "./operation.js";
+import type { Events } from "../events.js";
+import type { TaskBody } from "../operation.js";
 
 declare const parallelBrand: unique symbol;
 

@@ -5,21 +5,22 @@
  * spawns the parallel task's body, awaits it and replies to the caller.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { awaitTask } from "./await.js";
-import { cancel } from "./cancel.js";
+import { awaitTask } from "../await.js";
+import { cancel } from "../cancel.js";
+import { Cancelled, Uncloneable } from "../errors.js";
+import type { Kernel } from "../kernel/kernel.js";
+import type { Task } from "../kernel/task.js";
+import type { Instruction, TaskBody } from "../operation.js";
+import { care, orphans } from "../orphans.js";
+import { promise } from "../promise.js";
+import { startKernel } from "../run.js";
+import { spawn } from "../spawn.js";
+import { Trigger } from "../trigger.js";
 import { definedTask, loadEvents, loadTask } from "./define-task.js";
-import type { CallHost, DomainLink } from "./domain-link.js";
-import type { WorkerSetup } from "./domain-pool.js";
-import { Cancelled, Uncloneable } from "./errors.js";
-import type { Instruction, TaskBody } from "./operation.js";
-import { care, orphans } from "./orphans.js";
+import type { Domains } from "./host.js";
+import { type CallHost, DomainLink } from "./link.js";
+import type { WorkerSetup } from "./pool.js";
 import { decodePortables, encodePortables } from "./portable.js";
-import { promise } from "./promise.js";
-import { startDomain } from "./run.js";
-import type { Scheduler } from "./scheduler.js";
-import { spawn } from "./spawn.js";
-import type { Task } from "./task.js";
-import { Trigger } from "./trigger.js";
 import { encodeError, type Message } from "./wire.js";
 import { type CallMessage, SharingBoard, SharingPolicy } from "./work-sharing.js";
 
@@ -41,7 +42,7 @@ class WorkerHost implements CallHost {
   stopping = false;
 
   constructor(
-    readonly sched: Scheduler,
+    readonly kernel: Kernel,
     readonly link: DomainLink,
     readonly sharing: SharingPolicy,
     readonly board: SharingBoard,
@@ -50,15 +51,15 @@ class WorkerHost implements CallHost {
   call(message: CallMessage): void {
     this.queue.push(message);
     this.announcedIdle = false;
-    this.board.setIdle(this.sched.domain, false);
+    this.board.setIdle(this.kernel.domain, false);
     this.queueChanged();
     this.offerWork();
-    if (!this.waitingForIdle || this.sched.isIdle) this.wake();
+    if (!this.waitingForIdle || this.kernel.ready.isEmpty()) this.wake();
   }
 
   /** Publishes the queue's length on the board. */
   queueChanged(): void {
-    if (this.sharing.enabled) this.board.setQueued(this.sched.domain, this.queue.length);
+    if (this.sharing.enabled) this.board.setQueued(this.kernel.domain, this.queue.length);
   }
 
   /** Hands queued calls to idle domains, if there are any. */
@@ -66,7 +67,7 @@ class WorkerHost implements CallHost {
     if (!this.sharing.enabled) return;
     const keep = this.runners.size === 0 ? 1 : 0; // an idle domain keeps the call it is about to start
     if (this.queue.length <= keep) return;
-    for (const thief of this.board.idleDomains(this.sched.domain)) {
+    for (const thief of this.board.idleDomains(this.kernel.domain)) {
       if (this.board.claimIdle(thief)) this.shareWith(thief, keep);
       if (this.queue.length <= keep) return;
     }
@@ -76,7 +77,7 @@ class WorkerHost implements CallHost {
     const k = key(from, id);
     const runner = this.runners.get(k);
     if (runner !== undefined) {
-      this.sched.requestCancel(runner);
+      this.kernel.requestCancel(runner);
       return;
     }
     const thief = this.forwarded.get(k);
@@ -113,7 +114,7 @@ class WorkerHost implements CallHost {
     return this.wake();
   }
 
-  stop(): void {
+  shutdown(): void {
     this.stopping = true;
     this.wake();
   }
@@ -129,9 +130,9 @@ class WorkerHost implements CallHost {
   announceIdle(): void {
     if (this.announcedIdle || !this.sharing.enabled) return;
     this.announcedIdle = true;
-    this.board.setIdle(this.sched.domain, true);
-    const busiest = this.board.busiest(this.sched.domain);
-    if (busiest > 0) this.link.send(busiest, { kind: "idle", from: this.sched.domain });
+    this.board.setIdle(this.kernel.domain, true);
+    const busiest = this.board.busiest(this.kernel.domain);
+    if (busiest > 0) this.link.send(busiest, { kind: "idle", from: this.kernel.domain });
   }
 
   reply(domain: number, message: Message): void {
@@ -216,34 +217,64 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
   }
 }
 
+/** The kernel's view of the other domains, from a worker. */
+class WorkerDomains implements Domains {
+  constructor(
+    readonly link: DomainLink,
+    private readonly host: WorkerHost,
+  ) {}
+
+  idle(): boolean {
+    return this.host.domainIdle();
+  }
+
+  fatal(error: unknown): boolean {
+    // Dom0's run fails, and cancels the calls running here.
+    this.link.send(0, { kind: "fatal", error: encodeError(error) });
+    return true;
+  }
+
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 async function main(): Promise<void> {
   const setup = workerData as WorkerSetup;
   const events = setup.events === null ? undefined : await loadEvents(setup.events.url, setup.events.name);
   let host: WorkerHost | null = null;
-  await startDomain(
-    function* () {
+  await startKernel(
+    function* serveCalls() {
       yield* serve(host!);
     },
     {
       domain: setup.domain,
       workers: setup.workers,
-      seed: setup.seed,
       pollEvery: setup.pollEvery,
       sliceMs: setup.sliceMs,
       events: events?.(setup.domain) ?? null,
-      eventsLocation: setup.events,
-      workSharing: setup.workSharing,
-      onStart(sched) {
-        const link = sched.domainLink();
-        link.connect(0, parentPort!);
-        for (const [domain, port] of setup.peers) link.connect(domain, port);
-        const h = new WorkerHost(sched, link, new SharingPolicy(setup.workSharing), new SharingBoard(setup.board, setup.workers + 1));
-        host = h;
-        link.host = h;
-        sched.onShutdown = () => h.stop();
-        sched.onIdle = () => h.domainIdle();
-        sched.onFatal = (error) => link.send(0, { kind: "fatal", error: encodeError(error) });
+      seed: setup.seed + setup.domain,
+      random: null,
+      policy: null,
+      tracer: null,
+      setup: {
+        seed: setup.seed,
+        pollEvery: setup.pollEvery,
+        sliceMs: setup.sliceMs,
+        eventsLocation: setup.events,
+        workSharing: setup.workSharing,
+        cancelGraceMs: setup.graceMs,
       },
+    },
+    (kernel) => {
+      const link = new DomainLink(kernel, setup.workers);
+      link.connect(0, parentPort!);
+      for (const [domain, port] of setup.peers) link.connect(domain, port);
+      const h = new WorkerHost(kernel, link, new SharingPolicy(setup.workSharing), new SharingBoard(setup.board, setup.workers + 1));
+      host = h;
+      link.host = h;
+      kernel.domains = new WorkerDomains(link, h);
+      link.onUnresponsive = (_domain, error) => kernel.fail(error);
     },
   );
   host!.link.close();

@@ -3,7 +3,7 @@
  * worker threads, so everything in them is structured-cloned; errors are
  * encoded by hand so that Bobbin's error classes keep their class and name.
  */
-import * as errors from "./errors.js";
+import * as errors from "../errors.js";
 import { decodeOne, portableOf } from "./portable.js";
 
 /** @internal An error as it crosses a thread. */
@@ -33,7 +33,9 @@ export type Message =
   /** A worker has nothing to run (work sharing). */
   | { kind: "idle"; from: number }
   /** Dom0 tells a worker to stop: the run is over. */
-  | { kind: "shutdown" };
+  | { kind: "shutdown" }
+  /** A worker has started and serves calls. */
+  | { kind: "ready"; from: number };
 
 const KNOWN: Record<string, new (...args: never[]) => Error> = {
   BobbinError: errors.BobbinError,

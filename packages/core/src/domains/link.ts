@@ -5,10 +5,10 @@
  * own (a full mesh), so a nested `call` never goes through a busy dom0.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
-import { Uncloneable } from "./errors.js";
-import { RESUMED } from "./operation.js";
-import type { Scheduler } from "./scheduler.js";
-import type { Task } from "./task.js";
+import { DomainUnresponsive, Uncloneable } from "../errors.js";
+import type { Kernel } from "../kernel/kernel.js";
+import type { Task } from "../kernel/task.js";
+import { RESUMED } from "../operation.js";
 import { decodeError, encodeError, type Message, uncloneablePart, type WireError } from "./wire.js";
 
 /** @internal A Worker, a MessagePort or a worker's parentPort. */
@@ -18,6 +18,10 @@ export type Port = Pick<MessagePort, "postMessage" | "on" | "off" | "unref" | "r
 export interface PendingCall {
   /** The domain running the call. */
   readonly domain: number;
+  /** The parallel task's name, for errors. */
+  readonly name: string;
+  /** Armed when the call was cancelled: the domain must end it within the grace period. */
+  grace: ReturnType<typeof setTimeout> | null;
   /** The proxy task parked until the result arrives. */
   waiter: Task | null;
   /** `portable`: `value` holds encoded portables (see portable.ts). */
@@ -29,6 +33,10 @@ export interface CallHost {
   call(message: Extract<Message, { kind: "call" }>): void;
   cancel(from: number, id: number): void;
   idle?(from: number): void;
+  /** Dom0 says the run is over. */
+  shutdown(): void;
+  /** A worker has started and serves calls. */
+  ready?(from: number): void;
 }
 
 /** @internal */
@@ -37,17 +45,21 @@ export class DomainLink {
   private readonly onMessage = (message: Message): void => this.receive(message);
   private readonly pending = new Map<number, PendingCall>();
   private nextCall = 1;
+  /** Domains that died or were terminated, and why: calls to them fail at once. */
+  private readonly down = new Map<number, Error>();
   host: CallHost | null = null;
+  /** What to do when a domain does not end a cancelled call within the grace period. */
+  onUnresponsive: ((domain: number, error: DomainUnresponsive) => void) | null = null;
   /** Domains a `call` from here may land on: every worker but this one. */
   readonly others: number[];
 
   constructor(
-    readonly sched: Scheduler,
+    readonly kernel: Kernel,
     /** How many worker domains the run has (dom0 excluded). */
     readonly workers: number,
   ) {
     this.others = [];
-    for (let d = 1; d <= workers; d++) if (d !== sched.domain) this.others.push(d);
+    for (let d = 1; d <= workers; d++) if (d !== kernel.domain) this.others.push(d);
   }
 
   connect(domain: number, port: Port): void {
@@ -68,10 +80,12 @@ export class DomainLink {
     transfer: readonly TransferListItem[],
     portable: boolean,
   ): number {
+    const dead = this.down.get(domain);
+    if (dead !== undefined) throw dead;
     const id = this.nextCall++;
     const message: Message = portable
-      ? { kind: "call", id, from: this.sched.domain, url, name, args, pinned, portable: true }
-      : { kind: "call", id, from: this.sched.domain, url, name, args, pinned };
+      ? { kind: "call", id, from: this.kernel.domain, url, name, args, pinned, portable: true }
+      : { kind: "call", id, from: this.kernel.domain, url, name, args, pinned };
     try {
       this.port(domain).postMessage(message, transfer as TransferListItem[]);
     } catch (error) {
@@ -80,8 +94,27 @@ export class DomainLink {
         String((error as Error).message ?? error),
       );
     }
-    this.pending.set(id, { domain, waiter: null, result: null });
+    this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
     return id;
+  }
+
+  /**
+   * Tells the domain running call `id` that its caller cancelled it. If the
+   * domain has not ended the call within `graceMs` (a parallel task stuck in
+   * a synchronous loop never reaches a suspension point), `onUnresponsive`
+   * hears of it.
+   */
+  cancelCall(id: number, caller: Task, graceMs: number): void {
+    const call = this.pending.get(id);
+    if (call === undefined) return;
+    this.send(call.domain, { kind: "cancel", id, from: this.kernel.domain });
+    if (call.result !== null || call.grace !== null) return;
+    call.grace = setTimeout(() => {
+      call.grace = null;
+      if (call.result !== null) return;
+      const error = new DomainUnresponsive(call.domain, String(caller), graceMs);
+      this.onUnresponsive?.(call.domain, error);
+    }, graceMs);
   }
 
   /** The result of call `id`, if it arrived; otherwise `waiter` will be woken when it does. */
@@ -95,14 +128,20 @@ export class DomainLink {
     return null;
   }
 
+  /** The domain running call `id` (for diagnostics). */
+  domainOf(id: number): number | undefined {
+    return this.pending.get(id)?.domain;
+  }
+
   /** Forgets the waiter of call `id` (its proxy was cancelled and stops waiting). */
   forgetWaiter(id: number): void {
     const call = this.pending.get(id);
     if (call !== undefined) call.waiter = null;
   }
 
-  /** A domain died: every call pending on it fails with `error`. */
+  /** A domain died: every call pending on it fails with `error`, and so will calls to it. */
   domainDown(domain: number, error: Error): void {
+    if (!this.down.has(domain)) this.down.set(domain, error);
     const wire = encodeError(error);
     for (const [id, call] of this.pending) {
       if (call.domain === domain && call.result === null) this.receive({ kind: "result", id, ok: false, error: wire });
@@ -135,7 +174,7 @@ export class DomainLink {
 
   private port(domain: number): Port {
     const port = this.ports.get(domain);
-    if (port === undefined) throw new RangeError(`domain ${domain} is not connected to domain ${this.sched.domain}`);
+    if (port === undefined) throw new RangeError(`domain ${domain} is not connected to domain ${this.kernel.domain}`);
     return port;
   }
 
@@ -143,14 +182,18 @@ export class DomainLink {
     switch (message.kind) {
       case "result": {
         const call = this.pending.get(message.id);
-        if (call === undefined) return;
+        if (call === undefined || call.result !== null) return;
+        if (call.grace !== null) {
+          clearTimeout(call.grace);
+          call.grace = null;
+        }
         call.result = message.ok
           ? { ok: true, value: message.value, portable: message.portable === true }
           : { ok: false, error: message.error };
         const waiter = call.waiter;
         if (waiter !== null) {
           call.waiter = null;
-          waiter.sched.resume(waiter, RESUMED);
+          this.kernel.wake(waiter, RESUMED);
         }
         return;
       }
@@ -164,10 +207,13 @@ export class DomainLink {
         this.host?.idle?.(message.from);
         return;
       case "fatal":
-        this.sched.fail(decodeError(message.error));
+        this.kernel.fail(decodeError(message.error));
         return;
       case "shutdown":
-        this.sched.shutdownDomain();
+        this.host?.shutdown();
+        return;
+      case "ready":
+        this.host?.ready?.(message.from);
         return;
     }
   }

@@ -2,42 +2,40 @@
  * `call` and `parallel`: tasks on other domains (worker threads).
  *
  * A parallel task is represented in its caller's domain by a proxy task, an
- * ordinary child of the caller: awaiting, cancelling, orphans and every rule
- * of the tree apply to it unchanged. The proxy sends the call, parks until the
- * result comes back, and when cancelled tells the other domain and waits until
- * the remote subtree has ended.
+ * ordinary child of the caller named after the parallel task: awaiting,
+ * cancelling, orphans and every rule of the tree apply to it unchanged. The
+ * proxy sends the call, parks until the result comes back, and when cancelled
+ * tells the other domain and waits until the remote subtree has ended (or
+ * the domain is terminated for not ending it within the grace period).
  */
-
 import type { TransferListItem } from "node:worker_threads";
-import { awaitAll } from "./await.js";
+import { awaitAll, type Results } from "../await.js";
+import { describe } from "../describe.js";
+import { Cancelled, NoDomainAvailable } from "../errors.js";
+import { current, currentKernel, currentTask, kernelOf } from "../kernel/current.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { F, type Task, type Waiter } from "../kernel/task.js";
+import type { SpawnOptions } from "../lifecycle.js";
+import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
+import type { Result } from "../result.js";
+import { checkSpawnOptions, spawn } from "../spawn.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
-import type { DomainLink } from "./domain-link.js";
-import { Cancelled, NoDomainAvailable } from "./errors.js";
-import type { SpawnOptions } from "./lifecycle.js";
-import { type Instruction, type Operation, SingleShot, SUSPENDED } from "./operation.js";
-import type { Orphans } from "./orphans.js";
+import { domainLink } from "./host.js";
+import type { DomainLink } from "./link.js";
 import { decodePortables, encodePortables } from "./portable.js";
-import type { Result } from "./result.js";
-import { current, currentTask } from "./scheduler.js";
-import { spawn } from "./spawn.js";
-import { F, type Task, type Waiter } from "./task.js";
-import { decodeError, type Message } from "./wire.js";
+import { decodeError } from "./wire.js";
 
 /**
  * Options of {@link call}, given first: `call({ pin: 2 }, task, ...args)`.
  *
  * @example
  * ```ts
- * B.call({ pin: 1, transfer: [buffer] }, hash, buffer);
+ * B.call({ pin: 1, transfer: [buffer], name: "hash-block" }, hash, buffer);
  * ```
  */
-export interface CallOptions {
+export interface CallOptions extends SpawnOptions {
   /** Run on this domain (≥ 1, not the caller's); otherwise a random one. */
   readonly pin?: number;
-  /** Put the proxy task in this collector (see `orphans`). */
-  readonly orphans?: Orphans<unknown>;
-  /** Resources whose ownership moves to the proxy task (see `@bobbin/sync`'s Ownership). */
-  readonly give?: readonly unknown[];
   /** Transferables (ArrayBuffers, MessagePorts…) moved, not copied, to the other domain, as for `postMessage`. */
   readonly transfer?: readonly TransferListItem[];
 }
@@ -54,14 +52,19 @@ class AwaitResult extends SingleShot<CallResult> implements Waiter {
   }
 
   next(): IteratorResult<Instruction, CallResult> {
-    const result = this.link.takeResult(this.id, current!);
+    const task = current!;
+    const result = this.link.takeResult(this.id, task);
     if (result !== null) return { done: true, value: result };
-    current!.waiter = this;
+    currentKernel!.park(task, this);
     return SUSPENDED;
   }
 
   detach(): void {
     this.link.forgetWaiter(this.id);
+  }
+
+  describe(): string {
+    return `call → domain ${this.link.domainOf(this.id)}`;
   }
 }
 
@@ -69,15 +72,14 @@ function awaitResult(link: DomainLink, id: number): Operation<CallResult> {
   return new AwaitResult(link, id);
 }
 
-/** The body of a proxy: waits for call `id`, sent to `domain`, and passes on its cancellation. */
-function* remoteCall(domain: number, id: number): Generator<Instruction, unknown, unknown> {
-  const link = current!.sched.link!;
+/** The body of a proxy: waits for call `id` and passes on its cancellation. */
+function* remoteCall(link: DomainLink, id: number): Generator<Instruction, unknown, unknown> {
   let result: CallResult;
   try {
     result = yield* awaitResult(link, id);
   } catch (error) {
     if (error instanceof Cancelled) {
-      link.send(domain, { kind: "cancel", id, from: link.sched.domain } satisfies Message);
+      link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
       yield* awaitResult(link, id); // the remote subtree has ended
     }
     throw error;
@@ -93,11 +95,11 @@ const PLAIN_FUNCTION =
 
 /**
  * Runs a parallel task on another domain: a random worker other than the
- * caller's domain (seeded by `run`'s `seed`), never dom0; or the `pin`ned one.
- * Returns a task of the caller, awaited or cancelled like any other; arguments
- * and result are structured-cloned, except portable values (see
- * `definePortable`), which are encoded and made again on the other side.
- * Options come first when present.
+ * caller's domain (from the run's random source), never dom0; or the `pin`ned
+ * one. Returns a task of the caller, named after the parallel task (or
+ * `name`), awaited or cancelled like any other; arguments and result are
+ * structured-cloned, except portable values (see `definePortable`), which are
+ * encoded and made again on the other side. Options come first when present.
  *
  * @example
  * ```ts
@@ -115,34 +117,34 @@ const PLAIN_FUNCTION =
 export function call<A extends unknown[], T>(task: ParallelTask<A, T>, ...args: A): Task<T>;
 export function call<A extends unknown[], T>(options: CallOptions, task: ParallelTask<A, T>, ...args: A): Task<T>;
 export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
-  const caller = currentTask("call()");
+  currentTask("call()");
+  const k = kernelOf("call()");
   let options: CallOptions = {};
   let task = first;
   let args = rest;
   if (!isParallelTask(first) && typeof first !== "function" && first !== null && typeof first === "object") {
-    options = first as CallOptions;
+    options = checkCallOptions(first);
     task = rest[0];
     args = rest.slice(1);
   }
   if (typeof task === "function") throw new TypeError(PLAIN_FUNCTION);
-  if (!isParallelTask(task)) throw new TypeError("call expects a task made by B.defineTask, optionally preceded by options");
-  const link = caller.sched.domainLink();
+  if (!isParallelTask(task))
+    throw new TypeError(`call expects a task made by B.defineTask, optionally preceded by options; got ${describe(task)}`);
+  const link = domainLink(k);
   const pinned = options.pin !== undefined;
-  const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link);
-  if (options.transfer !== undefined && !Array.isArray(options.transfer))
-    throw new TypeError("call({ transfer }) expects an array of transferables");
+  const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link, k);
   const sent = encodePortables(args) as unknown[];
   const id = link.sendCall(domain, task.url, task.name, sent, pinned, options.transfer ?? [], sent !== args);
-  return spawnProxy(link, domain, id, { orphans: options.orphans, give: options.give });
+  return spawnProxy(link, id, { orphans: options.orphans, give: options.give, name: options.name ?? task.name });
 }
 
 /** The caller's task standing for call `id`; the call was sent already, so it must hear of a cancellation. */
-function spawnProxy(link: DomainLink, domain: number, id: number, options?: SpawnOptions): Task<unknown> {
+function spawnProxy(link: DomainLink, id: number, options: SpawnOptions): Task<unknown> {
   let proxy: Task<unknown>;
   try {
-    proxy = options === undefined ? spawn(remoteCall, domain, id) : spawn(options, remoteCall, domain, id);
+    proxy = spawn(options, remoteCall, link, id);
   } catch (error) {
-    link.send(domain, { kind: "cancel", id, from: link.sched.domain });
+    link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
     throw error;
   }
   proxy.flags |= F.NO_EARLY_CANCEL;
@@ -166,13 +168,14 @@ function spawnProxy(link: DomainLink, domain: number, id: number, options?: Spaw
  */
 export function parallel<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]): Operation<Result<T>[]> {
   if (typeof task === "function") throw new TypeError(PLAIN_FUNCTION);
-  if (!isParallelTask(task)) throw new TypeError("parallel expects a task made by B.defineTask");
-  if (!Array.isArray(inputs)) throw new TypeError("parallel(task, inputs) expects an array of inputs");
+  if (!isParallelTask(task)) throw new TypeError(`parallel expects a task made by B.defineTask, got ${describe(task)}`);
+  if (!Array.isArray(inputs)) throw new TypeError(`parallel(task, inputs) expects an array of inputs, got ${describe(inputs)}`);
   return parallelTasks<I, T>(task, inputs);
 }
 
 function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]): Generator<Instruction, Result<T>[], unknown> {
-  const link = currentTask("parallel()").sched.domainLink();
+  currentTask("parallel()");
+  const link = domainLink(kernelOf("parallel()"));
   const others = link.others;
   if (others.length === 0) throw noDomain(link);
   // Encoded first: a portable refusing to cross fails parallel before anything was sent.
@@ -183,24 +186,35 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   });
   const tasks = encoded.map(({ sent, portable }, i) => {
     const domain = others[i % others.length]!;
-    return spawnProxy(link, domain, link.sendCall(domain, task.url, task.name, sent, false, [], portable));
+    return spawnProxy(link, link.sendCall(domain, task.url, task.name, sent, false, [], portable), { name: task.name }) as Task<T>;
   });
-  return (yield* awaitAll(tasks as Task<T>[])) as Result<T>[];
+  return (yield* awaitAll(tasks)) as Results<Task<T>[]>;
 }
 
-function pickDomain(link: DomainLink): number {
+function checkCallOptions(options: object): CallOptions {
+  const checked = checkSpawnOptions(options, "call") as CallOptions;
+  if (checked.transfer !== undefined && !Array.isArray(checked.transfer)) {
+    throw new TypeError(`call({ transfer }) expects an array of transferables, got ${describe(checked.transfer)}`);
+  }
+  return checked;
+}
+
+function pickDomain(link: DomainLink, k: Kernel): number {
   const others = link.others;
   if (others.length === 0) throw noDomain(link);
-  return others[link.sched.rng.below(others.length)]!;
+  return others.length === 1 ? others[0]! : others[k.random.below(others.length)]!;
 }
 
 function checkPin(link: DomainLink, pin: number): number {
   if (!Number.isInteger(pin) || pin < 0 || pin > link.workers) {
-    throw new RangeError(`call({ pin: ${pin} }): this run's domains are 1..${link.workers} (plus dom0)`);
+    throw new RangeError(
+      `call({ pin: ${String(pin)} }): this run's worker domains are 1..${link.workers} (dom0 never runs parallel tasks)`,
+    );
   }
   if (pin === 0) throw new RangeError("call({ pin: 0 }): parallel tasks never run on dom0; use spawn to run on dom0");
-  if (pin === link.sched.domain)
+  if (pin === link.kernel.domain) {
     throw new RangeError(`call({ pin: ${pin} }): a parallel task never runs on its caller's domain; use spawn for that`);
+  }
   return pin;
 }
 
@@ -208,6 +222,6 @@ function noDomain(link: DomainLink): NoDomainAvailable {
   return new NoDomainAvailable(
     link.workers === 0
       ? "no domain is available for a parallel task: this run has 0 worker domains; run with { domains: n } (n ≥ 1)"
-      : `no domain is available for a parallel task: domain ${link.sched.domain} is the only worker and a task never runs on its caller's domain nor on dom0`,
+      : `no domain is available for a parallel task: domain ${link.kernel.domain} is the only worker and a task never runs on its caller's domain nor on dom0`,
   );
 }

@@ -36,6 +36,13 @@ export class RunQueue<T> {
     return item;
   }
 
+  /** The items, oldest first (a copy). */
+  items(): T[] {
+    const out: T[] = [];
+    for (let i = this.head; i !== this.tail; i = (i + 1) & this.mask) out.push(this.ring[i]!);
+    return out;
+  }
+
   private grow(): void {
     // The ring is full (tail caught up with head): unroll it into twice the space.
     const old = this.ring;

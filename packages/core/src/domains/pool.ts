@@ -3,7 +3,7 @@
  * wired to each other, and stopped before `run` settles.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import type { DomainLink } from "./domain-link.js";
+import type { DomainLink } from "./link.js";
 import type { Message } from "./wire.js";
 import { SharingBoard } from "./work-sharing.js";
 
@@ -16,6 +16,8 @@ export interface WorkerSetup {
   readonly sliceMs: number;
   readonly events: { url: string; name: string } | null;
   readonly workSharing: boolean;
+  /** How long a domain may take to end a cancelled call (or to stop) before it is terminated. */
+  readonly graceMs: number;
   /** The work-sharing board (see work-sharing.ts). */
   readonly board: SharedArrayBuffer;
   /** Channels to the other workers, by domain. */
@@ -33,14 +35,13 @@ function workerExecArgv(): string[] | undefined {
   return process.execArgv.some((arg) => /^(-e|--eval|-p|--print|--input-type)(=|$)/.test(arg)) ? [] : undefined;
 }
 
-/** How long a stopping worker may take before it is terminated. */
-const SHUTDOWN_GRACE_MS = 5000;
-
 /** @internal */
 export class DomainPool {
   private readonly workers: Worker[] = [];
   private readonly exited: Promise<void>[] = [];
-  private stopping = false;
+  /** Workers stopped on purpose (the run is over, or one was terminated): their exit is no crash. */
+  private readonly stopped = new Set<number>();
+  private readonly graceMs: number;
 
   constructor(
     private readonly link: DomainLink,
@@ -48,6 +49,7 @@ export class DomainPool {
     onCrash: (error: Error) => void,
   ) {
     const n = setup.workers;
+    this.graceMs = setup.graceMs;
     const peers: [number, MessagePort][][] = Array.from({ length: n + 1 }, () => []);
     for (let i = 1; i <= n; i++) {
       for (let j = i + 1; j <= n; j++) {
@@ -75,7 +77,7 @@ export class DomainPool {
       this.exited.push(
         new Promise<void>((resolve) =>
           worker.once("exit", (code) => {
-            if (!this.stopping) {
+            if (!this.stopped.has(d)) {
               const error = new Error(`domain ${d} (a worker thread) exited unexpectedly with code ${code}`);
               link.domainDown(d, error);
               onCrash(error);
@@ -87,16 +89,30 @@ export class DomainPool {
     }
   }
 
-  /** Stops every worker; resolves once all threads have exited. */
+  /**
+   * Stops every worker; resolves once all threads have exited. A worker that
+   * does not stop within the grace period (stuck in a synchronous loop, say)
+   * is terminated.
+   */
   async shutdown(): Promise<void> {
-    this.stopping = true;
     const stop: Message = { kind: "shutdown" };
-    for (const worker of this.workers) worker.postMessage(stop);
+    for (let d = 1; d <= this.workers.length; d++) {
+      this.stopped.add(d);
+      this.workers[d - 1]!.postMessage(stop);
+    }
     const timer = setTimeout(() => {
       for (const worker of this.workers) void worker.terminate();
-    }, SHUTDOWN_GRACE_MS);
+    }, this.graceMs);
     await Promise.all(this.exited);
     clearTimeout(timer);
     this.link.close();
+  }
+
+  /** Terminates domain `d` now (it did not answer a cancellation); its pending calls fail with `error`. */
+  terminate(d: number, error: Error): void {
+    if (this.stopped.has(d)) return;
+    this.stopped.add(d);
+    void this.workers[d - 1]!.terminate();
+    this.link.domainDown(d, error);
   }
 }

@@ -1,0 +1,85 @@
+/**
+ * Cancellation: requesting it, delivering it, and watching tasks that
+ * swallow it.
+ *
+ * A request marks the task and runs its `protect` `onCancellation` handlers
+ * at once. The `Cancelled` error is then thrown into the fiber where it is
+ * parked (with `iterator.throw`, never `return`, so `finally` blocks may still
+ * suspend). A task queued with an operation's result keeps that result: the
+ * cancellation is delivered at its next suspension point instead (see
+ * `F.YIELDED`: a task queued by `yield` has nothing to lose). The task's
+ * children are cancelled when its body has ended (see ending.ts).
+ */
+import { Cancelled } from "../errors.js";
+import type { Kernel } from "./kernel.js";
+import { F, State, type Task, type Waiter } from "./task.js";
+import { coldOf, familyOf } from "./tree.js";
+
+/** A cancelled task that keeps running this long gets one warning. */
+const SWALLOWED_CANCEL_WARNING_MS = 2000;
+
+/** @internal Asks `task` to stop (no-op when it ended or was asked already). */
+export function requestCancel(k: Kernel, task: Task): void {
+  const flags = task.flags;
+  if ((flags & F.STATE) !== State.Pending || (flags & F.CANCEL_REQUESTED) !== 0) return;
+  task.flags = flags | F.CANCEL_REQUESTED;
+  if (k.tracer !== null) k.trace("cancel", task);
+  const cold = coldOf(task);
+  if (cold !== null) {
+    cold.cancelledAt = performance.now();
+    for (let frame = cold.protection; frame !== null; frame = frame.outer) {
+      const handler = frame.onCancellation;
+      if (handler === undefined) continue;
+      try {
+        handler();
+      } catch (error) {
+        k.callbackFailed(`the onCancellation handler of protect in ${task}`, error);
+      }
+    }
+    cold.abort?.abort(cancelledError(task));
+  }
+  if ((task.flags & F.PARKED) !== 0) deliverCancel(k, task);
+}
+
+/** @internal Throws `Cancelled` into a parked task, ahead of ordinary steps. */
+export function deliverCancel(k: Kernel, task: Task): void {
+  const waiter = task.value as Waiter;
+  task.flags = (task.flags & ~(F.PARKED | F.YIELDED)) | F.CANCEL_DELIVERED | F.THROW;
+  task.value = cancelledError(task);
+  k.detach(task, waiter);
+  k.queueUrgent(task);
+}
+
+/**
+ * @internal Before a step of a task whose cancellation was requested: a task
+ * queued by `yield` is cancelled now; one queued with a result runs with it.
+ */
+export function beforeCancelledStep(task: Task, flags: number): number {
+  if ((flags & (F.CANCEL_DELIVERED | F.YIELDED)) === F.YIELDED) {
+    flags |= F.THROW | F.CANCEL_DELIVERED;
+    task.value = cancelledError(task);
+  }
+  if ((flags & (F.CANCEL_DELIVERED | F.WARNED)) === F.CANCEL_DELIVERED) flags = watchSwallowedCancel(task, flags);
+  return flags;
+}
+
+/** @internal The `Cancelled` a task is cancelled with; `cause` is what its body threw instead, if anything. */
+export function cancelledError(task: Task, cause?: unknown): Cancelled {
+  const message = `${task} was cancelled`;
+  return cause === undefined || cause === null ? new Cancelled(message) : new Cancelled(message, { cause });
+}
+
+/** Warns once about a cancelled task that keeps running long after it was cancelled. */
+function watchSwallowedCancel(task: Task, flags: number): number {
+  const cold = familyOf(task);
+  if (cold.cancelledAt === 0) cold.cancelledAt = performance.now();
+  else if (performance.now() - cold.cancelledAt > SWALLOWED_CANCEL_WARNING_MS) {
+    process.emitWarning(
+      `${task} keeps running ${SWALLOWED_CANCEL_WARNING_MS} ms after it was cancelled: ` +
+        "a task that catches Cancelled must clean up and end, or it delays its parent's cancel",
+      { code: "BOBBIN_SWALLOWED_CANCEL" },
+    );
+    return flags | F.WARNED;
+  }
+  return flags;
+}

@@ -1,0 +1,24 @@
+/**
+ * Deadlock detection: when Node's loop is about to drain while runs still
+ * wait, nothing can wake their tasks any more (a syscall backend, a timer or
+ * a promise with real work behind it would hold a handle), so each such run
+ * fails with `Deadlock` instead of leaving its promise unsettled forever.
+ */
+import type { Kernel } from "./kernel.js";
+
+const waiting = new Set<Kernel>();
+
+function onBeforeExit(): void {
+  for (const kernel of waiting) kernel.deadlocked();
+}
+
+/** @internal A run started: watch it. */
+export function watchForDeadlock(kernel: Kernel): void {
+  if (waiting.size === 0) process.on("beforeExit", onBeforeExit);
+  waiting.add(kernel);
+}
+
+/** @internal A run settled. */
+export function unwatchForDeadlock(kernel: Kernel): void {
+  if (waiting.delete(kernel) && waiting.size === 0) process.off("beforeExit", onBeforeExit);
+}

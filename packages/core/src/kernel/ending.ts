@@ -1,0 +1,132 @@
+/**
+ * How tasks end. A body that returns normally ends its task at once if it has
+ * no child left (Miou's first rule; otherwise `StillHasChildren`). A body
+ * that fails, or is cancelled, cancels its remaining children and the task
+ * waits for them (`ENDING`); the last one to end ends it. Ending climbs the
+ * tree in a loop, never by recursion, so a chain of any depth ends in
+ * constant stack.
+ */
+import { CallbackFailed, Cancelled, StillHasChildren } from "../errors.js";
+import { type Ending, exitHooks } from "../lifecycle.js";
+import { invariant } from "./assert.js";
+import { cancelledError, requestCancel } from "./cancellation.js";
+import type { Kernel } from "./kernel.js";
+import { F, State, type Task, type Waiter } from "./task.js";
+import { childrenOf, coldOf, forgetChild, liveChildren } from "./tree.js";
+
+const ENDINGS: readonly Ending[] = ["resolved", "resolved", "failed", "cancelled"];
+
+/** @internal The fiber of `task` returned (`normal`) or threw `value`. */
+export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown): void {
+  // The finished generator is dropped; its prototype keeps naming the task.
+  task.gen = Object.getPrototypeOf(task.gen) as object as Task["gen"];
+  let state = normal ? State.Resolved : State.Failed;
+  if ((task.flags & F.CANCEL_REQUESTED) !== 0) {
+    // Whatever a cancelled body returns, it ends Cancelled; what it threw instead is kept as the cause.
+    value = normal ? cancelledError(task) : asCancelled(task, value);
+    state = State.Cancelled;
+  }
+  if (state === State.Resolved) {
+    if (liveChildren(task) === 0) {
+      terminate(k, task, State.Resolved, value);
+      return;
+    }
+    const error = new StillHasChildren(task, childrenOf(task));
+    k.fail(error);
+    state = State.Failed;
+    value = error;
+  }
+  cancelChildren(k, task);
+  if (liveChildren(task) === 0) {
+    terminate(k, task, state, value);
+    return;
+  }
+  task.flags = (task.flags & ~F.ENDING_STATE) | F.ENDING | (state << F.ENDING_SHIFT);
+  task.value = value;
+}
+
+/** @internal A task cancelled before its first step ends without running its body. */
+export function endUnborn(k: Kernel, task: Task): void {
+  terminate(k, task, State.Cancelled, cancelledError(task));
+}
+
+/** The error a cancelled task ends with: the `Cancelled` its body rethrew, or one whose cause is what it threw. */
+function asCancelled(task: Task, thrown: unknown): Cancelled {
+  return thrown instanceof Cancelled ? thrown : cancelledError(task, thrown);
+}
+
+/** A failing task cancels its children; those that had ended are consumed and forgotten. */
+function cancelChildren(k: Kernel, task: Task): void {
+  for (const child of childrenOf(task)) {
+    if ((child.flags & F.STATE) !== State.Pending) k.consume(task, child);
+    else {
+      child.flags |= F.CONSUMED;
+      requestCancel(k, child);
+    }
+  }
+}
+
+/**
+ * @internal `task` and its whole subtree are over: publish the outcome, tell
+ * the parent, and end the ancestors this was the last child of.
+ */
+export function terminate(k: Kernel, task: Task, state: State, value: unknown): void {
+  for (;;) {
+    if (__BOBBIN_DEV__) invariant(liveChildren(task) === 0 && (task.flags & F.PARKED) === 0, `${task} ends with children or parked`);
+    if ((task.flags & F.CANCEL_REQUESTED) !== 0 && state !== State.Cancelled) {
+      // Cancelled while it waited for its children (or for its hooks' verdict).
+      value = state === State.Failed ? asCancelled(task, value) : cancelledError(task);
+      state = State.Cancelled;
+    }
+    if (exitHooks.length !== 0) {
+      const veto = runExitHooks(k, task, state);
+      if (veto !== undefined && state === State.Resolved) {
+        k.fail(veto);
+        state = State.Failed;
+        value = veto;
+      }
+    }
+    task.flags = (task.flags & ~(F.STATE | F.ENDING | F.ENDING_STATE)) | state;
+    task.value = value;
+    k.liveTasks--;
+    if (k.tracer !== null) k.trace("end", task);
+    const parent = task.parent;
+    if (parent === null) {
+      k.rootEnded(task);
+      return;
+    }
+    if ((task.flags & F.CONSUMED) !== 0) forgetChild(parent, task);
+    coldOf(task)?.orphans?.ended(task);
+    const parentFlags = parent.flags;
+    if ((parentFlags & F.ENDING) !== 0) {
+      if (liveChildren(parent) !== 0) return;
+      task = parent;
+      state = (parentFlags & F.ENDING_STATE) >> F.ENDING_SHIFT;
+      value = parent.value;
+      continue;
+    }
+    if ((task.flags & F.JOINED) !== 0) {
+      task.flags &= ~F.JOINED;
+      (parent.value as Waiter).childEnded!(k, parent, task);
+    }
+    return;
+  }
+}
+
+/** Runs the exit hooks; returns the first veto (an error a hook returned, or what it threw). */
+function runExitHooks(k: Kernel, task: Task, state: State): unknown {
+  let veto: unknown;
+  const ending = ENDINGS[state]!;
+  for (let i = 0; i < exitHooks.length; i++) {
+    const hook = exitHooks[i]!;
+    let answer: unknown;
+    try {
+      answer = hook(task, ending);
+    } catch (error) {
+      answer = new CallbackFailed(`the exit hook ${hook.name || "(anonymous)"} at the end of ${task}`, error);
+      k.fail(answer);
+    }
+    if (answer !== undefined && veto === undefined) veto = answer;
+  }
+  return veto;
+}

@@ -1,0 +1,402 @@
+/**
+ * The kernel of a domain: the one owner of its tasks, their tree and its
+ * counters. Everything that changes a task's state — spawn, park, wake, join,
+ * consume, cancel, end, syscalls — goes through its methods (or the kernel's
+ * own files: fiber.ts, tree.ts, cancellation.ts, ending.ts, loop.ts), and
+ * development builds check the invariants at each change.
+ *
+ * The kernel calls code it does not own — `onCancellation` handlers, hooks, a
+ * tracer, a scheduling policy, the events backend — inside guards: what
+ * escapes fails the run with `CallbackFailed` naming its source. It knows
+ * nothing of workers or sockets: other domains reach it through a
+ * {@link DomainHost} installed on first use.
+ */
+import { CallbackFailed, Deadlock, InternalError } from "../errors.js";
+import type { Events, Uid } from "../events.js";
+import type { HookKey } from "../hook.js";
+import { invariant } from "./assert.js";
+import { cancelledError, requestCancel } from "./cancellation.js";
+import { unwatchForDeadlock, watchForDeadlock } from "./deadlock.js";
+import { Loop } from "./loop.js";
+import { ReadyQueue, type SchedulingPolicy } from "./policy.js";
+import type { RandomSource } from "./random.js";
+import { F, State, Task, type Waiter } from "./task.js";
+import type { TracePoint, Tracer } from "./trace.js";
+import { addChild, forgetChild } from "./tree.js";
+
+/** @internal What the other domains of a run need to know (the kernel only keeps it for them). */
+export interface RunSetup {
+  readonly seed: number;
+  readonly pollEvery: number;
+  readonly sliceMs: number;
+  /** Where workers find the events factory again (see `defineEvents`). */
+  readonly eventsLocation: { readonly url: string; readonly name: string } | null;
+  /** Whether idle worker domains take queued parallel work from busy ones. */
+  readonly workSharing: boolean;
+  /** How long a domain may take to end a cancelled call before it is terminated. */
+  readonly cancelGraceMs: number;
+}
+
+/** @internal How a domain's kernel is set up. */
+export interface KernelOptions {
+  readonly setup: RunSetup;
+  readonly domain: number;
+  /** How many worker domains the run has (dom0 excluded). */
+  readonly workers: number;
+  readonly pollEvery: number;
+  readonly sliceMs: number;
+  readonly events: Events | null;
+  readonly random: RandomSource;
+  readonly policy: SchedulingPolicy | null;
+  readonly tracer: Tracer | null;
+}
+
+/** @internal How a run ended, reported to `run`'s promise. */
+export type Settle = (ok: boolean, value: unknown) => void;
+
+/**
+ * @internal What the kernel needs of the other domains, installed by
+ * `call`/`parallel` (dom0) or by a worker's entry.
+ */
+export interface DomainHost {
+  /** Nothing is ready here: returns whether this domain took new work (work sharing). */
+  idle(): boolean;
+  /** The run fails here: returns true when the failure was handed elsewhere (a worker tells dom0). */
+  fatal(error: unknown): boolean;
+  /** The root task ended: stops the other domains; resolves once they have. */
+  shutdown(): Promise<void>;
+}
+
+const NO_FATAL = Symbol("no fatal error");
+/** Roots of running kernels, so that a task found outside a step leads to its kernel. */
+const kernelOfRoot = new WeakMap<Task, Kernel>();
+
+/** @internal */
+export class Kernel {
+  readonly domain: number;
+  readonly workers: number;
+  readonly setup: RunSetup;
+  readonly events: Events | null;
+  readonly random: RandomSource;
+  readonly ready: ReadyQueue;
+  readonly loop: Loop;
+  tracer: Tracer | null;
+  /** Tick hooks (`Hook.add`), run before every step. */
+  readonly tickHooks: HookKey[] = [];
+  /** Tasks that have not ended yet. */
+  liveTasks = 0;
+  /** Tasks parked on a syscall. */
+  pendingSyscalls = 0;
+  /** Syscalls whose task was cancelled, for the next `select`. */
+  cancelledSyscalls: Uid[] = [];
+  /** The other domains, once `call`/`parallel` (or a worker's entry) installed them. */
+  domains: DomainHost | null = null;
+  /** Whether the run is over here (the root ended, or the kernel failed). */
+  done = false;
+  private nextUid = 1;
+  private root: Task | null = null;
+  private settle: Settle | null = null;
+  private fatal: unknown = NO_FATAL;
+
+  constructor(options: KernelOptions) {
+    this.domain = options.domain;
+    this.workers = options.workers;
+    this.setup = options.setup;
+    this.events = options.events;
+    this.random = options.random;
+    this.tracer = options.tracer;
+    this.ready = new ReadyQueue(options.policy, (error) => this.callbackFailed("the scheduling policy", error));
+    this.loop = new Loop(this, options.pollEvery, options.sliceMs);
+  }
+
+  /** The kernel a task belongs to (walks up to its root). */
+  static of(task: Task): Kernel | null {
+    let root = task;
+    while (root.parent !== null) root = root.parent;
+    return kernelOfRoot.get(root) ?? null;
+  }
+
+  // -- the run ---------------------------------------------------------------
+
+  /** Starts the root task (its body, or its generator already made); `settle` hears how the run ended. */
+  start(gen: Task["gen"], settle: Settle): Task {
+    const root = new Task(this.nextUid++, null, gen, 0, undefined);
+    this.root = root;
+    this.settle = settle;
+    this.liveTasks = 1;
+    kernelOfRoot.set(root, this);
+    watchForDeadlock(this);
+    this.enqueue(root);
+    this.loop.schedule();
+    return root;
+  }
+
+  /** A broken rule, an aborted `signal`, a deadlock: the whole run is cancelled and fails with `error`. */
+  fail(error: unknown): void {
+    if (this.fatal !== NO_FATAL) return;
+    this.fatal = error;
+    if (this.domains !== null && this.domains.fatal(error)) return;
+    if (this.root !== null) requestCancel(this, this.root);
+    this.loop.schedule();
+  }
+
+  /** Code the kernel called but does not own threw `error`: the run fails naming `source`. */
+  callbackFailed(source: string, error: unknown): void {
+    this.fail(new CallbackFailed(source, error));
+  }
+
+  /** The kernel itself failed: settle the run now rather than leave it hanging. */
+  internalError(error: unknown): void {
+    if (this.settle === null) return;
+    this.fatal = error instanceof InternalError ? error : new InternalError(error);
+    this.done = true;
+    this.finish();
+  }
+
+  /** Called on Node's `beforeExit`: nothing can wake this run's tasks. */
+  deadlocked(): void {
+    if (this.done) return;
+    this.fail(new Deadlock(this.liveTasks));
+  }
+
+  /** @internal The root task ended: the run is over here. */
+  rootEnded(root: Task): void {
+    this.done = true;
+    const events = this.events;
+    if (events !== null) {
+      if (this.cancelledSyscalls.length !== 0) {
+        try {
+          const last = events.select(false, this.takeCancelledSyscalls());
+          if (last instanceof Promise) last.catch(() => undefined);
+        } catch (error) {
+          this.callbackFailed("the events backend's select", error);
+        }
+      }
+    }
+    if (this.fatal === NO_FATAL && (root.flags & F.STATE) !== State.Resolved) this.fatal = root.value;
+    this.finish();
+  }
+
+  /** Stops the backend and the other domains, then settles the run. */
+  private finish(): void {
+    unwatchForDeadlock(this);
+    const finaliser = this.events?.finaliser;
+    if (finaliser !== undefined) {
+      try {
+        finaliser.call(this.events);
+      } catch (error) {
+        if (this.fatal === NO_FATAL) this.fatal = new CallbackFailed("the events backend's finaliser", error);
+      }
+    }
+    const settle = this.settle!;
+    this.settle = null;
+    const report = (): void => (this.fatal === NO_FATAL ? settle(true, this.root!.value) : settle(false, this.fatal));
+    if (this.domains === null) report();
+    else this.domains.shutdown().then(report, report);
+  }
+
+  // -- tasks -------------------------------------------------------------------
+
+  /** A new task of `parent`, not yet in the tree (spawn hooks may still refuse it). */
+  create(parent: Task, gen: Task["gen"], flags: number, value: unknown): Task {
+    return new Task(this.nextUid++, parent, gen, flags, value);
+  }
+
+  /** Puts a task made by `create` into the tree and queues its first step. */
+  adopt(parent: Task, child: Task): void {
+    addChild(parent, child);
+    this.liveTasks++;
+    if (this.tracer !== null) this.trace("spawn", child, parent);
+    this.enqueue(child);
+  }
+
+  /** Parks the running `task` on `waiter` (the operation then returns `SUSPENDED`). */
+  park(task: Task, waiter: Waiter): void {
+    if (__BOBBIN_DEV__) invariant((task.flags & (F.PARKED | F.QUEUED | F.STATE)) === 0, `${task} parks while parked, queued or ended`);
+    task.flags |= F.PARKED;
+    task.value = waiter;
+  }
+
+  /** Whether `task` is parked (on anything). */
+  isParked(task: Task): boolean {
+    return (task.flags & F.PARKED) !== 0;
+  }
+
+  /** What a parked task waits on, or null. */
+  waiterOf(task: Task): Waiter | null {
+    return (task.flags & F.PARKED) !== 0 ? (task.value as Waiter) : null;
+  }
+
+  /** Wakes a parked task: its operation resumes with `value` (never `undefined`: use `RESUMED`). */
+  wake(task: Task, value: unknown): void {
+    if (__BOBBIN_DEV__) invariant((task.flags & F.PARKED) !== 0, `${task} is woken while not parked`);
+    task.flags &= ~(F.PARKED | F.THROW | F.YIELDED);
+    task.value = value;
+    this.woken(task);
+  }
+
+  /** Wakes a parked task by throwing `error` where it waits. */
+  wakeWithError(task: Task, error: unknown): void {
+    if (__BOBBIN_DEV__) invariant((task.flags & F.PARKED) !== 0, `${task} is woken while not parked`);
+    task.flags = (task.flags & ~(F.PARKED | F.YIELDED)) | F.THROW;
+    task.value = error;
+    this.woken(task);
+  }
+
+  /** Queues a task that stopped without parking (it yielded something that is not an instruction) with an error to throw. */
+  requeueWithError(task: Task, error: unknown): void {
+    task.flags = (task.flags & ~F.YIELDED) | F.THROW;
+    task.value = error;
+    this.enqueue(task);
+  }
+
+  /**
+   * Wakes a parked task with `error` without cancelling it (`B.interrupt`):
+   * its waiter forgets it first. Returns false when it is not parked.
+   */
+  interrupt(task: Task, error: unknown): boolean {
+    if ((task.flags & F.PARKED) === 0 || (task.flags & F.STATE) !== State.Pending) return false;
+    const waiter = task.value as Waiter;
+    task.flags &= ~F.PARKED;
+    this.detach(task, waiter);
+    task.flags = (task.flags & ~F.YIELDED) | F.THROW;
+    task.value = error;
+    this.woken(task);
+    return true;
+  }
+
+  /** Tells a waiter that its task leaves (cancelled or interrupted); a waiter that throws fails the run. */
+  detach(task: Task, waiter: Waiter): void {
+    try {
+      waiter.detach(this, task);
+    } catch (error) {
+      this.callbackFailed(`the operation ${task} waited on, when it was woken to leave`, error);
+    }
+  }
+
+  /** Queues a task ahead of ordinary steps (cancellation and cleanup). */
+  queueUrgent(task: Task): void {
+    if ((task.flags & F.QUEUED) === 0) {
+      task.flags |= F.QUEUED;
+      this.ready.pushUrgent(task);
+    }
+    this.loop.schedule();
+  }
+
+  private woken(task: Task): void {
+    if (this.tracer !== null) this.trace("resume", task);
+    this.enqueue(task);
+    if (!this.loop.isRunning) this.loop.schedule();
+  }
+
+  private enqueue(task: Task): void {
+    if ((task.flags & F.QUEUED) !== 0) return;
+    task.flags |= F.QUEUED;
+    this.ready.push(task);
+  }
+
+  // -- the tree ----------------------------------------------------------------
+
+  /** The parent waits for `child` to end (its waiter's `childEnded` hears of it). */
+  join(child: Task): void {
+    child.flags |= F.JOINED;
+  }
+
+  /** The parent stops waiting for `child`. */
+  unjoin(child: Task): void {
+    child.flags &= ~F.JOINED;
+  }
+
+  /** The parent took `child`'s outcome (or gave it up): the child leaves the tree once ended. */
+  consume(parent: Task, child: Task): void {
+    const flags = child.flags;
+    if ((flags & F.CONSUMED) !== 0) return;
+    child.flags = flags | F.CONSUMED;
+    if ((flags & F.STATE) !== State.Pending) forgetChild(parent, child);
+  }
+
+  /**
+   * Cancels a child for its parent. An ended child becomes `Cancelled` at
+   * once (returns true); a live one is asked to stop (returns false: the
+   * caller waits for it to end).
+   */
+  cancelChild(parent: Task, child: Task): boolean {
+    if ((child.flags & F.STATE) !== State.Pending) {
+      if ((child.flags & F.STATE) !== State.Cancelled) {
+        child.flags = (child.flags & ~F.STATE) | State.Cancelled;
+        child.value = cancelledError(child);
+      }
+      this.consume(parent, child);
+      return true;
+    }
+    child.flags |= F.CONSUMED;
+    requestCancel(this, child);
+    return false;
+  }
+
+  /** Asks a task to stop (a worker cancelling a call it runs). */
+  requestCancel(task: Task): void {
+    requestCancel(this, task);
+  }
+
+  // -- syscalls ----------------------------------------------------------------
+
+  /** A task parked on a syscall. */
+  syscallParked(): void {
+    this.pendingSyscalls++;
+  }
+
+  /** A parked syscall's signal came back: its task is woken by the caller. */
+  syscallFired(): void {
+    this.pendingSyscalls--;
+  }
+
+  /** A syscall's task was cancelled while parked on it: the next `select` hears of it. */
+  syscallCancelled(uid: Uid): void {
+    this.pendingSyscalls--;
+    this.cancelledSyscalls.push(uid);
+  }
+
+  /** The cancelled syscalls for `select`, each reported once. */
+  takeCancelledSyscalls(): Uid[] {
+    const cancelled = this.cancelledSyscalls;
+    if (cancelled.length !== 0) this.cancelledSyscalls = [];
+    return cancelled;
+  }
+
+  /** Makes a pending Promise-returning `select` settle early. */
+  interruptSelect(): void {
+    try {
+      this.events!.interrupt();
+    } catch (error) {
+      this.callbackFailed("the events backend's interrupt", error);
+    }
+  }
+
+  // -- foreign code --------------------------------------------------------------
+
+  /** Runs the tick hooks; one that throws is removed and fails the run. */
+  runTickHooks(): void {
+    const hooks = this.tickHooks;
+    for (let i = 0; i < hooks.length; i++) {
+      const hook = hooks[i]!;
+      try {
+        hook.fn();
+      } catch (error) {
+        hooks.splice(i--, 1);
+        this.callbackFailed(`the tick hook ${hook.fn.name || "(anonymous)"} (Hook.add)`, error);
+      }
+    }
+  }
+
+  /** Reports a trace point to the tracer (call only when `tracer` is set). */
+  trace(point: TracePoint, task: Task, parent?: Task): void {
+    const tracer = this.tracer!;
+    try {
+      if (point === "spawn") tracer.spawn?.(task, parent!);
+      else tracer[point]?.(task);
+    } catch (error) {
+      this.callbackFailed(`the tracer's ${point}`, error);
+    }
+  }
+}

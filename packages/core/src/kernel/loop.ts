@@ -1,0 +1,193 @@
+/**
+ * The run loop of a domain: a synchronous trampoline over the ready queue.
+ *
+ * A slice steps ready tasks one after another. When none is ready it polls
+ * the events backend with `block = true` (or lets a worker domain take shared
+ * work); while syscalls are pending it also polls every `pollEvery` steps
+ * with `block = false`, so a busy domain still sees I/O. It hands control back
+ * to Node's event loop once the slice has lasted `sliceMs`, so that libuv
+ * callbacks, timers and worker messages run. The clock is read every
+ * `clockEvery` steps, a count that adapts to how long steps take, so a slice
+ * ends on time whether steps last nanoseconds or milliseconds.
+ *
+ * Whatever escapes a slice is a bug of the kernel: it settles the run with
+ * `InternalError` instead of leaving it hanging.
+ */
+
+import type { Signal } from "../events.js";
+import { Syscall } from "../syscall.js";
+import { enterKernel, setCurrent } from "./current.js";
+import { step } from "./fiber.js";
+import type { Kernel } from "./kernel.js";
+
+/** The longest run of steps without reading the clock. */
+const MAX_CLOCK_EVERY = 64;
+
+/** @internal */
+export class Loop {
+  private running = false;
+  private scheduled = false;
+  private selectInFlight = false;
+  /** Steps between two reads of the clock (see the file comment). */
+  private clockEvery = 1;
+  private readonly runFn = (): void => this.run();
+
+  constructor(
+    private readonly k: Kernel,
+    private readonly pollEvery: number,
+    private readonly sliceMs: number,
+  ) {}
+
+  /** Makes sure a slice runs soon; cheap to call again before it does. */
+  schedule(): void {
+    if (this.running || this.scheduled || this.k.done) return;
+    this.scheduled = true;
+    if (this.selectInFlight) this.k.interruptSelect();
+    queueMicrotask(this.runFn);
+  }
+
+  /** Whether a slice is running right now (a wake-up from a step needs no scheduling). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  private run(): void {
+    this.scheduled = false;
+    if (this.running || this.k.done) return;
+    this.running = true;
+    const outer = enterKernel(this.k);
+    try {
+      this.slice();
+    } catch (error) {
+      setCurrent(null);
+      this.k.internalError(error);
+    } finally {
+      this.running = false;
+      enterKernel(outer);
+    }
+  }
+
+  private slice(): void {
+    const k = this.k;
+    const ready = k.ready;
+    const pollEvery = this.pollEvery;
+    let lastClock = performance.now();
+    const deadline = lastClock + this.sliceMs;
+    let untilPoll = pollEvery;
+    let untilClock = this.clockEvery;
+    for (;;) {
+      const task = ready.shift();
+      if (task === undefined) {
+        if (k.done) return;
+        if (k.domains !== null && k.domains.idle()) continue;
+        if (!this.pollBlocking()) return;
+        continue;
+      }
+      if (k.tickHooks.length !== 0) k.runTickHooks();
+      step(k, task);
+      if (--untilPoll === 0) {
+        untilPoll = pollEvery;
+        if (k.pendingSyscalls !== 0) this.poll(false);
+      }
+      if (--untilClock === 0) {
+        const now = performance.now();
+        if (now > deadline) {
+          // Let Node's loop breathe (I/O callbacks, timers, worker messages).
+          if (!k.done) {
+            this.scheduled = true;
+            setImmediate(this.runFn);
+          }
+          return;
+        }
+        untilClock = this.adaptClock(now - lastClock);
+        lastClock = now;
+      }
+    }
+  }
+
+  /**
+   * The next number of steps between clock reads: doubled while `clockEvery`
+   * steps take under a quarter of a slice, cut to fit a quarter of a slice
+   * when they take longer.
+   */
+  private adaptClock(elapsed: number): number {
+    const budget = this.sliceMs / 4;
+    const every = this.clockEvery;
+    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, MAX_CLOCK_EVERY);
+    else this.clockEvery = Math.max(1, Math.floor((budget * every) / elapsed));
+    return this.clockEvery;
+  }
+
+  /** Nothing is ready: wait for events. Returns whether to keep looping. */
+  private pollBlocking(): boolean {
+    const k = this.k;
+    if (k.events === null || (k.pendingSyscalls === 0 && k.cancelledSyscalls.length === 0)) return false;
+    return this.poll(true);
+  }
+
+  private poll(block: boolean): boolean {
+    if (this.selectInFlight) return false;
+    const k = this.k;
+    let signals: unknown;
+    try {
+      signals = k.events!.select(block, k.takeCancelledSyscalls());
+    } catch (error) {
+      k.callbackFailed("the events backend's select", error);
+      return true;
+    }
+    if (signals instanceof Promise) {
+      this.selectInFlight = true;
+      signals.then(
+        (answer: unknown) => this.selectSettled(answer, null),
+        (error: unknown) => this.selectSettled(null, error),
+      );
+      // `select` itself may have woken tasks (a deadline it fired, say): run
+      // them, and have the pending select settle so the next one sees them.
+      if (k.ready.isEmpty()) return false;
+      k.interruptSelect();
+      return true;
+    }
+    applySignals(k, signals);
+    return true;
+  }
+
+  private selectSettled(answer: unknown, error: unknown): void {
+    this.selectInFlight = false;
+    try {
+      if (error !== null) this.k.callbackFailed("the events backend's select (its Promise)", error);
+      else applySignals(this.k, answer);
+    } catch (escaped) {
+      this.k.internalError(escaped);
+    }
+    this.schedule();
+  }
+}
+
+/** Fires the suspension points `select` reported, after checking that they are signals of this domain. */
+function applySignals(k: Kernel, signals: unknown): void {
+  if (!Array.isArray(signals)) {
+    k.callbackFailed("the events backend's select", notSignals(`returned ${describeValue(signals)}, not an array of signals`));
+    return;
+  }
+  for (let i = 0; i < signals.length; i++) {
+    const s: Signal | unknown = signals[i];
+    if (!(s instanceof Syscall) || s.kernel !== k) {
+      k.callbackFailed(
+        "the events backend's select",
+        notSignals(`returned ${describeValue(s)} at index ${i}, not a signal of this domain`),
+      );
+      continue;
+    }
+    s.fire();
+  }
+}
+
+function notSignals(what: string): TypeError {
+  return new TypeError(`select ${what}: return B.signal(s) for the suspension points (B.syscall()) of this domain's tasks`);
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "object") return `a ${(value as object).constructor?.name ?? "object"}`;
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

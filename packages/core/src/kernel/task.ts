@@ -1,0 +1,175 @@
+/**
+ * The task record (Miou's promise) and the cold state some tasks carry.
+ *
+ * A task is six fields, because a pending child's record is what a program
+ * with many children keeps alive and what the garbage collector copies
+ * (DESIGN §8: ≤ 72 B). Each field serves several phases of the task's life:
+ *
+ * | phase          | `gen`                 | `value`                          |
+ * |----------------|-----------------------|----------------------------------|
+ * | queued, unborn | the body (a function) | its argument(s) (`F.ONE_ARG`, `F.ARGS`) |
+ * | parked         | the generator         | the waiter (`F.PARKED`)          |
+ * | queued         | the generator         | the resumption (`F.THROW`: an error) |
+ * | ending         | null                  | the outcome it will end with     |
+ * | ended          | the body's name       | the outcome                      |
+ *
+ * `family` is null, the task's only child (the common case of a task that
+ * awaits one child at a time allocates nothing more), or a {@link Family}
+ * holding several children and the task's cold state.
+ *
+ * Only the kernel (this folder) writes these fields; the rest of core goes
+ * through {@link Kernel}'s methods.
+ */
+
+import type { Instruction } from "../operation.js";
+import type { Orphans } from "../orphans.js";
+import type { Kernel } from "./kernel.js";
+import { bodyName } from "./names.js";
+
+/** @internal How a task stands: the two low bits of `flags`. */
+export const enum State {
+  Pending = 0,
+  Resolved = 1,
+  Failed = 2,
+  Cancelled = 3,
+}
+
+/** @internal Bits of `Task.flags` (a `const enum`: inlined as numbers in the build). */
+export const enum F {
+  /** The two low bits: the task's `State`. */
+  STATE = 3,
+  /** In a run queue. */
+  QUEUED = 1 << 2,
+  /** Resume with `throw` (the resumption is an error) rather than `next`. */
+  THROW = 1 << 3,
+  /** Its parent (or a failure above it) asked it to stop. */
+  CANCEL_REQUESTED = 1 << 4,
+  /** `Cancelled` was thrown into its fiber. */
+  CANCEL_DELIVERED = 1 << 5,
+  /** The parent awaited or cancelled it: it leaves the child set when it ends. */
+  CONSUMED = 1 << 6,
+  /** The parent is parked until this child ends. */
+  JOINED = 1 << 7,
+  /** Its body failed or was cancelled; it waits for its children to end (see `ENDING_STATE`). */
+  ENDING = 1 << 8,
+  /** Its fiber has run at least once. */
+  STARTED = 1 << 9,
+  /** Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */
+  YIELDED = 1 << 10,
+  /** Unborn: `value` holds the body's single argument. */
+  ONE_ARG = 1 << 11,
+  /** Unborn: `value` holds the body's arguments as an array. */
+  ARGS = 1 << 12,
+  /**
+   * Runs to its first suspension even when cancelled before its first step:
+   * a parallel task's proxy, which must tell the other domain.
+   */
+  NO_EARLY_CANCEL = 1 << 13,
+  /** Parked: `value` holds what it waits on. */
+  PARKED = 1 << 14,
+  /** While `ENDING`: the state it will end in (two bits). */
+  ENDING_SHIFT = 15,
+  ENDING_STATE = 3 << 15,
+  /** Its cancellation was watched for a swallowed `Cancelled` (see cancellation.ts). */
+  WARNED = 1 << 17,
+}
+
+/** How a task stands: running or suspended, or how it ended. */
+export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";
+const STATUS: readonly TaskStatus[] = ["pending", "resolved", "failed", "cancelled"];
+
+/** @internal What a parked task waits on. */
+export interface Waiter {
+  /** The parked task is woken by a cancellation or an interruption: forget it. */
+  detach(k: Kernel, task: Task): void;
+  /** A child this task joined has ended. */
+  childEnded?(k: Kernel, parent: Task, child: Task): void;
+  /** Says what the task waits on, in words (for diagnostics). */
+  describe?(): string;
+}
+
+/** @internal */
+export interface ProtectFrame {
+  readonly onCancellation: (() => void) | undefined;
+  readonly outer: ProtectFrame | null;
+}
+
+/**
+ * @internal A task's children, when it has more than one at a time, and its
+ * cold state, allocated on first use.
+ *
+ * The children are kept in `kids` in spawn order; one that has ended and was
+ * consumed stays there (a tombstone) until the array is compacted, so leaving
+ * is O(1) and no child needs a link to its siblings. `live` counts those that
+ * have not (ended and been consumed).
+ */
+export class Family {
+  kids: Task[] | null = null;
+  live = 0;
+  locals: unknown[] | null = null;
+  protection: ProtectFrame | null = null;
+  orphans: Orphans<unknown> | null = null;
+  abort: AbortController | null = null;
+  /** An explicit name (`spawn({ name })`). */
+  name: string | null = null;
+  /** When the cancellation was requested (`performance.now()`), for the swallowed-cancel warning. */
+  cancelledAt = 0;
+}
+
+/**
+ * A task: Miou's promise. It has a `uid`, a parent and a status; it is *not* a
+ * JavaScript Promise — get its outcome with `yield* B.awaitTask(task)`.
+ *
+ * @example
+ * ```ts
+ * const t: B.Task<number> = B.spawn(function* () { return 1; });
+ * console.log(t.uid, t.status);            // 2 "pending"
+ * const n = yield* B.awaitExn(t);          // 1
+ * ```
+ */
+export class Task<T = unknown> {
+  declare readonly __result?: T;
+  /** A number unique within its domain of the run, increasing in spawn order (the root is 1). */
+  readonly uid: number;
+  /** @internal */ flags: number;
+  /** The task that spawned this one; `null` for the root task of a `run`. */
+  readonly parent: Task | null;
+  /** @internal See the table above. */ gen: Generator<Instruction, unknown, unknown> | ((...args: never[]) => unknown) | string | null;
+  /** @internal See the table above. */ value: unknown;
+  /** @internal */ family: Task | Family | null;
+
+  /** @internal */
+  constructor(uid: number, parent: Task | null, gen: Task["gen"], flags: number, value: unknown) {
+    this.uid = uid;
+    this.flags = flags;
+    this.parent = parent;
+    this.gen = gen;
+    this.value = value;
+    this.family = null;
+  }
+
+  /** @internal How the task stands: the two low bits of `flags`. */
+  get state(): State {
+    return this.flags & F.STATE;
+  }
+
+  /** `"pending"` until the task (and its whole subtree) has ended. */
+  get status(): TaskStatus {
+    return STATUS[this.flags & F.STATE]!;
+  }
+
+  /**
+   * The task's name: the one given to `spawn({ name })`, otherwise its body's
+   * function name (`"anonymous"` for an anonymous function).
+   */
+  get name(): string {
+    const family = this.family;
+    if (family instanceof Family && family.name !== null) return family.name;
+    return bodyName(this.gen);
+  }
+
+  /** `name#uid`, as every error and diagnostic names a task. */
+  toString(): string {
+    return `${this.name}#${this.uid}`;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The task tree: each task's children, kept in its `family` field.
+ *
+ * A task with no child has `family === null`; with one child and no cold
+ * state, `family` is that child (no allocation: the common shape of a task
+ * that awaits one child at a time); otherwise a {@link Family}. A child stays
+ * in its parent's set until it has both ended and been consumed (awaited or
+ * cancelled) by the parent: then it is *forgotten*. Forgetting is O(1): the
+ * child stays in `kids` as a tombstone until the array is compacted, which
+ * happens when tombstones outnumber the living.
+ */
+import { F, Family, State, type Task } from "./task.js";
+
+/** @internal Links a new child into its parent's set. */
+export function addChild(parent: Task, child: Task): void {
+  const family = parent.family;
+  if (family === null) {
+    parent.family = child;
+    return;
+  }
+  const f = family instanceof Family ? family : upgrade(parent, family);
+  const kids = f.kids;
+  if (kids === null) f.kids = [child];
+  else {
+    if (kids.length >= 2 * f.live + 16) compact(kids);
+    kids.push(child);
+  }
+  f.live++;
+}
+
+/** @internal The child has ended and was consumed: it leaves its parent's set. */
+export function forgetChild(parent: Task, child: Task): void {
+  const family = parent.family;
+  if (family === child) parent.family = null;
+  else if (family instanceof Family && --family.live === 0) family.kids = null;
+}
+
+/** @internal How many children are alive or not yet consumed. */
+export function liveChildren(task: Task): number {
+  const family = task.family;
+  if (family === null) return 0;
+  return family instanceof Family ? family.live : 1;
+}
+
+/** @internal The children alive or not yet consumed, oldest first. */
+export function childrenOf(task: Task): Task[] {
+  const family = task.family;
+  if (family === null) return [];
+  if (!(family instanceof Family)) return [family];
+  return family.kids === null ? [] : family.kids.filter(isInSet);
+}
+
+/** @internal The task's cold state, made (or upgraded from a single child) on first use. */
+export function familyOf(task: Task): Family {
+  const family = task.family;
+  if (family instanceof Family) return family;
+  return family === null ? (task.family = new Family()) : upgrade(task, family);
+}
+
+/** @internal The task's cold state if it has any, without making it. */
+export function coldOf(task: Task): Family | null {
+  const family = task.family;
+  return family instanceof Family ? family : null;
+}
+
+function upgrade(parent: Task, only: Task): Family {
+  const f = new Family();
+  f.kids = [only];
+  f.live = 1;
+  parent.family = f;
+  return f;
+}
+
+/** A child still in its parent's set: not both ended and consumed. */
+function isInSet(child: Task): boolean {
+  return (child.flags & F.CONSUMED) === 0 || (child.flags & F.STATE) === State.Pending;
+}
+
+function compact(kids: Task[]): void {
+  let j = 0;
+  for (let i = 0; i < kids.length; i++) {
+    const child = kids[i]!;
+    if (isInSet(child)) kids[j++] = child;
+  }
+  kids.length = j;
+}
