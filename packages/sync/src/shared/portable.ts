@@ -1,14 +1,20 @@
 /**
  * @internal
- * How shared primitives cross domains. Each kind registers one portable with
- * core's `definePortable` through {@link sharePortable}; in every thread, one
- * primitive is one object (decoding the same buffer twice in a thread gives
- * the same object back, and a primitive sent back to its thread is the
- * sender's own object again).
+ * How the package's values cross domains. Each kind of shared primitive
+ * registers one portable with core's `definePortable` through
+ * {@link sharePortable}; in every thread, one primitive is one object
+ * (decoding the same buffer twice in a thread gives the same object back, and
+ * a primitive sent back to its thread is the sender's own object again).
+ * Values that only live in their domain register with {@link keepLocal}, so
+ * that sending one is a clear error rather than a copy that silently lost
+ * its state.
  */
 import { definePortable, type Portable } from "@bobbin/core";
 import type { Agent } from "./agent.js";
 import { allocate, cellsOf, type Kind, type SharedData } from "./layout.js";
+
+/** @internal A class, as far as `instanceof` is concerned. */
+export type Class<P extends object> = abstract new (...args: never[]) => P;
 
 /** @internal What the helpers need to know of one kind of primitive. */
 export interface Sharing<P extends object> {
@@ -18,7 +24,7 @@ export interface Sharing<P extends object> {
   /** How a shared one is made, named in that error too. */
   readonly shared: string;
   /** The primitive's class: its instances, local or shared, are this kind's values. */
-  readonly type: abstract new (...args: never[]) => P;
+  readonly type: Class<P>;
   /** Its agent; null for a local primitive. */
   agentOf(primitive: P): Agent | null;
   /** A new primitive of this thread over `cells`, with its agent. */
@@ -59,11 +65,7 @@ export function sharePortable<P extends object>(sharing: Sharing<P>): Portable<P
     test: (value) => value instanceof sharing.type,
     encode(primitive) {
       const agent = sharing.agentOf(primitive);
-      if (agent === null) {
-        throw new TypeError(
-          `a ${kind.name} made with ${local} belongs to its domain and cannot be passed to another: make it with ${shared}`,
-        );
-      }
+      if (agent === null) throw staysHome(`${kind.name} made with ${local}`, `make it with ${shared}`);
       return { id: agent.id, buffer: agent.cells.buffer as SharedArrayBuffer };
     },
     decode(data) {
@@ -73,4 +75,24 @@ export function sharePortable<P extends object>(sharing: Sharing<P>): Portable<P
   };
   definePortable(`@bobbin/sync/${kind.name}`, portable);
   return portable;
+}
+
+/**
+ * @internal Registers a portable that refuses to send the instances of
+ * `type` (named `name`) to another domain; `advice` says what to do instead.
+ */
+export function keepLocal(name: string, type: Class<object>, advice: string): void {
+  definePortable(`@bobbin/sync/${name}`, {
+    test: (value) => value instanceof type,
+    encode() {
+      throw staysHome(name, advice);
+    },
+    decode() {
+      throw staysHome(name, advice); // nothing encodes one: only a forged message gets here
+    },
+  });
+}
+
+function staysHome(what: string, advice: string): TypeError {
+  return new TypeError(`a ${what} belongs to its domain and cannot be passed to another: ${advice}`);
 }

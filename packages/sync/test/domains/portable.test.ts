@@ -6,7 +6,7 @@
  */
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { Condition, Mutex, Semaphore } from "../../dist/index.js";
+import { Computation, Condition, Mutex, Semaphore } from "../../dist/index.js";
 import { sharedCells } from "../helpers.js";
 import * as F from "./fixtures/tasks.mjs";
 
@@ -41,6 +41,18 @@ describe("shared primitives crossing domains", () => {
           error = e;
         }
         expect(String(error)).toMatch(/Semaphore\.shared\(n\)/);
+      },
+      { domains: 1 },
+    );
+  });
+
+  it("a Computation refuses to cross, saying what to do instead", async () => {
+    await B.run(
+      function* () {
+        const c = Computation.create<number>();
+        expect(() => B.call(F.echo, c)).toThrow(/Computation belongs to its domain .* return the value from the parallel task/);
+        expect(() => B.call(F.echo, { nested: [c] })).toThrow(TypeError);
+        expect(yield* B.awaitExn(B.call(F.echo, { plain: 1 }))).toEqual({ plain: 1 });
       },
       { domains: 1 },
     );
