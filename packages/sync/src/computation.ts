@@ -10,7 +10,16 @@ import { type Body, callBody, checkBody, isCancellationOf } from "./call.js";
 import { keepLocal } from "./shared/portable.js";
 import { Ready, WaitOp } from "./waiters.js";
 
-/** The outcome of a computation that was cancelled (Miou's `Cancelled of exn`): the error it was cancelled with. */
+/**
+ * The outcome of a computation that was cancelled (Miou's `Cancelled of exn`):
+ * the error it was cancelled with, as a failed `Result`.
+ *
+ * @example
+ * ```ts
+ * const failure: Failure | undefined = c.cancelled();
+ * if (failure) console.error(failure.error);
+ * ```
+ */
 export type Failure = Extract<Result<never>, { ok: false }>;
 
 /** What a waiter gets from the outcome: the outcome itself (`await`), or its value, thrown when it is an error (`awaitExn`). */
