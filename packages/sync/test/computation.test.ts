@@ -107,7 +107,9 @@ describe("Computation: completion (tryReturn, tryCancel)", () => {
     expect(() => c.tryAttach({} as B.Trigger)).toThrow(/Computation.tryAttach expects a Trigger/);
     expect(() => c.detach(null as unknown as B.Trigger)).toThrow(TypeError);
     expect(() => c.tryCapture(42 as unknown as () => number)).toThrow(/Computation.tryCapture expects a function/);
-    expect(() => Computation.canceller({ from: c, into: {} as Computation<number> })).toThrow(/canceller\(\{ into \}\) expects a Computation/);
+    expect(() => Computation.canceller({ from: c, into: {} as Computation<number> })).toThrow(
+      /canceller\(\{ into \}\) expects a Computation/,
+    );
     // Awaiting a running computation parks a task: outside of one, there is none.
     expect(() => c.await()[Symbol.iterator]()).toThrow(TypeError);
   });
