@@ -1,12 +1,13 @@
 /**
- * @internal Running a critical section that may be a generator function (it
- * can suspend, consumed with `yield*`) or a plain function (it cannot).
+ * @internal Running a body that may be a generator function (it can suspend,
+ * consumed with `yield*`) or a plain function (it cannot), and telling the
+ * running task's own cancellation from the errors the body throws.
  */
-import type { Instruction } from "@bobbin/core";
+import { abortSignal, Cancelled, type Instruction, type Task } from "@bobbin/core";
 
 /**
- * A body of `protect`/`withPermits`/`Lazy.fromFun`: a generator function (its
- * body may suspend) or a plain function (it may not).
+ * A body of `protect`/`withPermits`/`Lazy.fromFun`/`tryCapture`: a generator
+ * function (its body may suspend) or a plain function (it may not).
  *
  * @example
  * ```ts
@@ -34,4 +35,13 @@ export function checkBody(fn: unknown, name: string): void {
       `${name} expects a function (a generator function when the body must suspend), got ${fn === null ? "null" : typeof fn}`,
     );
   }
+}
+
+/**
+ * @internal Whether `error`, thrown out of a body `task` ran, is that task's
+ * own cancellation (rather than a `Cancelled` the body got from elsewhere,
+ * e.g. a child's outcome).
+ */
+export function isCancellationOf(error: unknown, task: Task<unknown>): boolean {
+  return error instanceof Cancelled && abortSignal(task).aborted;
 }

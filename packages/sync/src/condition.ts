@@ -2,14 +2,17 @@
  * `Condition` (Miou's `Condition`): wait, with a mutex, until signalled;
  * local to its domain (`new Condition()`) or shared between domains
  * (`Condition.shared()`).
+ *
+ * The local side is here; the protocol across domains is `shared/condition.ts`.
  */
-import { definePortable, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { Mutex } from "./mutex.js";
-import { Agent, adopt, allocate, CONDITION, cellsOf, OWN, type SharedData } from "./shared.js";
+import { CONDITION, SharedSignals } from "./shared/condition.js";
+import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
 import { DONE, WaitOp, WaitQueue } from "./waiters.js";
 
-/** A task parked in `wait`. */
-class ConditionWait extends WaitOp<void> {
+/** @internal A task parked in `wait`. */
+export class ConditionWait extends WaitOp<void> {
   /** @internal Shared condition: counted in this domain's slot, so signals from other domains can reach it. */
   registered = false;
 
@@ -95,8 +98,7 @@ export class Condition {
    * ```
    */
   static shared(): Condition {
-    const data = allocate(CONDITION, SLOT_WIDTH);
-    return adopt(data.id, () => sharedCondition(data.id, new Int32Array(data.buffer)));
+    return createShared(sharing);
   }
 
   /** Whether this condition works across domains (made by {@link Condition.shared}). */
@@ -245,177 +247,17 @@ function checkCondition(c: unknown, name: string): Condition {
   return c;
 }
 
-// -- across domains -----------------------------------------------------------
-//
-// Slot of a thread with waiters: AVAIL, how many of its waiters no signal has
-// picked yet, and TOKENS, signals sent to it and not yet handed to a waiter.
-// A signaller takes one from some AVAIL (compare-and-swap), adds a token to
-// that slot and notifies it; the thread's agent hands each token to its oldest
-// waiter. The thread keeps, per slot, waiters = AVAIL + tokens on their way −
-// `debt`: a waiter cancelled when every waiter was already picked owes a
-// token, which it passes on at once (another signal), and the token it was
-// picked with is dropped when it arrives.
-
-const CURSOR = OWN;
-const AVAIL = 1;
-const TOKENS = 2;
-const SLOT_WIDTH = 3;
-
-/** @internal This domain's side of a shared condition. */
-export class SharedSignals extends Agent {
-  /** Tokens to drop when they arrive (see above). */
-  private debt = 0;
-
-  constructor(
-    readonly id: string,
-    cells: Int32Array,
-    private readonly condition: Condition,
-  ) {
-    super(cells, SLOT_WIDTH);
-  }
-
-  /** A local waiter was just queued: count it in this domain's slot. */
-  register(w: ConditionWait): void {
-    const had = this.slot >= 0;
-    if (!this.claim()) return; // no slot: woken (spuriously) once one is free
-    if (!had) this.wakeUnregistered(w);
-    w.registered = true;
-    Atomics.add(this.cells, this.base(this.slot) + AVAIL, 1);
-    this.arm(this.base(this.slot) + TOKENS, 0);
-  }
-
-  /** A registered waiter left the queue without a token. */
-  forget(): void {
-    const avail = this.base(this.slot) + AVAIL;
-    if (!takeOne(this.cells, avail)) {
-      // Every waiter here was picked already: one of those tokens was for it.
-      this.debt++;
-      this.signal();
-    }
-    this.idle();
-  }
-
-  signal(): boolean {
-    const cells = this.cells;
-    const span = this.span();
-    if (span === 0) return false;
-    const start = (Atomics.add(cells, CURSOR, 1) >>> 0) % span;
-    for (let k = 0; k < span; k++) {
-      const i = (start + k) % span;
-      if (takeOne(cells, this.base(i) + AVAIL)) {
-        this.send(i, 1);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  broadcast(): number {
-    let woken = 0;
-    for (let i = 0, span = this.span(); i < span; i++) {
-      const n = Atomics.exchange(this.cells, this.base(i) + AVAIL, 0);
-      if (n > 0) {
-        woken += n;
-        this.send(i, n);
-      }
-    }
-    return woken;
-  }
-
-  private send(slot: number, n: number): void {
-    if (slot === this.slot) {
-      this.deliver(n); // this domain's waiters: woken now
-      return;
-    }
-    const tokens = this.base(slot) + TOKENS;
-    Atomics.add(this.cells, tokens, n);
-    Atomics.notify(this.cells, tokens);
-  }
-
-  /** Hands `n` tokens to the oldest local waiters. */
-  private deliver(n: number): void {
-    const paid = Math.min(n, this.debt);
-    this.debt -= paid;
-    n -= paid;
-    const queue = this.condition.queue;
-    while (n > 0) {
-      const w = queue.shift();
-      if (w === null) break; // cannot happen: every token has its waiter
-      if (w.trigger.signal()) n--;
-      else if (!takeOne(this.cells, this.base(this.slot) + AVAIL)) {
-        // Cancelled and detached before it could leave: it was one of the
-        // picked ones, so this token goes to another waiter, anywhere.
-        n--;
-        this.signal();
-      }
-    }
-    this.idle();
-  }
-
-  protected woken(): void {
-    if (this.slot < 0) return;
-    const n = Atomics.exchange(this.cells, this.base(this.slot) + TOKENS, 0);
-    if (n > 0) this.deliver(n);
-    if (this.slot >= 0) this.arm(this.base(this.slot) + TOKENS, 0);
-  }
-
-  protected slotFreed(): void {
-    if (this.condition.queue.size !== 0 && this.slot < 0 && this.claim()) this.wakeUnregistered(null);
-  }
-
-  /**
-   * Waiters queued while this domain had no slot missed the signals sent
-   * meanwhile: wake them (a spurious wake-up, which `wait` allows), they wait
-   * again with the slot.
-   */
-  private wakeUnregistered(except: ConditionWait | null): void {
-    const queue = this.condition.queue;
-    for (let w = queue.head; w !== null; ) {
-      const next = w.after as ConditionWait | null;
-      if (w !== except && !w.registered) {
-        queue.remove(w);
-        w.trigger.signal();
-      }
-      w = next;
-    }
-    this.idle();
-  }
-
-  /** Gives the slot back once nothing here needs it. */
-  private idle(): void {
-    if (this.slot < 0 || this.debt !== 0) return;
-    const base = this.base(this.slot);
-    if (this.condition.queue.size !== 0 || Atomics.load(this.cells, base + TOKENS) !== 0) return;
-    this.releaseSlot();
-  }
-}
-
-/** Decrements `cells[index]` if it is positive; whether it did. */
-function takeOne(cells: Int32Array, index: number): boolean {
-  for (let n = Atomics.load(cells, index); n > 0; ) {
-    const was = Atomics.compareExchange(cells, index, n, n - 1);
-    if (was === n) return true;
-    n = was;
-  }
-  return false;
-}
-
-function sharedCondition(id: string, cells: Int32Array): Condition {
-  const c = new Condition();
-  c.signals = new SharedSignals(id, cells, c);
-  return c;
-}
-
-definePortable<Condition, SharedData>("@bobbin/sync/Condition", {
-  test: (value) => value instanceof Condition,
-  encode(c) {
-    const shared = c.signals;
-    if (shared === null) {
-      throw new TypeError(
-        "a Condition made with new Condition() or Condition.create() belongs to its domain and cannot be passed to another: make it with Condition.shared()",
-      );
-    }
-    return { id: shared.id, buffer: shared.cells.buffer as SharedArrayBuffer };
+const sharing: Sharing<Condition> = {
+  kind: CONDITION,
+  local: "new Condition() or Condition.create()",
+  shared: "Condition.shared()",
+  type: Condition,
+  agentOf: (c) => c.signals,
+  make(id, cells) {
+    const c = new Condition();
+    c.signals = new SharedSignals(id, cells, c);
+    return c;
   },
-  decode: (data) => adopt(data.id, () => sharedCondition(data.id, cellsOf(data, CONDITION, SLOT_WIDTH))),
-});
+};
+
+sharePortable(sharing);

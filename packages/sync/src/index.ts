@@ -1,8 +1,9 @@
 /**
  * @bobbin/sync — synchronisation for Bobbin's fibers: a fair task-owned
  * `Mutex`, `Condition`, `Semaphore`, µthreads' `MVar`, `Lazy`, and Miou's
- * `Ownership`. Every waiter is cancellation-aware: a cancelled waiter leaves
- * its queue, passes on what it was given, and leaves nothing locked.
+ * `Computation` and `Ownership`. Every waiter is cancellation-aware: a
+ * cancelled waiter leaves its queue, passes on what it was given, and leaves
+ * nothing locked.
  *
  * `Mutex.shared()`, `Condition.shared()` and `Semaphore.shared(n)` work across
  * domains: passed to `B.call`/`B.parallel`, they arrive in parallel tasks over
@@ -32,6 +33,7 @@
 
 export { Cancelled, NotOwner, ResourceLeaked } from "@bobbin/core";
 export type { Body } from "./call.js";
+export { Computation, type Failure } from "./computation.js";
 export { Condition } from "./condition.js";
 export { AlreadyOwned, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
 export { Lazy } from "./lazy.js";

@@ -2,8 +2,8 @@
  * `Lazy` (Miou's `Lazy`): a value computed once, on first demand, by whichever
  * task forces it first.
  */
-import { abortSignal, Cancelled, type Instruction, type Operation, self, type Task } from "@bobbin/core";
-import { type Body, callBody, checkBody } from "./call.js";
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { type Body, callBody, checkBody, isCancellationOf } from "./call.js";
 import { LazyUndefined } from "./errors.js";
 import { DONE, WaitOp, WaitQueue } from "./waiters.js";
 
@@ -180,7 +180,7 @@ export class Lazy<T> {
       value = yield* callBody(fn, []);
     } catch (error) {
       this.runner = null;
-      if (error instanceof Cancelled && abortSignal(task).aborted) {
+      if (isCancellationOf(error, task)) {
         // The forcer was cancelled: not the value's fault. Back to unforced;
         // the next waiter computes it.
         // The oldest waiter runs first and takes over; the others queue again behind it.

@@ -1,11 +1,14 @@
 /**
  * `Mutex` (Miou's `Mutex`): a fair (FIFO), task-owned, cancellation-aware lock,
  * local to its domain (`new Mutex()`) or shared between domains (`Mutex.shared()`).
+ *
+ * The local side is here; the protocol across domains is `shared/mutex.ts`.
  */
-import { Domain, definePortable, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { Domain, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
-import { Agent, adopt, allocate, before, cellsOf, MUTEX, OWN, type SharedData, TICKET } from "./shared.js";
+import { MUTEX, SharedLock } from "./shared/mutex.js";
+import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `lock`: the unlocker makes it the holder before waking it. */
@@ -109,8 +112,7 @@ export class Mutex {
    * ```
    */
   static shared(): Mutex {
-    const data = allocate(MUTEX, SLOT_WIDTH);
-    return adopt(data.id, () => sharedMutex(data.id, new Int32Array(data.buffer)));
+    return createShared(sharing);
   }
 
   /** Whether this mutex works across domains (made by {@link Mutex.shared}). */
@@ -452,181 +454,17 @@ function checkMutex(m: unknown, name: string): Mutex {
   return m;
 }
 
-// -- across domains -----------------------------------------------------------
-//
-// Header: LOCK is 1 while some task of some domain holds the lock (or it is on
-// its way to a domain it was handed to), 0 when free; HOLDER_DOMAIN and
-// HOLDER_TASK say who holds it, for errors (-1 while it changes hands). Slot
-// of a thread with waiters: STATE (WANT, then GRANTED by the unlocker that
-// hands it the lock) and ORDER (its ticket: domains are served oldest first).
-//
-// Only the domain holding the lock hands it on, so hand-offs never race with
-// each other; they race only with a domain withdrawing its slot, and the
-// compare-and-swap on STATE settles which came first. When nobody waits, the
-// holder stores LOCK = 0 and then looks at the slots again, while a new waiter
-// publishes WANT and then looks at LOCK again: one of them sees the other.
-
-const LOCK = OWN;
-const HOLDER_DOMAIN = OWN + 1;
-const HOLDER_TASK = OWN + 2;
-const STATE = 1;
-const ORDER = 2;
-const SLOT_WIDTH = 3;
-const NONE = 0;
-const WANT = 1;
-const GRANTED = 2;
-
-/** @internal This domain's side of a shared mutex. */
-export class SharedLock extends Agent {
-  /** Whether this domain has asked for the lock (its local waiters have). */
-  private wanting = false;
-  /** This thread's domain (made in a task, or on dom0 before any run). */
-  private readonly domain = Domain.self();
-
-  constructor(
-    readonly id: string,
-    cells: Int32Array,
-    private readonly mutex: Mutex,
-  ) {
-    super(cells, SLOT_WIDTH);
-  }
-
-  get isLocked(): boolean {
-    return Atomics.load(this.cells, LOCK) !== 0;
-  }
-
-  /** Who holds the lock, as far as the shared memory says. */
-  holderOf(): { domain: number; task: number } | null {
-    const domain = Atomics.load(this.cells, HOLDER_DOMAIN);
-    return domain < 0 ? null : { domain, task: Atomics.load(this.cells, HOLDER_TASK) };
-  }
-
-  /** Takes the lock if it is free. */
-  tryAcquire(): boolean {
-    return Atomics.load(this.cells, LOCK) === 0 && Atomics.compareExchange(this.cells, LOCK, 0, 1) === 0;
-  }
-
-  setHolder(task: number): void {
-    Atomics.store(this.cells, HOLDER_TASK, task);
-    Atomics.store(this.cells, HOLDER_DOMAIN, this.domain);
-  }
-
-  /**
-   * The first local waiter is about to queue and this domain does not hold
-   * the lock: ask the other domains for it. True when it was free after all:
-   * this domain holds it now.
-   */
-  want(): boolean {
-    this.wanting = true;
-    return this.claim() && this.ask();
-  }
-
-  private ask(): boolean {
-    const cells = this.cells;
-    const base = this.base(this.slot);
-    Atomics.store(cells, base + ORDER, Atomics.add(cells, TICKET, 1));
-    Atomics.store(cells, base + STATE, WANT);
-    if (this.tryAcquire()) {
-      Atomics.store(cells, base + STATE, NONE);
-      this.wanting = false;
-      this.releaseSlot();
-      return true;
-    }
-    this.arm(base + STATE, WANT);
-    return false;
-  }
-
-  /** The last local waiter left. True when the lock had been handed here meanwhile: this domain holds it now. */
-  withdraw(): boolean {
-    if (!this.wanting) return false;
-    this.wanting = false;
-    if (this.slot < 0) return false; // still waiting for a slot
-    const state = this.base(this.slot) + STATE;
-    const was = Atomics.compareExchange(this.cells, state, WANT, NONE);
-    Atomics.store(this.cells, state, NONE);
-    this.releaseSlot();
-    return was === GRANTED;
-  }
-
-  /** Hands the lock to the domain that has waited longest; false when none waits. */
-  grantNext(): boolean {
-    const cells = this.cells;
-    for (;;) {
-      let best = -1;
-      let order = 0;
-      for (let i = 0, span = this.span(); i < span; i++) {
-        if (i === this.slot) continue;
-        const base = this.base(i);
-        if (Atomics.load(cells, base + STATE) !== WANT) continue;
-        const o = Atomics.load(cells, base + ORDER);
-        if (best < 0 || before(o, order)) {
-          best = i;
-          order = o;
-        }
-      }
-      if (best < 0) return false;
-      Atomics.store(cells, HOLDER_DOMAIN, -1);
-      const state = this.base(best) + STATE;
-      if (Atomics.compareExchange(cells, state, WANT, GRANTED) === WANT) {
-        Atomics.notify(cells, state);
-        return true;
-      }
-      // That domain withdrew meanwhile: look again.
-    }
-  }
-
-  /** No task of this domain wants the lock it holds: hand it to another domain, or free it. */
-  release(): void {
-    const cells = this.cells;
-    for (;;) {
-      if (this.grantNext()) return;
-      Atomics.store(cells, HOLDER_DOMAIN, -1);
-      Atomics.store(cells, LOCK, 0);
-      // A domain may have asked after the scan, and seen LOCK still taken.
-      if (!this.anyWant() || Atomics.compareExchange(cells, LOCK, 0, 1) !== 0) return;
-    }
-  }
-
-  private anyWant(): boolean {
-    for (let i = 0, span = this.span(); i < span; i++) {
-      if (i !== this.slot && Atomics.load(this.cells, this.base(i) + STATE) === WANT) return true;
-    }
-    return false;
-  }
-
-  protected woken(): void {
-    if (!this.wanting || this.slot < 0) return;
-    const state = this.base(this.slot) + STATE;
-    const s = Atomics.load(this.cells, state);
-    if (s === GRANTED) {
-      Atomics.store(this.cells, state, NONE);
-      this.wanting = false;
-      this.releaseSlot();
-      this.mutex.serveLocal();
-    } else if (s === WANT) this.arm(state, WANT);
-  }
-
-  protected slotFreed(): void {
-    if (this.wanting && this.slot < 0 && this.claim() && this.ask()) this.mutex.serveLocal();
-  }
-}
-
-function sharedMutex(id: string, cells: Int32Array): Mutex {
-  const m = new Mutex();
-  m.sharedLock = new SharedLock(id, cells, m);
-  return m;
-}
-
-definePortable<Mutex, SharedData>("@bobbin/sync/Mutex", {
-  test: (value) => value instanceof Mutex,
-  encode(m) {
-    const shared = m.sharedLock;
-    if (shared === null) {
-      throw new TypeError(
-        "a Mutex made with new Mutex() or Mutex.create() belongs to its domain and cannot be passed to another: make it with Mutex.shared()",
-      );
-    }
-    return { id: shared.id, buffer: shared.cells.buffer as SharedArrayBuffer };
+const sharing: Sharing<Mutex> = {
+  kind: MUTEX,
+  local: "new Mutex() or Mutex.create()",
+  shared: "Mutex.shared()",
+  type: Mutex,
+  agentOf: (m) => m.sharedLock,
+  make(id, cells) {
+    const m = new Mutex();
+    m.sharedLock = new SharedLock(id, cells, m);
+    return m;
   },
-  decode: (data) => adopt(data.id, () => sharedMutex(data.id, cellsOf(data, MUTEX, SLOT_WIDTH))),
-});
+};
+
+sharePortable(sharing);

@@ -1,10 +1,13 @@
 /**
  * `Semaphore`: a fair counting semaphore, local to its domain
  * (`new Semaphore(n)`) or shared between domains (`Semaphore.shared(n)`).
+ *
+ * The local side is here; the protocol across domains is `shared/semaphore.ts`.
  */
-import { definePortable, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
-import { Agent, adopt, allocate, before, cellsOf, OWN, SEMAPHORE, type SharedData, TICKET } from "./shared.js";
+import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
+import { checkShared, PERMITS, SEMAPHORE, SharedPermits } from "./shared/semaphore.js";
 import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `acquire(n)`: `release` takes its permits off the count before waking it. */
@@ -101,10 +104,9 @@ export class Semaphore {
    */
   static shared(permits: number): Semaphore {
     checkShared(checkCount(permits, "Semaphore.shared(permits)", 0), "Semaphore.shared(permits)");
-    const data = allocate(SEMAPHORE, SLOT_WIDTH);
-    const cells = new Int32Array(data.buffer);
-    cells[PERMITS] = permits;
-    return adopt(data.id, () => sharedSemaphore(data.id, cells));
+    return createShared(sharing, (cells) => {
+      cells[PERMITS] = permits;
+    });
   }
 
   /** Whether this semaphore's permits are shared between domains (made by {@link Semaphore.shared}). */
@@ -271,219 +273,17 @@ function checkCount(n: number, name: string, min: number): number {
   return n;
 }
 
-// -- across domains -----------------------------------------------------------
-//
-// Header: PERMITS, the count; WAITING, how many slots ask for permits (a
-// newcomer takes permits directly only when it is 0, so nobody overtakes a
-// waiting domain). Slot of a thread with waiters: STATE = need + 1 while it
-// asks for `need` permits (its oldest waiter's), GRANTED once they were taken
-// off the count for it; ORDER, its ticket. Whoever adds permits or starts
-// asking runs `dispatch`, which serves the slots oldest first while the
-// permits suffice for the oldest one. One domain dispatches at a time: the
-// others leave a note (DIRTY) and the dispatcher goes round again, so nothing
-// spins or waits.
-
-const MAX_SHARED = 2 ** 31 - 1;
-const PERMITS = OWN;
-const WAITING = OWN + 1;
-const DISPATCH = OWN + 2;
-const DIRTY = OWN + 3;
-const STATE = 1;
-const ORDER = 2;
-const SLOT_WIDTH = 3;
-const NONE = 0;
-const GRANTED = -1;
-
-function checkShared(n: number, name: string): void {
-  if (n > MAX_SHARED) throw new RangeError(`${name}: a shared semaphore counts up to 2^31 - 1, got ${n}`);
-}
-
-/** @internal This domain's side of a shared semaphore. */
-export class SharedPermits extends Agent {
-  /** Whether this domain asks for permits (its oldest waiter's `need`). */
-  private wanting = false;
-  private need = 0;
-
-  constructor(
-    readonly id: string,
-    cells: Int32Array,
-    private readonly semaphore: Semaphore,
-  ) {
-    super(cells, SLOT_WIDTH);
-  }
-
-  get available(): number {
-    return Atomics.load(this.cells, PERMITS);
-  }
-
-  /** Takes `n` permits if nobody waits for some, in any domain. */
-  tryTake(n: number): boolean {
-    const cells = this.cells;
-    if (Atomics.load(cells, WAITING) !== 0) return false;
-    for (let p = Atomics.load(cells, PERMITS); p >= n; ) {
-      const was = Atomics.compareExchange(cells, PERMITS, p, p - n);
-      if (was === p) return true;
-      p = was;
-    }
-    return false;
-  }
-
-  /** The oldest local waiter needs `n` permits: ask for them. True when they were taken for it at once. */
-  want(n: number): boolean {
-    this.wanting = true;
-    this.need = n;
-    return this.claim() && this.ask(true);
-  }
-
-  private ask(newTicket: boolean): boolean {
-    const cells = this.cells;
-    const base = this.base(this.slot);
-    if (newTicket) Atomics.store(cells, base + ORDER, Atomics.add(cells, TICKET, 1));
-    Atomics.add(cells, WAITING, 1);
-    Atomics.store(cells, base + STATE, this.need + 1);
-    this.dispatch();
-    if (this.takeGrant()) return true;
-    this.arm(base + STATE, this.need + 1);
-    return false;
-  }
-
-  /** Whether the permits asked for were granted (then this domain stops asking). */
-  private takeGrant(): boolean {
-    if (Atomics.compareExchange(this.cells, this.base(this.slot) + STATE, GRANTED, NONE) !== GRANTED) return false;
-    this.wanting = false;
-    this.releaseSlot();
-    return true;
-  }
-
-  /**
-   * The oldest local waiter left; `next` is what the new one needs (-1: none
-   * left). Returns permits granted meanwhile, for the caller to hand out, or null.
-   */
-  reask(next: number): number | null {
-    if (!this.wanting) return null;
-    if (this.slot < 0) {
-      // Still waiting for a slot.
-      if (next < 0) this.wanting = false;
-      else this.need = next;
-      return null;
-    }
-    const cells = this.cells;
-    const state = this.base(this.slot) + STATE;
-    const was = Atomics.compareExchange(cells, state, this.need + 1, NONE);
-    if (was === GRANTED) {
-      Atomics.store(cells, state, NONE);
-      this.wanting = false;
-      this.releaseSlot();
-      return this.need;
-    }
-    Atomics.sub(cells, WAITING, 1);
-    if (next >= 0) {
-      // Same ticket: the domain keeps its place.
-      this.need = next;
-      return this.ask(false) ? next : null;
-    }
-    this.wanting = false;
-    this.releaseSlot();
-    this.dispatch(); // it may have held up the domains behind it
-    return null;
-  }
-
-  /** `release(n)`: adds `n` permits, and serves the waiters they satisfy. */
-  give(n: number): void {
-    this.giveBack(n);
-    // Served this domain's own request: its waiters are woken now.
-    if (this.wanting && this.slot >= 0 && this.takeGrant()) this.semaphore.distribute(this.need);
-  }
-
-  /** Adds `n` permits and serves the other domains. */
-  giveBack(n: number): void {
-    const cells = this.cells;
-    for (let p = Atomics.load(cells, PERMITS); ; ) {
-      if (p + n > MAX_SHARED) throw new RangeError(`Semaphore.release(${n}): a shared semaphore counts up to 2^31 - 1 (${p} available)`);
-      const was = Atomics.compareExchange(cells, PERMITS, p, p + n);
-      if (was === p) break;
-      p = was;
-    }
-    if (Atomics.load(cells, WAITING) !== 0) this.dispatch();
-  }
-
-  /** Serves the asking slots oldest first while the permits suffice, one domain at a time. */
-  private dispatch(): void {
-    const cells = this.cells;
-    for (;;) {
-      if (Atomics.compareExchange(cells, DISPATCH, 0, 1) !== 0) {
-        // Another domain dispatches: it will go round again.
-        Atomics.store(cells, DIRTY, 1);
-        if (Atomics.compareExchange(cells, DISPATCH, 0, 1) !== 0) return;
-      }
-      Atomics.store(cells, DIRTY, 0);
-      this.serve();
-      Atomics.store(cells, DISPATCH, 0);
-      if (Atomics.load(cells, DIRTY) === 0) return;
-    }
-  }
-
-  private serve(): void {
-    const cells = this.cells;
-    for (;;) {
-      let best = -1;
-      let order = 0;
-      let asked = 0;
-      for (let i = 0, span = this.span(); i < span; i++) {
-        const base = this.base(i);
-        const s = Atomics.load(cells, base + STATE);
-        if (s <= 0) continue;
-        const o = Atomics.load(cells, base + ORDER);
-        if (best < 0 || before(o, order)) {
-          best = i;
-          order = o;
-          asked = s;
-        }
-      }
-      if (best < 0) return;
-      const need = asked - 1;
-      const p = Atomics.load(cells, PERMITS);
-      if (p < need) return; // the oldest must be served first
-      if (Atomics.compareExchange(cells, PERMITS, p, p - need) !== p) continue;
-      const state = this.base(best) + STATE;
-      if (Atomics.compareExchange(cells, state, asked, GRANTED) === asked) {
-        Atomics.sub(cells, WAITING, 1);
-        Atomics.notify(cells, state);
-      } else Atomics.add(cells, PERMITS, need); // it stopped asking meanwhile
-    }
-  }
-
-  protected woken(): void {
-    if (!this.wanting || this.slot < 0) return;
-    if (this.takeGrant()) {
-      this.semaphore.distribute(this.need);
-      return;
-    }
-    const state = this.base(this.slot) + STATE;
-    if (Atomics.load(this.cells, state) > 0) this.arm(state, this.need + 1);
-  }
-
-  protected slotFreed(): void {
-    if (this.wanting && this.slot < 0 && this.claim() && this.ask(true)) this.semaphore.distribute(this.need);
-  }
-}
-
-function sharedSemaphore(id: string, cells: Int32Array): Semaphore {
-  const s = new Semaphore(0);
-  s.sharedPermits = new SharedPermits(id, cells, s);
-  return s;
-}
-
-definePortable<Semaphore, SharedData>("@bobbin/sync/Semaphore", {
-  test: (value) => value instanceof Semaphore,
-  encode(s) {
-    const shared = s.sharedPermits;
-    if (shared === null) {
-      throw new TypeError(
-        "a Semaphore made with new Semaphore(n) or Semaphore.create(n) belongs to its domain and cannot be passed to another: make it with Semaphore.shared(n)",
-      );
-    }
-    return { id: shared.id, buffer: shared.cells.buffer as SharedArrayBuffer };
+const sharing: Sharing<Semaphore> = {
+  kind: SEMAPHORE,
+  local: "new Semaphore(n) or Semaphore.create(n)",
+  shared: "Semaphore.shared(n)",
+  type: Semaphore,
+  agentOf: (s) => s.sharedPermits,
+  make(id, cells) {
+    const s = new Semaphore(0);
+    s.sharedPermits = new SharedPermits(id, cells, s);
+    return s;
   },
-  decode: (data) => adopt(data.id, () => sharedSemaphore(data.id, cellsOf(data, SEMAPHORE, SLOT_WIDTH))),
-});
+};
+
+sharePortable(sharing);
