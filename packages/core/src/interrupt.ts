@@ -25,5 +25,5 @@ import { Task } from "./kernel/task.js";
 export function interrupt(task: Task<unknown>, error: unknown): boolean {
   if (!(task instanceof Task)) throw new TypeError(`interrupt(task, error) expects a task, got ${describe(task)}`);
   const kernel = Kernel.of(task);
-  return kernel !== null && kernel.interrupt(task, error);
+  return kernel?.interrupt(task, error) === true;
 }

@@ -100,7 +100,7 @@ function generatorHint(value: unknown): string {
  * @throws TypeError naming the bad option.
  */
 export function checkSpawnOptions(options: unknown, caller: string): SpawnOptions {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+  if (options === null || typeof options !== "object" || Array.isArray(options) || generatorHint(options) !== "") {
     throw new TypeError(
       `${caller} expects a generator function, or options then a generator function; got ${describe(options)}${generatorHint(options)}`,
     );

@@ -110,6 +110,43 @@ describe("awaitTask / awaitExn", () => {
     }
   });
 
+  it("a task listed twice is awaited once and its result reported at each of its places", async () => {
+    await B.run(function* () {
+      const t = B.spawn(value, "t", 2);
+      const u = B.spawn(value, "u", 4);
+      expect(yield* B.awaitAll([t, t, u])).toEqual([
+        { ok: true, value: "t" },
+        { ok: true, value: "t" },
+        { ok: true, value: "u" },
+      ]);
+      const v = B.spawn(value, "v", 1);
+      const w = B.spawn(value, "w", 50);
+      expect(yield* B.awaitFirst([v, w, w])).toEqual({ ok: true, value: "v" });
+      expect(w.status).toBe("cancelled");
+      const x = B.spawn(value, "x", 1);
+      expect(yield* B.awaitOne([x, x])).toEqual({ ok: true, value: "x" });
+    });
+  });
+
+  it("awaitAll is typed position by position", async () => {
+    await B.run(function* () {
+      const [n, s] = yield* B.awaitAll([B.spawn(value, 1, 0), B.spawn(value, "one", 0)]);
+      const count: number = n.ok ? n.value : 0;
+      const word: string = s.ok ? s.value : "";
+      expect([count, word]).toEqual([1, "one"]);
+    });
+  });
+
+  it("awaiting something that is not a task names what it got", async () => {
+    await B.run(function* () {
+      expect(() =>
+        B.awaitTask("t" as never)
+          [Symbol.iterator]()
+          .next(),
+      ).toThrow(/expects a task made by B.spawn or B.call, got "t"/);
+    });
+  });
+
   it("the seed decides ties between ended tasks", async () => {
     const pick = (seed: number) =>
       B.run(

@@ -164,6 +164,19 @@ describe("parallel", () => {
     expect(mixed).toEqual([1, 2, 3].map((n) => ({ ok: true, value: n * 2 })));
   });
 
+  it("the first parallel of a run starts its calls together, even when a worker boots late", async () => {
+    // Domain 2 spends 300 ms making its events backend; without waiting for
+    // every worker, domain 1's call would start that much earlier.
+    const starts = await B.run(
+      function* () {
+        return (yield* B.parallel(F.startedAt, [undefined, undefined] as never[])).map((r) => (r.ok ? r.value : Number.NaN));
+      },
+      { domains: 2, events: F.slowBootEvents },
+    );
+    expect(starts.every(Number.isFinite)).toBe(true);
+    expect(Math.abs(starts[0]! - starts[1]!)).toBeLessThan(150);
+  });
+
   it("dom0 joins in through spawn while parallel tasks use the workers", async () => {
     const all = await B.run(
       function* () {
@@ -241,6 +254,29 @@ describe("the task tree across domains", () => {
         { domains: 1 },
       ),
     ).rejects.toBeInstanceOf(B.StillHasChildren);
+  });
+
+  it("a cancelled parallel task stuck in a synchronous loop: its domain is terminated and run fails naming it", async () => {
+    const t0 = performance.now();
+    const r = await B.run(
+      function* () {
+        const flags = new SharedArrayBuffer(4);
+        const t = B.call(F.spinForever, flags);
+        while (Atomics.load(new Int32Array(flags), 0) === 0) yield* B.promise(() => new Promise((resolve) => setTimeout(resolve, 5)));
+        yield* B.cancel(t);
+        return "cancelled";
+      },
+      { domains: 1, cancelGraceMs: 300 },
+    ).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    expect(r.ok).toBe(false);
+    const error = (r as { error: unknown }).error;
+    expect(error).toBeInstanceOf(B.DomainUnresponsive);
+    expect((error as B.DomainUnresponsive).domain).toBe(1);
+    expect((error as Error).message).toMatch(/domain 1 did not end spinForever#\d+ within 300 ms/);
+    expect(performance.now() - t0).toBeLessThan(5000);
   });
 
   it("Domain.available and Domain.all describe the run", async () => {

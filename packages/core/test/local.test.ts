@@ -24,5 +24,7 @@ describe("TaskLocal", () => {
     const slot = new B.TaskLocal("x", () => 0);
     expect(() => slot.get()).toThrow(/inside a task/);
     expect(() => new B.TaskLocal("bad", 1 as unknown as () => number)).toThrow(TypeError);
+    expect(() => slot.get({} as never)).toThrow(/x\.get\(…, task\) expects a task made by B.spawn or B.call, got an object/);
+    expect(() => slot.set(1, "t" as never)).toThrow(TypeError);
   });
 });

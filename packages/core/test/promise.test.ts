@@ -63,4 +63,8 @@ describe("promise", () => {
     });
     expect(log).toEqual(["other task ran", "promise settled"]);
   });
+
+  it("abortSignal refuses something that is not a task, naming it", () => {
+    expect(() => B.abortSignal("x" as never)).toThrow(/abortSignal\(task\) expects a task made by B.spawn or B.call, got "x"/);
+  });
 });

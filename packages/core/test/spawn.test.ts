@@ -71,6 +71,26 @@ describe("spawn", () => {
     for (const e of errors) expect(e).toBeInstanceOf(TypeError);
   });
 
+  it("names a task after its body, or as spawn({ name }) says; errors say name#uid", async () => {
+    await B.run(function* main() {
+      const a = B.spawn(function* parser() {});
+      const b = B.spawn({ name: "config-loader" }, function* () {});
+      const c = B.spawn(function* () {});
+      expect([B.self().name, a.name, b.name, c.name]).toEqual(["main", "parser", "config-loader", "anonymous"]);
+      expect(String(a)).toBe(`parser#${a.uid}`);
+      yield* B.awaitAll([a, b, c]);
+      expect(a.name).toBe("parser"); // ended tasks keep their name
+      expect(() => B.spawn({ name: "" }, function* () {})).toThrow(/spawn\(\{ name \}\) expects a non-empty string/);
+    });
+  });
+
+  it("says what to do when given a generator object instead of its function", async () => {
+    await B.run(function* () {
+      function* body() {}
+      expect(() => B.spawn(body() as never)).toThrow(/this is a generator object \(body\(\)\), pass the function itself/);
+    });
+  });
+
   it("is a TypeError outside a task", () => {
     expect(() => B.spawn(function* () {})).toThrow(/inside a task/);
   });

@@ -33,10 +33,10 @@ export interface CallHost {
   call(message: Extract<Message, { kind: "call" }>): void;
   cancel(from: number, id: number): void;
   idle?(from: number): void;
+  /** Dom0 says every worker has started: calls may start. */
+  go(): void;
   /** Dom0 says the run is over. */
   shutdown(): void;
-  /** A worker has started and serves calls. */
-  ready?(from: number): void;
 }
 
 /** @internal */
@@ -48,6 +48,8 @@ export class DomainLink {
   /** Domains that died or were terminated, and why: calls to them fail at once. */
   private readonly down = new Map<number, Error>();
   host: CallHost | null = null;
+  /** Dom0: a worker has started. */
+  onReady: ((domain: number) => void) | null = null;
   /** What to do when a domain does not end a cancelled call within the grace period. */
   onUnresponsive: ((domain: number, error: DomainUnresponsive) => void) | null = null;
   /** Domains a `call` from here may land on: every worker but this one. */
@@ -213,7 +215,10 @@ export class DomainLink {
         this.host?.shutdown();
         return;
       case "ready":
-        this.host?.ready?.(message.from);
+        this.onReady?.(message.from);
+        return;
+      case "go":
+        this.host?.go();
         return;
     }
   }

@@ -58,6 +58,15 @@ export class DomainPool {
         peers[j]!.push([i, port2]);
       }
     }
+    // Workers boot tens of ms apart: none starts a call before all have
+    // started, so the calls of a first `parallel` start together rather than
+    // waiting on (or being shared away from) a worker still booting.
+    let ready = 0;
+    link.onReady = () => {
+      if (++ready !== n) return;
+      const go: Message = { kind: "go" };
+      for (let d = 1; d <= n; d++) link.send(d, go);
+    };
     const entry = new URL("./worker.js", import.meta.url);
     const board = SharingBoard.create(n);
     for (let d = 1; d <= n; d++) {

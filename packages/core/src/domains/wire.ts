@@ -34,8 +34,10 @@ export type Message =
   | { kind: "idle"; from: number }
   /** Dom0 tells a worker to stop: the run is over. */
   | { kind: "shutdown" }
-  /** A worker has started and serves calls. */
-  | { kind: "ready"; from: number };
+  /** A worker has started (worker → dom0). */
+  | { kind: "ready"; from: number }
+  /** Every worker has started: start serving calls (dom0 → workers). */
+  | { kind: "go" };
 
 const KNOWN: Record<string, new (...args: never[]) => Error> = {
   BobbinError: errors.BobbinError,

@@ -37,6 +37,8 @@ class WorkerHost implements CallHost {
   wakeup: Trigger | null = null;
   /** Whether the serving task waits for the domain to be idle before starting a call. */
   waitingForIdle = false;
+  /** Whether dom0 said every worker has started (no call starts before). */
+  started = false;
   /** Whether peers were told this domain is idle since its queue was last fed. */
   announcedIdle = false;
   stopping = false;
@@ -64,7 +66,7 @@ class WorkerHost implements CallHost {
 
   /** Hands queued calls to idle domains, if there are any. */
   offerWork(): void {
-    if (!this.sharing.enabled) return;
+    if (!this.sharing.enabled || !this.started) return;
     const keep = this.runners.size === 0 ? 1 : 0; // an idle domain keeps the call it is about to start
     if (this.queue.length <= keep) return;
     for (const thief of this.board.idleDomains(this.kernel.domain)) {
@@ -112,6 +114,11 @@ class WorkerHost implements CallHost {
   domainIdle(): boolean {
     if (!this.waitingForIdle) return false;
     return this.wake();
+  }
+
+  go(): void {
+    this.started = true;
+    this.wake();
   }
 
   shutdown(): void {
@@ -182,6 +189,8 @@ function* park(host: WorkerHost, untilIdle: boolean): Generator<Instruction, voi
 
 function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
   const runners = orphans<void>();
+  host.link.send(0, { kind: "ready", from: host.kernel.domain });
+  while (!host.started && !host.stopping) yield* park(host, false);
   for (;;) {
     for (let t = care(runners); t; t = care(runners)) yield* awaitTask(t);
     host.link.receivePending();

@@ -135,7 +135,7 @@ export class Kernel {
   fail(error: unknown): void {
     if (this.fatal !== NO_FATAL) return;
     this.fatal = error;
-    if (this.domains !== null && this.domains.fatal(error)) return;
+    if (this.domains?.fatal(error)) return;
     if (this.root !== null) requestCancel(this, this.root);
     this.loop.schedule();
   }

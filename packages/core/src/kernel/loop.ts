@@ -79,7 +79,7 @@ export class Loop {
       const task = ready.shift();
       if (task === undefined) {
         if (k.done) return;
-        if (k.domains !== null && k.domains.idle()) continue;
+        if (k.domains?.idle()) continue;
         if (!this.pollBlocking()) return;
         continue;
       }

@@ -23,12 +23,14 @@ export function registerGenerator(gen: object, name: string): void {
   if (prototype !== null && typeof prototype === "object" && !byPrototype.has(prototype)) byPrototype.set(prototype, name);
 }
 
-/** @internal The name behind a task's `gen` field: a body, a generator, or the name itself once it ended. */
+/**
+ * @internal The name behind a task's `gen` field: its body (unborn), its
+ * generator (running), or its generator's prototype (ended).
+ */
 export function bodyName(gen: unknown): string {
-  if (typeof gen === "string") return gen;
   if (typeof gen === "function") return nameOf(gen);
-  if (gen !== null && typeof gen === "object") return byPrototype.get(Object.getPrototypeOf(gen) as object) ?? "anonymous";
-  return "anonymous";
+  if (gen === null || typeof gen !== "object") return "anonymous";
+  return byPrototype.get(gen) ?? byPrototype.get(Object.getPrototypeOf(gen) as object) ?? "anonymous";
 }
 
 function nameOf(fn: { readonly name: string }): string {

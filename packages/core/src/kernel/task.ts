@@ -10,8 +10,8 @@
  * | queued, unborn | the body (a function) | its argument(s) (`F.ONE_ARG`, `F.ARGS`) |
  * | parked         | the generator         | the waiter (`F.PARKED`)          |
  * | queued         | the generator         | the resumption (`F.THROW`: an error) |
- * | ending         | null                  | the outcome it will end with     |
- * | ended          | the body's name       | the outcome                      |
+ * | ending         | the generator's prototype (it names the task) | the outcome it will end with |
+ * | ended          | the generator's prototype | the outcome                  |
  *
  * `family` is null, the task's only child (the common case of a task that
  * awaits one child at a time allocates nothing more), or a {@link Family}
@@ -134,7 +134,7 @@ export class Task<T = unknown> {
   /** @internal */ flags: number;
   /** The task that spawned this one; `null` for the root task of a `run`. */
   readonly parent: Task | null;
-  /** @internal See the table above. */ gen: Generator<Instruction, unknown, unknown> | ((...args: never[]) => unknown) | string | null;
+  /** @internal See the table above. */ gen: Generator<Instruction, unknown, unknown> | ((...args: never[]) => unknown) | object | null;
   /** @internal See the table above. */ value: unknown;
   /** @internal */ family: Task | Family | null;
 

@@ -1,7 +1,7 @@
 /** Miou's rules of the task tree: no forgotten child, only the parent awaits or cancels. */
 import { describe, expect, it } from "vitest";
-import * as B from "../src/index.js";
-import { errorOf, settle } from "./support/helpers.js";
+import * as B from "../../src/index.js";
+import { errorOf, settle } from "../support/helpers.js";
 
 describe("forgetting a child", () => {
   it("fails run with StillHasChildren", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import * as B from "../src/index.js";
-import { errorOf, settle } from "./support/helpers.js";
+import * as B from "../../src/index.js";
+import { errorOf, settle } from "../support/helpers.js";
 
 describe("the run queue", () => {
   it("yield lets the task that waited longest run next (FIFO)", async () => {
@@ -54,10 +54,41 @@ describe("the run queue", () => {
     expect(timerFired).toBe(true);
   });
 
-  it("validates run options", () => {
-    expect(() => B.run(function* () {}, { pollEvery: 0 })).toThrow(RangeError);
-    expect(() => B.run(function* () {}, { seed: 1.5 })).toThrow(RangeError);
-    expect(() => B.run(function* () {}, { events: {} as never })).toThrow(TypeError);
+  it("honours sliceMs whatever the step length: a timer waits a few long steps, not pollEvery of them", async () => {
+    // Each step busy-waits 5 ms; with sliceMs 10 the loop must give Node's
+    // loop a turn within a slice, so the timer fires after a handful of steps.
+    let steps = 0;
+    let stepsWhenFired = -1;
+    await B.run(
+      function* () {
+        setTimeout(() => (stepsWhenFired = steps), 0);
+        while (stepsWhenFired < 0 && steps < 500) {
+          const until = performance.now() + 5;
+          while (performance.now() < until);
+          steps++;
+          yield* B.yieldNow();
+        }
+      },
+      { sliceMs: 10, pollEvery: 64 },
+    );
+    expect(stepsWhenFired).toBeGreaterThanOrEqual(0);
+    expect(stepsWhenFired).toBeLessThanOrEqual(8);
+  });
+
+  it("validates run options, naming the option and what it takes", () => {
+    const body = function* () {};
+    expect(() => B.run(body, { pollEvery: 0 })).toThrow(RangeError);
+    expect(() => B.run(body, { seed: 1.5 })).toThrow(RangeError);
+    expect(() => B.run(body, { events: {} as never })).toThrow(TypeError);
+    expect(() => B.run(body, "x" as never)).toThrow(/run\(main, options\) expects an options object, got "x"/);
+    expect(() => B.run(body, { workSharing: "no" } as never)).toThrow(/run\(\{ workSharing \}\) expects true or false, got "no"/);
+    expect(() => B.run(body, { domains: 2 ** 53 })).toThrow(/run\(\{ domains \}\) must be an integer from 0 to 1024/);
+    expect(() => B.run(body, { sliceMs: Number.NaN })).toThrow(RangeError);
+    expect(() => B.run(body, { cancelGraceMs: -1 })).toThrow(RangeError);
+    expect(() => B.run(body, { seed: 1, random: { below: () => 0 } })).toThrow(/a seed or a random source, not both/);
+    expect(() => B.run(body, { policy: {} as never })).toThrow(/run\(\{ policy \}\) expects \{ pick\(ready\): number \}/);
+    expect(() => B.run(body, { domain: 2 } as never)).toThrow(/unknown option "domain"/);
+    expect(() => B.run("main" as never)).toThrow(/expects a generator function/);
   });
 
   it("settles with the root's value or error", async () => {

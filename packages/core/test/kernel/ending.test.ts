@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import * as B from "../../src/index.js";
+
+/** A chain of `depth` tasks, each awaiting the next; the last one runs `bottom`. */
+function* chain(
+  depth: number,
+  counters: { finallies: number },
+  bottom: () => B.Operation<string>,
+): Generator<B.Instruction, string, unknown> {
+  try {
+    if (depth === 0) return yield* bottom();
+    return yield* B.awaitExn(B.spawn(chain, depth - 1, counters, bottom));
+  } finally {
+    counters.finallies++;
+  }
+}
+
+const DEPTH = 100_000;
+
+describe("ending", () => {
+  it(`a ${DEPTH.toLocaleString("en")}-deep chain that returns settles and runs every finally`, async () => {
+    const counters = { finallies: 0 };
+    const value = await B.run(function* () {
+      return yield* chain(DEPTH, counters, function* () {
+        yield* B.yieldNow();
+        return "bottom";
+      });
+    });
+    expect(value).toBe("bottom");
+    expect(counters.finallies).toBe(DEPTH + 1);
+  });
+
+  it(`a ${DEPTH.toLocaleString("en")}-deep chain that is cancelled settles and runs every finally`, async () => {
+    const counters = { finallies: 0 };
+    let reachedBottom = false;
+    const status = await B.run(function* () {
+      const top = B.spawn(chain, DEPTH, counters, function* () {
+        reachedBottom = true;
+        yield* new B.Trigger().wait();
+        return "never";
+      });
+      while (!reachedBottom) yield* B.yieldNow();
+      yield* B.cancel(top);
+      return top.status;
+    });
+    expect(status).toBe("cancelled");
+    expect(counters.finallies).toBe(DEPTH + 1);
+  });
+
+  it("a failing task's children end before it does, whatever the depth (ending climbs in a loop)", async () => {
+    const order: string[] = [];
+    const error = await B.run(function* () {
+      const parent = B.spawn(function* () {
+        B.spawn(function* () {
+          try {
+            yield* new B.Trigger().wait();
+          } finally {
+            order.push("child");
+          }
+        });
+        yield* B.yieldNow();
+        throw new Error("parent failed");
+      });
+      const r = yield* B.awaitTask(parent);
+      order.push("parent ended");
+      return r.ok ? null : (r.error as Error).message;
+    });
+    expect(error).toBe("parent failed");
+    expect(order).toEqual(["child", "parent ended"]);
+  });
+});
