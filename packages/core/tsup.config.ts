@@ -3,7 +3,7 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: { index: "src/index.ts", worker: "src/domains/worker.ts" },
   format: ["esm"],
-  dts: { entry: "src/index.ts" },
+  dts: { entry: "src/index.ts", compilerOptions: { stripInternal: true } },
   sourcemap: true,
   clean: true,
   target: "node20",

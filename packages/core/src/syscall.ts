@@ -6,8 +6,8 @@ import { NoSelectProvided } from "./errors.js";
 import type { Signal, Uid } from "./events.js";
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
-import type { Task, Waiter } from "./kernel/task.js";
-import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
+import type { Task } from "./kernel/task.js";
+import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
 let nextUid = 1;
 
@@ -22,7 +22,9 @@ let nextUid = 1;
  * yield* B.suspend(s, () => listeners.set(s.uid, fd));
  * ```
  */
-export class Syscall extends SingleShot<void> implements Waiter {
+// The cast is erased from the JavaScript; it makes the published declaration
+// show an `Operation<void>` rather than the internal base class.
+export class Syscall extends (SingleShot as abstract new () => Operation<void>) {
   /** Identifies the point to the events backend. */
   readonly uid: Uid = nextUid++;
   /** @internal */ readonly owner: Task;

@@ -4,8 +4,8 @@
  */
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
-import type { Task, Waiter } from "./kernel/task.js";
-import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
+import type { Task } from "./kernel/task.js";
+import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
 const INITIAL = 0;
 const WAITING = 1;
@@ -28,7 +28,9 @@ const SIGNALLED = 2;
  * yield* B.awaitExn(waiter);   // "woken"
  * ```
  */
-export class Trigger extends SingleShot<void> implements Waiter {
+// The cast is erased from the JavaScript; it makes the published declaration
+// show an `Operation<void>` rather than the internal base class.
+export class Trigger extends (SingleShot as abstract new () => Operation<void>) {
   private state = INITIAL;
   private waiter: Task | null = null;
   private kernel: Kernel | null = null;

@@ -1,7 +1,7 @@
 /**
  * `yieldNow` (Miou's `yield`): let every other ready task run first.
  */
-import { DONE_VOID, type Instruction, RESUMED, SingleShot, YIELDED } from "./operation.js";
+import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, YIELDED } from "./operation.js";
 
 class YieldOp extends SingleShot<void> {
   next(resumed?: unknown): IteratorResult<Instruction, void> {
@@ -21,6 +21,6 @@ const YIELD_OP = new YieldOp();
  * ```
  * @throws Cancelled when the task is cancelled meanwhile.
  */
-export function yieldNow(): YieldOp {
+export function yieldNow(): Operation<void> {
   return YIELD_OP;
 }

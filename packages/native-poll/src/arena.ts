@@ -6,7 +6,7 @@
  * (native/arena.cc); this is its JavaScript face.
  */
 import * as B from "@bobbin/core";
-import { loadNative, type NativeArenaPoolHandle } from "./load.js";
+import { loadAddon, type NativeArenaPoolHandle } from "./load.js";
 
 /**
  * Options of {@link ArenaPool}.
@@ -158,7 +158,7 @@ export class ArenaPool {
     const memory = options.memory ?? "auto";
     const mode = memory === "auto" ? 0 : memory === "mmap" ? 1 : memory === "js" ? 2 : -1;
     if (mode < 0) throw new RangeError(`new ArenaPool({ memory }): "auto", "mmap" or "js", got ${String(memory)}`);
-    const native = loadNative();
+    const native = loadAddon();
     // The cap counts whole arenas, sized as the addon sizes them.
     const stride = strideFor(slotSize);
     const arenaBytes = stride * SLOTS;

@@ -40,7 +40,7 @@ import {
 } from "@bobbin/unix";
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
-import { loadNative, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
+import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
 import { Errno, familyOf, typeOf } from "./syscalls.js";
 
 const READABLE = 1;
@@ -172,7 +172,7 @@ export class NativeBackend extends NodeLoop implements Backend {
    */
   constructor(options: NativeBackendOptions = {}) {
     super("microtask");
-    const native = loadNative();
+    const native = loadAddon();
     const size = options.batchSize ?? 1024;
     if (!Number.isInteger(size) || size < 1 || size > 1_000_000) {
       throw new RangeError(`nativeBackend({ batchSize }): an integer in 1 … 1000000, got ${String(size)}`);

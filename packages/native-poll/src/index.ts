@@ -12,10 +12,16 @@
  * @packageDocumentation
  */
 
+// Addresses and socket kinds are @bobbin/unix's own types: `{ host, port }`
+// (numeric host for the raw syscalls) or `{ path }` (a leading "\0" makes a
+// Linux abstract socket); "tcp4" | "tcp6" | "udp4" | "udp6" | "unix". They are
+// re-exported here, not through the `syscalls` namespace: the bundler of the
+// published declarations turns a namespace's type re-exports into values.
+export type { Address, InetAddress, SocketKind, UnixAddress } from "@bobbin/unix";
 export { ArenaPool, type ArenaPoolOptions, type ArenaStats, Slot } from "./arena.js";
 export { NativeBackend, type NativeBackendOptions, nativeBackend, readSlot, releaseSlot } from "./backend.js";
 export { type ArenaErrorKind, ArenaOverflow, check, errnoException, errnoName, SlotNotAllocated } from "./errors.js";
-export { loadNative, NativeUnavailable, nativeAvailable } from "./load.js";
+export { loadNative, type NativeInfo, NativeUnavailable, nativeAvailable } from "./load.js";
 export { PollEvent, Poller, type PollerOptions, type PollHandler, type PollMode } from "./poller.js";
 export * as syscalls from "./syscalls.js";
-export { type Address, Errno, type InetAddress, type SocketKind, type UnixAddress } from "./syscalls.js";
+export { Errno } from "./syscalls.js";

@@ -88,8 +88,23 @@ export interface NativeSyscalls {
   socketpair(type: number): [number, number] | number;
 }
 
+/**
+ * What the loaded addon says about this platform.
+ *
+ * @example
+ * ```ts
+ * const { mechanism, externalBuffers } = loadNative();   // "epoll", true on Linux
+ * ```
+ */
+export interface NativeInfo {
+  /** The kernel's readiness interface the poller uses. */
+  readonly mechanism: "epoll" | "kqueue";
+  /** Whether this runtime allows external buffers, so arenas are mmap memory (false: the JS-owned fallback). */
+  readonly externalBuffers: boolean;
+}
+
 /** @internal Everything the addon exports. */
-export interface NativeAddon {
+export interface NativeAddon extends NativeInfo {
   NativePoller: NativePollerClass;
   NativeArenaPool: NativeArenaPoolClass;
   syscalls: NativeSyscalls;
@@ -106,8 +121,6 @@ export interface NativeAddon {
     SLOTS_PER_ARENA: number;
     CANARY_BYTES: number;
   };
-  mechanism: "epoll" | "kqueue";
-  externalBuffers: boolean;
   setArenaErrorFactory(
     factory: (kind: string, id: number, arena: number, slot: number, slotSize: number, operation: string) => Error,
   ): void;
@@ -153,7 +166,7 @@ function addonPath(): string {
 }
 
 /**
- * Loads the addon once per thread and returns it.
+ * Loads the addon once per thread and says what it runs on.
  *
  * @example
  * ```ts
@@ -163,7 +176,12 @@ function addonPath(): string {
  * @throws NativeUnavailable when the addon is not built or does not load; the
  * message says how to build it.
  */
-export function loadNative(): NativeAddon {
+export function loadNative(): NativeInfo {
+  return loadAddon();
+}
+
+/** @internal Loads the addon once per thread and returns all it exports; throws `NativeUnavailable`. */
+export function loadAddon(): NativeAddon {
   if (addon !== null) return addon;
   if (failure !== null) throw failure;
   const path = addonPath();

@@ -6,7 +6,7 @@
  * event.
  */
 import { errnoException } from "./errors.js";
-import { loadNative, type NativePollerHandle } from "./load.js";
+import { loadAddon, type NativePollerHandle } from "./load.js";
 
 /**
  * Interest and event bits. A handler receives `events` as a bit set of
@@ -126,7 +126,7 @@ export class Poller implements Disposable {
       throw new RangeError(`new Poller(handler, { batchSize }): batchSize must be an integer in 1 … 1000000, got ${size}`);
     }
     this.onInterrupt = options.onInterrupt;
-    const native = loadNative();
+    const native = loadAddon();
     this.batch = new Int32Array(size * native.constants.EVENT_INTS);
     this.native = new native.NativePoller(this.batch, (count, woken) => this.dispatch(count, woken));
     if (options.ref === false) this.native.unref();

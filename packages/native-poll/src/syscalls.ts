@@ -17,14 +17,7 @@
  */
 import { constants as osConstants } from "node:os";
 import type { Address, SocketKind } from "@bobbin/unix";
-import { loadNative, type NativeAddressOut, type NativeSyscalls } from "./load.js";
-
-/**
- * Addresses and socket kinds are `@bobbin/unix`'s own types: `{ host, port }`
- * (numeric host here) or `{ path }` (a leading `"\0"` makes a Linux abstract
- * socket); `"tcp4" | "tcp6" | "udp4" | "udp6" | "unix"`.
- */
-export type { Address, InetAddress, SocketKind, UnixAddress } from "@bobbin/unix";
+import { loadAddon, type NativeAddressOut, type NativeSyscalls } from "./load.js";
 
 /**
  * Negative errno values to compare results with (`rc === Errno.EAGAIN`).
@@ -60,7 +53,7 @@ export const Errno = {
 
 let sys: NativeSyscalls | null = null;
 function native(): NativeSyscalls {
-  return (sys ??= loadNative().syscalls);
+  return (sys ??= loadAddon().syscalls);
 }
 
 /** @internal The addon's address family of a kind: 4, 6, or 1 (Unix). */
@@ -345,7 +338,7 @@ export function dup(fd: number): number {
  * @throws NativeUnavailable when the addon is not built.
  */
 export function sockopts(): Readonly<Record<string, number>> {
-  return loadNative().sockopts;
+  return loadAddon().sockopts;
 }
 
 /**

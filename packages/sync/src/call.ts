@@ -1,7 +1,8 @@
 /**
- * @internal Running a body that may be a generator function (it can suspend,
- * consumed with `yield*`) or a plain function (it cannot), and telling the
- * running task's own cancellation from the errors the body throws.
+ * Running a body that may be a generator function (it can suspend, consumed
+ * with `yield*`) or a plain function (it cannot), and telling the running
+ * task's own cancellation from the errors the body throws. `Body` is public;
+ * the helpers are internal.
  */
 import { abortSignal, Cancelled, type Instruction, type Task } from "@bobbin/core";
 

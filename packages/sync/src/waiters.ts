@@ -1,5 +1,4 @@
 /**
- * @internal
  * The machinery every primitive of this package shares: a FIFO of waiters
  * (an intrusive doubly linked list, so a cancelled waiter leaves it in O(1)),
  * and the operation a contended waiter runs, built on core's public `Trigger`.
@@ -19,6 +18,10 @@
  * A cancelled waiter receives `Cancelled` through `throw`: the op leaves the
  * queue (if a giver has not already removed it) and rethrows, so nothing is
  * left behind.
+ *
+ * Internal to this package: each export carries its own `@internal` tag (a
+ * tag in this header would strip the file's first statement from the published
+ * declarations).
  */
 import { type Instruction, type Operation, type Task, Trigger } from "@bobbin/core";
 

@@ -118,7 +118,7 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
     return this;
   }
 
-  /** @internal The `yield*` protocol: start (`resumed === undefined`) or resumption. */
+  /** The `yield*` protocol: start (`resumed === undefined`) or resumption. */
   next(resumed?: unknown): IteratorResult<B.Instruction, T> {
     if (resumed === undefined) {
       if (this.phase !== IDLE) {
@@ -163,13 +163,13 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
     }
   }
 
-  /** @internal A cancellation (or `withTimeout`'s interruption) thrown into the task while it waits here. */
+  /** A cancellation (or `withTimeout`'s interruption) thrown into the task while it waits here. */
   throw(error: unknown): IteratorResult<B.Instruction, T> {
     this.abandon();
     throw error;
   }
 
-  /** @internal */
+  /** The task's fiber was closed while it waited here. */
   return(value?: T): IteratorResult<B.Instruction, T> {
     this.abandon();
     return { done: true, value: value as T };
