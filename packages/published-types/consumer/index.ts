@@ -1,0 +1,86 @@
+/**
+ * A user's program against the published packages: an echo server with a
+ * connection limit, a shared counter, a graceful stop on SIGINT, and the
+ * native backend when its addon loads. It is only type-checked (never run):
+ * what matters is that every import resolves to a published declaration and
+ * that the public surface is enough to write it.
+ */
+import * as B from "@bobbin/core";
+import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
+import { Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
+import * as U from "@bobbin/unix";
+
+const limit = new Semaphore(64);
+const served = MVar.of(0);
+const stats = new Mutex();
+const stopped = new Condition();
+
+function* echo(client: U.Socket): Generator<B.Instruction, void, unknown> {
+  const buf = Buffer.alloc(4096);
+  try {
+    for (let n = yield* U.read(client, buf); n > 0; n = yield* U.read(client, buf)) yield* U.write(client, buf, 0, n);
+    yield* stats.protect(function* () {
+      yield* served.put((yield* served.take()) + 1);
+    });
+  } finally {
+    yield* U.close(client);
+    limit.release();
+  }
+}
+
+function* serve(address: U.Address): Generator<B.Instruction, number, unknown> {
+  const server = U.tcpv4();
+  yield* U.bindAndListen(server, address, { backlog: 128, reuseAddr: true });
+  const clients = B.orphans<void>();
+  const stop = U.onSignal("SIGINT", function* () {
+    yield* stats.lock();
+    stopped.broadcast();
+    stats.unlock();
+  });
+  try {
+    for (;;) {
+      for (let t = B.care(clients); t; t = B.care(clients)) yield* B.awaitTask(t);
+      yield* limit.acquire();
+      const [client, peer]: [U.Socket, U.Address] = yield* U.withTimeout(30, U.accept(server));
+      void peer;
+      B.spawn({ orphans: clients }, echo, client);
+    }
+  } catch (error) {
+    if (!(error instanceof U.Timeout)) throw error;
+    return yield* served.read();
+  } finally {
+    stop();
+    yield* U.close(server);
+  }
+}
+
+const resource = (): B.Operation<Resource<number>> => {
+  const op: B.Operation<Resource<number>> = {
+    *[Symbol.iterator]() {
+      yield* B.yieldNow();
+      return Ownership.create(1, () => {});
+    },
+  };
+  return op;
+};
+
+export async function main(port: number): Promise<number> {
+  const info: NativeInfo | undefined = nativeAvailable() ? loadNative() : undefined;
+  const raw: RawAddress = { host: "127.0.0.1", port };
+  const fd: number = syscalls.socket("tcp4");
+  if (fd >= 0) syscalls.close(fd);
+  const trigger = new B.Trigger();
+  const waited: B.Operation<void> = trigger.wait();
+  void waited;
+  return U.run(
+    function* () {
+      const owned = yield* resource();
+      Ownership.release(owned);
+      const task: B.Task<number> = B.spawn(serve, raw);
+      const result: B.Result<number> = yield* B.awaitTask(task);
+      if (!result.ok) throw result.error;
+      return result.value + (info?.mechanism === "epoll" ? 0 : 0);
+    },
+    info === undefined ? {} : { backend: nativeBackend },
+  );
+}

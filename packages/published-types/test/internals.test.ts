@@ -1,0 +1,70 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { publishedPackages } from "./support/packages.js";
+
+/** The engine's types, which no public declaration may name. */
+const ENGINE = ["Scheduler", "DomainLink", "TakeOp", "SingleShot", "Waiter", "TaskExtra", "RunQueue"];
+
+/** Members of `Task` that belong to the scheduler (the task record's fields and helpers). */
+const TASK_INTERNALS = [
+  "gen",
+  "flags",
+  "outcome",
+  "resume",
+  "waiter",
+  "firstChild",
+  "prevSibling",
+  "nextSibling",
+  "extra",
+  "sched",
+  "getExtra",
+  "setState",
+];
+
+/** The identifiers of a declaration file, comments left out. */
+function identifiers(text: string): Set<string> {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
+  const names = new Set<string>();
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    if (token === ts.SyntaxKind.Identifier) names.add(scanner.getTokenValue());
+  }
+  return names;
+}
+
+/** The member names of the class `name` declared in a declaration file. */
+function classMembers(file: string, name: string): string[] | undefined {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const declaration = source.statements.find(
+    (node): node is ts.ClassDeclaration => ts.isClassDeclaration(node) && node.name?.text === name,
+  );
+  return declaration?.members.flatMap((member) => (member.name === undefined ? [] : [member.name.getText(source)]));
+}
+
+describe.each(publishedPackages())("$name's published declarations", ({ name, declarations }) => {
+  it("exist (the package is built)", () => {
+    expect(declarations.length, `${name}: build it first (pnpm build)`).toBeGreaterThan(0);
+  });
+
+  it("carry nothing tagged @internal", () => {
+    for (const file of declarations) expect(readFileSync(file, "utf8"), file).not.toContain("@internal");
+  });
+
+  it("name none of the engine's types", () => {
+    for (const file of declarations) {
+      const named = ENGINE.filter((internal) => identifiers(readFileSync(file, "utf8")).has(internal));
+      expect(named, file).toEqual([]);
+    }
+  });
+});
+
+describe("@bobbin/core's published Task", () => {
+  it("shows its public members only", () => {
+    const core = publishedPackages().find((pkg) => pkg.name === "@bobbin/core")!;
+    const members = classMembers(join(core.dir, "dist/index.d.ts"), "Task");
+    expect(members, "class Task is not declared in dist/index.d.ts").toBeDefined();
+    expect(members).toEqual(expect.arrayContaining(["uid", "parent", "status"]));
+    expect(members!.filter((member) => TASK_INTERNALS.includes(member))).toEqual([]);
+  });
+});
