@@ -41,13 +41,16 @@ export interface BobbinPlugin extends ESLint.Plugin {
 
 const recommended: Linter.Config = {
   name: "@bobbin/recommended",
+  // The rule needs type information, which only TypeScript files have (an
+  // eslint.config.js beside them would make it throw).
+  files: ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"],
   rules: { "@bobbin/no-floating-operation": "error" },
 };
 
 /**
  * The plugin. Register it under `@bobbin` (`plugins: { "@bobbin": plugin }`),
  * or use `configs.recommended`, which does that and turns
- * `@bobbin/no-floating-operation` on as an error.
+ * `@bobbin/no-floating-operation` on as an error for TypeScript files.
  *
  * @example
  * ```js

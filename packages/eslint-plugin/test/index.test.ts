@@ -40,6 +40,13 @@ describe("the plugin", () => {
     expect(message!.suggestions?.map((s) => s.fix.text)).toEqual(['yield* U.write(c, "hi")']);
   });
 
+  it("recommended: applies to TypeScript files only, so the JavaScript around them (eslint.config.js) lints without type information", async () => {
+    const [result] = await eslint(plugin.configs.recommended).lintText("export default [];\n", {
+      filePath: join(fixtures, "eslint.config.js"),
+    });
+    expect(result!.messages).toEqual([]);
+  });
+
   it("without type information, says that the rule needs it", async () => {
     const untyped = new ESLint({
       cwd: fixtures,
