@@ -66,20 +66,24 @@ const resource = (): B.Operation<Resource<number>> => {
 
 export async function main(port: number): Promise<number> {
   const info: NativeInfo | undefined = nativeAvailable() ? loadNative() : undefined;
+  if (info !== undefined) console.log(`native backend on ${info.mechanism}`);
   const raw: RawAddress = { host: "127.0.0.1", port };
   const fd: number = syscalls.socket("tcp4");
   if (fd >= 0) syscalls.close(fd);
-  const trigger = new B.Trigger();
-  const waited: B.Operation<void> = trigger.wait();
-  void waited;
   return U.run(
     function* () {
       const owned = yield* resource();
       Ownership.release(owned);
+      const started = new B.Trigger();
+      const waiter = B.spawn(function* () {
+        yield* started.wait();
+      });
+      started.signal();
+      yield* B.awaitExn(waiter);
       const task: B.Task<number> = B.spawn(serve, raw);
       const result: B.Result<number> = yield* B.awaitTask(task);
       if (!result.ok) throw result.error;
-      return result.value + (info?.mechanism === "epoll" ? 0 : 0);
+      return result.value;
     },
     info === undefined ? {} : { backend: nativeBackend },
   );
