@@ -60,7 +60,7 @@ export class StillHasChildren extends BobbinError {
   }
 }
 
-/** @internal What errors need of a task: its uid, and `name#uid` from `toString`. */
+/** What errors need of a task: its uid, and `name#uid` from `toString` (a `Task` has both). */
 export interface TaskName {
   readonly uid: number;
   toString(): string;

@@ -5,23 +5,23 @@ import { describe, expect, it } from "vitest";
 import { publishedPackages } from "./support/packages.js";
 
 /** The engine's types, which no public declaration may name. */
-const ENGINE = ["Scheduler", "DomainLink", "TakeOp", "SingleShot", "Waiter", "TaskExtra", "RunQueue"];
-
-/** Members of `Task` that belong to the scheduler (the task record's fields and helpers). */
-const TASK_INTERNALS = [
-  "gen",
-  "flags",
-  "outcome",
-  "resume",
-  "waiter",
-  "firstChild",
-  "prevSibling",
-  "nextSibling",
-  "extra",
-  "sched",
-  "getExtra",
-  "setState",
+const ENGINE = [
+  "Scheduler",
+  "Kernel",
+  "Loop",
+  "DomainLink",
+  "DomainHost",
+  "DomainPool",
+  "TakeOp",
+  "SingleShot",
+  "Waiter",
+  "RunQueue",
+  "ProtectFrame",
+  "WorkerSetup",
 ];
+
+/** Members of `Task` that belong to the kernel (the task record's fields), past and present. */
+const TASK_INTERNALS = ["gen", "flags", "value", "family", "outcome", "resume", "waiter", "firstChild", "nextSibling", "extra", "sched"];
 
 /** The identifiers of a declaration file, comments left out. */
 function identifiers(text: string): Set<string> {
