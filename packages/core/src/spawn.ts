@@ -4,6 +4,7 @@
 
 import { describe } from "./describe.js";
 import { currentTask, kernelOf } from "./kernel/current.js";
+import { asGenerator } from "./kernel/fiber.js";
 import { registerGenerator } from "./kernel/names.js";
 import { F, type Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
@@ -82,7 +83,7 @@ export function startFiber(fn: unknown, args: readonly unknown[], caller: string
     );
   }
   registerGenerator(gen, fn.name || "anonymous");
-  return gen as Generator<Instruction, unknown, unknown>;
+  return asGenerator(gen as Generator<Instruction, unknown, unknown>);
 }
 
 /** What to do when a generator object was passed where its function belongs. */

@@ -15,6 +15,28 @@ import { F, type Task } from "./task.js";
 type Fiber = Generator<Instruction, unknown, unknown>;
 type Body = (...args: unknown[]) => Fiber;
 
+/**
+ * The generators' own `next` and `throw`, called with `.call`: every task
+ * body has its own generator prototype, so `gen.next` would be a megamorphic
+ * property load at this one call site; a known function is a direct call.
+ */
+const generatorPrototype = Object.getPrototypeOf(Object.getPrototypeOf((function* () {})())) as Fiber;
+const generatorNext = generatorPrototype.next;
+const generatorThrow = generatorPrototype.throw;
+
+function* delegate(iterator: Fiber): Fiber {
+  return yield* iterator;
+}
+
+/**
+ * @internal `gen` itself when it is a generator, otherwise a generator
+ * delegating to it (a body may return any iterator with `next` and `throw`;
+ * the step calls the generators' own `next`).
+ */
+export function asGenerator(gen: Fiber): Fiber {
+  return gen.next === generatorNext ? gen : delegate(gen);
+}
+
 /** @internal Runs one step of `task`, which the loop took from the ready queue. */
 export function step(k: Kernel, task: Task): void {
   const flags = task.flags;
@@ -61,7 +83,7 @@ function resumeFiber(k: Kernel, task: Task, gen: Fiber, flags: number): void {
   setCurrent(task);
   let r: IteratorResult<Instruction, unknown>;
   try {
-    r = (flags & F.THROW) !== 0 ? gen.throw(task.value) : gen.next(task.value);
+    r = (flags & F.THROW) !== 0 ? generatorThrow.call(gen, task.value) : generatorNext.call(gen, task.value);
   } catch (error) {
     setCurrent(null);
     bodyEnded(k, task, false, error);

@@ -6,9 +6,10 @@
  * work); while syscalls are pending it also polls every `pollEvery` steps
  * with `block = false`, so a busy domain still sees I/O. It hands control back
  * to Node's event loop once the slice has lasted `sliceMs`, so that libuv
- * callbacks, timers and worker messages run. The clock is read every
- * `clockEvery` steps, a count that adapts to how long steps take, so a slice
- * ends on time whether steps last nanoseconds or milliseconds.
+ * callbacks, timers and worker messages run. Both are checked every
+ * `clockEvery` steps, a count that adapts to how long steps take (up to
+ * `pollEvery`), so a slice ends on time whether steps last nanoseconds or
+ * milliseconds.
  *
  * Whatever escapes a slice is a bug of the kernel: it settles the run with
  * `InternalError` instead of leaving it hanging.
@@ -70,11 +71,10 @@ export class Loop {
   private slice(): void {
     const k = this.k;
     const ready = k.ready;
-    const pollEvery = this.pollEvery;
     let lastClock = performance.now();
     const deadline = lastClock + this.sliceMs;
-    let untilPoll = pollEvery;
-    let untilClock = this.clockEvery;
+    let sincePoll = 0;
+    let untilCheck = this.clockEvery;
     for (;;) {
       const task = ready.shift();
       if (task === undefined) {
@@ -85,23 +85,24 @@ export class Loop {
       }
       if (k.tickHooks.length !== 0) k.runTickHooks();
       step(k, task);
-      if (--untilPoll === 0) {
-        untilPoll = pollEvery;
+      if (--untilCheck !== 0) continue;
+      // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.
+      sincePoll += this.clockEvery;
+      if (sincePoll >= this.pollEvery) {
+        sincePoll = 0;
         if (k.pendingSyscalls !== 0) this.poll(false);
       }
-      if (--untilClock === 0) {
-        const now = performance.now();
-        if (now > deadline) {
-          // Let Node's loop breathe (I/O callbacks, timers, worker messages).
-          if (!k.done) {
-            this.scheduled = true;
-            setImmediate(this.runFn);
-          }
-          return;
+      const now = performance.now();
+      if (now > deadline) {
+        // Let Node's loop breathe (I/O callbacks, timers, worker messages).
+        if (!k.done) {
+          this.scheduled = true;
+          setImmediate(this.runFn);
         }
-        untilClock = this.adaptClock(now - lastClock);
-        lastClock = now;
+        return;
       }
+      untilCheck = this.adaptClock(now - lastClock);
+      lastClock = now;
     }
   }
 
@@ -113,7 +114,7 @@ export class Loop {
   private adaptClock(elapsed: number): number {
     const budget = this.sliceMs / 4;
     const every = this.clockEvery;
-    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, MAX_CLOCK_EVERY);
+    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, MAX_CLOCK_EVERY, this.pollEvery);
     else this.clockEvery = Math.max(1, Math.floor((budget * every) / elapsed));
     return this.clockEvery;
   }

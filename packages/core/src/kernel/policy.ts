@@ -32,26 +32,30 @@ export class ReadyQueue {
   /** Under a policy: the ready tasks, oldest first. */
   private readonly normalList: Task[] = [];
   private readonly urgentList: Task[] = [];
+  /** No policy: the two rings, oldest first. */
+  private readonly fifo: boolean;
 
   constructor(
     private readonly policy: SchedulingPolicy | null,
     /** Called when the policy throws or answers nonsense; the queue then runs the oldest task. */
     private readonly policyFailed: (error: unknown) => void,
-  ) {}
+  ) {
+    this.fifo = policy === null;
+  }
 
   push(task: Task): void {
-    if (this.policy === null) this.normal.push(task);
+    if (this.fifo) this.normal.push(task);
     else this.normalList.push(task);
   }
 
   pushUrgent(task: Task): void {
-    if (this.policy === null) this.urgent.push(task);
+    if (this.fifo) this.urgent.push(task);
     else this.urgentList.push(task);
   }
 
   /** The next task to step, or `undefined` when none is ready. */
   shift(): Task | undefined {
-    if (this.policy === null) return this.urgent.isEmpty() ? this.normal.shift() : this.urgent.shift();
+    if (this.fifo) return this.urgent.isEmpty() ? this.normal.shift() : this.urgent.shift();
     const list = this.urgentList.length !== 0 ? this.urgentList : this.normalList;
     if (list.length === 0) return undefined;
     return list.splice(this.choose(list), 1)[0];
