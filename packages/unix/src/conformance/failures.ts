@@ -222,18 +222,5 @@ export function failureTests(suite: Suite): void {
         yield* close(udp);
       });
     });
-
-    it("closing a socket wakes the tasks blocked on it with SocketClosed", async () => {
-      await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const acceptor = B.spawn(function* () {
-          yield* accept(server);
-        });
-        yield* sleep(0.01);
-        yield* close(server);
-        expect(errorOf(yield* B.awaitTask(acceptor))).toBeInstanceOf(SocketClosed);
-      });
-    });
   });
 }

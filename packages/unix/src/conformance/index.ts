@@ -22,6 +22,7 @@ import { join } from "node:path";
 import type { Backend } from "@bobbin/unix";
 import { afterAll, beforeAll, describe } from "vitest";
 import { cancellationTests } from "./cancellation.js";
+import { closingTests } from "./closing.js";
 import { type ConformanceOptions, makeSuite } from "./context.js";
 import { echoTests } from "./echo.js";
 import { endOfRunTests } from "./end-of-run.js";
@@ -62,6 +63,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     });
     echoTests(suite);
     failureTests(suite);
+    closingTests(suite);
     cancellationTests(suite);
     endOfRunTests(suite);
     fdExhaustionTests(suite);
