@@ -38,11 +38,23 @@ export interface ConformanceOptions {
   /**
    * Whether the backend's sockets are the system's own, on loopback, so that
    * plain Node sockets can be their peers: a listener that never accepts,
-   * a client that resets, a server that hangs up.
+   * a client that resets, a server that hangs up, the soak test's clients.
    * Default `true`; a backend with a network of its own (a simulation) says
    * `false`, and the tests that need a Node peer are skipped.
    */
   readonly systemSockets?: boolean;
+  /**
+   * The soak test's size: `connections` in all (default 1,000), at most
+   * `concurrency` at once (default 50), messages of 1 to `maxSize` bytes
+   * (default 256 KiB), planned from `seed` (default: a random one, named in
+   * the failures' messages so that a run can be replayed).
+   */
+  readonly soak?: {
+    readonly connections?: number;
+    readonly concurrency?: number;
+    readonly maxSize?: number;
+    readonly seed?: number;
+  };
 }
 
 /** A program run by the suite: a task body. */

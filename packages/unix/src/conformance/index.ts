@@ -29,6 +29,7 @@ import { endOfRunTests } from "./end-of-run.js";
 import { failureTests } from "./failures.js";
 import { fdExhaustionTests } from "./fd-exhaustion.js";
 import { sharingTests } from "./sharing.js";
+import { soakTests } from "./soak.js";
 
 export type { ConformanceOptions } from "./context.js";
 export { activeHandles, leaked } from "./support.js";
@@ -68,5 +69,6 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     endOfRunTests(suite);
     fdExhaustionTests(suite);
     sharingTests(suite);
+    soakTests(suite);
   });
 }
