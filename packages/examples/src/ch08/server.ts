@@ -89,7 +89,17 @@ export function* echo(client: OwnedSocket, stats: Stats): Generator<B.Instructio
   yield* Ownership.close(client);
 }
 
-/** Whether `error` says the process (or the system) has no file descriptor, or no memory, left for a new connection. */
+/**
+ * Whether `error` says the process (or the system) has no file descriptor,
+ * or no memory, left for a new connection (`EMFILE`, `ENFILE`, `ENOBUFS`,
+ * `ENOMEM`): a reason to wait and accept again, not to stop.
+ *
+ * @example
+ * ```ts
+ * if (!outOfDescriptors(error)) throw error;
+ * ```
+ * @throws never.
+ */
 export function outOfDescriptors(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "EMFILE" || code === "ENFILE" || code === "ENOBUFS" || code === "ENOMEM";
