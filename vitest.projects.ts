@@ -11,16 +11,21 @@ import { defineConfig } from "vitest/config";
 export interface PackageTests {
   /** The project name of the package's own tests. */
   readonly name: string;
-  /** Workspace packages (directory names under packages/) to test against from source. */
+  /** Workspace packages (directory names under packages/) to test against from source, with their subpath exports. */
   readonly sources: readonly string[];
   /** `forks` when tests send signals to their own process (one process per file). */
   readonly pool?: "forks" | "threads";
 }
 
 export function packageTests({ name, sources, pool }: PackageTests) {
-  const alias = Object.fromEntries(
-    sources.map((dir) => [`@bobbin/${dir}`, new URL(`./packages/${dir}/src/index.ts`, import.meta.url).pathname]),
-  );
+  // `@bobbin/<dir>` is its src/index.ts; a subpath export `@bobbin/<dir>/<sub>` is its src/<sub>/index.ts.
+  const alias = sources.flatMap((dir) => {
+    const src = new URL(`./packages/${dir}/src/`, import.meta.url).pathname;
+    return [
+      { find: new RegExp(`^@bobbin/${dir}$`), replacement: `${src}index.ts` },
+      { find: new RegExp(`^@bobbin/${dir}/(.+)$`), replacement: `${src}$1/index.ts` },
+    ];
+  });
   return defineConfig({
     test: {
       projects: [

@@ -1,10 +1,23 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // The package, and its conformance suite for backend authors
+  // (`@bobbin/unix/conformance`, which imports vitest and the package itself
+  // by name, so the main entry shares no code with it). The suite's child
+  // process runs `conformance/emfile-child.js`.
+  entry: {
+    index: "src/index.ts",
+    "conformance/index": "src/conformance/index.ts",
+    "conformance/emfile-child": "src/conformance/emfile-child.ts",
+  },
   format: ["esm"],
-  dts: { entry: "src/index.ts", compilerOptions: { stripInternal: true } },
-  external: ["@bobbin/core", "@bobbin/sync"],
+  // tsconfig.json maps @bobbin/unix to its sources for typechecking; the
+  // published types must import the package instead.
+  dts: {
+    entry: { index: "src/index.ts", "conformance/index": "src/conformance/index.ts" },
+    compilerOptions: { stripInternal: true, paths: {} },
+  },
+  external: ["@bobbin/core", "@bobbin/sync", "@bobbin/unix", "vitest"],
   sourcemap: true,
   clean: true,
   target: "node20",

@@ -51,7 +51,7 @@ export { abortSignal, promise } from "./promise.js";
 export { type ProtectHandlers, protect } from "./protect.js";
 export type { Result } from "./result.js";
 export { type RunOptions, run } from "./run.js";
-export { spawn } from "./spawn.js";
+export { spawn, spawnSystem } from "./spawn.js";
 export { Syscall, signal, suspend, syscall, uid } from "./syscall.js";
 export { Trigger } from "./trigger.js";
 export { yieldNow as yield, yieldNow } from "./yield.js";

@@ -67,6 +67,31 @@ export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
 }
 
 /**
+ * Spawns a system task on the current domain (Trio's `spawn_system_task`):
+ * a task with no parent, beside the run's root task rather than under it,
+ * for packages that serve the whole run (`@bobbin/unix` runs its signal
+ * handlers under one). Nobody awaits or cancels it: if it fails, the run
+ * fails with its error (the root is cancelled); when the root has ended, the
+ * system tasks still running are cancelled, and the run settles once they
+ * have ended too. The tracer hears of its `start` and `end`, not of a `spawn`
+ * (it has no parent).
+ *
+ * @example
+ * ```ts
+ * const trigger = new B.Trigger();
+ * B.spawnSystem(function* () {
+ *   yield* trigger.wait();          // woken from a Node callback: trigger.signal()
+ *   yield* handle();
+ * });
+ * ```
+ * @throws TypeError outside a task, or when `fn` is not a generator function.
+ */
+export function spawnSystem<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T> {
+  currentTask("spawnSystem()");
+  return kernelOf("spawnSystem()").startSystem(startFiber(fn, args, "spawnSystem")) as Task<T>;
+}
+
+/**
  * @internal Calls a task body that is not a generator function; it must
  * return a generator.
  * @throws TypeError when it is not a function or does not return a generator.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { errorOf, settle } from "./support/helpers.js";
+import { errorOf, settle, sleepMs } from "./support/helpers.js";
 
 describe("spawn", () => {
   it("queues the child: the parent runs until it suspends", async () => {
@@ -107,5 +107,68 @@ describe("spawn", () => {
       yield* B.awaitAll([a, b]);
       expect(a.status).toBe("resolved");
     });
+  });
+});
+
+describe("spawnSystem", () => {
+  it("runs a task beside the root: no parent, not the root's child, cancelled when the root ends, before run settles", async () => {
+    const log: string[] = [];
+    const trigger = new B.Trigger();
+    let system: B.Task<unknown> | null = null;
+    const value = await B.run(function* () {
+      system = B.spawnSystem(function* (tag: string) {
+        log.push(`${tag} starts, parent ${String(B.self().parent)}`);
+        try {
+          yield* trigger.wait();
+        } finally {
+          log.push(`${tag} cleans up`);
+        }
+      }, "system");
+      yield* B.yieldNow();
+      const notAChild = yield* (function* () {
+        try {
+          yield* B.awaitTask(system!);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(notAChild).toBeInstanceOf(B.NotAChild);
+      log.push("root returns");
+      return 42; // with a system task still waiting: not StillHasChildren
+    });
+    log.push("run settled");
+    expect(value).toBe(42);
+    expect(system!.status).toBe("cancelled");
+    expect(log).toEqual(["system starts, parent null", "root returns", "system cleans up", "run settled"]);
+  });
+
+  it("its failure fails the run with its error and cancels the root", async () => {
+    let rootCancelled = false;
+    const r = await settle(function* () {
+      B.spawnSystem(function* () {
+        yield* B.yieldNow();
+        throw new Error("system task failed");
+      });
+      try {
+        yield* sleepMs(10_000);
+      } catch (error) {
+        rootCancelled = error instanceof B.Cancelled;
+        throw error;
+      }
+    });
+    expect((errorOf(r) as Error).message).toBe("system task failed");
+    expect(rootCancelled).toBe(true);
+  });
+
+  it("keeps the rules of the tree below it, and is a TypeError outside a task", async () => {
+    const r = await settle(function* () {
+      const system = B.spawnSystem(function* () {
+        B.spawn(function* () {});
+      });
+      yield* sleepMs(10);
+      return system.uid;
+    });
+    expect(errorOf(r)).toBeInstanceOf(B.StillHasChildren);
+    expect(() => B.spawnSystem(function* () {})).toThrow(/inside a task/);
   });
 });

@@ -1,7 +1,8 @@
-// The backend conformance suite of @bobbin/unix, run against the native backend.
-import { conformance } from "../../unix/test/conformance/suite.js";
+// The backend conformance suite of @bobbin/unix, through its published export, on the native backend.
+import { conformance } from "@bobbin/unix/conformance";
 import { nativeBackend } from "../src/index.js";
 
 conformance("native", nativeBackend, {
-  childBackend: { module: new URL("../src/index.ts", import.meta.url).href, export: "nativeBackend" },
+  // the child process runs the built package (pnpm test builds first)
+  childProcess: { module: new URL("../dist/index.js", import.meta.url).href, export: "nativeBackend" },
 });

@@ -9,6 +9,7 @@ import * as B from "@bobbin/core";
 import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
 import { Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";
+import { activeHandles, type ConformanceOptions, conformance, leaked } from "@bobbin/unix/conformance";
 
 const limit = new Semaphore(64);
 const served = MVar.of(0);
@@ -87,4 +88,16 @@ export async function main(port: number): Promise<number> {
     },
     info === undefined ? {} : { backend: nativeBackend },
   );
+}
+
+/** A backend author's vitest file, as @bobbin/unix's README shows it: the published conformance suite. */
+export function backendConformance(): void {
+  const options: ConformanceOptions = {
+    childProcess: { module: new URL("./backend.js", import.meta.url).href, export: "nativeBackend", execArgv: [] },
+    systemSockets: true,
+    soak: { connections: 100, seed: 1 },
+  };
+  conformance("native", nativeBackend, options);
+  const more: Record<string, number> = leaked(activeHandles(), activeHandles());
+  void more;
 }

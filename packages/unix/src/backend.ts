@@ -75,7 +75,11 @@ export type Address = InetAddress | UnixAddress;
  * ```
  */
 export interface ListenOptions {
-  /** Length of the kernel's queue of connections not yet accepted (TCP/Unix). Default 511, as Node. */
+  /**
+   * Length of the kernel's queue of connections not yet accepted (TCP/Unix):
+   * an integer from 0 to 2^31 − 1, which the system clamps to its own limit
+   * (Linux: `net.core.somaxconn`). Default 511, as Node.
+   */
   readonly backlog?: number;
   /** Allow binding an address in TIME_WAIT or shared (UDP `SO_REUSEADDR`). Default `true`. */
   readonly reuseAddr?: boolean;

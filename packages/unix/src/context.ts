@@ -2,7 +2,7 @@
  * Where a task finds its I/O backend: the backend of its domain, which core
  * keeps as the domain's events (`B.Domain.events()`), in dom0 and in every
  * worker domain alike. Dom0's run also has a context of its own (signal
- * handlers), found by walking up to the run's root task.
+ * handlers), found through dom0's backend.
  */
 import * as B from "@bobbin/core";
 import type { Backend } from "./backend.js";
@@ -10,16 +10,14 @@ import type { SignalTable } from "./signals.js";
 
 /** @internal What a `run` of `@bobbin/unix` shares with its tasks on dom0. */
 export interface RunContext {
+  /** Dom0's backend, by which the run's tasks find this context. */
   readonly backend: Backend;
   /** Signal handlers of the run. */
   readonly signals: SignalTable;
-  /** The run's root task, once it started. */
-  root: B.Task<unknown> | null;
 }
 
-const roots = new Map<B.Task<unknown>, RunContext>();
-let lastRoot: B.Task<unknown> | null = null;
-let lastContext: RunContext | null = null;
+/** The context of each run in progress on this thread, by its dom0 backend. */
+const contexts = new Map<Backend, RunContext>();
 
 /** Backends made by `run` or by a factory of `defineBackend` in this thread (one per domain). */
 const backends = new WeakSet<object>();
@@ -34,18 +32,14 @@ export function isRegisteredBackend(value: unknown): value is Backend {
   return typeof value === "object" && value !== null && backends.has(value);
 }
 
-/** @internal */
-export function registerRoot(root: B.Task<unknown>, context: RunContext): void {
-  roots.set(root, context);
+/** @internal The run has started: its tasks find `context` through its backend. */
+export function registerContext(context: RunContext): void {
+  contexts.set(context.backend, context);
 }
 
-/** @internal */
-export function unregisterRoot(root: B.Task<unknown>): void {
-  roots.delete(root);
-  if (lastRoot === root) {
-    lastRoot = null;
-    lastContext = null;
-  }
+/** @internal The run is over. */
+export function unregisterContext(context: RunContext): void {
+  contexts.delete(context.backend);
 }
 
 /** @internal The current task, with a message naming `what` outside a task. */
@@ -79,24 +73,20 @@ export function currentBackend(what: string): Backend {
 }
 
 /**
- * @internal The dom0 run context of the current task (signal handlers).
+ * @internal The dom0 run context of the current task (signal handlers),
+ * found through its domain's backend.
  * @throws TypeError outside a task, in a run not started by `@bobbin/unix`'s
  * `run`, or in a worker domain (signal handlers run on dom0).
  */
 export function currentContext(what: string): RunContext {
-  let task = currentTaskFor(what);
-  while (task.parent !== null) task = task.parent;
-  if (task === lastRoot) return lastContext!;
-  const context = roots.get(task);
-  if (context === undefined) {
-    if (B.Domain.self() !== 0) {
-      throw new TypeError(
-        `${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
-      );
-    }
-    throw new TypeError(`${what} needs a run of @bobbin/unix: start the program with run(main) from @bobbin/unix, not @bobbin/core's run`);
+  currentTaskFor(what);
+  const events = B.Domain.events();
+  const context = events === null ? undefined : contexts.get(events as Backend);
+  if (context !== undefined) return context;
+  if (B.Domain.self() !== 0) {
+    throw new TypeError(
+      `${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
+    );
   }
-  lastRoot = task;
-  lastContext = context;
-  return context;
+  throw new TypeError(`${what} needs a run of @bobbin/unix: start the program with run(main) from @bobbin/unix, not @bobbin/core's run`);
 }

@@ -1,16 +1,17 @@
 /**
  * `run` (Miou_unix's `run`): core's `run` with an I/O backend, plus what a
- * program of `@bobbin/unix` needs around its main task: dom0's backend (and,
- * for a factory defined with `defineBackend`, one per worker domain), the
- * run's context (signal handlers), the signal dispatcher, and a drain of
- * the backend's handles before the returned Promise settles.
+ * program of `@bobbin/unix` needs around its main task, which stays the
+ * root task: dom0's backend (and, for a factory defined with
+ * `defineBackend`, one per worker domain), the run's context (signal
+ * handlers), and a drain of the backend's handles before the returned
+ * Promise settles.
  */
 import * as B from "@bobbin/core";
 import type { Backend } from "./backend.js";
-import { type RunContext, registerBackend, registerRoot, unregisterRoot } from "./context.js";
+import { type RunContext, registerBackend, registerContext, unregisterContext } from "./context.js";
 import { checkBackend, startWith } from "./define.js";
 import { libuv } from "./libuv/backend.js";
-import { SignalTable, signalDispatcher } from "./signals.js";
+import { SignalTable } from "./signals.js";
 import { describe } from "./socket.js";
 
 /**
@@ -29,17 +30,6 @@ export interface RunOptions extends Omit<B.RunOptions, "events"> {
    * (defined so: sockets, `sleep` and `withTimeout` work in parallel tasks).
    */
   readonly backend?: (domain: number) => Backend;
-}
-
-function* supervise<T>(context: RunContext, main: B.TaskBody<[], T>): Generator<B.Instruction, T, unknown> {
-  const root = B.self();
-  context.root = root;
-  registerRoot(root, context);
-  const dispatcher = B.spawn(signalDispatcher, context.signals);
-  const task = B.spawn(main);
-  const first = yield* B.awaitFirst<unknown>([task, dispatcher]);
-  if (first.ok) return first.value as T;
-  throw first.error;
 }
 
 /**
@@ -80,26 +70,21 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   const backend = factory(0);
   checkBackend(backend);
   registerBackend(backend);
-  const context: RunContext = { backend, signals: new SignalTable(), root: null };
+  // `main` is the root task itself, as under core's run: the run's context
+  // hangs on dom0's backend, and signal handlers run in a system task.
+  const context: RunContext = { backend, signals: new SignalTable() };
+  registerContext(context);
   let settled: Promise<T>;
   try {
-    settled = startWith(factory, backend, (events) =>
-      B.run(
-        function* () {
-          return yield* supervise(context, main);
-        },
-        { ...core, events },
-      ),
-    );
+    settled = startWith(factory, backend, (events) => B.run(main, { ...core, events }));
   } catch (error) {
+    unregisterContext(context);
     void backend.drain();
     throw error;
   }
   const finish = (): Promise<void> => {
     context.signals.dispose();
-    return backend.drain().finally(() => {
-      if (context.root !== null) unregisterRoot(context.root);
-    });
+    return backend.drain().finally(() => unregisterContext(context));
   };
   return settled.then(
     (value) => finish().then(() => value),

@@ -1,8 +1,9 @@
 /**
  * `onSignal` (Miou's `set_signal`): OS signals handled by tasks. A signal
- * arriving from Node's loop queues its handler; a dispatcher task of the run
- * (on dom0) spawns the handler as a task, so it may lock, signal conditions
- * and do I/O like any task.
+ * arriving from Node's loop queues its handler; a dispatcher of the run (a
+ * system task on dom0, beside `main` rather than under it, as Miou runs
+ * signal handlers outside the tree) spawns the handler as a task, so it may
+ * lock, signal conditions and do I/O like any task.
  */
 
 import { constants } from "node:os";
@@ -34,9 +35,15 @@ export class SignalTable {
   /** A handler's failure, which fails the run. */
   failure: unknown = NO_FAILURE;
   private disposed = false;
+  private dispatching = false;
 
+  /** Sets a handler, from a task of the run on dom0 (the first one starts the dispatcher). */
   set(signal: NodeJS.Signals, handler: SignalHandler): () => void {
     if (this.disposed) throw new TypeError("onSignal(): the run is over");
+    if (!this.dispatching) {
+      this.dispatching = true;
+      B.spawnSystem(signalDispatcher, this);
+    }
     this.handlers.set(signal, handler);
     if (!this.listeners.has(signal)) {
       const listener = (s: NodeJS.Signals): void => this.deliver(s);
@@ -93,10 +100,11 @@ function* runHandler(table: SignalTable, handler: SignalHandler, signal: NodeJS.
 }
 
 /**
- * @internal The run's signal dispatcher: a task that spawns handler tasks as
+ * The run's signal dispatcher, a system task: spawns handler tasks as
  * signals arrive, reaps them, and fails (failing the run) when one fails.
+ * Core cancels it when `main` has ended.
  */
-export function* signalDispatcher(table: SignalTable): Generator<B.Instruction, never, unknown> {
+function* signalDispatcher(table: SignalTable): Generator<B.Instruction, never, unknown> {
   const handlers = B.orphans<void>();
   for (;;) {
     for (let t = B.care(handlers); t; t = B.care(handlers)) yield* B.awaitTask(t);

@@ -51,15 +51,21 @@ export function unixSocket(): Socket {
   return currentBackend("unixSocket()").socket("unix");
 }
 
+/** The largest backlog: listen(2)'s is a C `int`. */
+const MAX_BACKLOG = 2 ** 31 - 1;
+
 /**
  * Binds a fresh socket to `addr` and, for TCP and Unix sockets, listens
  * (Miou's `bind_and_listen`). Port 0 lets the system choose: see
  * `getsockname`. On a UDP socket it binds only. A socket whose bind failed
  * (`EADDRINUSE`…) is fresh again.
  *
- * `backlog` (default 511) bounds the kernel's queue of connections not yet
- * accepted; `reuseAddr` (default true) sets `SO_REUSEADDR` (the libuv
- * backend always sets it on TCP listeners, as libuv does).
+ * `backlog` (default 511, at most 2^31 − 1) bounds the kernel's queue of
+ * connections not yet accepted; the system clamps it to its own limit
+ * (Linux: `net.core.somaxconn`, 4096 by default since 5.4, 128 before;
+ * macOS: `kern.ipc.somaxconn`, 128). `reuseAddr` (default true) sets
+ * `SO_REUSEADDR` (the libuv backend always sets it on TCP listeners, as
+ * libuv does).
  *
  * @example
  * ```ts
@@ -69,7 +75,7 @@ export function unixSocket(): Socket {
  * yield* bindAndListen(udp, { host: "127.0.0.1", port: 5353 });
  * ```
  * @throws TypeError when the socket is not fresh or the address does not suit it.
- * @throws RangeError for a bad port or backlog.
+ * @throws RangeError for a bad port, or a backlog that is not an integer from 0 to 2^31 − 1.
  * @throws SocketClosed when the socket is closed.
  * @throws the system error (`EADDRINUSE`, `EACCES`, `EAFNOSUPPORT`…), to this task only.
  */
@@ -79,8 +85,10 @@ export function bindAndListen(sock: Socket, addr: Address, options: ListenOption
     throw new TypeError(`bindAndListen(sock, addr, options) expects options { backlog, reuseAddr }, got ${describe(options)}`);
   }
   const backlog = options.backlog ?? 511;
-  if (typeof backlog !== "number" || !Number.isInteger(backlog) || backlog < 0) {
-    throw new RangeError(`bindAndListen(): backlog must be an integer ≥ 0, got ${String(options.backlog)}`);
+  if (typeof backlog !== "number" || !Number.isInteger(backlog) || backlog < 0 || backlog > MAX_BACKLOG) {
+    throw new RangeError(
+      `bindAndListen(): backlog must be an integer from 0 to ${MAX_BACKLOG} (listen(2) takes an int; the system clamps it to its own limit), got ${String(options.backlog)}`,
+    );
   }
   const reuseAddr = options.reuseAddr ?? true;
   if (typeof reuseAddr !== "boolean") throw new TypeError(`bindAndListen(): reuseAddr must be a boolean, got ${describe(reuseAddr)}`);

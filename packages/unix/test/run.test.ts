@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import { NoParent, Ownership } from "@bobbin/sync";
 import { describe, expect, it } from "vitest";
 import { type Backend, defineBackend, LibuvBackend, libuv, onSignal, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
 import { thrown } from "./helpers.js";
@@ -65,6 +66,59 @@ describe("run", () => {
         { signal: controller.signal },
       ),
     ).rejects.toThrow("stop");
+  });
+
+  it("main is the root task, as under core's run: no parent, the uids and messages of core's run", async () => {
+    /** What a program sees of its task tree, in uids relative to main's. */
+    function* tree(): Generator<B.Instruction, unknown, unknown> {
+      const main = B.self();
+      const child = B.spawn(function* () {
+        return B.self().parent?.uid;
+      });
+      return { parent: main.parent, childUid: child.uid - main.uid, childsParent: (yield* B.awaitExn(child)) === main.uid };
+    }
+    const expected = { parent: null, childUid: 1, childsParent: true };
+    expect(await B.run(tree)).toEqual(expected);
+    expect(await run(tree)).toEqual(expected);
+    // The errors that name tasks name the program's own, with the same uids (resources as <r>: their uids count across runs).
+    const messages = async (start: typeof B.run): Promise<string[]> => {
+      const out: string[] = [];
+      const fail = (error: unknown) => out.push((error as Error).message.replace(/resource \d+/, "resource <r>"));
+      await start(function* () {
+        B.spawn(function* () {});
+      }).catch(fail);
+      await start(function* () {
+        Ownership.own(Ownership.create(1, () => {}));
+      }).catch(fail);
+      await start(function* () {
+        const r = Ownership.create(1, () => {});
+        Ownership.own(r);
+        try {
+          Ownership.transfer(r);
+        } finally {
+          Ownership.release(r);
+        }
+      }).catch(fail);
+      return out;
+    };
+    const core = await messages(B.run);
+    expect(core).toHaveLength(3);
+    expect(core[0]).toMatch(/returned while its children/);
+    expect(core[1]).toMatch(/returned normally while still owning 1 resource/);
+    expect(core[2]).toMatch(/is the root of its run and has no parent to transfer resource <r>/);
+    expect(await messages(run)).toEqual(core);
+  });
+
+  it("Ownership.transfer from main throws NoParent, and the resource stays main's", async () => {
+    let finalised = 0;
+    await run(function* () {
+      const r = Ownership.create("socket", () => void finalised++);
+      Ownership.own(r);
+      expect(thrown(() => Ownership.transfer(r))).toBeInstanceOf(NoParent);
+      expect(Ownership.owned()).toEqual([r]);
+      Ownership.release(r);
+    });
+    expect(finalised).toBe(1);
   });
 
   it("checks its arguments and the backend (synchronously)", () => {

@@ -68,6 +68,30 @@ describe("onSignal", () => {
     expect(process.listenerCount(SIG)).toBe(listeners);
   });
 
+  it("handlers run outside main's tree: main may return while one waits, which is then cancelled", async () => {
+    let handler: B.Task<unknown> | null = null;
+    let cleanedUp = false;
+    const value = await run(function* () {
+      const main = B.self();
+      onSignal(SIG, function* () {
+        handler = B.self();
+        try {
+          yield* sleep(3600);
+        } finally {
+          cleanedUp = true;
+        }
+      });
+      process.kill(process.pid, SIG);
+      while (handler === null) yield* sleep(0.005);
+      for (let t: B.Task<unknown> | null = handler; t !== null; t = t.parent) expect(t === main).toBe(false);
+      expect(main.parent).toBeNull();
+      return "main done";
+    });
+    expect(value).toBe("main done");
+    expect(cleanedUp).toBe(true);
+    expect(handler!.status).toBe("cancelled");
+  });
+
   it("a failing handler fails the run and cancels main", async () => {
     let mainCleanedUp = false;
     await expect(

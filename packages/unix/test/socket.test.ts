@@ -143,6 +143,21 @@ describe("stream sockets", () => {
     });
   });
 
+  it("bindAndListen takes a backlog from 0 to 2^31 - 1 (listen(2)'s int), which the system clamps", async () => {
+    await run(function* () {
+      const addr = { host: "127.0.0.1", port: 0 };
+      for (const backlog of [-1, 2 ** 31, 2 ** 53, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const error = thrown(() => bindAndListen(tcpv4(), addr, { backlog })) as Error;
+        expect(error, `backlog ${backlog}`).toBeInstanceOf(RangeError);
+        expect(error.message).toMatch(/backlog must be an integer from 0 to 2147483647/);
+      }
+      const server = tcpv4();
+      yield* bindAndListen(server, addr, { backlog: 2 ** 31 - 1 });
+      expect(server.state).toBe("listening");
+      yield* close(server);
+    });
+  });
+
   it("getsockname needs a bound socket", async () => {
     await run(function* () {
       const [a, , server] = yield* pair();

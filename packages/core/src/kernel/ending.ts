@@ -92,7 +92,7 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
     if (k.tracer !== null) k.trace("end", task);
     const parent = task.parent;
     if (parent === null) {
-      k.rootEnded(task);
+      k.topEnded(task);
       return;
     }
     if ((task.flags & F.CONSUMED) !== 0) forgetChild(parent, task);

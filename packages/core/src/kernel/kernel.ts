@@ -95,6 +95,8 @@ export class Kernel {
   done = false;
   private nextUid = 1;
   private root: Task | null = null;
+  /** System tasks not ended yet (`spawnSystem`): beside the root, cancelled once it has ended. */
+  private system: Set<Task> | null = null;
   private settle: Settle | null = null;
   private fatal: unknown = NO_FATAL;
 
@@ -131,6 +133,22 @@ export class Kernel {
     return root;
   }
 
+  /**
+   * Starts a system task (`spawnSystem`): parentless, beside the root. Its
+   * failure fails the run; once the root has ended it is cancelled, and the
+   * run ends with the last of them.
+   */
+  startSystem(gen: Task["gen"]): Task {
+    const task = new Task(this.nextUid++, null, gen, 0, undefined);
+    (this.system ??= new Set()).add(task);
+    kernelOfRoot.set(task, this);
+    this.liveTasks++;
+    this.enqueue(task);
+    if ((this.root!.flags & F.STATE) !== State.Pending) requestCancel(this, task);
+    this.loop.schedule();
+    return task;
+  }
+
   /** A broken rule, an aborted `signal`, a deadlock: the whole run is cancelled and fails with `error`. */
   fail(error: unknown): void {
     if (this.fatal !== NO_FATAL) return;
@@ -159,8 +177,24 @@ export class Kernel {
     this.fail(new Deadlock(this.liveTasks));
   }
 
-  /** @internal The root task ended: the run is over here. */
-  rootEnded(root: Task): void {
+  /**
+   * @internal A task without a parent ended: a system task, or the root. The
+   * run is over here once the root and every system task have ended.
+   */
+  topEnded(task: Task): void {
+    const system = this.system;
+    const root = this.root!;
+    if (task !== root) {
+      system!.delete(task);
+      if ((task.flags & F.STATE) === State.Failed) this.fail(task.value);
+      if ((root.flags & F.STATE) !== State.Pending && system!.size === 0) this.rootEnded(root);
+    } else if (system !== null && system.size !== 0) {
+      for (const t of system) requestCancel(this, t);
+    } else this.rootEnded(root);
+  }
+
+  /** The root task ended, and no system task is left: the run is over here. */
+  private rootEnded(root: Task): void {
     this.done = true;
     const events = this.events;
     if (events !== null) {

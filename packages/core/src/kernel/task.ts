@@ -132,7 +132,7 @@ export class Task<T = unknown> {
   /** A number unique within its domain of the run, increasing in spawn order (the root is 1). */
   readonly uid: number;
   /** @internal */ flags: number;
-  /** The task that spawned this one; `null` for the root task of a `run`. */
+  /** The task that spawned this one; `null` for the root task of a `run` (and for a system task, see `spawnSystem`). */
   readonly parent: Task | null;
   /** @internal See the table above. */ gen: Generator<Instruction, unknown, unknown> | ((...args: never[]) => unknown) | object | null;
   /** @internal See the table above. */ value: unknown;

@@ -45,12 +45,14 @@ export class Program {
     });
   }
 
-  /** Starts `node dist/<file> ...args`. */
-  static start(file: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Program {
-    const child = spawn(process.execPath, [dist(file), ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
-    });
+  /**
+   * Starts `node dist/<file> ...args`; with `fdLimit`, under a shell's
+   * `ulimit -n fdLimit` (the process may open no more file descriptors).
+   */
+  static start(file: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}, fdLimit?: number): Program {
+    const argv = [process.execPath, dist(file), ...args];
+    const [command, ...rest] = fdLimit === undefined ? argv : ["sh", "-c", `ulimit -n ${fdLimit} && exec "$0" "$@"`, ...argv];
+    const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     return new Program(child);
   }
 

@@ -3,7 +3,6 @@
  * Promise or closure per call on the read/write path.
  */
 import * as dgram from "node:dgram";
-import * as dns from "node:dns";
 import * as net from "node:net";
 import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backend.js";
 import { SocketClosed, systemError } from "../errors.js";
@@ -279,13 +278,13 @@ export class ListenOp extends OpenOp {
       server.listen({ host, port, backlog });
       return;
     }
-    dns.lookup(host, { family: s.kind === "tcp6" ? 6 : 4 }, (error, ip) => {
+    s.resolve(host, (error, ip) => {
       if (s.server !== server || s.state === "closed") return;
       if (error) {
+        // The server never listened: it has no handle to close.
         s.openError = error;
         s.server = null;
         s.handleOpen = false;
-        s.backend.handleGone(s);
         s.opener?.ready();
         return;
       }
@@ -327,11 +326,15 @@ export class ConnectOp extends OpenOp {
       s.state = "connected";
       s.opener?.ready();
     });
-    if (s.kind === "unix") stream.connect({ path: (this.addr as UnixAddress).path });
-    else {
-      const { host, port } = this.addr as InetAddress;
-      stream.connect({ host, port, family: s.kind === "tcp6" ? 6 : 4 });
-    }
+    if (s.kind === "unix") return void stream.connect({ path: (this.addr as UnixAddress).path });
+    const { host, port } = this.addr as InetAddress;
+    if (net.isIP(host) !== 0) return void stream.connect({ host, port });
+    s.resolve(host, (error, ip) => {
+      if (s.stream !== stream || s.state !== "connecting") return;
+      if (error)
+        stream.destroy(error); // as a failed connect: "error", then "close"
+      else stream.connect({ host: ip, port });
+    });
   }
 }
 
@@ -371,26 +374,31 @@ export class RecvOp extends QueuedOp<[number, Address]> {
   }
 }
 
-/** `sendto`: one datagram; done when Node's send callback says so. */
-export class SendOp extends Parked<number> {
+/**
+ * `sendto`: one datagram; done when Node's send callback says so. It waits
+ * among the socket's senders, so that closing the socket wakes it (Node may
+ * never call back for a datagram of a closed socket).
+ */
+export class SendOp extends QueuedOp<number> {
   private started = false;
   private sent = false;
   private error: Error | null = null;
   private readonly onSent = (error: Error | null): void => {
     this.sent = true;
     this.error = error;
+    removeWaiter(this.sock.senders, this);
     this.ready();
   };
 
   constructor(
     backend: LibuvBackend,
-    private readonly sock: UvSocket,
+    sock: UvSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
     private readonly addr: InetAddress,
   ) {
-    super(backend, "sendto");
+    super(backend, sock, "sendto", sock.senders);
   }
 
   protected attempt(): boolean {
@@ -398,9 +406,13 @@ export class SendOp extends Parked<number> {
     if (s.state === "closed") throw new SocketClosed("sendto()");
     if (!this.started) {
       this.started = true;
-      const udp = s.udp ?? createUdp(s, true);
-      if (s.state === "fresh") s.state = "bound"; // Node binds on the first send
-      udp.send(this.buf, this.off, this.len, this.addr.port, this.addr.host, this.onSent);
+      const { host } = this.addr;
+      if (net.isIP(host) !== 0) this.send(host);
+      else
+        s.resolve(host, (error, ip) => {
+          if (error) this.onSent(error);
+          else if (s.state !== "closed") this.send(ip);
+        });
       return false;
     }
     if (!this.sent) return false;
@@ -409,11 +421,12 @@ export class SendOp extends Parked<number> {
     return true;
   }
 
-  protected wait(): void {
-    if (this.sent) this.ready();
+  private send(ip: string): void {
+    const s = this.sock;
+    const udp = s.udp ?? createUdp(s, true);
+    if (s.state === "fresh") s.state = "bound"; // Node binds on the first send
+    udp.send(this.buf, this.off, this.len, this.addr.port, ip, this.onSent);
   }
-
-  protected unwait(): void {}
 }
 
 /** `close`: begins closing, then waits until the Node handle is gone. */
@@ -429,6 +442,6 @@ export class CloseOp extends QueuedOp<void> {
       this.started = true;
       this.sock.closeNow();
     }
-    return !this.sock.handleOpen;
+    return this.sock.gone;
   }
 }

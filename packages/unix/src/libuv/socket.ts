@@ -11,8 +11,10 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type * as dgram from "node:dgram";
+import * as dns from "node:dns";
 import * as net from "node:net";
 import type { Address, SocketKind, SocketState } from "../backend.js";
+import { SocketClosed } from "../errors.js";
 import type { Parked } from "../parked.js";
 import { type SharedSocket, ShareGuard } from "../share.js";
 import type { LibuvBackend } from "./backend.js";
@@ -76,6 +78,8 @@ export class UvSocket {
   state: SocketState = "fresh";
   /** A Node handle exists and has not finished closing. */
   handleOpen = false;
+  /** Name lookups in progress for this socket (see `resolve`). */
+  private lookups = 0;
 
   // -- as a stream (connected TCP or Unix socket) -------------------------
   stream: net.Socket | null = null;
@@ -103,8 +107,10 @@ export class UvSocket {
   /** The write callback, bound once. */
   readonly onWritten = (error?: Error | null): void => {
     this.doneSeq++;
-    if (error) {
-      this.writeError = error;
+    // Node calls back without an error for the writes its destroy() dropped:
+    // once the socket is closed, a write is not known to have been sent.
+    if (error || this.state === "closed") {
+      this.writeError = error ?? new SocketClosed("write()");
       this.writeErrorSeq = this.doneSeq;
     }
     const writers = this.writers;
@@ -144,6 +150,8 @@ export class UvSocket {
   udp: dgram.Socket | null = null;
   readonly datagrams: Datagram[] = [];
   readonly receivers: Waiter[] = [];
+  /** `sendto`s waiting for Node's send callback. */
+  readonly senders: Waiter[] = [];
   udpError: Error | null = null;
 
   // -- opening (bind/listen/connect) and closing ----------------------------
@@ -164,6 +172,26 @@ export class UvSocket {
 
   toString(): string {
     return `Socket(${this.kind}, ${this.state})`;
+  }
+
+  /** Nothing of the socket is left in Node: no handle, no lookup in progress. */
+  get gone(): boolean {
+    return !this.handleOpen && this.lookups === 0;
+  }
+
+  /**
+   * Resolves `host` in the socket's family (for bind, connect, sendto). The
+   * lookup is part of the socket until it ends: closing the socket, and the
+   * end of the run, wait for it (Node cannot cancel one).
+   */
+  resolve(host: string, callback: (error: Error | null, ip: string) => void): void {
+    this.lookups++;
+    this.backend.live.add(this);
+    dns.lookup(host, { family: this.kind === "tcp6" || this.kind === "udp6" ? 6 : 4 }, (error, ip) => {
+      this.lookups--;
+      callback(error, ip);
+      this.handleClosed();
+    });
   }
 
   // -- streams ----------------------------------------------------------------
@@ -547,11 +575,12 @@ export class UvSocket {
     wakeAll(this.writers);
     wakeAll(this.acceptors);
     wakeAll(this.receivers);
+    wakeAll(this.senders);
     this.opener?.ready();
   }
 
   private handleClosed(): void {
-    if (this.handleOpen) return;
+    if (!this.gone) return;
     wakeAll(this.closers);
     this.backend.handleGone(this);
   }

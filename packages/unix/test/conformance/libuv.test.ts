@@ -1,6 +1,5 @@
+// The backend conformance suite, through the export backend authors use, on the libuv backend.
+import { conformance } from "@bobbin/unix/conformance";
 import { libuv } from "../../src/index.js";
-import { conformance } from "./suite.js";
 
-conformance("libuv", libuv, {
-  childBackend: { module: new URL("../../src/libuv/backend.ts", import.meta.url).href, export: "libuv" },
-});
+conformance("libuv", libuv, { childProcess: { module: "@bobbin/unix", export: "libuv" } });

@@ -1,6 +1,6 @@
 // Child process of the conformance suite's "accept under fd exhaustion" test,
-// run with a low `ulimit -n`:
-//   node --import ./register.mjs emfile-child.ts <backend module URL> <export name>
+// run (built, as dist/conformance/emfile-child.js) with a low `ulimit -n`:
+//   node [execArgv…] emfile-child.js <backend module URL> <export name>
 // Serves echo on 127.0.0.1; prints "PORT <n>", "EMFILE" the first time accept
 // runs out of descriptors, and "DONE <accepted> <accept failures>" once SIGTERM
 // closed the listener and every client task ended.
@@ -19,7 +19,7 @@ import {
   sleep,
   tcpv4,
   write,
-} from "../../src/index.js";
+} from "@bobbin/unix";
 
 const [moduleUrl, exportName] = process.argv.slice(2);
 const factory = (await import(moduleUrl!))[exportName!] as (domain: number) => Backend;
