@@ -32,14 +32,22 @@ export type Uid = number;
  * A domain's events backend.
  *
  * - `select(block, cancelled)` returns the signals of ready suspension points.
- *   With `block = true` the run queue is empty and only suspended tasks
- *   remain, so it may wait; with `block = false` it must not. `cancelled`
+ *   The kernel calls it while tasks wait on the backend — suspended on a
+ *   syscall, or `pending()` says so: with `block = true` when no task is
+ *   ready, so it may wait; with `block = false` every `pollEvery` steps
+ *   otherwise, so a busy domain still sees I/O, and then it must not wait. `cancelled`
  *   lists, exactly once each, the uids of suspension points whose task was
  *   cancelled: forget them. It may return a Promise when the backend is driven
- *   by Node's loop; the scheduler then returns to the loop until it settles.
+ *   by Node's loop; the scheduler then returns to the loop until it settles. A
+ *   blocking `select` that answers at once with nothing ready sends the
+ *   scheduler back to Node's loop too.
  * - `interrupt()` makes a pending `select` return promptly (a task was woken
  *   from elsewhere).
  * - `finaliser()` runs once when the domain stops.
+ * - `pending()` (optional): whether tasks wait on the backend other than
+ *   through syscalls — operations built on `Suspender`, which the backend
+ *   wakes itself, but which need `select` to run (it drains a poller, or
+ *   advances a virtual clock).
  *
  * @example
  * ```ts
@@ -55,4 +63,5 @@ export interface Events {
   select(block: boolean, cancelled: readonly Uid[]): Signal[] | Promise<Signal[]>;
   interrupt(): void;
   finaliser?(): void;
+  pending?(): boolean;
 }

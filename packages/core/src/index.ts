@@ -52,6 +52,7 @@ export { type ProtectHandlers, protect } from "./protect.js";
 export type { Result } from "./result.js";
 export { type RunOptions, run } from "./run.js";
 export { spawn, spawnSystem } from "./spawn.js";
+export { Suspender } from "./suspender.js";
 export { Syscall, signal, suspend, syscall, uid } from "./syscall.js";
 export { Trigger } from "./trigger.js";
 export { yieldNow as yield, yieldNow } from "./yield.js";

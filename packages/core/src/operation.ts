@@ -86,9 +86,9 @@ export abstract class SingleShot<T> implements Operation<T>, Iterator<Instructio
  * const n = yield* read();
  * ```
  */
-export function done(): Operation<void>;
-export function done<T>(value: T): Operation<T>;
-export function done(value?: unknown): Operation<unknown> {
+export function done(): Operation<void> & Iterator<Instruction, void, unknown>;
+export function done<T>(value: T): Operation<T> & Iterator<Instruction, T, unknown>;
+export function done(value?: unknown): Operation<unknown> & Iterator<Instruction, unknown, unknown> {
   return value === undefined ? DONE_OP : new Done(value);
 }
 

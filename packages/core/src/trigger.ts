@@ -1,15 +1,14 @@
 /**
- * A one-shot wake-up for one suspended task: the building block of locks,
- * conditions and channels above core.
+ * A one-shot wake-up for one suspended task: the simplest `Suspender`.
  */
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
-import type { Task } from "./kernel/task.js";
-import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
+import type { Instruction } from "./operation.js";
+import { Suspender } from "./suspender.js";
 
 const INITIAL = 0;
 const WAITING = 1;
 const SIGNALLED = 2;
+
+const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
 
 /**
  * A one-shot wake-up. One task waits on it with `yield* trigger.wait()`;
@@ -28,12 +27,8 @@ const SIGNALLED = 2;
  * yield* B.awaitExn(waiter);   // "woken"
  * ```
  */
-// The cast is erased from the JavaScript; it makes the published declaration
-// show an `Operation<void>` rather than the internal base class.
-export class Trigger extends (SingleShot as abstract new () => Operation<void>) {
+export class Trigger extends Suspender<void> {
   private state = INITIAL;
-  private waiter: Task | null = null;
-  private kernel: Kernel | null = null;
 
   /** Whether `signal()` was called. */
   get isSignalled(): boolean {
@@ -55,12 +50,8 @@ export class Trigger extends (SingleShot as abstract new () => Operation<void>) 
    * ```
    */
   signal(): boolean {
-    const waiter = this.waiter;
     this.state = SIGNALLED;
-    if (waiter === null) return false;
-    this.waiter = null;
-    this.kernel!.wake(waiter, RESUMED);
-    return true;
+    return this.wake();
   }
 
   /**
@@ -77,29 +68,26 @@ export class Trigger extends (SingleShot as abstract new () => Operation<void>) 
     return this;
   }
 
-  /** @internal */
-  next(resumed?: unknown): IteratorResult<Instruction, void> {
-    if (resumed !== undefined || this.state === SIGNALLED) return DONE_VOID;
-    const task = currentTask("trigger.wait()");
-    if (this.state === WAITING) {
-      throw new TypeError(`${task} cannot wait on a trigger ${this.waiter} already waits on: a trigger wakes one task`);
-    }
+  /** Returns at once when signalled already; otherwise parks. */
+  protected start(): IteratorResult<Instruction, void> {
+    if (this.state === SIGNALLED) return DONE;
+    const parked = this.suspend();
     this.state = WAITING;
-    this.waiter = task;
-    const k = currentKernel!;
-    this.kernel = k;
-    k.park(task, this);
-    return SUSPENDED;
+    return parked;
   }
 
-  /** @internal */
-  detach(): void {
-    this.waiter = null;
+  /** Signalled: the wait is over. */
+  protected resume(): IteratorResult<Instruction, void> {
+    return DONE;
+  }
+
+  /** A cancelled waiter leaves the trigger unsignalled. */
+  protected leave(): void {
     this.state = INITIAL;
   }
 
-  /** @internal */
-  describe(): string {
+  /** What the task waits on, in words. */
+  override describe(): string {
     return "wait on a trigger";
   }
 }

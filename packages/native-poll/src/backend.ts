@@ -204,6 +204,11 @@ export class NativeBackend extends NodeLoop implements Backend {
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
    * Node's loop a turn after every time slice (`run`'s `sliceMs`).
    */
+  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
+  pending(): boolean {
+    return this.parkedIO !== 0 && !this.destroyed;
+  }
+
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (this.parkedIO !== 0 && !this.destroyed && (!block || this.eager)) {
       const n = this.poller.poll(0);
@@ -211,6 +216,8 @@ export class NativeBackend extends NodeLoop implements Backend {
       if (n > 0) {
         this.stats.pollEvents += n;
         this.dispatch(n);
+        // Tasks were woken: nothing to wait for.
+        return super.select(false, cancelled);
       }
     }
     return super.select(block, cancelled);
@@ -489,7 +496,7 @@ abstract class SocketOp<T> extends Parked<T> {
     protected off = 0,
     protected len = 0,
   ) {
-    super(backend, label);
+    super(label);
   }
 
   /** @internal Makes a finished `read`/`write` the next one of its socket (no allocation per call). */
@@ -513,10 +520,6 @@ abstract class ReaderOp<T> extends SocketOp<T> {
 
   protected unwait(): void {
     this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
   }
 }
 
@@ -577,11 +580,6 @@ abstract class ResolvingOp<T> extends SocketOp<T> {
       this.parkedOnSocket = false;
       this.backend.unpark(this.sock.writers, this);
     }
-  }
-
-  /** Woken and abandoned: no longer parked. An abandoned connect leaves the socket connecting; closing it is the caller's business. */
-  protected override handoff(): void {
-    this.parkedOnSocket = false;
   }
 }
 
@@ -815,11 +813,6 @@ class WriteOp extends SocketOp<void> {
     this.backend.unpark(this.sock.writers, this);
     this.release();
   }
-
-  protected override handoff(): void {
-    if (this.sock.writing === this) this.release();
-    else this.backend.passWrite(this.sock);
-  }
 }
 
 /** `recvfrom`: one datagram and its sender. */
@@ -868,11 +861,6 @@ class SendOp extends ResolvingOp<number> {
     }
     if (wouldBlock(n)) return (s.writable = false);
     throw withAddress(errnoException(n, "send", `${this.ip}:${this.addr.port}`), this.addr);
-  }
-
-  protected override handoff(): void {
-    super.handoff();
-    this.backend.passWrite(this.sock);
   }
 }
 

@@ -5,10 +5,10 @@
  * tasks. Built on core's `Trigger`: every waiter parks on one, and so may any
  * trigger attached by hand.
  */
-import { type Instruction, type Operation, type Result, self, type Task, Trigger } from "@bobbin/core";
+import { done, type Instruction, type Operation, type Result, self, type Task, Trigger } from "@bobbin/core";
 import { type Body, callBody, checkBody, isCancellationOf } from "./call.js";
 import { keepLocal } from "./shared/portable.js";
-import { Ready, WaitOp } from "./waiters.js";
+import { WaitOp } from "./waiters.js";
 
 /**
  * The outcome of a computation that was cancelled (Miou's `Cancelled of exn`):
@@ -32,8 +32,13 @@ function unwrap<T>(outcome: Result<T>): T {
   throw outcome.error;
 }
 
-/** A task parked in `await`/`awaitExn`: its trigger is attached to the computation, and detached if it is cancelled. */
-class AwaitWait<T, R> extends WaitOp<R> {
+/** What completion signals: a trigger attached with `tryAttach`, or a task parked in `await`. */
+interface Signallable {
+  signal(): boolean;
+}
+
+/** A task parked in `await`/`awaitExn`: attached to the computation, and forgotten by it if the task is cancelled. */
+class AwaitWait<T, R> extends WaitOp<R> implements Signallable {
   constructor(
     private readonly computation: Computation<T>,
     task: Task<unknown>,
@@ -42,13 +47,18 @@ class AwaitWait<T, R> extends WaitOp<R> {
     super(task);
   }
 
-  protected woken(): IteratorResult<Instruction, R> {
+  protected resume(): IteratorResult<Instruction, R> {
     // Only the completion signals this trigger: the outcome is there.
     return { done: true, value: this.deliver(this.computation.peek()!) };
   }
 
-  protected left(): void {
-    this.computation.detach(this.trigger);
+  /** Completion: wake the task. */
+  signal(): boolean {
+    return this.wake();
+  }
+
+  protected leave(): void {
+    this.computation.forget(this);
   }
 }
 
@@ -113,7 +123,7 @@ export class Computation<T> {
   /** The outcome; null while running. */
   private outcome: Result<T> | null = null;
   /** The triggers to signal on completion, oldest first; null once completed. */
-  private triggers: Set<Trigger> | null = new Set();
+  private triggers: Set<Signallable> | null = new Set();
 
   /**
    * Makes a computation in the running state (Miou's `Computation.create`).
@@ -292,6 +302,11 @@ export class Computation<T> {
     this.triggers?.delete(trigger);
   }
 
+  /** @internal A cancelled `await` stops waiting. */
+  forget(waiter: Signallable): void {
+    this.triggers?.delete(waiter);
+  }
+
   /**
    * Waits for the computation to complete, and returns its outcome: the
    * value, or the error it was cancelled with (Miou's `await`). A completed
@@ -327,9 +342,9 @@ export class Computation<T> {
 
   private startAwait<R>(deliver: Deliver<T, R>): Iterator<Instruction, R, unknown> {
     const outcome = this.outcome;
-    if (outcome !== null) return new Ready(deliver(outcome));
+    if (outcome !== null) return done(deliver(outcome));
     const w = new AwaitWait(this, self(), deliver);
-    this.triggers!.add(w.trigger);
+    this.triggers!.add(w);
     return w;
   }
 

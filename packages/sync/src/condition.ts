@@ -23,11 +23,11 @@ export class ConditionWait extends WaitOp<void> {
     super(task);
   }
 
-  protected woken(): IteratorResult<Instruction, void> {
+  protected resume(): IteratorResult<Instruction, void> {
     return DONE;
   }
 
-  protected left(): void {
+  protected leave(): void {
     const c = this.condition;
     if (c.queue.remove(this) && this.registered) c.signals!.forget();
   }
@@ -155,7 +155,7 @@ export class Condition {
       if (w === null) return false;
       // false: that waiter was cancelled and detached before it left the
       // queue itself; the signal goes on to the next one.
-      if (w.trigger.signal()) return true;
+      if (w.wake()) return true;
     }
   }
 
@@ -172,7 +172,7 @@ export class Condition {
   broadcast(): number {
     if (this.signals !== null) return this.signals.broadcast();
     let woken = 0;
-    for (let w = this.queue.shift(); w !== null; w = this.queue.shift()) if (w.trigger.signal()) woken++;
+    for (let w = this.queue.shift(); w !== null; w = this.queue.shift()) if (w.wake()) woken++;
     return woken;
   }
 

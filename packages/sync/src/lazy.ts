@@ -21,11 +21,11 @@ class ForceWait extends WaitOp<void> {
     super(task);
   }
 
-  protected woken(): IteratorResult<Instruction, void> {
+  protected resume(): IteratorResult<Instruction, void> {
     return DONE;
   }
 
-  protected left(): void {
+  protected leave(): void {
     this.lazy.queue.remove(this);
   }
 }
@@ -204,6 +204,6 @@ export class Lazy<T> {
   }
 
   private wakeAll(): void {
-    for (let w = this.queue.shift(); w !== null; w = this.queue.shift()) w.trigger.signal();
+    for (let w = this.queue.shift(); w !== null; w = this.queue.shift()) w.wake();
   }
 }

@@ -4,12 +4,12 @@
  *
  * The local side is here; the protocol across domains is `shared/mutex.ts`.
  */
-import { Domain, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { Domain, done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
 import { MUTEX, SharedLock } from "./shared/mutex.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
-import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
+import { DONE, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `lock`: the unlocker makes it the holder before waking it. */
 class LockWait extends WaitOp<void> {
@@ -20,11 +20,11 @@ class LockWait extends WaitOp<void> {
     super(task);
   }
 
-  protected woken(): IteratorResult<Instruction, void> {
+  protected resume(): IteratorResult<Instruction, void> {
     return DONE;
   }
 
-  protected left(): void {
+  protected leave(): void {
     const m = this.mutex;
     if (!m.queue.remove(this) || m.sharedLock === null) return;
     // The last local waiter left: stop asking the other domains; if the lock
@@ -294,13 +294,13 @@ export class Mutex {
       const shared = this.sharedLock;
       if (shared === null) {
         this.holderTask = task;
-        return DONE_OP;
+        return done();
       }
       // No local waiter: take the shared lock if it is free, or ask for it
       // (which may get it at once, when it was freed meanwhile).
       if (this.queue.size === 0 && (shared.tryAcquire() || shared.want())) {
         this.take(shared, task);
-        return DONE_OP;
+        return done();
       }
     } else if (holder === task) throw new MutexAlreadyHeld(task.uid);
     const w = new LockWait(this, task);
@@ -352,7 +352,7 @@ export class Mutex {
       const w = this.queue.shift();
       if (w === null) break;
       this.take(shared, w.task);
-      if (w.trigger.signal()) return; // false: cancelled and detached; try the next one
+      if (w.wake()) return; // false: cancelled and detached; try the next one
     }
     this.holderTask = null;
     shared.release();
@@ -369,7 +369,7 @@ export class Mutex {
       this.holderTask = w.task;
       // false: that waiter was cancelled and detached before it could leave
       // the queue itself; it will not run as the holder, so try the next one.
-      if (w.trigger.signal()) return;
+      if (w.wake()) return;
     }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * `MVar` (µthreads, after Concurrent Haskell): a box that is empty or full.
  */
-import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
-import { DONE_OP, Ready, WaitOp, WaitQueue } from "./waiters.js";
+import { done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `take`, `read` or `put`; `value` is what it gives or receives. */
 class MVarWait<T> extends WaitOp<T> {
@@ -14,13 +14,13 @@ class MVarWait<T> extends WaitOp<T> {
     super(task);
   }
 
-  protected woken(): IteratorResult<Instruction, T> {
+  protected resume(): IteratorResult<Instruction, T> {
     const value = this.value;
     this.value = undefined as T; // do not keep it alive through the op
     return { done: true, value };
   }
 
-  protected left(): void {
+  protected leave(): void {
     this.queueOf.remove(this);
   }
 }
@@ -197,7 +197,7 @@ export class MVar<T> {
 
   private startTake(): Iterator<Instruction, T, unknown> {
     const task = self();
-    if (this.full) return new Ready(this.takeNow());
+    if (this.full) return done(this.takeNow());
     const w = new MVarWait<T>(this.takers, task, undefined as T);
     this.takers.push(w);
     return w;
@@ -205,7 +205,7 @@ export class MVar<T> {
 
   private startRead(): Iterator<Instruction, T, unknown> {
     const task = self();
-    if (this.full) return new Ready(this.value);
+    if (this.full) return done(this.value);
     const w = new MVarWait<T>(this.readers, task, undefined as T);
     this.readers.push(w);
     return w;
@@ -215,7 +215,7 @@ export class MVar<T> {
     const task = self();
     if (!this.full) {
       this.fill(value);
-      return DONE_OP;
+      return done();
     }
     const w = new MVarWait<T>(this.putters, task, value);
     this.putters.push(w);
@@ -230,7 +230,7 @@ export class MVar<T> {
     this.full = false;
     for (let w = this.putters.shift(); w !== null; w = this.putters.shift()) {
       // A cancelled-and-detached putter (signal() false) put nothing.
-      if (w.trigger.signal()) {
+      if (w.wake()) {
         this.value = w.value;
         w.value = undefined as T;
         this.full = true;
@@ -244,11 +244,11 @@ export class MVar<T> {
   private fill(value: T): void {
     for (let w = this.readers.shift(); w !== null; w = this.readers.shift()) {
       w.value = value;
-      w.trigger.signal();
+      w.wake();
     }
     for (let w = this.takers.shift(); w !== null; w = this.takers.shift()) {
       w.value = value;
-      if (w.trigger.signal()) return;
+      if (w.wake()) return;
       w.value = undefined as T; // cancelled and detached: the next taker gets it
     }
     this.value = value;

@@ -4,11 +4,11 @@
  *
  * The local side is here; the protocol across domains is `shared/semaphore.ts`.
  */
-import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
 import { checkShared, PERMITS, SEMAPHORE, SharedPermits } from "./shared/semaphore.js";
-import { DONE, DONE_OP, WaitOp, WaitQueue } from "./waiters.js";
+import { DONE, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `acquire(n)`: `release` takes its permits off the count before waking it. */
 class AcquireWait extends WaitOp<void> {
@@ -20,11 +20,11 @@ class AcquireWait extends WaitOp<void> {
     super(task);
   }
 
-  protected woken(): IteratorResult<Instruction, void> {
+  protected resume(): IteratorResult<Instruction, void> {
     return DONE;
   }
 
-  protected left(): void {
+  protected leave(): void {
     const s = this.semaphore;
     const wasHead = s.queue.head === this;
     // Leaving the head may unblock the waiters behind it (a large request
@@ -211,10 +211,10 @@ export class Semaphore {
     if (shared !== null) {
       // No local waiter: take the permits if nobody waits anywhere, or ask
       // for them (which may get them at once).
-      if (this.queue.head === null && (shared.tryTake(n) || shared.want(n))) return DONE_OP;
+      if (this.queue.head === null && (shared.tryTake(n) || shared.want(n))) return done();
     } else if (this.queue.head === null && this.permits >= n) {
       this.permits -= n;
-      return DONE_OP;
+      return done();
     }
     const w = new AcquireWait(this, task, n);
     this.queue.push(w);
@@ -228,7 +228,7 @@ export class Semaphore {
       this.permits -= w.permits;
       // false: that waiter was cancelled and detached before it left the queue
       // itself; it will not use the permits, so they go to the next one.
-      if (!w.trigger.signal()) this.permits += w.permits;
+      if (!w.wake()) this.permits += w.permits;
     }
   }
 
@@ -247,7 +247,7 @@ export class Semaphore {
         this.queue.shift();
         extra -= w.permits;
         // false: cancelled and detached before it could leave; its permits go on.
-        if (!w.trigger.signal()) extra += w.permits;
+        if (!w.wake()) extra += w.permits;
       }
       if (extra > 0) shared.giveBack(extra);
       const head = this.queue.head;

@@ -1,72 +1,32 @@
 /**
  * The machinery every primitive of this package shares: a FIFO of waiters
  * (an intrusive doubly linked list, so a cancelled waiter leaves it in O(1)),
- * and the operation a contended waiter runs, built on core's public `Trigger`.
+ * and the operation a contended waiter runs, built on core's `Suspender`.
  *
  * How a wait works: the primitive allocates a {@link WaitOp} (only when it
  * must wait: free fast paths allocate nothing), queues it, and hands it to the
- * caller's `yield*`. Its first `next()` parks the task on the op's trigger.
- * Whoever satisfies the waiter removes it from the queue, stores what the
- * waiter receives, and calls `trigger.signal()`:
+ * caller's `yield*`, which parks the task on it. Whoever satisfies the waiter
+ * removes it from the queue, stores what the waiter receives, and calls
+ * `wake()`:
  *
  * - `true`: the task will resume normally (core never replaces a pending
  *   resumption with a cancellation; `Cancelled` then arrives at the task's
  *   next suspension point), so the waiter now holds what it was given;
- * - `false`: the task was cancelled and detached from the trigger before it
- *   ran its cleanup: the giver takes its gift back and tries the next waiter.
+ * - `false`: the task was cancelled and left already: the giver takes its
+ *   gift back and tries the next waiter.
  *
- * A cancelled waiter receives `Cancelled` through `throw`: the op leaves the
- * queue (if a giver has not already removed it) and rethrows, so nothing is
+ * When a waiting task is cancelled, core runs the op's `leave()` at once: it
+ * leaves the queue (if a giver has not already removed it), so nothing is
  * left behind.
  *
  * Internal to this package: each export carries its own `@internal` tag (a
  * tag in this header would strip the file's first statement from the published
  * declarations).
  */
-import { type Instruction, type Operation, type Task, Trigger } from "@bobbin/core";
+import { type Instruction, Suspender, type Task } from "@bobbin/core";
 
 /** @internal The `done` result of operations that produce nothing. */
 export const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
-
-/**
- * @internal An operation that completes at once with nothing: what a free
- * fast path returns, so that `yield*` on it allocates nothing.
- */
-export const DONE_OP: Iterator<Instruction, void, unknown> & Operation<void> = {
-  [Symbol.iterator]() {
-    return this;
-  },
-  next() {
-    return DONE;
-  },
-  throw(error: unknown): never {
-    throw error;
-  },
-  return() {
-    return DONE;
-  },
-};
-
-/** @internal An operation that completes at once with `value`. */
-export class Ready<T> implements Iterator<Instruction, T, unknown>, Operation<T> {
-  constructor(private readonly value: T) {}
-
-  [Symbol.iterator](): this {
-    return this;
-  }
-
-  next(): IteratorResult<Instruction, T> {
-    return { done: true, value: this.value };
-  }
-
-  throw(error: unknown): never {
-    throw error;
-  }
-
-  return(value?: T): IteratorResult<Instruction, T> {
-    return { done: true, value: value as T };
-  }
-}
 
 /** @internal A FIFO of waiters; `size` is exact at every moment. */
 export class WaitQueue<W extends WaitOp<unknown>> {
@@ -112,50 +72,24 @@ export class WaitQueue<W extends WaitOp<unknown>> {
 }
 
 /**
- * @internal One parked waiter and the operation its task runs. Subclasses say
- * what the waiter gets when woken (`woken`) and how it leaves when its wait is
- * abandoned (`left`, on cancellation).
+ * @internal One parked waiter and the operation its task runs: a core
+ * `Suspender` that its primitive queued before the task's `yield*` parks it.
+ * Subclasses say what the waiter gets when woken (`resume`) and how it leaves
+ * when its wait is abandoned (`leave`, at the moment of the cancellation).
  */
-export abstract class WaitOp<T> implements Iterator<Instruction, T, unknown>, Operation<T> {
+export abstract class WaitOp<T> extends Suspender<T> {
   /** @internal Queue links. */
   before: WaitOp<unknown> | null = null;
   /** @internal */ after: WaitOp<unknown> | null = null;
   /** @internal The queue it is in, or null once removed. */
   queue: object | null = null;
-  /** @internal */ readonly trigger = new Trigger();
-  private readonly waiting: Iterator<Instruction, void, unknown> = this.trigger.wait()[Symbol.iterator]();
-  private started = false;
 
-  constructor(/** @internal */ readonly task: Task<unknown>) {}
-
-  [Symbol.iterator](): this {
-    return this;
+  constructor(/** @internal */ readonly task: Task<unknown>) {
+    super();
   }
 
-  next(resumed?: unknown): IteratorResult<Instruction, T> {
-    let r: IteratorResult<Instruction, void>;
-    if (!this.started) {
-      // The first call comes from `yield*` (always with undefined): park.
-      this.started = true;
-      r = this.waiting.next();
-    } else r = this.waiting.next(resumed);
-    return r.done === true ? this.woken() : r;
+  /** @internal The primitive queued the waiter already: park. */
+  protected start(): IteratorResult<Instruction, T> {
+    return this.suspend();
   }
-
-  /** Cancellation arrives here (core throws `Cancelled` into the fiber, and `yield*` forwards it). */
-  throw(error: unknown): IteratorResult<Instruction, T> {
-    this.left();
-    throw error;
-  }
-
-  return(value?: T): IteratorResult<Instruction, T> {
-    this.left();
-    return { done: true, value: value as T };
-  }
-
-  /** @internal The trigger was signalled: the waiter's result. */
-  protected abstract woken(): IteratorResult<Instruction, T>;
-
-  /** @internal The wait was abandoned (cancelled): leave the queue. */
-  protected abstract left(): void;
 }

@@ -50,7 +50,7 @@ export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
 export { LibuvBackend, type LibuvOptions, libuv } from "./libuv/index.js";
 export { type FlushMode, NodeLoop } from "./loop.js";
 export { type OwnedSocket, Ownership } from "./ownership.js";
-export { Parked, type Signaller } from "./parked.js";
+export { Parked } from "./parked.js";
 export { type RunOptions, run } from "./run.js";
 export { type SharedSocket, ShareGuard } from "./share.js";
 export { onSignal, type SignalHandler } from "./signals.js";

@@ -177,7 +177,7 @@ class SleepOp extends Parked<void> implements Deadline {
     loop: NodeLoop,
     private readonly ms: number,
   ) {
-    super(loop, "sleep");
+    super("sleep");
     this.timers = loop.timers;
   }
 
@@ -187,8 +187,8 @@ class SleepOp extends Parked<void> implements Deadline {
 
   protected wait(): void {
     if (this.ms <= 0) {
-      this.expired = true;
-      this.ready();
+      // sleep(0) still lets every other ready task run first: it wakes after this slice of the run loop.
+      queueMicrotask(() => this.fire());
       return;
     }
     this.at = this.ms === Infinity ? Infinity : performance.now() + this.ms;

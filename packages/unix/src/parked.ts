@@ -2,49 +2,38 @@
  * `Parked`: the base class of backend operations that may have to wait.
  *
  * An operation tries to complete in the fiber (`attempt`); when it cannot, it
- * registers with the backend (`wait`) and parks the task on a suspension
- * point; the backend calls `ready()` from a Node callback when it may go on,
- * and the operation tries again in the fiber. That is edge-triggered
- * readiness: data, connections and datagrams stay with the socket until a
- * fiber takes them, so nothing is lost when a waiter is cancelled.
+ * registers with the backend (`wait`) and parks its task; the backend calls
+ * `ready()` from a Node callback when it may go on, which wakes the task
+ * directly (core's `Suspender`: no `select` round trip, one microtask at most
+ * per batch of readiness), and the operation tries again in the fiber. That
+ * is edge-triggered readiness: data, connections and datagrams stay with the
+ * socket until a fiber takes them. A woken task always runs its attempt (a
+ * cancellation that arrives meanwhile waits for its next suspension), so no
+ * readiness is ever dropped.
  *
  * `Parked` handles the rest of the contract: cancellation and `withTimeout`'s
- * interruption (both thrown into the operation through `yield*`: it
- * unregisters and hands unused readiness on), an expired `withTimeout` scope
- * at start, one suspension point per operation reused across waits, and no
+ * interruption (core calls `unwait` at that moment), an expired `withTimeout`
+ * scope at start, a `ready()` that comes before the task parked, and no
  * Promise or closure per operation.
  */
 import * as B from "@bobbin/core";
 import { checkTimeouts } from "./timeout.js";
 
-/**
- * Where a parked operation reports that it may go on: anything with
- * `signal(s)` that makes the events backend's next `select` return
- * `B.signal(s)`, such as {@link NodeLoop}.
- *
- * @example
- * ```ts
- * const loop: Signaller = { signal: (s) => ready.push(B.signal(s)) };
- * ```
- */
-export interface Signaller {
-  signal(s: B.Syscall): void;
-}
-
 const IDLE = 0;
-const PARKED = 1;
-const SIGNALLED = 2;
+/** `wait` runs: a `ready()` now means "try again" rather than "wake the task". */
+const REGISTERING = 1;
+const READY_EARLY = 2;
+const PARKED = 3;
 
 /**
  * A backend operation that may park its task. Subclasses implement
  * `attempt` (complete now, or return false), `wait` (register to be woken
- * with `ready()`), `unwait` (forget that registration), and optionally
- * `handoff` (pass on readiness that a cancelled operation did not use).
+ * with `ready()`) and `unwait` (forget that registration).
  *
  * @example
  * ```ts
  * class AcceptOp extends Parked<Client> {
- *   constructor(loop: NodeLoop, private server: MyServer) { super(loop, "accept"); }
+ *   constructor(private server: MyServer) { super("accept"); }
  *   protected attempt() {
  *     const c = this.server.pending.shift();
  *     if (c === undefined) return false;
@@ -53,29 +42,25 @@ const SIGNALLED = 2;
  *   }
  *   protected wait() { this.server.acceptors.push(this); }      // the server calls op.ready() later
  *   protected unwait() { remove(this.server.acceptors, this); }
- *   protected handoff() { this.server.wakeNextAcceptor(); }
  * }
  * ```
  * @throws TypeError (from `yield*`) when one operation object is run by two tasks at once;
  * `Cancelled` when the task is cancelled while parked; `Timeout` when a `withTimeout`
  * deadline interrupts it (or had passed when it started); whatever `attempt` throws.
  */
-export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown> {
+export abstract class Parked<T> extends B.Suspender<T> {
   /** The result, set by `attempt` before it returns true. */
   protected value: T = undefined as T;
   private phase = IDLE;
-  private syscall: B.Syscall | null = null;
-  /** The task the suspension point belongs to (an operation object may be reused by another task). */
-  private owner: B.Task<unknown> | null = null;
   /** Reused for every completion: `yield*` reads it at once. */
   private readonly result: IteratorReturnResult<T> = { done: true, value: undefined as T };
 
   constructor(
-    /** The backend's loop (e.g. a `NodeLoop`), which hands ready points to the scheduler. */
-    protected readonly loop: Signaller,
-    /** Names the suspension point in error messages. */
+    /** Names the operation in error messages and diagnostics. */
     private readonly label: string,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Tries to complete now: sets `this.value` and returns true, throws on
@@ -86,11 +71,8 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
   /** Registers the operation so that the backend calls `ready()` when it may go on. May call `ready()` at once. */
   protected abstract wait(): void;
 
-  /** Forgets the registration made by `wait` (the operation was cancelled or timed out before `ready()`). */
+  /** Forgets the registration made by `wait` (the task was cancelled or timed out before `ready()`). */
   protected abstract unwait(): void;
-
-  /** The operation was woken by `ready()` but will not use that readiness (cancelled, timed out): pass it on. */
-  protected handoff(): void {}
 
   /**
    * The operation is over (completed, failed or abandoned). Override it to
@@ -100,7 +82,7 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
 
   /** Whether the operation is registered and waiting for `ready()`. */
   get waiting(): boolean {
-    return this.phase === PARKED;
+    return this.phase === PARKED || this.phase === REGISTERING;
   }
 
   /**
@@ -109,30 +91,45 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
    * registrations before or when calling it.
    */
   ready(): void {
-    if (this.phase !== PARKED) return;
-    this.phase = SIGNALLED;
-    this.loop.signal(this.syscall!);
-  }
-
-  [Symbol.iterator](): this {
-    return this;
-  }
-
-  /** The `yield*` protocol: start (`resumed === undefined`) or resumption. */
-  next(resumed?: unknown): IteratorResult<B.Instruction, T> {
-    if (resumed === undefined) {
-      if (this.phase !== IDLE) {
-        throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
-      }
-      try {
-        checkTimeouts();
-      } catch (error) {
-        this.finished();
-        throw error;
-      }
-    } else {
+    if (this.phase === REGISTERING) this.phase = READY_EARLY;
+    else if (this.phase === PARKED) {
       this.phase = IDLE;
+      this.wake();
     }
+  }
+
+  /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
+  protected start(): IteratorResult<B.Instruction, T> {
+    if (this.phase !== IDLE) {
+      throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
+    }
+    try {
+      checkTimeouts();
+    } catch (error) {
+      this.finished();
+      throw error;
+    }
+    return this.attemptOrPark();
+  }
+
+  /** Woken: attempts again. */
+  protected resume(): IteratorResult<B.Instruction, T> {
+    return this.attemptOrPark();
+  }
+
+  /** The task was cancelled or timed out while parked here. */
+  protected leave(): void {
+    this.phase = IDLE;
+    this.unwait();
+    this.finished();
+  }
+
+  /** What the task waits on, in words. */
+  override describe(): string {
+    return this.label;
+  }
+
+  private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
       let done: boolean;
       try {
@@ -148,40 +145,14 @@ export abstract class Parked<T> implements B.Operation<T>, Iterator<B.Instructio
         this.finished();
         return result;
       }
-      let s = this.syscall;
-      const task = B.self();
-      if (s === null || this.owner !== task) {
-        s = this.syscall = B.syscall(this.label);
-        this.owner = task;
+      this.phase = REGISTERING;
+      this.wait();
+      if (this.phase === READY_EARLY) {
+        this.phase = IDLE;
+        continue; // ready before the task parked: try again
       }
       this.phase = PARKED;
-      this.wait();
-      const r = B.suspend(s)[Symbol.iterator]().next();
-      if (r.done !== true) return r as IteratorYieldResult<B.Instruction>;
-      // Reported ready before the task parked: try again.
-      this.phase = IDLE;
+      return this.suspend();
     }
-  }
-
-  /** A cancellation (or `withTimeout`'s interruption) thrown into the task while it waits here. */
-  throw(error: unknown): IteratorResult<B.Instruction, T> {
-    this.abandon();
-    throw error;
-  }
-
-  /** The task's fiber was closed while it waited here. */
-  return(value?: T): IteratorResult<B.Instruction, T> {
-    this.abandon();
-    return { done: true, value: value as T };
-  }
-
-  private abandon(): void {
-    if (this.phase === PARKED) this.unwait();
-    else if (this.phase === SIGNALLED) this.handoff();
-    this.phase = IDLE;
-    // Core marked the suspension point cancelled: never park on it again.
-    this.syscall = null;
-    this.owner = null;
-    this.finished();
   }
 }

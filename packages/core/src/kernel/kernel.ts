@@ -398,6 +398,18 @@ export class Kernel {
     return cancelled;
   }
 
+  /** Whether the backend has tasks waiting on it other than through syscalls (`Events.pending`); one that throws fails the run. */
+  backendPending(): boolean {
+    const events = this.events;
+    if (events === null || events.pending === undefined) return false;
+    try {
+      return events.pending() === true;
+    } catch (error) {
+      this.callbackFailed("the events backend's pending", error);
+      return false;
+    }
+  }
+
   /** Makes a pending Promise-returning `select` settle early. */
   interruptSelect(): void {
     try {

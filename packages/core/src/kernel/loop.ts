@@ -90,7 +90,7 @@ export class Loop {
       sincePoll += this.clockEvery;
       if (sincePoll >= this.pollEvery) {
         sincePoll = 0;
-        if (k.pendingSyscalls !== 0) this.poll(false);
+        if (k.pendingSyscalls !== 0 || k.backendPending()) this.poll(false);
       }
       const now = performance.now();
       if (now > deadline) {
@@ -122,8 +122,14 @@ export class Loop {
   /** Nothing is ready: wait for events. Returns whether to keep looping. */
   private pollBlocking(): boolean {
     const k = this.k;
-    if (k.events === null || (k.pendingSyscalls === 0 && k.cancelledSyscalls.length === 0)) return false;
-    return this.poll(true);
+    if (k.events === null) return false;
+    const syscalls = k.pendingSyscalls !== 0 || k.cancelledSyscalls.length !== 0;
+    if (!syscalls && !k.backendPending()) return false;
+    const keepLooping = this.poll(true);
+    // Waiting on syscalls, a select that answered empty-handed is asked again
+    // (it may block, as Miou's do); otherwise the loop goes back to Node's
+    // rather than spin: the backend wakes its operations itself.
+    return syscalls ? keepLooping : keepLooping && !k.ready.isEmpty();
   }
 
   private poll(block: boolean): boolean {

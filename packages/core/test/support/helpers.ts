@@ -61,7 +61,7 @@ export class PromiseEvents implements B.Events {
   interrupts = 0;
   /** Runs at every select, before it answers. */
   onSelect: ((block: boolean) => void) | null = null;
-  private pending: ((signals: B.Signal[]) => void) | null = null;
+  private waiting: ((signals: B.Signal[]) => void) | null = null;
 
   /** With `nonBlocking`, a non-blocking select also waits (a Promise) instead of answering `[]`. */
   constructor(private readonly nonBlocking = false) {}
@@ -69,7 +69,7 @@ export class PromiseEvents implements B.Events {
   select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
     this.onSelect?.(block);
     if (!block && !this.nonBlocking) return [];
-    return new Promise<B.Signal[]>((resolve) => (this.pending = resolve));
+    return new Promise<B.Signal[]>((resolve) => (this.waiting = resolve));
   }
 
   interrupt(): void {
@@ -79,8 +79,8 @@ export class PromiseEvents implements B.Events {
 
   /** Settles the pending select with `signals`. */
   release(signals: B.Signal[]): void {
-    const pending = this.pending;
-    this.pending = null;
-    pending?.(signals);
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.(signals);
   }
 }

@@ -106,7 +106,7 @@ export class SharedSignals extends Agent {
     while (n > 0) {
       const w = queue.shift();
       if (w === null) break; // cannot happen: every token has its waiter
-      if (w.trigger.signal()) n--;
+      if (w.wake()) n--;
       else if (!takeOne(this.cells, this.base(this.slot) + AVAIL)) {
         // Cancelled and detached before it could leave: it was one of the
         // picked ones, so this token goes to another waiter, anywhere.
@@ -139,7 +139,7 @@ export class SharedSignals extends Agent {
       const next = w.after as ConditionWait | null;
       if (w !== except && !w.registered) {
         queue.remove(w);
-        w.trigger.signal();
+        w.wake();
       }
       w = next;
     }

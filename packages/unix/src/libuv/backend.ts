@@ -52,39 +52,39 @@ export class LibuvBackend extends NodeLoop implements Backend {
   }
 
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
-    return new ListenOp(this, sock as UvSocket, addr, options);
+    return new ListenOp(sock as UvSocket, addr, options);
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return new AcceptOp(this, sock as UvSocket);
+    return new AcceptOp(sock as UvSocket);
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new ConnectOp(this, sock as UvSocket, addr);
+    return new ConnectOp(sock as UvSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as UvSocket;
     let op = s.readOp;
-    if (op === null) op = s.readOp = new ReadOp(this, s);
-    else if (op.busy) op = new ReadOp(this, s); // another read of the socket is in progress
+    if (op === null) op = s.readOp = new ReadOp(s);
+    else if (op.busy) op = new ReadOp(s); // another read of the socket is in progress
     return op.init(buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as UvSocket;
     let op = s.writeOp;
-    if (op === null) op = s.writeOp = new WriteOp(this, s);
-    else if (op.busy) op = new WriteOp(this, s);
+    if (op === null) op = s.writeOp = new WriteOp(s);
+    else if (op.busy) op = new WriteOp(s);
     return op.init(buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(this, sock as UvSocket, buf, off, len);
+    return new RecvOp(sock as UvSocket, buf, off, len);
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendOp(this, sock as UvSocket, buf, off, len, addr as { host: string; port: number });
+    return new SendOp(sock as UvSocket, buf, off, len, addr as { host: string; port: number });
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
@@ -103,7 +103,7 @@ export class LibuvBackend extends NodeLoop implements Backend {
   }
 
   close(sock: Socket): B.Operation<void> {
-    return new CloseOp(this, sock as UvSocket);
+    return new CloseOp(sock as UvSocket);
   }
 
   closeNow(sock: Socket): void {

@@ -7,22 +7,19 @@ import * as net from "node:net";
 import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backend.js";
 import { SocketClosed, systemError } from "../errors.js";
 import { Parked } from "../parked.js";
-import type { LibuvBackend } from "./backend.js";
 import { removeWaiter, type UvSocket, type Waiter, type WriteWaiter } from "./socket.js";
 
 /**
  * An operation that waits in one of its socket's queues of waiters (readers,
  * acceptors, receivers, closers): `wait` joins the queue, `unwait` leaves it.
- * Subclasses that are handed readiness pass it on in `handoff`.
  */
 abstract class QueuedOp<T> extends Parked<T> {
   constructor(
-    backend: LibuvBackend,
     protected readonly sock: UvSocket,
     label: string,
     private readonly queue: Waiter[],
   ) {
-    super(backend, label);
+    super(label);
   }
 
   protected wait(): void {
@@ -45,8 +42,8 @@ export class ReadOp extends QueuedOp<number> {
   /** Handed out by `read()` and not finished yet. */
   busy = false;
 
-  constructor(backend: LibuvBackend, sock: UvSocket) {
-    super(backend, sock, "read", sock.readers);
+  constructor(sock: UvSocket) {
+    super(sock, "read", sock.readers);
   }
 
   /** Prepares the operation for a call of `read`. */
@@ -65,10 +62,6 @@ export class ReadOp extends QueuedOp<number> {
     if (n < 0) return false;
     this.value = n;
     return true;
-  }
-
-  protected override handoff(): void {
-    this.sock.wakeReader();
   }
 
   protected override finished(): void {
@@ -93,11 +86,8 @@ export class WriteOp extends Parked<void> implements WriteWaiter {
   /** Handed out by `write()` and not finished yet. */
   busy = false;
 
-  constructor(
-    backend: LibuvBackend,
-    private readonly sock: UvSocket,
-  ) {
-    super(backend, "write");
+  constructor(private readonly sock: UvSocket) {
+    super("write");
   }
 
   /** Prepares the operation for a call of `write`. */
@@ -161,8 +151,8 @@ function peerOf(client: UvSocket): Address {
 
 /** `accept(sock)`: a connection Node accepted, or the accept error (EMFILE…). */
 export class AcceptOp extends QueuedOp<[UvSocket, Address]> {
-  constructor(backend: LibuvBackend, sock: UvSocket) {
-    super(backend, sock, "accept", sock.acceptors);
+  constructor(sock: UvSocket) {
+    super(sock, "accept", sock.acceptors);
   }
 
   protected attempt(): boolean {
@@ -183,10 +173,6 @@ export class AcceptOp extends QueuedOp<[UvSocket, Address]> {
     if (s.broken !== null) throw s.broken;
     return false;
   }
-
-  protected override handoff(): void {
-    this.sock.wakeAcceptor();
-  }
 }
 
 /** Opening operations: the socket's `opener` while in progress. */
@@ -194,14 +180,14 @@ abstract class OpenOp extends Parked<void> {
   protected started = false;
 
   constructor(
-    backend: LibuvBackend,
     protected readonly sock: UvSocket,
     label: string,
   ) {
-    super(backend, label);
+    super(label);
   }
 
-  protected abstract start(): void;
+  /** Starts opening (once): bind and listen, or connect. */
+  protected abstract begin(): void;
   protected abstract opened(): boolean;
 
   protected attempt(): boolean {
@@ -214,7 +200,7 @@ abstract class OpenOp extends Parked<void> {
       this.started = true;
       s.opener = this;
       s.openError = null;
-      this.start();
+      this.begin();
     }
     if (this.opened()) {
       if (s.opener === this) s.opener = null;
@@ -243,12 +229,11 @@ export class ListenOp extends OpenOp {
   protected readonly name = "bindAndListen";
 
   constructor(
-    backend: LibuvBackend,
     sock: UvSocket,
     private readonly addr: Address,
     private readonly options: Required<ListenOptions>,
   ) {
-    super(backend, sock, "bindAndListen");
+    super(sock, "bindAndListen");
   }
 
   protected opened(): boolean {
@@ -256,7 +241,7 @@ export class ListenOp extends OpenOp {
     return state === "listening" || state === "bound";
   }
 
-  protected start(): void {
+  protected begin(): void {
     const s = this.sock;
     if (s.kind === "udp4" || s.kind === "udp6") {
       const udp = s.udp ?? createUdp(s, this.options.reuseAddr);
@@ -305,18 +290,17 @@ export class ConnectOp extends OpenOp {
   protected readonly name = "connect";
 
   constructor(
-    backend: LibuvBackend,
     sock: UvSocket,
     private readonly addr: Address,
   ) {
-    super(backend, sock, "connect");
+    super(sock, "connect");
   }
 
   protected opened(): boolean {
     return this.sock.state === "connected";
   }
 
-  protected start(): void {
+  protected begin(): void {
     const s = this.sock;
     const stream = new net.Socket({ allowHalfOpen: true });
     s.state = "connecting";
@@ -341,13 +325,12 @@ export class ConnectOp extends OpenOp {
 /** `recvfrom`: one queued datagram, truncated to the buffer. */
 export class RecvOp extends QueuedOp<[number, Address]> {
   constructor(
-    backend: LibuvBackend,
     sock: UvSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
   ) {
-    super(backend, sock, "recvfrom", sock.receivers);
+    super(sock, "recvfrom", sock.receivers);
   }
 
   protected attempt(): boolean {
@@ -368,10 +351,6 @@ export class RecvOp extends QueuedOp<[number, Address]> {
     }
     return false;
   }
-
-  protected override handoff(): void {
-    this.sock.wakeReceiver();
-  }
 }
 
 /**
@@ -391,14 +370,13 @@ export class SendOp extends QueuedOp<number> {
   };
 
   constructor(
-    backend: LibuvBackend,
     sock: UvSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
     private readonly addr: InetAddress,
   ) {
-    super(backend, sock, "sendto", sock.senders);
+    super(sock, "sendto", sock.senders);
   }
 
   protected attempt(): boolean {
@@ -433,8 +411,8 @@ export class SendOp extends QueuedOp<number> {
 export class CloseOp extends QueuedOp<void> {
   private started = false;
 
-  constructor(backend: LibuvBackend, sock: UvSocket) {
-    super(backend, sock, "close", sock.closers);
+  constructor(sock: UvSocket) {
+    super(sock, "close", sock.closers);
   }
 
   protected attempt(): boolean {

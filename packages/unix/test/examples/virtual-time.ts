@@ -14,7 +14,7 @@ class VirtualSleep extends Parked<void> implements Deadline {
     private readonly clock: VirtualTime,
     private readonly ms: number,
   ) {
-    super(clock, "virtual sleep");
+    super("virtual sleep");
   }
 
   protected attempt(): boolean {
@@ -32,7 +32,7 @@ class VirtualSleep extends Parked<void> implements Deadline {
 
   fire(): void {
     this.done = true;
-    this.ready(); // the task resumes at the next select and attempts again
+    this.ready(); // the task resumes and attempts again
   }
 }
 
@@ -42,6 +42,10 @@ const unsupported = (): never => {
 
 export class VirtualTime extends NodeLoop implements Backend {
   readonly name = "virtual-time";
+  // Sleeps wake their tasks directly, but select must run while any is due: it moves the clock.
+  pending(): boolean {
+    return this.heap.size !== 0;
+  }
   readonly heap = new DeadlineHeap();
   private clock = 0;
 
@@ -59,12 +63,11 @@ export class VirtualTime extends NodeLoop implements Backend {
     return { cancel: () => void this.heap.remove(d) };
   }
 
-  // Every task waits and nothing is ready: jump to the next deadline. What
-  // fired may have woken a task without a signal (withTimeout interrupts it):
-  // return without blocking, so that the scheduler runs it.
+  // Every task waits: jump to the next deadline, fire what is due (sleeps and
+  // withTimeout's deadlines wake their tasks), and return without blocking.
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     const next = this.heap.peek();
-    if (block && this.readyCount === 0 && next !== undefined && next.at !== Infinity) {
+    if (block && next !== undefined && next.at !== Infinity) {
       this.clock = Math.max(this.clock, next.at);
       for (let d = this.heap.peek(); d !== undefined && d.at <= this.clock; d = this.heap.peek()) this.heap.pop()!.fire();
       return super.select(false, cancelled);

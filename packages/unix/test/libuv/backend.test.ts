@@ -63,8 +63,9 @@ describe("the libuv backend", () => {
         yield* write(a, Buffer.alloc(total, 7));
         yield* close(a);
       });
-      yield* sleep(0.05); // nobody reads b meanwhile
+      // Nobody reads b meanwhile: its queue fills up and the backend stops reading (bounded wait: the machine may be busy).
       const s = b as unknown as UvSocket;
+      for (let i = 0; i < 500 && !s.paused; i++) yield* sleep(0.01);
       expect(s.paused).toBe(true);
       expect(s.queued).toBeLessThan(HIGH_WATER * 2);
       const buf = Buffer.alloc(64 * 1024);

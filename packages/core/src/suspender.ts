@@ -1,0 +1,148 @@
+/**
+ * `Suspender`: the building block of operations that wait for something
+ * outside the task — a lock's release, a channel's value, a socket's
+ * readiness, a timer. Locks and channels (`@bobbin/sync`) and I/O operations
+ * (`@bobbin/unix`, `@bobbin/native-poll`) are written on it.
+ *
+ * The waker resumes the task directly (`wake()`): the task is queued at once,
+ * with no `select` round trip, and one microtask at most per batch of
+ * wake-ups made outside the run loop.
+ */
+import { describe } from "./describe.js";
+import { currentKernel, currentTask } from "./kernel/current.js";
+import type { Kernel } from "./kernel/kernel.js";
+import type { Task } from "./kernel/task.js";
+import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
+
+/**
+ * An operation that may park its task until something wakes it. Subclass it:
+ *
+ * - `start()` runs when `yield*` begins: finish at once with
+ *   `this.complete(value)`, or register the operation where its waker will
+ *   find it and return `this.suspend()`;
+ * - `resume()` runs in the task after `wake()`: finish, or suspend again;
+ * - `leave()` runs when the task stops waiting without being woken (it was
+ *   cancelled, or interrupted by `B.interrupt` / a timeout): undo the
+ *   registration. It runs synchronously, at the moment of the cancellation.
+ *
+ * The waker calls `wake()` (from any code of the same thread: another task,
+ * a Node callback), which returns false when nobody waits any more — the
+ * waker then passes what it had on to someone else. Errors thrown by
+ * `start`/`resume` are thrown in the task. One operation object serves one
+ * `yield*` at a time; it may be reused afterwards.
+ *
+ * @example
+ * ```ts
+ * class Next extends B.Suspender<number> {
+ *   constructor(private readonly box: Box) { super(); }
+ *   protected start() {
+ *     if (this.box.values.length !== 0) return this.complete(this.box.values.shift()!);
+ *     this.box.takers.push(this);
+ *     return this.suspend();
+ *   }
+ *   protected resume() { return this.complete(this.box.values.shift()!); }
+ *   protected leave() { this.box.takers.splice(this.box.takers.indexOf(this), 1); }
+ * }
+ * // the waker: box.values.push(v); box.takers.shift()?.wake();
+ * const n = yield* new Next(box);
+ * ```
+ * @throws TypeError (from `yield*`) outside a task, or when a second task
+ * waits on an operation object another task waits on.
+ */
+export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction, T, unknown> {
+  /** @internal The task parked here, while it waits. */
+  private waiter: Task | null = null;
+  /** @internal Its kernel. */
+  private kernel: Kernel | null = null;
+
+  /** Starts the operation: `this.complete(value)` now, or register and `this.suspend()`. */
+  protected abstract start(): IteratorResult<Instruction, T>;
+
+  /** The task was woken: `this.complete(value)`, or register again and `this.suspend()`. */
+  protected abstract resume(): IteratorResult<Instruction, T>;
+
+  /** The task stops waiting without being woken (cancelled or interrupted): undo the registration. */
+  protected abstract leave(): void;
+
+  /** Whether a task waits on this operation right now. */
+  get isWaiting(): boolean {
+    return this.waiter !== null;
+  }
+
+  /**
+   * Wakes the task waiting here: its `resume()` runs at its next step.
+   * Returns false, doing nothing, when no task waits (it was woken already,
+   * or it left).
+   */
+  wake(): boolean {
+    const task = this.waiter;
+    if (task === null) return false;
+    this.waiter = null;
+    this.kernel!.wake(task, RESUMED);
+    return true;
+  }
+
+  /**
+   * Wakes the task waiting here by throwing `error` in it (its `resume()`
+   * does not run). Returns false when no task waits.
+   */
+  wakeWithError(error: unknown): boolean {
+    const task = this.waiter;
+    if (task === null) return false;
+    this.waiter = null;
+    this.kernel!.wakeWithError(task, error);
+    return true;
+  }
+
+  /** Parks the current task on this operation; return it from `start()` or `resume()`. */
+  protected suspend(): IteratorResult<Instruction, T> {
+    const task = currentTask(`${this.constructor.name}`);
+    if (this.waiter !== null) {
+      throw new TypeError(`${task} cannot wait on an operation ${this.waiter} already waits on: make one operation object per wait`);
+    }
+    const k = currentKernel!;
+    this.waiter = task;
+    this.kernel = k;
+    k.park(task, this);
+    return SUSPENDED;
+  }
+
+  /** The result that ends the operation with `value`. */
+  protected complete(value: T): IteratorResult<Instruction, T> {
+    return { done: true, value };
+  }
+
+  [Symbol.iterator](): this {
+    return this;
+  }
+
+  /** The `yield*` protocol: the first call starts, a resumption resumes. */
+  next(resumed?: unknown): IteratorResult<Instruction, T> {
+    return resumed === undefined ? this.start() : this.resume();
+  }
+
+  /** The `yield*` protocol: a cancellation or an interruption travels through (`leave()` already ran). */
+  throw(error: unknown): IteratorResult<Instruction, T> {
+    throw error;
+  }
+
+  /** The `yield*` protocol: the fiber was closed while waiting here. */
+  return(value?: T): IteratorResult<Instruction, T> {
+    if (this.waiter !== null) {
+      this.waiter = null;
+      this.leave();
+    }
+    return { done: true, value: value as T };
+  }
+
+  /** @internal The kernel: the task leaves (cancelled or interrupted). */
+  detach(): void {
+    this.waiter = null;
+    this.leave();
+  }
+
+  /** What the task waits on, in words (for diagnostics); override it to say more. */
+  describe(): string {
+    return describe(this);
+  }
+}
