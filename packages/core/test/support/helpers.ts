@@ -21,6 +21,13 @@ export async function settle<T>(main: B.TaskBody<[], T>, options?: B.RunOptions)
   }
 }
 
+/** Runs `op` as the root task's whole work and returns how `run` settled, never throwing. */
+export function settleOperation<T>(op: B.Operation<T>, options?: B.RunOptions): Promise<B.Result<T>> {
+  return settle(function* () {
+    return yield* op;
+  }, options);
+}
+
 /** The error of a failed result, or a test failure. */
 export function errorOf(result: B.Result<unknown>): unknown {
   if (result.ok) throw new Error(`expected a failure, got ${String(result.value)}`);
