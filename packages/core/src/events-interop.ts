@@ -24,8 +24,8 @@ import { type Choice, SelectCase } from "./select.js";
  * ```
  */
 export interface EmitterLike {
-  on(event: string | symbol, listener: (...args: never[]) => void): unknown;
-  removeListener(event: string | symbol, listener: (...args: never[]) => void): unknown;
+  on(event: string | symbol, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string | symbol, listener: (...args: unknown[]) => void): unknown;
 }
 
 /**

@@ -16,7 +16,7 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
 
 type Timer = ReturnType<typeof setTimeout>;
 
-class Timeout extends SelectCase<void, Timer> {
+class Timeout extends SelectCase<undefined, Timer> {
   constructor(private readonly ms: number) {
     super();
   }
@@ -52,7 +52,7 @@ function expire(choice: Choice, index: number): void {
  * ```
  * @throws RangeError when `ms` is not a number from 0 to 2147483647.
  */
-export function timeout(ms: number): SelectCase<void> {
+export function timeout(ms: number): SelectCase<undefined> {
   if (typeof ms !== "number" || !(ms >= 0 && ms <= MAX_DELAY_MS)) {
     throw new RangeError(`timeout(ms) expects a delay from 0 to ${MAX_DELAY_MS} ms (Node's timers), got ${describe(ms)}`);
   }

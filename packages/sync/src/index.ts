@@ -32,10 +32,12 @@
  */
 
 export { Cancelled, NotOwner, ResourceLeaked } from "@bobbin/core";
+export { Broadcast, type BroadcastReceived, Subscription } from "./broadcast.js";
 export type { Body } from "./call.js";
+export { Channel } from "./channel.js";
 export { Computation, type Failure } from "./computation.js";
 export { Condition } from "./condition.js";
-export { AlreadyOwned, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
+export { AlreadyOwned, ChannelClosed, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
 export { Lazy } from "./lazy.js";
 export { Mutex, MutexGuard } from "./mutex.js";
 export { MVar, type Taken } from "./mvar.js";

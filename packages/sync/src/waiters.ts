@@ -68,8 +68,16 @@ export class Ready<T> implements Iterator<Instruction, T, unknown>, Operation<T>
   }
 }
 
+/** @internal What a {@link WaitQueue} links: a waiter with its queue links. */
+export interface Queued {
+  before: Queued | null;
+  after: Queued | null;
+  /** The queue it is in, or null once removed. */
+  queue: object | null;
+}
+
 /** @internal A FIFO of waiters; `size` is exact at every moment. */
-export class WaitQueue<W extends WaitOp<unknown>> {
+export class WaitQueue<W extends Queued> {
   head: W | null = null;
   tail: W | null = null;
   size = 0;
@@ -116,10 +124,10 @@ export class WaitQueue<W extends WaitOp<unknown>> {
  * what the waiter gets when woken (`woken`) and how it leaves when its wait is
  * abandoned (`left`, on cancellation).
  */
-export abstract class WaitOp<T> implements Iterator<Instruction, T, unknown>, Operation<T> {
+export abstract class WaitOp<T> implements Iterator<Instruction, T, unknown>, Operation<T>, Queued {
   /** @internal Queue links. */
-  before: WaitOp<unknown> | null = null;
-  /** @internal */ after: WaitOp<unknown> | null = null;
+  before: Queued | null = null;
+  /** @internal */ after: Queued | null = null;
   /** @internal The queue it is in, or null once removed. */
   queue: object | null = null;
   /** @internal */ readonly trigger = new Trigger();
