@@ -1,7 +1,8 @@
 /**
  * @bobbin/sync — synchronisation for Bobbin's fibers: a fair task-owned
  * `Mutex`, `Condition`, `Semaphore`, µthreads' `MVar`, `Lazy`, and Miou's
- * `Computation` and `Ownership`. Every waiter is cancellation-aware: a
+ * `Computation` and `Ownership`; `Channel` and `Broadcast`, whose operations
+ * are cases of core's `B.select`. Every waiter is cancellation-aware: a
  * cancelled waiter leaves its queue, passes on what it was given, and leaves
  * nothing locked.
  *
@@ -10,7 +11,7 @@
  * the same SharedArrayBuffer, and a waiting task never blocks its domain.
  *
  * Built only on `@bobbin/core`'s public seam (`Trigger`, `TaskLocal`,
- * `onSpawn`/`onExit`, `definePortable`).
+ * `onSpawn`/`onExit`, `definePortable`, `SelectCase`/`Choice`).
  *
  * @example
  * ```ts
