@@ -1,7 +1,7 @@
 /** all, any, race: operations as child tasks, fail-fast, cleanup awaited. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { errorOf, settle, settleOperation, yieldTimes } from "./support/helpers.js";
+import { cleanups, errorOf, parked, settle, settleOperation, yieldTimes } from "./support/helpers.js";
 
 /** An operation that yields `n` times, then returns `value`. */
 function* after<T>(n: number, value: T): Generator<B.Instruction, T, unknown> {
@@ -13,17 +13,6 @@ function* after<T>(n: number, value: T): Generator<B.Instruction, T, unknown> {
 function* failAfter(n: number, error: unknown): Generator<B.Instruction, never, unknown> {
   yield* yieldTimes(n);
   throw error;
-}
-
-/** Parks until cancelled; records its cleanup in `log` (after one more suspension, to show cleanup is awaited). */
-function* parkedUntilCancelled(log: string[], name: string): Generator<B.Instruction, never, unknown> {
-  try {
-    yield* new B.Trigger().wait();
-    throw new Error("unreachable");
-  } finally {
-    yield* B.yieldNow();
-    log.push(`${name} cleaned`);
-  }
 }
 
 describe("all", () => {
@@ -60,13 +49,13 @@ describe("all", () => {
     const boom = new Error("boom");
     const r = await settle(function* () {
       try {
-        yield* B.all([parkedUntilCancelled(log, "a"), failAfter(2, boom), parkedUntilCancelled(log, "c")]);
+        yield* B.all([parked(log, "a"), failAfter(2, boom), parked(log, "c")]);
       } finally {
         log.push("all returned");
       }
     });
     expect(errorOf(r)).toBe(boom);
-    expect(log).toEqual(["a cleaned", "c cleaned", "all returned"]);
+    expect(cleanups(log)).toEqual(["a cleaned", "c cleaned", "all returned"]);
   });
 
   it("throws the first failure, not a later one", async () => {
@@ -110,14 +99,14 @@ describe("all", () => {
     await B.run(function* () {
       const caller = B.spawn(function* () {
         try {
-          yield* B.all([parkedUntilCancelled(log, "a"), parkedUntilCancelled(log, "b")]);
+          yield* B.all([parked(log, "a"), parked(log, "b")]);
         } finally {
           log.push("caller unwinds");
         }
       });
       yield* yieldTimes(3);
       yield* B.cancel(caller);
-      expect(log).toEqual(["a cleaned", "b cleaned", "caller unwinds"]);
+      expect(cleanups(log)).toEqual(["a cleaned", "b cleaned", "caller unwinds"]);
       expect(caller.status).toBe("cancelled");
     });
   });
@@ -132,13 +121,13 @@ describe("all", () => {
         B.interrupt(me, stop);
       });
       try {
-        yield* B.all([parkedUntilCancelled(log, "a")]);
+        yield* B.all([parked(log, "a")]);
       } finally {
         yield* B.awaitExn(interrupter);
       }
     });
     expect(errorOf(r)).toBe(stop);
-    expect(log).toEqual(["a cleaned"]);
+    expect(cleanups(log)).toEqual(["a cleaned"]);
   });
 });
 
@@ -146,10 +135,10 @@ describe("any", () => {
   it("returns the first success and cancels the others", async () => {
     const log: string[] = [];
     const value = await B.run(function* () {
-      return yield* B.any([failAfter(0, new Error("no")), after(2, "yes"), parkedUntilCancelled(log, "slow")]);
+      return yield* B.any([failAfter(0, new Error("no")), after(2, "yes"), parked(log, "slow")]);
     });
     expect(value).toBe("yes");
-    expect(log).toEqual(["slow cleaned"]);
+    expect(cleanups(log)).toEqual(["slow cleaned"]);
   });
 
   it("throws an AggregateError of every error, in order, when all fail", async () => {
@@ -170,10 +159,10 @@ describe("race", () => {
   it("returns the value of the first to end and cancels the others", async () => {
     const log: string[] = [];
     const value = await B.run(function* () {
-      return yield* B.race([parkedUntilCancelled(log, "slow"), after(1, 7)]);
+      return yield* B.race([parked(log, "slow"), after(1, 7)]);
     });
     expect(value).toBe(7);
-    expect(log).toEqual(["slow cleaned"]);
+    expect(cleanups(log)).toEqual(["slow cleaned"]);
   });
 
   it("throws the error of the first to end when it failed", async () => {

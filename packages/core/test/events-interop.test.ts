@@ -2,7 +2,7 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { errorOf, settle, yieldTimes } from "./support/helpers.js";
+import { caught, errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 /** Every listener of `emitter`, all events together. */
 function listeners(emitter: EventEmitter): number {
@@ -134,13 +134,7 @@ describe("on", () => {
       emitter.emit("error", boom);
       expect(listeners(emitter)).toBe(0);
       expect(yield* events.next()).toEqual({ done: false, value: [1] });
-      let thrown: unknown;
-      try {
-        yield* events.next();
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBe(boom);
+      expect(yield* caught(events.next())).toBe(boom);
       expect(yield* events.next()).toEqual({ done: true });
     });
   });
@@ -164,12 +158,7 @@ describe("on", () => {
       expect(listeners(emitter)).toBe(0);
       expect(yield* events.next()).toEqual({ done: false, value: [0] });
       expect(yield* events.next()).toEqual({ done: false, value: [1] });
-      let thrown: unknown;
-      try {
-        yield* events.next();
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = yield* caught(events.next());
       expect(thrown).toBeInstanceOf(B.EventOverflow);
       expect((thrown as B.EventOverflow).capacity).toBe(2);
     });

@@ -1,24 +1,7 @@
 /** Task groups: every task awaited, fail-fast, one-wave cancel, a limit, real child tasks. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { errorOf, settle, settleOperation, yieldTimes } from "./support/helpers.js";
-
-/** Parks until cancelled (logging "<name> waits"), then logs "<name> cleaned" after one more suspension (cleanup that suspends is awaited). */
-function* parked(log: string[], name: string): Generator<B.Instruction, never, unknown> {
-  log.push(`${name} waits`);
-  try {
-    yield* new B.Trigger().wait();
-    throw new Error("unreachable");
-  } finally {
-    yield* B.yieldNow();
-    log.push(`${name} cleaned`);
-  }
-}
-
-/** The log without the "waits" lines. */
-function cleanups(log: string[]): string[] {
-  return log.filter((line) => !line.endsWith(" waits"));
-}
+import { cleanups, errorOf, parked, settle, settleOperation, yieldTimes } from "./support/helpers.js";
 
 function* failAfter(n: number, error: unknown): Generator<B.Instruction, never, unknown> {
   yield* yieldTimes(n);

@@ -1,14 +1,7 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { Broadcast, type BroadcastReceived, ChannelClosed, type Subscription } from "../src/index.js";
-import { forever, pause } from "./helpers.js";
-
-/** Receives until the subscription is done; returns the values. */
-function* drain<T>(sub: Subscription<T>): Generator<B.Instruction, T[], unknown> {
-  const got: T[] = [];
-  for (let r = yield* sub.recv(); !r.done; r = yield* sub.recv()) got.push(r.value);
-  return got;
-}
+import { Broadcast, type BroadcastReceived, ChannelClosed } from "../src/index.js";
+import { drain, forever, pause } from "./helpers.js";
 
 describe("Broadcast", () => {
   it("every subscriber receives every value published after it subscribed, in order", async () => {

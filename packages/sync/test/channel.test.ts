@@ -1,18 +1,11 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
 import { Channel, ChannelClosed } from "../src/index.js";
-import { forever, pause, prng } from "./helpers.js";
+import { drain, forever, pause, prng } from "./helpers.js";
 
 /** Node timers alive right now. */
 function timers(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
-}
-
-/** Receives until the channel is done; returns what it got. */
-function* drain<T>(ch: Channel<T>): Generator<B.Instruction, T[], unknown> {
-  const got: T[] = [];
-  for (let r = yield* ch.recv(); !r.done; r = yield* ch.recv()) got.push(r.value);
-  return got;
 }
 
 describe("Channel: send, recv, close", () => {

@@ -34,6 +34,37 @@ export function errorOf(result: B.Result<unknown>): unknown {
   return result.error;
 }
 
+/**
+ * Parks until cancelled. Logs "<name> waits" when it parks and "<name> cleaned"
+ * once cancelled, after one more suspension (to show that cleanup which
+ * suspends is awaited).
+ */
+export function* parked(log: string[], name: string): Generator<B.Instruction, never, unknown> {
+  log.push(`${name} waits`);
+  try {
+    yield* new B.Trigger().wait();
+    throw new Error("unreachable: nobody signals this trigger");
+  } finally {
+    yield* B.yieldNow();
+    log.push(`${name} cleaned`);
+  }
+}
+
+/** A log without the "waits" lines of {@link parked}. */
+export function cleanups(log: string[]): string[] {
+  return log.filter((line) => !line.endsWith(" waits"));
+}
+
+/** Runs `op` and returns what it threw; fails the test when it throws nothing. */
+export function* caught(op: B.Operation<unknown>): Generator<B.Instruction, unknown, unknown> {
+  try {
+    yield* op;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the operation to throw");
+}
+
 /** Yields `n` times. */
 export function* yieldTimes(n: number): Generator<B.Instruction, void, unknown> {
   for (let i = 0; i < n; i++) yield* B.yieldNow();
