@@ -171,6 +171,7 @@ interface Reader {
  * using lines = B.on<[string]>(readline, "line", { close: "close" });
  * for (let r = yield* lines.next(); !r.done; r = yield* lines.next()) console.log(r.value[0]);
  * ```
+ * @throws from `next()`: the `"error"` event's error, or `EventOverflow`, once the events before it were read.
  */
 export class EventStream<T extends unknown[] = unknown[]> implements Disposable {
   /** @internal */ private readonly buffer = new RunQueue<T>(16);
@@ -230,6 +231,7 @@ export class EventStream<T extends unknown[] = unknown[]> implements Disposable 
    * const data = B.on(socket, "data");
    * try { … } finally { data.close(); }
    * ```
+   * @throws what the source's `removeListener` throws (Node's never does).
    */
   close(): void {
     while (!this.buffer.isEmpty()) this.buffer.shift();

@@ -128,6 +128,7 @@ function bodySpawnOptions(options: GroupOptions): SpawnOptions | undefined {
  *   for (const url of urls) g.spawn(fetchPage, url);
  * });
  * ```
+ * @throws from `spawn`: TypeError for a bad body or options, or once the group has ended.
  */
 export class Group {
   /** @internal */
@@ -192,6 +193,7 @@ export class Group {
    *   g.cancel();
    * });
    * ```
+   * @throws nothing: it only asks the tasks to stop.
    */
   cancel(): void {
     this.crew.cancelTasks();

@@ -58,6 +58,8 @@ const ABANDONED = 3;
  * }
  * yield* new Tick();
  * ```
+ * @throws on its own (`yield*`), what a select of this one case throws: its
+ * error, `Cancelled`, or a TypeError outside a task.
  */
 export abstract class SelectCase<T, R = unknown> implements Operation<T> {
   /** Makes the case happen now if it can, claiming `choice` (see the class comment). */
@@ -83,6 +85,7 @@ export abstract class SelectCase<T, R = unknown> implements Operation<T> {
  * if (receiver.choice.claim(receiver.index, { done: false, value })) return true;   // delivered
  * // false: that select was decided elsewhere (or its task left): try the next receiver
  * ```
+ * @throws RangeError from `claim`/`fail` for an index that is not one of the select's.
  */
 export class Choice {
   /** @internal */ private state = OFFERING;

@@ -34,6 +34,7 @@ export type BroadcastReceived<T> = { readonly done: false; readonly value: T; re
  * using sub = news.subscribe();
  * for (let r = yield* sub.recv(); !r.done; r = yield* sub.recv()) yield* show(r.value);
  * ```
+ * @throws Cancelled from a `recv` cancelled while waiting; TypeError outside a task.
  */
 export class Subscription<T> implements Disposable {
   /** @internal */ private readonly buffer = new Fifo<T>();
