@@ -9,7 +9,7 @@ import type { Kernel } from "./kernel/kernel.js";
 import { Task } from "./kernel/task.js";
 import type { Instruction, Operation } from "./operation.js";
 import { makeChild } from "./spawn.js";
-import { hasFailed, hasResolved, returnedValue, Supervisor, wasCancelled } from "./supervisor.js";
+import { hasFailed, hasResolved, outcomeOf, Supervisor, wasCancelled } from "./supervisor.js";
 
 /**
  * The value an operation gives to `yield*`.
@@ -81,11 +81,11 @@ class Combinator extends Supervisor {
     switch (this.mode) {
       case Mode.All:
         if (decided !== null) throw decided.value;
-        return this.tasks.map(returnedValue);
+        return this.tasks.map(outcomeOf);
       case Mode.Any:
         if (decided !== null) return decided.value;
         throw new AggregateError(
-          this.tasks.map(returnedValue),
+          this.tasks.map(outcomeOf),
           `any(): all ${this.tasks.length} operations failed (their errors are in this error's \`errors\`, in order)`,
         );
       default:

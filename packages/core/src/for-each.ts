@@ -5,7 +5,7 @@ import { describe } from "./describe.js";
 import { checkLimit, type Group, group } from "./group.js";
 import type { Task } from "./kernel/task.js";
 import type { Instruction, TaskBody } from "./operation.js";
-import { returnedValue } from "./supervisor.js";
+import { outcomeOf } from "./supervisor.js";
 
 /** Options of {@link forEach} and {@link map}. */
 export interface ForEachOptions {
@@ -78,5 +78,5 @@ export function* map<T, R>(
   options: ForEachOptions = {},
 ): Generator<Instruction, R[], unknown> {
   const tasks = yield* spawnEach(items, fn, options, "map");
-  return tasks.map(returnedValue);
+  return tasks.map(outcomeOf);
 }

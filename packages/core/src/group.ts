@@ -15,7 +15,7 @@ import type { Task } from "./kernel/task.js";
 import type { SpawnOptions } from "./lifecycle.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
 import { checkSpawnOptions, makeChild } from "./spawn.js";
-import { hasFailed, returnedValue, Supervisor } from "./supervisor.js";
+import { hasFailed, outcomeOf, Supervisor } from "./supervisor.js";
 
 /** Options of {@link group}, given first: `group({ limit }, body)`. */
 export interface GroupOptions {
@@ -206,7 +206,7 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
   crew.startBody(options, body, new Group(crew));
   yield* crew.supervise();
   if (crew.failure !== NO_FAILURE) throw crew.failure;
-  return returnedValue(crew.body!) as T;
+  return outcomeOf(crew.body!) as T;
 }
 
 /**

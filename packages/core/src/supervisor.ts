@@ -126,8 +126,8 @@ export abstract class Supervisor extends SingleShot<void> {
   }
 }
 
-/** @internal What a resolved task returned (read once every child of a supervisor has ended). */
-export function returnedValue<T>(task: Task<T>): T {
+/** @internal What an ended task returned, or the error it ended with (read once every child of a supervisor has ended). */
+export function outcomeOf<T>(task: Task<T>): T {
   return task.value as T;
 }
 
