@@ -1,13 +1,14 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,domains,sync,echo,native]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,group,domains,sync,echo,native]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import * as domains from "./domains.js";
 import * as echo from "./echo.js";
+import * as groupCancel from "./group-cancel.js";
 import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes, textTable, writeFile } from "./harness.js";
 import * as memory from "./memory.js";
 import * as nativeEcho from "./native-echo.js";
@@ -21,6 +22,7 @@ const SCENARIOS = [
   ["switch", contextSwitch],
   ["recursion", recursion],
   ["memory", memory],
+  ["group", groupCancel],
   ["domains", domains],
   ["sync", sync],
   ["echo", echo],

@@ -248,6 +248,30 @@ export class InternalError extends BobbinError {
   }
 }
 
+/**
+ * An event stream (`B.on`) received more events than its buffer holds before
+ * the task read them: it stopped listening, and reading it throws this error
+ * once the buffered events are read.
+ *
+ * @example
+ * ```ts
+ * const data = B.on(socket, "data", { capacity: 64 });
+ * // … the task does not read for a while, and a 65th "data" event arrives:
+ * yield* data.next();   // the 64 buffered events, then throws EventOverflow
+ * ```
+ */
+export class EventOverflow extends BobbinError {
+  constructor(
+    readonly event: string,
+    readonly capacity: number,
+  ) {
+    super(
+      `more than ${capacity} "${event}" event(s) arrived before they were read, so the stream stopped listening: ` +
+        "read it sooner, or give B.on a larger capacity",
+    );
+  }
+}
+
 /** @internal A thrown value in a few words, for messages. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message === "" ? error.name : `${error.name}: ${error.message}`;

@@ -17,6 +17,7 @@
 
 export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
 export { cancel } from "./cancel.js";
+export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
 export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";
@@ -27,6 +28,7 @@ export {
   Cancelled,
   Deadlock,
   DomainUnresponsive,
+  EventOverflow,
   InternalError,
   NoDomainAvailable,
   NoSelectProvided,
@@ -37,6 +39,9 @@ export {
   Uncloneable,
 } from "./errors.js";
 export type { Events, Signal, Uid } from "./events.js";
+export { type EmitterLike, type EventSource, EventStream, type OnOptions, on, once } from "./events-interop.js";
+export { type ForEachOptions, forEach, map } from "./for-each.js";
+export { Group, type GroupOptions, type GroupSpawnOptions, group } from "./group.js";
 export { Hook, type HookKey } from "./hook.js";
 export { interrupt } from "./interrupt.js";
 export type { SchedulingPolicy } from "./kernel/policy.js";
@@ -49,10 +54,13 @@ export { done, type Instruction, type Operation, type TaskBody } from "./operati
 export { care, drain, get, Orphans, orphans, take } from "./orphans.js";
 export { abortSignal, promise } from "./promise.js";
 export { type ProtectHandlers, protect } from "./protect.js";
+export type { Received } from "./received.js";
 export type { Result } from "./result.js";
 export { type RunOptions, run } from "./run.js";
+export { type CaseValue, Choice, SelectCase, type Selected, select } from "./select.js";
 export { spawn, spawnSystem } from "./spawn.js";
 export { Suspender } from "./suspender.js";
 export { Syscall, signal, suspend, syscall, uid } from "./syscall.js";
+export { timeout } from "./timeout.js";
 export { Trigger } from "./trigger.js";
 export { yieldNow as yield, yieldNow } from "./yield.js";

@@ -27,10 +27,13 @@ export interface SpawnOptions {
 export type Ending = "resolved" | "failed" | "cancelled";
 
 /**
- * Runs when a task is spawned, before it is queued, in the parent's context.
- * Throwing cancels the spawn: the error is thrown by `spawn` in the parent.
+ * Runs when a task is spawned, before it is queued, in the spawner's context.
+ * `spawner` is the task that called `spawn`: the parent itself, except for a
+ * task spawned into a group (`g.spawn`) by another task of the group, whose
+ * parent is the task that opened the group. Throwing cancels the spawn: the
+ * error is thrown by `spawn` in the spawner.
  */
-export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined) => void;
+export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined, spawner: Task) => void;
 
 /**
  * Runs when a task and its subtree have ended. Returning (or throwing) an

@@ -5,6 +5,7 @@
 import { describe } from "./describe.js";
 import { currentTask, kernelOf } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
+import type { Kernel } from "./kernel/kernel.js";
 import { registerGenerator } from "./kernel/names.js";
 import { F, type Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
@@ -47,22 +48,43 @@ export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
     fn = rest[0];
     args = rest.slice(1);
   }
+  const child = makeChild(k, parent, parent, options, fn, args, "spawn");
+  options?.orphans?.adopt(child);
+  k.adopt(parent, child);
+  return child;
+}
+
+/**
+ * @internal Makes a child of `parent` running `fn(...args)`, named and seen
+ * by the spawn hooks, but not yet in the tree (`k.adopt` puts it there).
+ * `spawner` is the task that asked for it: `parent`, or another task of the
+ * parent's group.
+ * @throws TypeError when `fn` is not a generator function, or the orphans
+ * collector belongs to another task; what a spawn hook throws.
+ */
+export function makeChild(
+  k: Kernel,
+  parent: Task,
+  spawner: Task,
+  options: SpawnOptions | undefined,
+  fn: unknown,
+  args: unknown[],
+  caller: string,
+): Task {
   let child: Task;
   if (fn instanceof GeneratorFunction) {
     // The generator is made at the child's first step (see kernel/task.ts).
     const n = args.length;
     child = k.create(parent, fn as Task["gen"], n === 0 ? 0 : n === 1 ? F.ONE_ARG : F.ARGS, n === 0 ? undefined : n === 1 ? args[0] : args);
   } else {
-    child = k.create(parent, startFiber(fn, args, "spawn"), 0, undefined);
+    child = k.create(parent, startFiber(fn, args, caller), 0, undefined);
   }
   if (options !== undefined) {
     if (options.name !== undefined) familyOf(child).name = options.name;
     // Checks that can fail come before the hooks, which may move resources to the child.
     options.orphans?.claim(parent, "spawn into");
   }
-  if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options);
-  options?.orphans?.adopt(child);
-  k.adopt(parent, child);
+  if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options, spawner);
   return child;
 }
 

@@ -59,6 +59,40 @@ describe("the process", () => {
     expect(r.code).toBe(0);
   });
 
+  it("a task waiting on B.timeout keeps the process alive (no Deadlock), and nothing is left once it fired", async () => {
+    const r = await runScript(`
+      await B.run(function* () { yield* B.select([B.timeout(30)]); });
+      console.log("handles", JSON.stringify(${LIVE_HANDLES}));
+    `);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("handles []");
+  });
+
+  it("a select whose timeout lost leaves no timer behind: the process exits at once", async () => {
+    const r = await runScript(`
+      const { EventEmitter } = await import("node:events");
+      const emitter = new EventEmitter();
+      const started = Date.now();
+      const r = await B.run(function* () {
+        setImmediate(() => emitter.emit("go", 1));
+        return yield* B.select([B.once(emitter, "go"), B.timeout(60000)]);
+      });
+      console.log(r.index, JSON.stringify(${LIVE_HANDLES}), emitter.listenerCount("go"));
+      process.on("exit", () => console.log(Date.now() - started < 10000 ? "exited soon" : "exited late"));
+    `);
+    expect(r.stdout.trim().split("\n")).toEqual(["0 [] 0", "exited soon"]);
+  });
+
+  it("a run whose only task waits on an event nobody emits rejects with Deadlock (a listener keeps nothing alive)", async () => {
+    const r = await runScript(`
+      const { EventEmitter } = await import("node:events");
+      try {
+        await B.run(function* () { yield* B.once(new EventEmitter(), "never"); });
+      } catch (e) { console.log(e.name); }
+    `);
+    expect(r.stdout.trim()).toBe("Deadlock");
+  });
+
   it("warns once about a task that keeps running long after it was cancelled", async () => {
     const r = await runScript(`
       await B.run(function* () {

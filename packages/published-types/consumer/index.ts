@@ -1,13 +1,14 @@
 /**
  * A user's program against the published packages: an echo server with a
- * connection limit, a shared counter, a graceful stop on SIGINT, and the
- * native backend when its addon loads. It is only type-checked (never run):
+ * connection limit, a shared counter, a graceful stop on SIGINT, the native
+ * backend when its addon loads, and a crawler (a group of workers fed by a
+ * channel, a broadcast, select, the combinators). It is only type-checked (never run):
  * what matters is that every import resolves to a published declaration and
  * that the public surface is enough to write it.
  */
 import * as B from "@bobbin/core";
 import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
-import { Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
+import { Broadcast, Channel, Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";
 import { activeHandles, type ConformanceOptions, conformance, leaked } from "@bobbin/unix/conformance";
 
@@ -100,4 +101,39 @@ export function backendConformance(): void {
   conformance("native", nativeBackend, options);
   const more: Record<string, number> = leaked(activeHandles(), activeHandles());
   void more;
+}
+
+/** Fans jobs out to a bounded group of workers over a channel; results come back through a select with a deadline. */
+export function* crawl(
+  urls: readonly string[],
+  fetchPage: (url: string) => B.Operation<string>,
+): Generator<B.Instruction, string[], unknown> {
+  const jobs = new Channel<string>(16);
+  const pages = new Broadcast<string>(64);
+  const seen = pages.subscribe();
+  const counted = yield* B.group({ limit: 4 }, function* (g) {
+    for (let i = 0; i < 4; i++) {
+      g.spawn({ name: `worker ${i}` }, function* () {
+        for (let r = yield* jobs.recv(); !r.done; r = yield* jobs.recv()) pages.publish(yield* fetchPage(r.value));
+      });
+    }
+    for (const url of urls) yield* jobs.send(url);
+    jobs.close();
+    return urls.length;
+  });
+  pages.close();
+  const out: string[] = [];
+  for (;;) {
+    const r = yield* B.select([seen.recv(), B.timeout(100)]);
+    if (r.index === 1 || r.value.done) break;
+    out.push(r.value.value);
+  }
+  const [first, sizes] = yield* B.all([
+    B.race([fetchPage(urls[0] ?? ""), B.once<[string]>(process, "message")]),
+    B.map(urls, function* (url: string) {
+      return (yield* fetchPage(url)).length;
+    }),
+  ]);
+  const total: number = sizes.reduce((a, b) => a + b, 0);
+  return counted === out.length ? out : [String(first), String(total)];
 }

@@ -133,6 +133,25 @@ export class NoParent extends BobbinError {
   }
 }
 
+/**
+ * A send on a closed channel (or a publish on a closed broadcast), or a send
+ * that was waiting when its channel closed: the value was not delivered.
+ *
+ * @example
+ * ```ts
+ * ch.close();
+ * yield* ch.send(1);   // throws ChannelClosed
+ * ```
+ */
+export class ChannelClosed extends BobbinError {
+  constructor(what = "channel") {
+    super(
+      `cannot send on a closed ${what}: the value was not delivered. Close a ${what} once every sender is done ` +
+        "(its receivers then read what is left, then { done: true })",
+    );
+  }
+}
+
 // Errors keep their class when they cross domains (a parallel task failing with one).
 const CLASSES: Record<string, new (...args: never[]) => BobbinError> = {
   MutexNotLocked,
@@ -141,6 +160,7 @@ const CLASSES: Record<string, new (...args: never[]) => BobbinError> = {
   LazyUndefined,
   AlreadyOwned,
   NoParent,
+  ChannelClosed,
 };
 
 interface ErrorData {

@@ -1,7 +1,8 @@
 /**
  * @bobbin/sync — synchronisation for Bobbin's fibers: a fair task-owned
  * `Mutex`, `Condition`, `Semaphore`, µthreads' `MVar`, `Lazy`, and Miou's
- * `Computation` and `Ownership`. Every waiter is cancellation-aware: a
+ * `Computation` and `Ownership`; `Channel` and `Broadcast`, whose operations
+ * are cases of core's `B.select`. Every waiter is cancellation-aware: a
  * cancelled waiter leaves its queue, passes on what it was given, and leaves
  * nothing locked.
  *
@@ -10,7 +11,7 @@
  * the same SharedArrayBuffer, and a waiting task never blocks its domain.
  *
  * Built only on `@bobbin/core`'s public seam (`Trigger`, `TaskLocal`,
- * `onSpawn`/`onExit`, `definePortable`).
+ * `onSpawn`/`onExit`, `definePortable`, `SelectCase`/`Choice`).
  *
  * @example
  * ```ts
@@ -32,10 +33,12 @@
  */
 
 export { Cancelled, NotOwner, ResourceLeaked } from "@bobbin/core";
+export { Broadcast, type BroadcastReceived, Subscription } from "./broadcast.js";
 export type { Body } from "./call.js";
+export { Channel } from "./channel.js";
 export { Computation, type Failure } from "./computation.js";
 export { Condition } from "./condition.js";
-export { AlreadyOwned, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
+export { AlreadyOwned, ChannelClosed, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
 export { Lazy } from "./lazy.js";
 export { Mutex, MutexGuard } from "./mutex.js";
 export { MVar, type Taken } from "./mvar.js";

@@ -70,17 +70,21 @@ function installHooks(): void {
   onExit(finaliseOnExit);
 }
 
-/** `spawn({ give: [r] }, fn)`: the parent must own every `r`; they all move to the child. */
-function giveToChild(child: Task, parent: Task, options: SpawnOptions | undefined): void {
+/**
+ * `spawn({ give: [r] }, fn)`: the spawning task must own every `r`; they all
+ * move to the child. The spawner is the parent, except for a group's task
+ * spawned by another task of the group (`g.spawn`).
+ */
+function giveToChild(child: Task, _parent: Task, options: SpawnOptions | undefined, spawner: Task): void {
   const give = options?.give;
   if (give === undefined || give.length === 0) return;
   for (const r of give) {
     if (!(r instanceof Resource)) {
       throw new TypeError("spawn({ give }) expects resources made by Ownership.create (and owned by the spawning task)");
     }
-    if (r.holder !== parent) throw notOwner(parent, r, "give");
+    if (r.holder !== spawner) throw notOwner(spawner, r, "give");
   }
-  const from = owned.get(parent);
+  const from = owned.get(spawner);
   const to = owned.get(child);
   for (const r of give as readonly Resource[]) {
     from.delete(r);

@@ -28,8 +28,16 @@ import { type Instruction, Suspender, type Task } from "@bobbin/core";
 /** @internal The `done` result of operations that produce nothing. */
 export const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
 
+/** @internal What a {@link WaitQueue} links: a waiter with its queue links. */
+export interface Queued {
+  before: Queued | null;
+  after: Queued | null;
+  /** The queue it is in, or null once removed. */
+  queue: object | null;
+}
+
 /** @internal A FIFO of waiters; `size` is exact at every moment. */
-export class WaitQueue<W extends WaitOp<unknown>> {
+export class WaitQueue<W extends Queued> {
   head: W | null = null;
   tail: W | null = null;
   size = 0;
@@ -77,10 +85,10 @@ export class WaitQueue<W extends WaitOp<unknown>> {
  * Subclasses say what the waiter gets when woken (`resume`) and how it leaves
  * when its wait is abandoned (`leave`, at the moment of the cancellation).
  */
-export abstract class WaitOp<T> extends Suspender<T> {
+export abstract class WaitOp<T> extends Suspender<T> implements Queued {
   /** @internal Queue links. */
-  before: WaitOp<unknown> | null = null;
-  /** @internal */ after: WaitOp<unknown> | null = null;
+  before: Queued | null = null;
+  /** @internal */ after: Queued | null = null;
   /** @internal The queue it is in, or null once removed. */
   queue: object | null = null;
 

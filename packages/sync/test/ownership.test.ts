@@ -181,6 +181,32 @@ describe("Ownership: moving resources between tasks", () => {
     expect(closed).toEqual(["mine"]);
   });
 
+  it("g.spawn({ give }) in a group moves what the spawning task owns (not the group's owner) to the new task", async () => {
+    const closed: string[] = [];
+    await B.run(function* () {
+      const owner = B.self();
+      const owners = tracked("owner's", closed);
+      Ownership.own(owners);
+      yield* B.group({ name: "acceptor" }, function* (g) {
+        // The body accepted a client: it owns it, and hands it to a handler of the group.
+        const client = tracked("client", closed);
+        Ownership.own(client);
+        const handler = g.spawn({ give: [client] }, function* () {
+          Ownership.check(client);
+          yield* pause(1);
+          Ownership.release(client);
+        });
+        expect(handler.parent).toBe(owner);
+        expect(client.owner).toBe(handler);
+        // The group's owner is the handler's parent, but not the one giving: its resource stays its own.
+        expect(thrown(() => g.spawn({ give: [owners] }, function* () {}))).toBeInstanceOf(NotOwner);
+      });
+      expect(owners.owner).toBe(owner);
+      Ownership.release(owners);
+    });
+    expect(closed).toEqual(["client", "owner's"]);
+  });
+
   it("transfer moves ownership to the parent", async () => {
     const closed: string[] = [];
     await B.run(function* () {

@@ -21,10 +21,48 @@ export async function settle<T>(main: B.TaskBody<[], T>, options?: B.RunOptions)
   }
 }
 
+/** Runs `op` as the root task's whole work and returns how `run` settled, never throwing. */
+export function settleOperation<T>(op: B.Operation<T>, options?: B.RunOptions): Promise<B.Result<T>> {
+  return settle(function* () {
+    return yield* op;
+  }, options);
+}
+
 /** The error of a failed result, or a test failure. */
 export function errorOf(result: B.Result<unknown>): unknown {
   if (result.ok) throw new Error(`expected a failure, got ${String(result.value)}`);
   return result.error;
+}
+
+/**
+ * Parks until cancelled. Logs "<name> waits" when it parks and "<name> cleaned"
+ * once cancelled, after one more suspension (to show that cleanup which
+ * suspends is awaited).
+ */
+export function* parked(log: string[], name: string): Generator<B.Instruction, never, unknown> {
+  log.push(`${name} waits`);
+  try {
+    yield* new B.Trigger().wait();
+    throw new Error("unreachable: nobody signals this trigger");
+  } finally {
+    yield* B.yieldNow();
+    log.push(`${name} cleaned`);
+  }
+}
+
+/** A log without the "waits" lines of {@link parked}. */
+export function cleanups(log: string[]): string[] {
+  return log.filter((line) => !line.endsWith(" waits"));
+}
+
+/** Runs `op` and returns what it threw; fails the test when it throws nothing. */
+export function* caught(op: B.Operation<unknown>): Generator<B.Instruction, unknown, unknown> {
+  try {
+    yield* op;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the operation to throw");
 }
 
 /** Yields `n` times. */

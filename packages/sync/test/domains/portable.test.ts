@@ -6,7 +6,7 @@
  */
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { Computation, Condition, Mutex, Semaphore } from "../../dist/index.js";
+import { Broadcast, Channel, Computation, Condition, Mutex, Semaphore } from "../../dist/index.js";
 import { sharedCells } from "../helpers.js";
 import * as F from "./fixtures/tasks.mjs";
 
@@ -53,6 +53,20 @@ describe("shared primitives crossing domains", () => {
         expect(() => B.call(F.echo, c)).toThrow(/Computation belongs to its domain .* return the value from the parallel task/);
         expect(() => B.call(F.echo, { nested: [c] })).toThrow(TypeError);
         expect(yield* B.awaitExn(B.call(F.echo, { plain: 1 }))).toEqual({ plain: 1 });
+      },
+      { domains: 1 },
+    );
+  });
+
+  it("channels and broadcasts refuse to cross, saying what to do instead", async () => {
+    await B.run(
+      function* () {
+        const room = new Broadcast<number>(4);
+        expect(() => B.call(F.echo, new Channel<number>(1))).toThrow(/Channel belongs to its domain .* arguments and results/);
+        expect(() => B.call(F.echo, { nested: [room] })).toThrow(/Broadcast belongs to its domain/);
+        const sub = room.subscribe();
+        expect(() => B.call(F.echo, sub)).toThrow(/Subscription belongs to its domain/);
+        sub.close();
       },
       { domains: 1 },
     );

@@ -1,0 +1,82 @@
+/**
+ * `forEach` and `map`: one task per item, in a group with a concurrency limit.
+ */
+import { describe } from "./describe.js";
+import { checkLimit, type Group, group } from "./group.js";
+import type { Task } from "./kernel/task.js";
+import type { Instruction, TaskBody } from "./operation.js";
+import { outcomeOf } from "./supervisor.js";
+
+/** Options of {@link forEach} and {@link map}. */
+export interface ForEachOptions {
+  /** How many items are worked on at once: an integer ≥ 1, or `Infinity` (the default). */
+  readonly concurrency?: number;
+}
+
+/** Spawns `fn(item, index)` for every item into a group and returns the tasks, in the order of the items. */
+function* spawnEach<T, R>(
+  items: Iterable<T>,
+  fn: TaskBody<[T, number], R>,
+  options: ForEachOptions,
+  name: string,
+): Generator<Instruction, Task<R>[], unknown> {
+  if (items === null || typeof (items as Iterable<T> | undefined)?.[Symbol.iterator] !== "function") {
+    throw new TypeError(`${name}(items, fn) expects an iterable of items, got ${describe(items)}`);
+  }
+  if (typeof fn !== "function") throw new TypeError(`${name}(items, fn) expects a generator function fn(item, index), got ${describe(fn)}`);
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`${name}(items, fn, options) expects options { concurrency }, got ${describe(options)}`);
+  }
+  const limit = checkLimit(options.concurrency, `${name}({ concurrency })`);
+  const list = Array.from(items);
+  const tasks: Task<R>[] = [];
+  yield* group({ limit, name }, function* (g: Group) {
+    for (let i = 0; i < list.length; i++) tasks.push(g.spawn(fn, list[i]!, i));
+  });
+  return tasks;
+}
+
+/**
+ * Runs `fn(item, index)` for every item, each in a task of a group, at most
+ * `concurrency` at once (the others wait their turn, in order), and returns
+ * once all have ended. The first failure cancels the rest (waiting items never
+ * start) and is thrown.
+ *
+ * @example
+ * ```ts
+ * yield* B.forEach(urls, function* (url) { yield* crawl(url); }, { concurrency: 8 });
+ * ```
+ * @throws the first error of `fn`.
+ * @throws RangeError when `concurrency` is not an integer ≥ 1 or `Infinity`.
+ * @throws TypeError when `items` is not iterable or `fn` not a generator function; outside a task.
+ * @throws Cancelled when the current task is cancelled (after every task ended).
+ */
+export function* forEach<T>(
+  items: Iterable<T>,
+  fn: TaskBody<[T, number], unknown>,
+  options: ForEachOptions = {},
+): Generator<Instruction, void, unknown> {
+  yield* spawnEach(items, fn, options, "forEach");
+}
+
+/**
+ * Like {@link forEach}, and returns what `fn` returned for each item, in the
+ * order of the items.
+ *
+ * @example
+ * ```ts
+ * const sizes = yield* B.map(files, function* (path) { return (yield* stat(path)).size; }, { concurrency: 4 });
+ * ```
+ * @throws the first error of `fn`.
+ * @throws RangeError when `concurrency` is not an integer ≥ 1 or `Infinity`.
+ * @throws TypeError when `items` is not iterable or `fn` not a generator function; outside a task.
+ * @throws Cancelled when the current task is cancelled (after every task ended).
+ */
+export function* map<T, R>(
+  items: Iterable<T>,
+  fn: TaskBody<[T, number], R>,
+  options: ForEachOptions = {},
+): Generator<Instruction, R[], unknown> {
+  const tasks = yield* spawnEach(items, fn, options, "map");
+  return tasks.map(outcomeOf);
+}
