@@ -1,6 +1,14 @@
 /**
- * @internal A value in a few words, for error messages: `null`, `function
- * name`, a class name, a quoted string, or the primitive itself.
+ * A value in a few words, for error messages that say what a function got:
+ * `null`, `undefined`, `function name`, `an array of 3`, `an object`,
+ * `a Map` (the class name), a quoted string, or `number 3` (the type and
+ * value of a primitive). Packages built on core use it so that every message
+ * describes values alike.
+ *
+ * @example
+ * ```ts
+ * throw new TypeError(`listen(port) expects a number, got ${B.describe(port)}`);   // … got "3000"
+ * ```
  */
 export function describe(value: unknown): string {
   if (value === null) return "null";

@@ -18,6 +18,7 @@
 export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
+export { describe } from "./describe.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
 export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";

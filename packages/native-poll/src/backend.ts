@@ -25,9 +25,11 @@ import {
   checkTimeouts,
   defineBackend,
   type InetAddress,
+  isStreamKind,
   type ListenOptions,
   NodeLoop,
   Parked,
+  removeWaiter,
   type SharedSocket,
   ShareGuard,
   type ShutdownCommand,
@@ -114,20 +116,9 @@ class NativeSocket implements Socket {
     readonly backend: NativeBackend,
   ) {}
 
-  get isStream(): boolean {
-    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
-  }
-
   toString(): string {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
-}
-
-function removeWaiter(list: Waiter[], op: Waiter): boolean {
-  const i = list.indexOf(op);
-  if (i < 0) return false;
-  list.splice(i, 1);
-  return true;
 }
 
 /**
@@ -603,7 +594,7 @@ class ListenOp extends ResolvingOp<void> {
     if (!unix && !this.resolved(host)) return false;
     const fd = b.fdOf(s, "bindAndListen");
     const sys = b.sys;
-    const stream = s.isStream;
+    const stream = isStreamKind(s.kind);
     if (!unix && (stream || this.options.reuseAddr)) {
       // libuv always sets SO_REUSEADDR on TCP listeners; UDP only when asked.
       sys.setsockopt(fd, b.solSocket, b.soReuseAddr, 1);
@@ -912,7 +903,7 @@ export function readSlot(sock: Socket): B.Operation<Slot | null> {
   if (!(s instanceof NativeSocket)) {
     throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
   }
-  if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
+  if (!isStreamKind(s.kind)) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
   if (s.state === "closed") throw new SocketClosed("readSlot()");
   if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
   return readSlotOp(s);

@@ -4,6 +4,7 @@
  * `defineEvents`, for backends of `@bobbin/unix`).
  */
 import * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import { BACKEND_METHODS, type Backend } from "./backend.js";
 import { registerBackend } from "./context.js";
 
@@ -33,9 +34,7 @@ let dom0Backend: Backend | null = null;
  */
 export function defineBackend<F extends Factory>(url: string, name: string, factory: F): F {
   if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-    throw new TypeError(
-      `defineBackend(url, name, factory) expects the defining module's import.meta.url as url, got ${describeValue(url)}`,
-    );
+    throw new TypeError(`defineBackend(url, name, factory) expects the defining module's import.meta.url as url, got ${describe(url)}`);
   }
   if (typeof name !== "string" || name.length === 0) throw new TypeError("defineBackend(url, name, factory) expects a non-empty name");
   if (typeof factory !== "function") throw new TypeError(`defineBackend(url, "${name}", factory) expects a factory (domain) => Backend`);
@@ -74,7 +73,7 @@ export function startWith<T>(factory: Factory, backend: Backend, start: (events:
 /** @internal Checks that a factory made a backend with every method of the contract. */
 export function checkBackend(backend: unknown): asserts backend is Backend {
   if (backend === null || typeof backend !== "object") {
-    throw new TypeError(`run(main, { backend }): the factory returned ${describeValue(backend)}, not a Backend`);
+    throw new TypeError(`run(main, { backend }): the factory returned ${describe(backend)}, not a Backend`);
   }
   const missing = BACKEND_METHODS.filter((m) => typeof (backend as Record<string, unknown>)[m] !== "function");
   if (missing.length !== 0) {
@@ -82,10 +81,4 @@ export function checkBackend(backend: unknown): asserts backend is Backend {
       `run(main, { backend }): the backend lacks ${missing.join(", ")} (see "How to write a backend" in @bobbin/unix's README)`,
     );
   }
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "object") return (value as object).constructor?.name ?? "an object";
-  return typeof value === "string" ? JSON.stringify(value) : typeof value;
 }

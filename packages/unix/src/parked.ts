@@ -19,6 +19,22 @@
 import * as B from "@bobbin/core";
 import { checkTimeouts } from "./timeout.js";
 
+/**
+ * Removes a parked operation from a backend's waiting list (its `unwait`);
+ * returns whether it was there. Lists of waiters are short (usually one).
+ *
+ * @example
+ * ```ts
+ * protected unwait() { removeWaiter(this.sock.readers, this); }
+ * ```
+ */
+export function removeWaiter<W>(list: W[], op: W): boolean {
+  const i = list.indexOf(op);
+  if (i < 0) return false;
+  list.splice(i, 1);
+  return true;
+}
+
 const IDLE = 0;
 /** `wait` runs: a `ready()` now means "try again" rather than "wake the task". */
 const REGISTERING = 1;

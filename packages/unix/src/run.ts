@@ -7,12 +7,12 @@
  * Promise settles.
  */
 import * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import type { Backend } from "./backend.js";
 import { type RunContext, registerBackend, registerContext, unregisterContext } from "./context.js";
 import { checkBackend, startWith } from "./define.js";
 import { libuv } from "./libuv/backend.js";
 import { SignalTable } from "./signals.js";
-import { describe } from "./socket.js";
 
 /**
  * Options of {@link run}: core's options, with `backend` in place of `events`.

@@ -8,8 +8,8 @@
 
 import { constants } from "node:os";
 import * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import { currentContext } from "./context.js";
-import { describe } from "./socket.js";
 
 /**
  * A signal handler: a generator function run as a task for each signal.

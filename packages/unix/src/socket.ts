@@ -6,6 +6,7 @@
  */
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "./backend.js";
 import { EndOfFile, SocketClosed, systemError } from "./errors.js";
 
@@ -23,7 +24,14 @@ class Immediate<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown
 const ZERO = new Immediate(0);
 const NOTHING = new Immediate<void>(undefined);
 
-/** @internal */
+/**
+ * Whether sockets of `kind` are streams (TCP and Unix sockets), as opposed to datagrams (UDP).
+ *
+ * @example
+ * ```ts
+ * if (!isStreamKind(sock.kind)) throw new TypeError("accept needs a stream socket");
+ * ```
+ */
 export function isStreamKind(kind: SocketKind): boolean {
   return kind === "tcp4" || kind === "tcp6" || kind === "unix";
 }
@@ -110,15 +118,6 @@ export function checkAddress(addr: unknown, kind: SocketKind, what: string, conn
     throw systemError("EAFNOSUPPORT", what.replace(/\(\)$/, ""), `${host} is an IPv${family} address but the socket is ${kind}`);
   }
   return { host, port };
-}
-
-/** @internal */
-export function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (typeof value === "object") return (value as object).constructor?.name ?? "an object";
-  if (typeof value === "function") return `function ${value.name || "(anonymous)"}`;
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
 
 /**

@@ -3,10 +3,11 @@
  * `accept`, `connect` (which also binds UDP sockets: see udp.ts).
  */
 import type * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import type { Address, ListenOptions, Socket } from "./backend.js";
 import { currentBackend } from "./context.js";
 import { SocketClosed, systemError } from "./errors.js";
-import { checkAddress, checkSocket, describe, isStreamKind } from "./socket.js";
+import { checkAddress, checkSocket, isStreamKind } from "./socket.js";
 
 /**
  * A new TCP/IPv4 socket of the current run's backend (Miou's `tcpv4`).

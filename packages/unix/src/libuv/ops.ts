@@ -6,8 +6,8 @@ import * as dgram from "node:dgram";
 import * as net from "node:net";
 import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backend.js";
 import { SocketClosed, systemError } from "../errors.js";
-import { Parked } from "../parked.js";
-import { removeWaiter, type UvSocket, type Waiter, type WriteWaiter } from "./socket.js";
+import { Parked, removeWaiter } from "../parked.js";
+import type { UvSocket, Waiter, WriteWaiter } from "./socket.js";
 
 /**
  * An operation that waits in one of its socket's queues of waiters (readers,

@@ -40,12 +40,6 @@ export interface WriteWaiter extends Waiter {
   readonly seq: number;
 }
 
-/** Removes `op` from `list` (waiter lists are short: usually one). */
-export function removeWaiter(list: Waiter[], op: Waiter): void {
-  const i = list.indexOf(op);
-  if (i >= 0) list.splice(i, 1);
-}
-
 /** Calls `ready()` on every waiter of `list` and empties it. */
 function wakeAll(list: Waiter[]): void {
   if (list.length === 0) return;
@@ -165,10 +159,6 @@ export class UvSocket {
     readonly kind: SocketKind,
     readonly backend: LibuvBackend,
   ) {}
-
-  get isStreamKind(): boolean {
-    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
-  }
 
   toString(): string {
     return `Socket(${this.kind}, ${this.state})`;
