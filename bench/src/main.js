@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,group,domains,sync,echo,native]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,domains,sync,echo,native]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -16,12 +16,14 @@ import * as recursion from "./recursion.js";
 import * as spawnAwait from "./spawn-await.js";
 import * as contextSwitch from "./switch.js";
 import * as sync from "./sync.js";
+import * as taskRecord from "./task-record.js";
 
 const SCENARIOS = [
   ["spawn", spawnAwait],
   ["switch", contextSwitch],
   ["recursion", recursion],
   ["memory", memory],
+  ["record", taskRecord],
   ["group", groupCancel],
   ["domains", domains],
   ["sync", sync],

@@ -1,0 +1,182 @@
+// Scenario — the task record and the cost of awaiting an ended child.
+//
+// Two measurements, each in its own child process (`node --expose-gc`), so no
+// other contender's garbage is in the heap:
+//
+// 1. **bytes kept per pending child**: a parent spawns N children that have
+//    not run yet and keeps nothing of them itself; with all N pending, `gc()`,
+//    heapUsed delta / N. For Bobbin the row is the task record alone: the
+//    arrays that hold the children (the run queue's ring and the parent's child
+//    array, with their spare capacity) are computed and subtracted. Target
+//    ≤ 72 B. async/await: an async child that has not settled yet (a pending
+//    Promise awaiting a never-resolved one, plus the array slot that keeps it).
+// 2. **bytes allocated per await of an ended child**: N children that have all
+//    ended, awaited one after another with `awaitExn` (async: `await` of a
+//    settled Promise); heapUsed delta / N with no GC in between (the young
+//    generation is made large enough). Target: 0 B for Bobbin.
+//
+//   node --expose-gc src/task-record.js --child <contender> <n>
+
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { bobbinSpecifier, gc, median, QUICK, runContenders } from "./harness.js";
+
+export const SCENARIO = "task record";
+export const AWAIT_SCENARIO = "await of an ended child";
+const SELF = fileURLToPath(import.meta.url);
+const N = QUICK ? 100_000 : 500_000;
+/**
+ * Bytes per child of the two arrays that hold pending Bobbin children: the run
+ * queue's ring (1024 slots, doubled when full) and the parent's child array
+ * (V8 grows a full array of length L to L + 1 + (L + 1)/2 + 16 slots), both
+ * with their unused capacity.
+ */
+function containerBytesPerChild(n) {
+  let ring = 1024;
+  while (ring <= n) ring *= 2;
+  let kids = 1;
+  // Pushing past the capacity grows it to NewElementsCapacity(length + 1).
+  while (kids < n) kids = kids + 1 + ((kids + 1) >> 1) + 16;
+  return (8 * (ring + kids)) / n;
+}
+
+function* child(i) {
+  return i;
+}
+
+/** 0 + 1 + … + (n − 1), in 32-bit arithmetic as the loops add it. */
+function checksum(n) {
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum = (sum + i) | 0;
+  return sum;
+}
+
+const IMPLS = {
+  async "pending-async"(n) {
+    const never = new Promise(() => {});
+    const keep = new Array(n);
+    async function pendingChild() {
+      await never;
+    }
+    gc();
+    const base = process.memoryUsage().heapUsed;
+    for (let i = 0; i < n; i++) keep[i] = pendingChild();
+    gc();
+    return (process.memoryUsage().heapUsed - base) / n;
+  },
+  async "pending-bobbin"(n) {
+    const B = await import(bobbinSpecifier());
+    const measured = new Error("measured");
+    let bytes = 0;
+    try {
+      await B.run(function* () {
+        gc();
+        const base = process.memoryUsage().heapUsed;
+        // Queued, never run, and not kept by the parent: only the tree holds them.
+        for (let i = 0; i < n; i++) B.spawn(child, i);
+        gc();
+        bytes = (process.memoryUsage().heapUsed - base) / n - containerBytesPerChild(n);
+        throw measured; // failing, the parent cancels them all (they never run)
+      });
+    } catch (error) {
+      if (error !== measured) throw error;
+    }
+    return bytes;
+  },
+  async "await-async"(n) {
+    async function ended(i) {
+      return i;
+    }
+    const ps = new Array(n);
+    for (let i = 0; i < n; i++) ps[i] = ended(i);
+    await null;
+    const base = process.memoryUsage().heapUsed;
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum = (sum + (await ps[i])) | 0; // stays a small integer: no heap number per addition
+    const bytes = (process.memoryUsage().heapUsed - base) / n;
+    if (sum !== checksum(n)) throw new Error("wrong checksum");
+    return bytes;
+  },
+  async "await-bobbin"(n) {
+    const B = await import(bobbinSpecifier());
+    return B.run(function* () {
+      const ts = new Array(n);
+      for (let i = 0; i < n; i++) ts[i] = B.spawn(child, i);
+      yield* B.yieldNow(); // every child runs and ends
+      const base = process.memoryUsage().heapUsed;
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum = (sum + (yield* B.awaitExn(ts[i]))) | 0;
+      const bytes = (process.memoryUsage().heapUsed - base) / n;
+      if (sum !== checksum(n)) throw new Error("wrong checksum");
+      return bytes;
+    });
+  },
+};
+
+async function childMain(name, n, rounds) {
+  const impl = IMPLS[name];
+  if (!impl) throw new Error(`unknown contender ${name}`);
+  await impl(Math.min(10_000, n)); // warm-up: load modules, JIT the paths
+  const samples = [];
+  for (let r = 0; r < rounds; r++) samples.push(await impl(n));
+  process.stdout.write(`${JSON.stringify({ perOp: median(samples), samples })}\n`);
+}
+
+function runChild(name, n, rounds) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ["--expose-gc", "--max-semi-space-size=256", SELF, "--child", name, String(n), String(rounds)],
+      { timeout: 120_000, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(stderr.trim().split("\n").filter(Boolean).pop() ?? err.message));
+        try {
+          resolve(JSON.parse(stdout.trim().split("\n").pop()));
+        } catch {
+          reject(new Error(`unreadable output from child: ${stdout.slice(0, 200)}`));
+        }
+      },
+    );
+  });
+}
+
+export async function run(results, { B, bobbinError }) {
+  const measureOne = async (c) => runChild(c.impl, c.n, 3);
+  await runContenders(
+    results,
+    [
+      { contender: "async/await (pending child Promise)", anchor: "async", impl: "pending-async", n: N },
+      {
+        contender: "Bobbin (queued child task)",
+        impl: "pending-bobbin",
+        n: N,
+        error: B ? null : bobbinError,
+        note: "the record alone: the run queue's and the parent's arrays that hold the children are subtracted",
+        targetSpec: { against: "absolute", max: 72, text: "≤ 72 B" },
+      },
+    ],
+    { scenario: SCENARIO, kind: "bytes", measureOne },
+  );
+  await runContenders(
+    results,
+    [
+      { contender: "async/await (await of a settled Promise)", anchor: "async", impl: "await-async", n: N },
+      {
+        contender: "Bobbin (awaitExn of an ended child)",
+        impl: "await-bobbin",
+        n: N,
+        error: B ? null : bobbinError,
+        targetSpec: { against: "absolute", max: 0.5, text: "no allocation (0 B)" },
+      },
+    ],
+    { scenario: AWAIT_SCENARIO, kind: "bytes", measureOne },
+  );
+}
+
+if (process.argv[2] === "--child") {
+  const [, , , name, n, rounds] = process.argv;
+  childMain(name, Number(n), Number(rounds ?? 1)).catch((e) => {
+    process.stderr.write(`${e?.stack ? e.stack : e}\n`);
+    process.exit(1);
+  });
+}
