@@ -242,7 +242,7 @@ export function contenders({ B, bobbinError }) {
       n: FULL,
       rounds: 3,
       error: B ? null : bobbinError,
-      targetSpec: { against: "absolute", max: 400, text: "≤ 400 B, 1M fit", extra: (r) => r.n >= 1_000_000 },
+      targetSpec: { against: "absolute", max: 300, text: "≤ 300 B, 1M fit", extra: (r) => r.n >= 1_000_000 },
     },
   ];
 }

@@ -92,7 +92,7 @@ export function contenders({ B, bobbinError }) {
       n: N,
       fn: B ? makeBobbin(B) : null,
       error: bobbinError,
-      targetSpec: { against: "async", max: 0.6, text: "≤ 0.6× async/await" },
+      targetSpec: { against: "async", max: 1.3, text: "≤ 1.3× async/await" },
     },
   ];
 }

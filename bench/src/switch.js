@@ -235,7 +235,7 @@ export function contenders({ B, bobbinError }) {
       fn: B ? makeBobbin(B) : null,
       trace: B ? traceBobbin(B) : null,
       error: bobbinError,
-      targetSpec: { against: "floor", max: 1.5, text: "≤ 1.5× raw generator" },
+      targetSpec: { against: "floor", max: 2.0, text: "≤ 2.0× raw generator" },
     },
   ];
 }
