@@ -119,6 +119,11 @@ class NativeSocket implements Socket {
   toString(): string {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
+
+  /** `using`: begins closing, as an ownership finaliser does. */
+  [Symbol.dispose](): void {
+    this.backend.closeNow(this);
+  }
 }
 
 /**

@@ -8,14 +8,16 @@ import type { Events, Operation } from "@bobbin/core";
 import type { SharedSocket } from "./share.js";
 
 /**
- * The five kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream sockets.
+ * The kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream
+ * sockets (the five a backend makes), and `"stream"`, a Node stream adapted
+ * by `fromStream` (a connected stream socket that no backend makes).
  *
  * @example
  * ```ts
  * const kind: SocketKind = tcpv4().kind;   // "tcp4"
  * ```
  */
-export type SocketKind = "tcp4" | "tcp6" | "udp4" | "udp6" | "unix";
+export type SocketKind = "tcp4" | "tcp6" | "udp4" | "udp6" | "unix" | "stream";
 
 /**
  * Where a socket stands. `@bobbin/unix` checks it before every operation;
@@ -96,24 +98,28 @@ export interface ListenOptions {
 export type ShutdownCommand = "send" | "receive" | "both";
 
 /**
- * A socket, as made by a backend. Opaque to users: pass it to the
- * operations of `@bobbin/unix`. A backend's sockets carry the backend, so
- * operations on them go to it without a lookup.
+ * A socket, as made by a backend (or by `fromStream` over a Node stream).
+ * Opaque to users: pass it to the operations of `@bobbin/unix`. A socket
+ * carries what its operations go to, so they reach it without a lookup.
+ *
+ * A socket is `Disposable`: `[Symbol.dispose]()` begins closing it without
+ * waiting (as an ownership finaliser does), so `using s = tcpv4()` closes it
+ * on every way out of the block: return, throw, cancellation.
  *
  * @example
  * ```ts
- * const sock: Socket = tcpv4();
+ * using sock = tcpv4();
  * sock.kind;    // "tcp4"
  * sock.state;   // "fresh"
  * ```
  */
-export interface Socket {
+export interface Socket extends Disposable {
   /** What the socket is. */
   readonly kind: SocketKind;
-  /** Where it stands; `closed` as soon as `close` (or a finaliser) began closing it. */
+  /** Where it stands; `closed` as soon as `close` (or a finaliser, or its disposal) began closing it. */
   readonly state: SocketState;
-  /** The backend that made it. */
-  readonly backend: Backend;
+  /** What its operations go to: the backend that made it, or the adapter of `fromStream`. */
+  readonly backend: SocketBackend;
 }
 
 /**
@@ -132,10 +138,11 @@ export interface DeadlineHandle {
 }
 
 /**
- * An I/O backend: core's `Events` (`select`, `interrupt`, `finaliser`) plus
- * sockets and timers. One instance serves one `run` (one domain).
+ * The socket half of a backend: the operations `@bobbin/unix` calls with a
+ * socket it has checked. A {@link Backend} implements them for its sockets;
+ * so does the adapter of `fromStream` for sockets over Node streams.
  *
- * The socket methods receive arguments `@bobbin/unix` has already checked:
+ * The methods receive arguments `@bobbin/unix` has already checked:
  * the socket was made by this backend and is in a state the operation
  * accepts (a `read` gets a `connected` stream socket, `accept` a `listening`
  * one, `recvfrom` a `bound` UDP socket…), `0 ≤ off ≤ off + len ≤ buf.length`,
@@ -148,22 +155,15 @@ export interface DeadlineHandle {
  * must leave nothing registered; and they should call `checkTimeouts()` when
  * they start. The `Parked` base class does both.
  *
- * One instance serves one domain. Define the factory with `defineBackend`
- * so that worker domains make theirs; implement `share` and `adopt` so that
- * listening sockets can cross domains.
- *
  * @example
  * ```ts
- * export const myBackend = defineBackend(import.meta.url, "mine", () => new MyBackend());
- * await run(main, { backend: myBackend });
+ * const n = yield* sock.backend.read(sock, buf, 0, buf.length);   // what read(sock, buf) does once it checked
  * ```
  */
-export interface Backend extends Events {
+export interface SocketBackend {
   /** A short name for messages and benchmark tables, e.g. `"libuv"`. */
   readonly name: string;
 
-  /** A new, unbound socket (Miou's `tcpv4 ()`…). Never suspends. */
-  socket(kind: SocketKind): Socket;
   /** Binds (and for stream sockets listens): `fresh` → `listening` (TCP/Unix) or `bound` (UDP). */
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): Operation<void>;
   /** Waits for a connection on a `listening` socket; the client is `connected`. */
@@ -182,10 +182,38 @@ export interface Backend extends Events {
   shutdown(sock: Socket, how: ShutdownCommand): void;
   /** Closes the socket (state `closed` at once, waking its waiters with `SocketClosed`) and waits until the system handle is gone. Closing a closed socket waits for the same. */
   close(sock: Socket): Operation<void>;
-  /** Begins closing the socket without waiting (for finalisers, which cannot suspend). */
+  /** Begins closing the socket without waiting (for finalisers and `Symbol.dispose`, which cannot suspend). */
   closeNow(sock: Socket): void;
   /** The address the socket is bound to (`getsockname`). */
   localAddress(sock: Socket): Address;
+
+  /**
+   * Optional, for `B.call`/`B.parallel`: describes a `listening` stream
+   * socket of this backend so that another domain can adopt it (see
+   * `SharedSocket` and `ShareGuard`; seal the guard before closing the
+   * descriptor). `@bobbin/unix` checks the socket's kind and state first.
+   */
+  share?(sock: Socket): SharedSocket;
+}
+
+/**
+ * An I/O backend: core's `Events` (`select`, `interrupt`, `finaliser`) plus
+ * sockets ({@link SocketBackend}) and timers. Its sockets implement
+ * `Symbol.dispose` as `closeNow`.
+ *
+ * One instance serves one domain. Define the factory with `defineBackend`
+ * so that worker domains make theirs; implement `share` and `adopt` so that
+ * listening sockets can cross domains.
+ *
+ * @example
+ * ```ts
+ * export const myBackend = defineBackend(import.meta.url, "mine", () => new MyBackend());
+ * await run(main, { backend: myBackend });
+ * ```
+ */
+export interface Backend extends Events, SocketBackend {
+  /** A new, unbound socket (Miou's `tcpv4 ()`…), of one of the five kinds a backend makes (never `"stream"`). Never suspends. */
+  socket(kind: SocketKind): Socket;
 
   /** The backend's clock, in milliseconds (`performance.now()` for a real-time backend). */
   now(): number;
@@ -200,13 +228,6 @@ export interface Backend extends Events {
    */
   drain(): Promise<void>;
 
-  /**
-   * Optional, for `B.call`/`B.parallel`: describes a `listening` stream
-   * socket of this backend so that another domain can adopt it (see
-   * `SharedSocket` and `ShareGuard`; seal the guard before closing the
-   * descriptor). `@bobbin/unix` checks the socket's kind and state first.
-   */
-  share?(sock: Socket): SharedSocket;
   /**
    * Optional, for `B.call`/`B.parallel`: makes in this domain a `listening`
    * socket of this backend over the OS socket `shared` describes (pin its

@@ -41,6 +41,7 @@ export {
   type ListenOptions,
   type ShutdownCommand,
   type Socket,
+  type SocketBackend,
   type SocketKind,
   type SocketState,
   type UnixAddress,
@@ -49,6 +50,9 @@ export { defineBackend } from "./define.js";
 export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
 export { LibuvBackend, type LibuvOptions, libuv } from "./libuv/index.js";
 export { type FlushMode, NodeLoop } from "./loop.js";
+export { type MainOptions, main } from "./main.js";
+export { fromStream } from "./node-stream/from-stream.js";
+export type { NodeStream } from "./node-stream/socket.js";
 export { type OwnedSocket, Ownership } from "./ownership.js";
 export { Parked, removeWaiter } from "./parked.js";
 export { type RunOptions, run } from "./run.js";

@@ -160,7 +160,7 @@ function encode(sock: Socket): WireSocket {
         "Pass the listening socket and accept in the other domain, or keep the connection (or UDP socket) in the domain that made it",
     );
   }
-  const backend = sock.backend;
+  const backend = sock.backend as Backend; // isSocket checked that it is a domain's backend
   if (typeof backend.share !== "function") {
     throw new TypeError(
       `the ${backend.name} backend cannot give sockets to other domains (it has no share method; see "Domains" in @bobbin/unix's README)`,

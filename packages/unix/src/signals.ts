@@ -61,6 +61,11 @@ export class SignalTable {
     };
   }
 
+  /** Whether a handler is set for `signal` (`main` leaves such a signal to it). */
+  handles(signal: NodeJS.Signals): boolean {
+    return this.handlers.has(signal);
+  }
+
   private deliver(signal: NodeJS.Signals): void {
     const handler = this.handlers.get(signal);
     if (handler === undefined || this.disposed) return;

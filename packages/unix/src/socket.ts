@@ -33,7 +33,7 @@ const NOTHING = new Immediate<void>(undefined);
  * ```
  */
 export function isStreamKind(kind: SocketKind): boolean {
-  return kind === "tcp4" || kind === "tcp6" || kind === "unix";
+  return kind === "tcp4" || kind === "tcp6" || kind === "unix" || kind === "stream";
 }
 
 /** @internal */
@@ -50,7 +50,9 @@ export function checkSocket(sock: unknown, what: string): Socket {
     typeof (sock as Socket).backend !== "object" ||
     typeof (sock as Socket).state !== "string"
   ) {
-    throw new TypeError(`${what} expects a socket made by tcpv4(), tcpv6(), udpv4(), udpv6() or unixSocket(), got ${describe(sock)}`);
+    throw new TypeError(
+      `${what} expects a socket made by tcpv4(), tcpv6(), udpv4(), udpv6(), unixSocket() or fromStream(), got ${describe(sock)}`,
+    );
   }
   return sock as Socket;
 }
@@ -59,7 +61,9 @@ export function checkSocket(sock: unknown, what: string): Socket {
 export function checkConnectedStream(sock: unknown, what: string): Socket {
   const s = checkSocket(sock, what);
   if (!isStreamKind(s.kind)) {
-    throw new TypeError(`${what} needs a stream socket (tcpv4, tcpv6, unixSocket); this one is ${s.kind}: for UDP use recvfrom()/sendto()`);
+    throw new TypeError(
+      `${what} needs a stream socket (tcpv4, tcpv6, unixSocket, fromStream); this one is ${s.kind}: for UDP use recvfrom()/sendto()`,
+    );
   }
   if (s.state === "closed") throw new SocketClosed(what);
   if (s.state !== "connected") {

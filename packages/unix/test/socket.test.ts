@@ -10,32 +10,18 @@ import {
   read,
   readExactly,
   run,
-  type Socket,
   SocketClosed,
   shutdown,
   tcpv4,
   udpv4,
   write,
 } from "../src/index.js";
-import { thrown } from "./helpers.js";
-
-/** A connected pair of TCP sockets on loopback. */
-function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
-  const { port } = getsockname(server) as InetAddress;
-  const acceptor = B.spawn(function* () {
-    return (yield* accept(server))[0];
-  });
-  const client = tcpv4();
-  yield* connect(client, { host: "127.0.0.1", port });
-  return [client, yield* B.awaitExn(acceptor), server];
-}
+import { connectedPair, thrown } from "./helpers.js";
 
 describe("stream sockets", () => {
   it("shutdown('send') half-closes: the peer reads 0, then still answers", async () => {
     await run(function* () {
-      const [a, b] = yield* pair();
+      const [a, b] = yield* connectedPair();
       yield* write(a, "question");
       shutdown(a, "send");
       const buf = Buffer.alloc(100);
@@ -60,7 +46,7 @@ describe("stream sockets", () => {
 
   it("shutdown('receive') makes reads return 0; shutdown needs a connected stream", async () => {
     await run(function* () {
-      const [a, b, server] = yield* pair();
+      const [a, b, server] = yield* connectedPair();
       yield* write(b, "ignored");
       shutdown(a, "receive");
       expect(yield* read(a, Buffer.alloc(10))).toBe(0);
@@ -76,7 +62,7 @@ describe("stream sockets", () => {
 
   it("writes strings as UTF-8; reads fill at most len bytes at off", async () => {
     await run(function* () {
-      const [a, b] = yield* pair();
+      const [a, b] = yield* connectedPair();
       yield* write(a, "héllo");
       const buf = Buffer.alloc(10, ".");
       yield* readExactly(b, buf, 2, 6);
@@ -87,7 +73,7 @@ describe("stream sockets", () => {
 
   it("two tasks reading one socket share its bytes without losing any", async () => {
     const total = await run(function* () {
-      const [a, b] = yield* pair();
+      const [a, b] = yield* connectedPair();
       const received: number[] = [];
       const reader = function* (): Generator<B.Instruction, void, unknown> {
         const buf = Buffer.alloc(7);
@@ -107,7 +93,7 @@ describe("stream sockets", () => {
 
   it("a socket read by one task and then another (the reused operation changes task)", async () => {
     await run(function* () {
-      const [a, b] = yield* pair();
+      const [a, b] = yield* connectedPair();
       const buf = Buffer.alloc(3);
       const first = B.spawn(function* () {
         yield* readExactly(b, buf);
@@ -160,7 +146,7 @@ describe("stream sockets", () => {
 
   it("getsockname needs a bound socket", async () => {
     await run(function* () {
-      const [a, , server] = yield* pair();
+      const [a, , server] = yield* connectedPair();
       expect((getsockname(a) as InetAddress).host).toBe("127.0.0.1");
       expect((getsockname(server) as InetAddress).port).toBeGreaterThan(0);
       expect(thrown(() => getsockname(tcpv4()))).toBeInstanceOf(TypeError);

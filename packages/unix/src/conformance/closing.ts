@@ -26,7 +26,7 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
 import { stuckListener } from "./peers.js";
-import { LO4 } from "./support.js";
+import { connectedPair, LO4 } from "./support.js";
 
 /** How long a waiter may take to hear that its socket was closed. */
 const WAKE_SECONDS = 5;
@@ -60,19 +60,6 @@ function* closeUnder(
 /** The waiting task failed with `SocketClosed`. */
 function expectClosed(r: B.Result<unknown>): void {
   expect(r.ok ? r.value : r.error).toBeInstanceOf(SocketClosed);
-}
-
-/** A connected pair: `[ours, theirs, listener]`. */
-function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: LO4, port: 0 });
-  const { port } = getsockname(server) as InetAddress;
-  const peer = B.spawn(function* () {
-    return (yield* accept(server))[0];
-  });
-  const sock = tcpv4();
-  yield* connect(sock, { host: LO4, port });
-  return [sock, yield* B.awaitExn(peer), server];
 }
 
 /** @internal */

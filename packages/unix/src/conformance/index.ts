@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { cancellationTests } from "./cancellation.js";
 import { closingTests } from "./closing.js";
 import { type ConformanceOptions, makeSuite } from "./context.js";
+import { disposalTests } from "./disposal.js";
 import { echoTests } from "./echo.js";
 import { endOfRunTests } from "./end-of-run.js";
 import { failureTests } from "./failures.js";
@@ -65,6 +66,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     echoTests(suite);
     failureTests(suite);
     closingTests(suite);
+    disposalTests(suite);
     cancellationTests(suite);
     endOfRunTests(suite);
     fdExhaustionTests(suite);

@@ -6,7 +6,19 @@
 import { readdirSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import * as B from "@bobbin/core";
-import { accept, close, read, readExactly, type Socket, write } from "@bobbin/unix";
+import {
+  accept,
+  bindAndListen,
+  close,
+  connect,
+  getsockname,
+  type InetAddress,
+  read,
+  readExactly,
+  type Socket,
+  tcpv4,
+  write,
+} from "@bobbin/unix";
 import { expect } from "vitest";
 
 /** IPv4 loopback. */
@@ -137,4 +149,17 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
   yield* write(sock, data);
   yield* B.awaitExn(reader);
   expect(back.equals(data)).toBe(true);
+}
+
+/** @internal A connected TCP pair on loopback: `[ours, theirs, listener]`. */
+export function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: LO4, port: 0 });
+  const { port } = getsockname(server) as InetAddress;
+  const peer = B.spawn(function* () {
+    return (yield* accept(server))[0];
+  });
+  const sock = tcpv4();
+  yield* connect(sock, { host: LO4, port });
+  return [sock, yield* B.awaitExn(peer), server];
 }

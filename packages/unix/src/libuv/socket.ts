@@ -13,7 +13,7 @@ import type { ChildProcess } from "node:child_process";
 import type * as dgram from "node:dgram";
 import * as dns from "node:dns";
 import * as net from "node:net";
-import type { Address, SocketKind, SocketState } from "../backend.js";
+import type { Address, Socket, SocketKind, SocketState } from "../backend.js";
 import { SocketClosed } from "../errors.js";
 import type { Parked } from "../parked.js";
 import { type SharedSocket, ShareGuard } from "../share.js";
@@ -68,7 +68,7 @@ export function afterHandleClose(fn: () => void): void {
 }
 
 /** A socket of the libuv backend. */
-export class UvSocket {
+export class UvSocket implements Socket {
   state: SocketState = "fresh";
   /** A Node handle exists and has not finished closing. */
   handleOpen = false;
@@ -567,6 +567,11 @@ export class UvSocket {
     wakeAll(this.receivers);
     wakeAll(this.senders);
     this.opener?.ready();
+  }
+
+  /** `using`: begins closing, as an ownership finaliser does. */
+  [Symbol.dispose](): void {
+    this.closeNow();
   }
 
   private handleClosed(): void {

@@ -1,0 +1,85 @@
+/**
+ * What the operations of `@bobbin/unix` call for a socket over a Node
+ * stream: `read`, `write`, `shutdown`, `close`, `getsockname` (the rest of
+ * the socket contract never reaches it: such a socket is connected from the
+ * start and is not UDP, which `@bobbin/unix` checks first).
+ */
+import * as net from "node:net";
+import type * as B from "@bobbin/core";
+import type { Address, ShutdownCommand, Socket, SocketBackend } from "../backend.js";
+import { checkTimeouts } from "../timeout.js";
+import type { StreamSocket } from "./socket.js";
+
+function* readStream(s: StreamSocket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, number, unknown> {
+  checkTimeouts();
+  for (;;) {
+    const n = s.take(buf, off, len);
+    if (n >= 0) return n;
+    yield* s.waitToRead();
+  }
+}
+
+function* writeStream(s: StreamSocket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, void, unknown> {
+  checkTimeouts();
+  const request = s.startWrite(buf, off, len);
+  if (request !== null) yield* s.finishWrite(request);
+}
+
+function* closeStream(s: StreamSocket): Generator<B.Instruction, void, unknown> {
+  s.closeNow();
+  checkTimeouts();
+  yield* s.waitGone();
+}
+
+const connectedFromTheStart = (): never => {
+  throw new TypeError(
+    "a socket over a Node stream is connected from the start: it does not bind, listen, accept, connect or use datagrams",
+  );
+};
+
+/** @internal The socket operations of every socket over a Node stream. */
+class NodeStreamBackend implements SocketBackend {
+  readonly name = "node-stream";
+
+  read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
+    const s = sock as StreamSocket;
+    if (!s.readable) throw new TypeError("read() needs a readable stream: this socket adapts a Writable (it has no read())");
+    return readStream(s, buf, off, len);
+  }
+
+  write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
+    const s = sock as StreamSocket;
+    if (!s.writable) throw new TypeError("write() needs a writable stream: this socket adapts a Readable (it has no write())");
+    return writeStream(s, buf, off, len);
+  }
+
+  shutdown(sock: Socket, how: ShutdownCommand): void {
+    (sock as StreamSocket).shutdown(how);
+  }
+
+  close(sock: Socket): B.Operation<void> {
+    return closeStream(sock as StreamSocket);
+  }
+
+  closeNow(sock: Socket): void {
+    (sock as StreamSocket).closeNow();
+  }
+
+  localAddress(sock: Socket): Address {
+    const stream = (sock as StreamSocket).nodeStream;
+    const a: Partial<net.AddressInfo> = stream instanceof net.Socket ? stream.address() : {};
+    if (a.address !== undefined && a.port !== undefined) return { host: a.address, port: a.port };
+    throw new TypeError(
+      "getsockname(): this socket adapts a Node stream with no address of its own (only a connected net.Socket or tls.TLSSocket has one)",
+    );
+  }
+
+  bindAndListen = connectedFromTheStart;
+  accept = connectedFromTheStart;
+  connect = connectedFromTheStart;
+  recvfrom = connectedFromTheStart;
+  sendto = connectedFromTheStart;
+}
+
+/** @internal */
+export const nodeStreams: SocketBackend = new NodeStreamBackend();

@@ -1,0 +1,251 @@
+/**
+ * A socket over a Node stream (what `fromStream` makes): the stream, the
+ * bytes read from it that no task has taken yet, and the tasks waiting on it.
+ *
+ * Waiting tasks park on core triggers, which the stream's events signal;
+ * each event wakes every waiter of its kind, and each tries again in its own
+ * fiber (edge-triggered, as in the backends: a cancelled waiter leaves
+ * nothing behind and loses nothing, so no hand-off is needed). Nothing here
+ * depends on the run's backend.
+ */
+import type { Readable, Writable } from "node:stream";
+import * as B from "@bobbin/core";
+import type { ShutdownCommand, Socket, SocketBackend, SocketState } from "../backend.js";
+import { SocketClosed, systemError } from "../errors.js";
+
+/**
+ * What `fromStream` adapts: a Node `Readable`, `Writable` or `Duplex` (a
+ * `net.Socket`, a `tls.TLSSocket`, child process stdio, `fs` streams, HTTP
+ * bodies and responses).
+ *
+ * @example
+ * ```ts
+ * const s: NodeStream = child.stdout;
+ * ```
+ */
+export type NodeStream = Readable | Writable;
+
+/** The members of a Node stream the socket uses: each side's are there only when it has that side. */
+type AnyStream = Readable &
+  Writable & {
+    /** Set once the stream was destroyed and emitted 'close' (Node ≥ 18; `undefined` on legacy streams). */
+    readonly closed?: boolean;
+  };
+
+/** Wakes every task parked on `queue`; each tries again. */
+function wakeAll(queue: B.Trigger[]): void {
+  if (queue.length === 0) return;
+  for (const trigger of queue.splice(0)) trigger.signal();
+}
+
+/** Parks the task on `trigger`, registered in `queue` while it waits (and not after, however the wait ends). */
+function* park(queue: B.Trigger[], trigger: B.Trigger): Generator<B.Instruction, void, unknown> {
+  queue.push(trigger);
+  try {
+    yield* trigger.wait();
+  } finally {
+    const i = queue.indexOf(trigger);
+    if (i >= 0) queue.splice(i, 1);
+  }
+}
+
+/** The stream ended without its end: destroyed by its owner, or by a peer that left without one. */
+function prematureClose(syscall: string): NodeJS.ErrnoException {
+  const error = new Error(`${syscall}(): the Node stream was destroyed before its end`) as NodeJS.ErrnoException;
+  error.code = "ERR_STREAM_PREMATURE_CLOSE";
+  error.syscall = syscall;
+  return error;
+}
+
+/** @internal One write handed to the stream: over once the stream called back. */
+export class WriteRequest {
+  done = false;
+  error: Error | null = null;
+  /** The writing task's trigger while it waits. */
+  trigger: B.Trigger | null = null;
+  readonly callback = (error?: Error | null): void => {
+    this.done = true;
+    this.error = error ?? null;
+    this.trigger?.signal();
+  };
+}
+
+/** @internal A socket over a Node stream. */
+export class StreamSocket implements Socket {
+  readonly kind = "stream";
+  state: SocketState = "connected";
+  /** The stream emitted `'close'`: no event will come any more, and the socket's listeners are gone. */
+  private gone: boolean;
+  private sendShut = false;
+  private receiveShut = false;
+  /** Bytes the stream handed over and no task has taken yet: `pending[pendingOff…]`. */
+  private pending: Uint8Array | null = null;
+  private pendingOff = 0;
+  private readonly readers: B.Trigger[] = [];
+  private readonly writers: B.Trigger[] = [];
+  private readonly closers: B.Trigger[] = [];
+  private readonly stream: AnyStream;
+  private readonly onReadable = (): void => wakeAll(this.readers);
+  /** Keeps the stream's errors away from the process: they are the operations' (see `take`, `write`). */
+  private readonly onError = (): void => {
+    wakeAll(this.readers);
+    wakeAll(this.writers);
+  };
+  private readonly onClose = (): void => {
+    this.gone = true;
+    this.detach();
+    wakeAll(this.readers);
+    wakeAll(this.writers);
+    wakeAll(this.closers);
+  };
+
+  constructor(
+    stream: NodeStream,
+    /** The stream has a readable side (`read`). */
+    readonly readable: boolean,
+    /** The stream has a writable side (`write`, `end`). */
+    readonly writable: boolean,
+    readonly backend: SocketBackend,
+  ) {
+    this.stream = stream as AnyStream;
+    this.gone = this.stream.closed === true;
+    if (this.gone) return;
+    if (readable) {
+      // A 'readable' listener puts the stream in paused mode: the socket reads it.
+      stream.on("readable", this.onReadable);
+      stream.on("end", this.onReadable);
+    }
+    stream.on("error", this.onError);
+    stream.on("close", this.onClose);
+  }
+
+  toString(): string {
+    return `Socket(stream, ${this.state})`;
+  }
+
+  private detach(): void {
+    const stream = this.stream;
+    if (this.readable) {
+      stream.off("readable", this.onReadable);
+      stream.off("end", this.onReadable);
+    }
+    stream.off("error", this.onError);
+    stream.off("close", this.onClose);
+  }
+
+  /**
+   * Copies up to `len > 0` bytes into `buf[off…]`: the pending ones, else
+   * what the stream has buffered. Returns how many, 0 at the end of the
+   * stream, or -1 when nothing is there yet.
+   * @throws SocketClosed, the stream's error, or `ERR_STREAM_PREMATURE_CLOSE`.
+   */
+  take(buf: Uint8Array, off: number, len: number): number {
+    if (this.state === "closed") throw new SocketClosed("read()");
+    if (this.receiveShut) return 0;
+    let chunk = this.pending;
+    let start = this.pendingOff;
+    if (chunk === null) {
+      const next = this.stream.read() as Uint8Array | string | null;
+      if (next !== null) {
+        chunk = typeof next === "string" ? Buffer.from(next) : next;
+        start = 0;
+      }
+    }
+    if (chunk !== null) {
+      const n = Math.min(len, chunk.length - start);
+      buf.set(chunk.subarray(start, start + n), off);
+      this.pending = start + n < chunk.length ? chunk : null;
+      this.pendingOff = start + n;
+      return n;
+    }
+    const stream = this.stream;
+    if (stream.readableEnded) return 0;
+    if (stream.errored) throw stream.errored;
+    if (this.gone || stream.destroyed) throw prematureClose("read");
+    return -1;
+  }
+
+  /** Parks the reading task until the stream has news. */
+  waitToRead(): B.Operation<void> {
+    return park(this.readers, new B.Trigger());
+  }
+
+  /**
+   * Hands `buf[off, off + len)` to the stream. Returns null when the stream
+   * took it at once (its buffer is empty again: `buf` may be reused), or
+   * the request to wait for.
+   * @throws SocketClosed, `EPIPE` after `shutdown` or once the stream ended, the stream's error.
+   */
+  startWrite(buf: Uint8Array, off: number, len: number): WriteRequest | null {
+    this.checkWritable();
+    const stream = this.stream;
+    const request = new WriteRequest();
+    stream.write(off === 0 && len === buf.length ? buf : buf.subarray(off, off + len), request.callback);
+    if (stream.writableLength !== 0) return request;
+    if (stream.errored) throw stream.errored; // failed at once (EPIPE…)
+    return null;
+  }
+
+  /**
+   * Waits until the stream called `request` back.
+   * @throws SocketClosed when the socket is closed meanwhile; the error of the write or of the stream.
+   */
+  *finishWrite(request: WriteRequest): Generator<B.Instruction, void, unknown> {
+    while (!request.done) {
+      if (this.state === "closed") throw new SocketClosed("write()");
+      // A destroyed stream may never call back a write it had begun.
+      if (this.gone) throw this.stream.errored ?? systemError("EPIPE", "write", "the Node stream closed before the bytes were written");
+      request.trigger = new B.Trigger();
+      yield* park(this.writers, request.trigger);
+    }
+    if (request.error !== null) throw this.state === "closed" ? new SocketClosed("write()") : request.error;
+  }
+
+  private checkWritable(): void {
+    if (this.state === "closed") throw new SocketClosed("write()");
+    if (this.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    const stream = this.stream;
+    if (stream.errored) throw stream.errored;
+    if (stream.writableEnded) throw systemError("EPIPE", "write", "the Node stream has ended (end() was called on it)");
+    if (stream.destroyed) throw systemError("EPIPE", "write", "the Node stream is destroyed");
+  }
+
+  /** `shutdown`: `"send"` ends the writable side (`end()`); `"receive"` makes reads return 0. */
+  shutdown(how: ShutdownCommand): void {
+    const stream = this.stream;
+    if (how !== "receive" && !this.sendShut) {
+      this.sendShut = true;
+      if (this.writable && !stream.writableEnded && !stream.destroyed) stream.end();
+    }
+    if (how !== "send" && !this.receiveShut) {
+      this.receiveShut = true;
+      this.pending = null;
+      wakeAll(this.readers);
+    }
+  }
+
+  /** Begins closing: state `closed`, every waiter woken (they fail with `SocketClosed`), the stream destroyed. */
+  closeNow(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.pending = null;
+    wakeAll(this.readers);
+    wakeAll(this.writers);
+    if (!this.gone) this.stream.destroy();
+  }
+
+  /** Parks until the stream emitted `'close'`. */
+  *waitGone(): Generator<B.Instruction, void, unknown> {
+    while (!this.gone) yield* park(this.closers, new B.Trigger());
+  }
+
+  /** The stream itself, for `getsockname`. */
+  get nodeStream(): NodeStream {
+    return this.stream;
+  }
+
+  /** `using`: begins closing, as an ownership finaliser does. */
+  [Symbol.dispose](): void {
+    this.closeNow();
+  }
+}
