@@ -9,11 +9,14 @@
  * line checks. dom0 listens, then dom0 and `--domains` worker domains (`auto`,
  * the default: one per core but one) accept on that socket; the last lines
  * count the connections each domain served. `--json` ends with a
- * `REPORT {…}` line for programs.
+ * `REPORT {…}` line for programs. `main` runs it: SIGTERM cancels the
+ * servers instead (exit code 143), and a second signal ends the process at
+ * once.
  */
 import { availableParallelism } from "node:os";
-import { run } from "@bobbin/unix";
+import { main } from "@bobbin/unix";
 import { echoServers } from "./ch08/main.js";
+import type { Stats } from "./ch08/server.js";
 import { formatAddress } from "./support/address.js";
 import { fdTable, releaseReport } from "./support/fds.js";
 import { domainsArg, serverProgram } from "./support/program.js";
@@ -29,26 +32,32 @@ const { host, port, values, backend } = await serverProgram(
 const domains = domainsArg(values.domains, availableParallelism() - 1);
 
 const before = fdTable();
-try {
-  const stats = await run(
-    function* () {
-      return yield* echoServers({
-        address: { host, port },
-        domains,
-        verbose: values.quiet !== true,
-        onListening: (address) =>
-          console.log(`echo server on ${formatAddress(address)}, dom0 + ${domains} worker domain(s); Ctrl-C to stop`),
-        onStop: () => console.log("SIGINT: stopping"),
-      });
+let stats: Stats[] | null = null;
+// The servers handle SIGINT themselves (the book's handler broadcasts the
+// stop condition), so main leaves that signal to them; SIGTERM cancels them,
+// and a second signal ends the process at once. A failure is printed by main.
+main(
+  function* () {
+    stats = yield* echoServers({
+      address: { host, port },
+      domains,
+      verbose: values.quiet !== true,
+      onListening: (address) =>
+        console.log(`echo server on ${formatAddress(address)}, dom0 + ${domains} worker domain(s); Ctrl-C to stop`),
+      onStop: () => console.log("SIGINT: stopping"),
+    });
+  },
+  {
+    backend: backend.factory,
+    domains,
+    // After the run, every handle released: what each domain did, and whether a socket was left open.
+    onExit() {
+      if (stats === null) return;
+      for (const s of stats) console.log(`domain ${s.domain}: ${s.connections} connection(s), ${s.bytes} byte(s) echoed`);
+      const { clean, line } = releaseReport(before);
+      console.log(line);
+      if (values.json === true) console.log(`REPORT ${JSON.stringify({ backend: backend.name, domains, stats, clean })}`);
+      if (!clean) process.exitCode = 1;
     },
-    { backend: backend.factory, domains },
-  );
-  for (const s of stats) console.log(`domain ${s.domain}: ${s.connections} connection(s), ${s.bytes} byte(s) echoed`);
-  const { clean, line } = releaseReport(before);
-  console.log(line);
-  if (values.json === true) console.log(`REPORT ${JSON.stringify({ backend: backend.name, domains, stats, clean })}`);
-  if (!clean) process.exitCode = 1;
-} catch (error) {
-  console.error(`the server failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-  process.exitCode = 1;
-}
+  },
+);

@@ -125,6 +125,42 @@ describe.each(await backends())("chapter 8 on the %s backend", (name, backend) =
     }
   });
 
+  it("node dist/ch08-echo.js under main: SIGTERM cancels the servers (their clients' connections close), exit code 143", async () => {
+    const program = Program.start("ch08-echo.js", ["--port", "0", "--domains", "0", "--quiet"], { BOBBIN_BACKEND: name });
+    try {
+      const [, port] = await program.waitFor(/echo server on 127\.0\.0\.1:(\d+)/);
+      const client = await Client.connect(Number(port));
+      await client.roundTrip("hello\n");
+      program.child.kill("SIGTERM");
+      await client.closed; // cancelled, not served to the end
+      const exit = await program.end();
+      expect(exit.code).toBe(143);
+      expect(exit.stderr).toBe("");
+      expect(exit.stdout).not.toMatch(/SIGINT: stopping/);
+    } finally {
+      program.kill();
+    }
+  });
+
+  it("node dist/ch08-echo.js under main: a second SIGINT, while a client is still served, ends it at once (130)", async () => {
+    const program = Program.start("ch08-echo.js", ["--port", "0", "--domains", "0", "--quiet"], { BOBBIN_BACKEND: name });
+    try {
+      const [, port] = await program.waitFor(/echo server on 127\.0\.0\.1:(\d+)/);
+      const client = await Client.connect(Number(port));
+      await client.roundTrip("hello\n");
+      program.child.kill("SIGINT");
+      await program.waitFor(/SIGINT: stopping/);
+      await client.roundTrip("still served\n"); // the graceful stop waits for this client…
+      program.child.kill("SIGINT"); // …unless asked again
+      const exit = await program.end();
+      expect(exit.code).toBe(130);
+      expect(exit.stdout).not.toMatch(/connection\(s\)/); // no report: the run never ended
+      await client.closed;
+    } finally {
+      program.kill();
+    }
+  });
+
   it("node dist/ch08-echo.js --domains 1: every domain serves", async () => {
     const program = Program.start("ch08-echo.js", ["--port", "0", "--domains", "1", "--quiet"], { BOBBIN_BACKEND: name });
     try {
