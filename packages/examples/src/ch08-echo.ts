@@ -42,8 +42,7 @@ main(
       address: { host, port },
       domains,
       verbose: values.quiet !== true,
-      onListening: (address) =>
-        console.log(`echo server on ${formatAddress(address)}, dom0 + ${domains} worker domain(s); Ctrl-C to stop`),
+      onListening: (address) => console.log(`echo server on ${formatAddress(address)}, dom0 + ${domains} worker domain(s); Ctrl-C to stop`),
       onStop: () => console.log("SIGINT: stopping"),
     });
   },

@@ -3,6 +3,7 @@
  * with time limits on every wait.
  */
 import { connect, type Socket } from "node:net";
+import { activeHandles, leaked } from "@bobbin/unix/conformance";
 
 /** A TCP client that keeps everything it received. */
 export class Client {
@@ -113,4 +114,20 @@ export async function settledFds(read: () => number | null): Promise<number | nu
     last = now;
   }
   return last;
+}
+
+/**
+ * The kinds of Node handles opened since `before` and still open, once
+ * Node's loop has had up to `ms` to finish closing what is closing (a
+ * server's handle outlives its 'close' event by a turn of the loop, a
+ * socket disposed with `using` closes without being waited for). Empty when
+ * nothing leaked.
+ */
+export async function handlesLeft(before: Record<string, number>, ms = 2000): Promise<Record<string, number>> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const left = leaked(before, activeHandles());
+    if (Object.keys(left).length === 0 || Date.now() > until) return left;
+    await delay(20);
+  }
 }

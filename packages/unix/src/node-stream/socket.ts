@@ -30,6 +30,8 @@ type AnyStream = Readable &
   Writable & {
     /** Set once the stream was destroyed and emitted 'close' (Node ≥ 18; `undefined` on legacy streams). */
     readonly closed?: boolean;
+    /** A Duplex's: whether its writable side outlives the end of its readable side. */
+    allowHalfOpen?: boolean;
   };
 
 /** Wakes every task parked on `queue`; each tries again. */
@@ -78,9 +80,6 @@ export class StreamSocket implements Socket {
   private gone: boolean;
   private sendShut = false;
   private receiveShut = false;
-  /** Bytes the stream handed over and no task has taken yet: `pending[pendingOff…]`. */
-  private pending: Uint8Array | null = null;
-  private pendingOff = 0;
   private readonly readers: B.Trigger[] = [];
   private readonly writers: B.Trigger[] = [];
   private readonly closers: B.Trigger[] = [];
@@ -110,6 +109,9 @@ export class StreamSocket implements Socket {
     this.stream = stream as AnyStream;
     this.gone = this.stream.closed === true;
     if (this.gone) return;
+    // Half-open, as sockets are: the peer's end does not end this side (a
+    // Duplex made with allowHalfOpen: false would end it once read to its end).
+    if (readable && writable) this.stream.allowHalfOpen = true;
     if (readable) {
       // A 'readable' listener puts the stream in paused mode: the socket reads it.
       stream.on("readable", this.onReadable);
@@ -134,31 +136,28 @@ export class StreamSocket implements Socket {
   }
 
   /**
-   * Copies up to `len > 0` bytes into `buf[off…]`: the pending ones, else
-   * what the stream has buffered. Returns how many, 0 at the end of the
-   * stream, or -1 when nothing is there yet.
+   * Copies up to `len > 0` bytes the stream has buffered into `buf[off…]`.
+   * Returns how many, 0 at the end of the stream, or -1 when nothing is
+   * there yet.
    * @throws SocketClosed, the stream's error, or `ERR_STREAM_PREMATURE_CLOSE`.
    */
   take(buf: Uint8Array, off: number, len: number): number {
     if (this.state === "closed") throw new SocketClosed("read()");
     if (this.receiveShut) return 0;
-    let chunk = this.pending;
-    let start = this.pendingOff;
-    if (chunk === null) {
-      const next = this.stream.read() as Uint8Array | string | null;
-      if (next !== null) {
-        chunk = typeof next === "string" ? Buffer.from(next) : next;
-        start = 0;
-      }
-    }
+    const stream = this.stream;
+    // Never more than wanted: what a task has not taken stays in the stream,
+    // whose 'end' comes once it is all taken.
+    const buffered = stream.readableLength;
+    const chunk = stream.read(buffered === 0 ? undefined : Math.min(len, buffered)) as unknown;
     if (chunk !== null) {
-      const n = Math.min(len, chunk.length - start);
-      buf.set(chunk.subarray(start, start + n), off);
-      this.pending = start + n < chunk.length ? chunk : null;
-      this.pendingOff = start + n;
+      if (!(chunk instanceof Uint8Array)) {
+        throw new TypeError("read(): the Node stream gave text, not bytes: setEncoding() was called on it after fromStream()");
+      }
+      if (chunk.length > len) stream.unshift(chunk.subarray(len));
+      const n = Math.min(len, chunk.length);
+      buf.set(n === chunk.length ? chunk : chunk.subarray(0, n), off);
       return n;
     }
-    const stream = this.stream;
     if (stream.readableEnded) return 0;
     if (stream.errored) throw stream.errored;
     if (this.gone || stream.destroyed) throw prematureClose("read");
@@ -219,7 +218,6 @@ export class StreamSocket implements Socket {
     }
     if (how !== "send" && !this.receiveShut) {
       this.receiveShut = true;
-      this.pending = null;
       wakeAll(this.readers);
     }
   }
@@ -228,7 +226,6 @@ export class StreamSocket implements Socket {
   closeNow(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    this.pending = null;
     wakeAll(this.readers);
     wakeAll(this.writers);
     if (!this.gone) this.stream.destroy();

@@ -21,6 +21,7 @@ import {
   run,
   type Socket,
   shutdown,
+  sleep,
   write,
 } from "../../src/index.js";
 import { failure, thrown } from "../helpers.js";
@@ -160,6 +161,36 @@ describe("fromStream over Node's own streams", () => {
       });
       expect(answer).toBe("bye");
       expect(Buffer.concat(peerData).toString()).toBe("hello");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("half-open, as sockets are: after the peer's end, this side still writes (even over a net.Socket made with allowHalfOpen: false)", async () => {
+    let heard: (text: string) => void = () => {};
+    const answer = new Promise<string>((resolve) => (heard = resolve));
+    const server = net.createServer({ allowHalfOpen: true }, (c) => {
+      let got = "";
+      c.on("data", (d) => (got += d));
+      c.on("end", () => heard(got));
+      c.end("question"); // and the server's end of stream
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      const question = await run(function* () {
+        const conn = net.connect({ host: "127.0.0.1", port, allowHalfOpen: false });
+        using sock = fromStream(conn);
+        const text = (yield* readAll(sock)).toString(); // to the peer's end
+        yield* sleep(0.05); // Node would have ended this side by now
+        yield* write(sock, "late answer");
+        shutdown(sock, "send");
+        yield* B.promise(() => answer);
+        return text;
+      });
+      expect(question).toBe("question");
+      expect(await answer).toBe("late answer");
     } finally {
       server.close();
     }

@@ -73,6 +73,24 @@ describe("fromStream: read", () => {
     expect(text).toBe("hello, streams!");
   });
 
+  it("takes no more than it was asked: the rest stays in the stream, whose 'end' comes once every byte was read", async () => {
+    await run(function* () {
+      const source = bytes("0123456789");
+      let ended = false;
+      source.on("end", () => (ended = true));
+      const sock = fromStream(source);
+      const one = Buffer.alloc(1);
+      yield* readExactly(sock, one);
+      yield* sleep(0.01);
+      expect(source.readableLength).toBe(9);
+      expect(ended).toBe(false);
+      yield* readExactly(sock, Buffer.alloc(9));
+      expect(yield* read(sock, one)).toBe(0);
+      expect(ended).toBe(true);
+      yield* close(sock);
+    });
+  });
+
   it("waits for bytes written later, by another task", async () => {
     await run(function* () {
       const pipe = new PassThrough();
