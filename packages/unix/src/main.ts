@@ -78,7 +78,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
  *   const server = tcpv4();
  *   try {
  *     yield* bindAndListen(server, { host: "127.0.0.1", port: 3000 });
- *     for (;;) serve(yield* accept(server));
+ *     const [client] = yield* accept(server);
+ *     yield* echo(client);
  *   } finally {
  *     yield* close(server);    // runs on Ctrl-C, before the exit (code 130)
  *   }
