@@ -37,6 +37,20 @@ function inProcess(backend: (domain: number) => Backend, domains: number, client
   );
 }
 
+/** `node dist/ch08-echo.js` on dom0 alone, serving one client that had an echo. */
+async function servingOneClient(backend: string): Promise<{ program: Program; client: Client }> {
+  const program = Program.start("ch08-echo.js", ["--port", "0", "--domains", "0", "--quiet"], { BOBBIN_BACKEND: backend });
+  try {
+    const [, port] = await program.waitFor(/echo server on 127\.0\.0\.1:(\d+)/);
+    const client = await Client.connect(Number(port));
+    await client.roundTrip("hello\n");
+    return { program, client };
+  } catch (error) {
+    program.kill();
+    throw error;
+  }
+}
+
 /** `n` clients at once, each echoed one line, then gone. */
 async function echoes(port: number, n: number): Promise<void> {
   const cs = await Promise.all(Array.from({ length: n }, () => Client.connect(port)));
@@ -126,11 +140,8 @@ describe.each(await backends())("chapter 8 on the %s backend", (name, backend) =
   });
 
   it("node dist/ch08-echo.js under main: SIGTERM cancels the servers (their clients' connections close), exit code 143", async () => {
-    const program = Program.start("ch08-echo.js", ["--port", "0", "--domains", "0", "--quiet"], { BOBBIN_BACKEND: name });
+    const { program, client } = await servingOneClient(name);
     try {
-      const [, port] = await program.waitFor(/echo server on 127\.0\.0\.1:(\d+)/);
-      const client = await Client.connect(Number(port));
-      await client.roundTrip("hello\n");
       program.child.kill("SIGTERM");
       await client.closed; // cancelled, not served to the end
       const exit = await program.end();
@@ -143,11 +154,8 @@ describe.each(await backends())("chapter 8 on the %s backend", (name, backend) =
   });
 
   it("node dist/ch08-echo.js under main: a second SIGINT, while a client is still served, ends it at once (130)", async () => {
-    const program = Program.start("ch08-echo.js", ["--port", "0", "--domains", "0", "--quiet"], { BOBBIN_BACKEND: name });
+    const { program, client } = await servingOneClient(name);
     try {
-      const [, port] = await program.waitFor(/echo server on 127\.0\.0\.1:(\d+)/);
-      const client = await Client.connect(Number(port));
-      await client.roundTrip("hello\n");
       program.child.kill("SIGINT");
       await program.waitFor(/SIGINT: stopping/);
       await client.roundTrip("still served\n"); // the graceful stop waits for this client…

@@ -51,6 +51,20 @@ function bytes(...chunks: string[]): Readable {
   );
 }
 
+/** The errors of a read waiting when its stream is destroyed (with `error`), and of the read after. */
+function readsWhenDestroyed(error?: Error): Promise<NodeJS.ErrnoException[]> {
+  return run(function* () {
+    const pipe = new PassThrough();
+    using sock = fromStream(pipe);
+    const reader = B.spawn(function* () {
+      return yield* failure(() => read(sock, Buffer.alloc(8)));
+    });
+    yield* sleep(0.01);
+    pipe.destroy(error);
+    return [yield* B.awaitExn(reader), yield* failure(() => read(sock, Buffer.alloc(8)))];
+  });
+}
+
 /** Reads `sock` to its end. */
 function* readAll(sock: ReturnType<typeof fromStream>, size = 7): Generator<B.Instruction, string, unknown> {
   const buf = Buffer.alloc(size);
@@ -157,33 +171,13 @@ describe("fromStream: read", () => {
   });
 
   it("the stream's error is the error of the read waiting on it, and of the reads after", async () => {
-    await run(function* () {
-      const pipe = new PassThrough();
-      const sock = fromStream(pipe);
-      const reader = B.spawn(function* () {
-        return yield* failure(() => read(sock, Buffer.alloc(8)));
-      });
-      yield* sleep(0.01);
-      const boom = new Error("boom");
-      pipe.destroy(boom);
-      expect(yield* B.awaitExn(reader)).toBe(boom);
-      expect(yield* failure(() => read(sock, Buffer.alloc(8)))).toBe(boom);
-      yield* close(sock);
-    });
+    const boom = new Error("boom");
+    expect(await readsWhenDestroyed(boom)).toEqual([boom, boom]);
   });
 
   it("a stream destroyed before its end, without an error: ERR_STREAM_PREMATURE_CLOSE", async () => {
-    await run(function* () {
-      const pipe = new PassThrough();
-      const sock = fromStream(pipe);
-      const reader = B.spawn(function* () {
-        return yield* failure(() => read(sock, Buffer.alloc(8)));
-      });
-      yield* sleep(0.01);
-      pipe.destroy();
-      expect((yield* B.awaitExn(reader)).code).toBe("ERR_STREAM_PREMATURE_CLOSE");
-      yield* close(sock);
-    });
+    const errors = await readsWhenDestroyed();
+    expect(errors.map((e) => e.code)).toEqual(["ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_PREMATURE_CLOSE"]);
   });
 
   it("shutdown(sock, 'receive'): reads return 0, a waiting one too", async () => {
