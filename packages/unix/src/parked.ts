@@ -35,6 +35,12 @@ export function removeWaiter<W>(list: W[], op: W): boolean {
   return true;
 }
 
+/** @internal Calls `ready()` on every operation of a waiting list and empties it: each tries again in its own fiber. */
+export function wakeAll(list: Parked<unknown>[]): void {
+  if (list.length === 0) return;
+  for (const op of list.splice(0)) op.ready();
+}
+
 const IDLE = 0;
 /** `wait` runs: a `ready()` now means "try again" rather than "wake the task". */
 const REGISTERING = 1;

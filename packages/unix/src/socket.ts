@@ -25,7 +25,7 @@ const ZERO = new Immediate(0);
 const NOTHING = new Immediate<void>(undefined);
 
 /**
- * Whether sockets of `kind` are streams (TCP and Unix sockets), as opposed to datagrams (UDP).
+ * Whether sockets of `kind` are streams (TCP and Unix sockets, and sockets over Node streams), as opposed to datagrams (UDP).
  *
  * @example
  * ```ts

@@ -8,7 +8,6 @@
  * `Connections` queues them for the accepting task, which takes them one at
  * a time as it would with `accept`.
  */
-import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import * as tls from "node:tls";
 import * as B from "@bobbin/core";
@@ -78,7 +77,7 @@ export function* listen(credentials: SelfSigned, address: InetAddress): Generato
   const server = tls.createServer({ key: credentials.key, cert: credentials.cert });
   const connections = new Connections(server);
   server.listen(address.port, address.host);
-  yield* B.promise(() => once(server, "listening"));
+  yield* B.once(server, "listening");
   const { address: host, port } = server.address() as AddressInfo;
   return { server, connections, address: { host, port } };
 }
@@ -94,9 +93,8 @@ export function* listen(credentials: SelfSigned, address: InetAddress): Generato
  */
 export function* stop({ server, connections }: TlsServer): Generator<B.Instruction, void, unknown> {
   connections[Symbol.dispose]();
-  const closed = once(server, "close");
   server.close();
-  yield* B.promise(() => closed);
+  yield* B.once(server, "close");
 }
 
 /**

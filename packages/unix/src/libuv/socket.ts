@@ -15,7 +15,7 @@ import * as dns from "node:dns";
 import * as net from "node:net";
 import type { Address, Socket, SocketKind, SocketState } from "../backend.js";
 import { SocketClosed } from "../errors.js";
-import type { Parked } from "../parked.js";
+import { type Parked, wakeAll } from "../parked.js";
 import { type SharedSocket, ShareGuard } from "../share.js";
 import type { LibuvBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
@@ -38,13 +38,6 @@ export type Waiter = Parked<unknown>;
 /** A parked write: it is done once `doneSeq` reaches its `seq`. */
 export interface WriteWaiter extends Waiter {
   readonly seq: number;
-}
-
-/** Calls `ready()` on every waiter of `list` and empties it. */
-function wakeAll(list: Waiter[]): void {
-  if (list.length === 0) return;
-  const ops = list.splice(0);
-  for (const op of ops) op.ready();
 }
 
 /** A libuv handle as Node's IPC delivers it (a `TCP` or `Pipe` wrap). */

@@ -7,29 +7,8 @@
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import type { Address, ShutdownCommand, Socket, SocketBackend } from "../backend.js";
-import { checkTimeouts } from "../timeout.js";
+import { StreamClose, StreamRead, StreamWrite } from "./ops.js";
 import type { StreamSocket } from "./socket.js";
-
-function* readStream(s: StreamSocket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, number, unknown> {
-  checkTimeouts();
-  for (;;) {
-    const n = s.take(buf, off, len);
-    if (n >= 0) return n;
-    yield* s.waitToRead();
-  }
-}
-
-function* writeStream(s: StreamSocket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, void, unknown> {
-  checkTimeouts();
-  const request = s.startWrite(buf, off, len);
-  if (request !== null) yield* s.finishWrite(request);
-}
-
-function* closeStream(s: StreamSocket): Generator<B.Instruction, void, unknown> {
-  s.closeNow();
-  checkTimeouts();
-  yield* s.waitGone();
-}
 
 const connectedFromTheStart = (): never => {
   throw new TypeError(
@@ -44,13 +23,13 @@ class NodeStreamBackend implements SocketBackend {
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as StreamSocket;
     if (!s.readable) throw new TypeError("read() needs a readable stream: this socket adapts a Writable (it has no read())");
-    return readStream(s, buf, off, len);
+    return new StreamRead(s, buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as StreamSocket;
     if (!s.writable) throw new TypeError("write() needs a writable stream: this socket adapts a Readable (it has no write())");
-    return writeStream(s, buf, off, len);
+    return new StreamWrite(s, buf, off, len);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
@@ -58,7 +37,7 @@ class NodeStreamBackend implements SocketBackend {
   }
 
   close(sock: Socket): B.Operation<void> {
-    return closeStream(sock as StreamSocket);
+    return new StreamClose(sock as StreamSocket);
   }
 
   closeNow(sock: Socket): void {

@@ -1,17 +1,15 @@
 /**
- * A socket over a Node stream (what `fromStream` makes): the stream, the
- * bytes read from it that no task has taken yet, and the tasks waiting on it.
- *
- * Waiting tasks park on core triggers, which the stream's events signal;
- * each event wakes every waiter of its kind, and each tries again in its own
+ * A socket over a Node stream (what `fromStream` makes): the stream, and the
+ * operations parked on it (`ops.ts`), woken by the stream's events. Each
+ * event wakes every waiter of its kind, and each tries again in its own
  * fiber (edge-triggered, as in the backends: a cancelled waiter leaves
- * nothing behind and loses nothing, so no hand-off is needed). Nothing here
- * depends on the run's backend.
+ * nothing behind and loses nothing). Nothing here depends on the run's
+ * backend.
  */
 import type { Readable, Writable } from "node:stream";
-import * as B from "@bobbin/core";
 import type { ShutdownCommand, Socket, SocketBackend, SocketState } from "../backend.js";
 import { SocketClosed, systemError } from "../errors.js";
+import { type Parked, wakeAll } from "../parked.js";
 
 /**
  * What `fromStream` adapts: a Node `Readable`, `Writable` or `Duplex` (a
@@ -34,23 +32,6 @@ type AnyStream = Readable &
     allowHalfOpen?: boolean;
   };
 
-/** Wakes every task parked on `queue`; each tries again. */
-function wakeAll(queue: B.Trigger[]): void {
-  if (queue.length === 0) return;
-  for (const trigger of queue.splice(0)) trigger.signal();
-}
-
-/** Parks the task on `trigger`, registered in `queue` while it waits (and not after, however the wait ends). */
-function* park(queue: B.Trigger[], trigger: B.Trigger): Generator<B.Instruction, void, unknown> {
-  queue.push(trigger);
-  try {
-    yield* trigger.wait();
-  } finally {
-    const i = queue.indexOf(trigger);
-    if (i >= 0) queue.splice(i, 1);
-  }
-}
-
 /** The stream ended without its end: destroyed by its owner, or by a peer that left without one. */
 function prematureClose(syscall: string): NodeJS.ErrnoException {
   const error = new Error(`${syscall}(): the Node stream was destroyed before its end`) as NodeJS.ErrnoException;
@@ -59,30 +40,17 @@ function prematureClose(syscall: string): NodeJS.ErrnoException {
   return error;
 }
 
-/** @internal One write handed to the stream: over once the stream called back. */
-export class WriteRequest {
-  done = false;
-  error: Error | null = null;
-  /** The writing task's trigger while it waits. */
-  trigger: B.Trigger | null = null;
-  readonly callback = (error?: Error | null): void => {
-    this.done = true;
-    this.error = error ?? null;
-    this.trigger?.signal();
-  };
-}
-
 /** @internal A socket over a Node stream. */
 export class StreamSocket implements Socket {
   readonly kind = "stream";
   state: SocketState = "connected";
   /** The stream emitted `'close'`: no event will come any more, and the socket's listeners are gone. */
-  private gone: boolean;
+  gone: boolean;
   private sendShut = false;
   private receiveShut = false;
-  private readonly readers: B.Trigger[] = [];
-  private readonly writers: B.Trigger[] = [];
-  private readonly closers: B.Trigger[] = [];
+  readonly readers: Parked<unknown>[] = [];
+  readonly writers: Parked<unknown>[] = [];
+  readonly closers: Parked<unknown>[] = [];
   private readonly stream: AnyStream;
   private readonly onReadable = (): void => wakeAll(this.readers);
   /** Keeps the stream's errors away from the process: they are the operations' (see `take`, `write`). */
@@ -164,40 +132,28 @@ export class StreamSocket implements Socket {
     return -1;
   }
 
-  /** Parks the reading task until the stream has news. */
-  waitToRead(): B.Operation<void> {
-    return park(this.readers, new B.Trigger());
-  }
-
   /**
-   * Hands `buf[off, off + len)` to the stream. Returns null when the stream
-   * took it at once (its buffer is empty again: `buf` may be reused), or
-   * the request to wait for.
+   * Hands `buf[off, off + len)` to the stream. Returns true when the stream
+   * took it at once (its buffer is empty again: `buf` may be reused), false
+   * when `written` will say.
    * @throws SocketClosed, `EPIPE` after `shutdown` or once the stream ended, the stream's error.
    */
-  startWrite(buf: Uint8Array, off: number, len: number): WriteRequest | null {
+  write(buf: Uint8Array, off: number, len: number, written: (error?: Error | null) => void): boolean {
     this.checkWritable();
     const stream = this.stream;
-    const request = new WriteRequest();
-    stream.write(off === 0 && len === buf.length ? buf : buf.subarray(off, off + len), request.callback);
-    if (stream.writableLength !== 0) return request;
+    stream.write(off === 0 && len === buf.length ? buf : buf.subarray(off, off + len), written);
+    if (stream.writableLength !== 0) return false;
     if (stream.errored) throw stream.errored; // failed at once (EPIPE…)
-    return null;
+    return true;
   }
 
   /**
-   * Waits until the stream called `request` back.
-   * @throws SocketClosed when the socket is closed meanwhile; the error of the write or of the stream.
+   * For a write still waiting for its callback.
+   * @throws SocketClosed when the socket was closed; the stream's error (or `EPIPE`) once it is gone, as it may never call back.
    */
-  *finishWrite(request: WriteRequest): Generator<B.Instruction, void, unknown> {
-    while (!request.done) {
-      if (this.state === "closed") throw new SocketClosed("write()");
-      // A destroyed stream may never call back a write it had begun.
-      if (this.gone) throw this.stream.errored ?? systemError("EPIPE", "write", "the Node stream closed before the bytes were written");
-      request.trigger = new B.Trigger();
-      yield* park(this.writers, request.trigger);
-    }
-    if (request.error !== null) throw this.state === "closed" ? new SocketClosed("write()") : request.error;
+  checkWriting(): void {
+    if (this.state === "closed") throw new SocketClosed("write()");
+    if (this.gone) throw this.stream.errored ?? systemError("EPIPE", "write", "the Node stream closed before the bytes were written");
   }
 
   private checkWritable(): void {
@@ -229,11 +185,6 @@ export class StreamSocket implements Socket {
     wakeAll(this.readers);
     wakeAll(this.writers);
     if (!this.gone) this.stream.destroy();
-  }
-
-  /** Parks until the stream emitted `'close'`. */
-  *waitGone(): Generator<B.Instruction, void, unknown> {
-    while (!this.gone) yield* park(this.closers, new B.Trigger());
   }
 
   /** The stream itself, for `getsockname`. */
