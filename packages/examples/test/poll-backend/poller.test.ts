@@ -116,7 +116,10 @@ describe("the poll backend keeps Miou's events contract", () => {
 
   it("interrupt ends a blocked select: a task woken from a Node callback runs at once", async () => {
     const elapsed = await onPoll(function* (poller) {
-      const sleeper = B.spawn(sleep, 10); // so that select blocks, with its timer 10 s away
+      // so that select blocks, with its timer 10 s away
+      const sleeper = B.spawn(function* () {
+        yield* sleep(10);
+      });
       yield* B.yieldNow();
       const trigger = new B.Trigger();
       const interrupts = poller.stats.interrupts;
