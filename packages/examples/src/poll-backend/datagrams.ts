@@ -53,12 +53,12 @@ export function* sendto(
   const { host, port } = addr as InetAddress;
   let sent = false;
   let failure: Error | null = null;
-  sock.unacknowledged++;
   udp.send(buf, off, len, port, host, (error) => {
     sent = true;
     failure = error;
     sock.acknowledged();
   });
+  sock.unacknowledged++; // counted once handed over (the callback always comes later)
   for (;;) {
     yield* sock.poller.wait(sock, "writable", "sendto");
     if (sock.closed) throw new SocketClosed("sendto()");

@@ -73,12 +73,12 @@ export function* write(sock: PollSocket, buf: Uint8Array, off: number, len: numb
   const stream = sock.stream!;
   if (stream.destroyed) throw systemError("EPIPE", "write", "the connection is closed");
   const request: WriteRequest = { done: false, error: null };
-  sock.unacknowledged++;
   stream.write(off === 0 && len === buf.length ? buf : buf.subarray(off, off + len), (error?: Error | null) => {
     request.done = true;
     request.error = error ?? null;
     sock.acknowledged();
   });
+  sock.unacknowledged++; // counted once handed over (the callback always comes later)
   if (stream.writableLength === 0) {
     // Written synchronously, or failed synchronously (EPIPE, ECONNRESET).
     if (stream.errored) throw stream.errored;
