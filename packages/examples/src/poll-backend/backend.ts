@@ -178,7 +178,7 @@ function udpAddress(s: PollSocket): AddressInfo | null {
  * @example
  * ```ts
  * import { run } from "@bobbin/unix";
- * import { pollBackend } from "@bobbin/examples/poll-backend";
+ * import { pollBackend } from "./poll-backend/backend.js";
  * await run(main, { backend: pollBackend });
  * ```
  * @throws never.

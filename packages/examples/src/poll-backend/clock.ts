@@ -24,7 +24,16 @@ class Alarm implements Deadline {
   }
 }
 
-/** The clock of the poll backend: `performance.now()` milliseconds. */
+/**
+ * The clock of the poll backend: `performance.now()` milliseconds.
+ *
+ * @example
+ * ```ts
+ * const clock = new Clock(poller);
+ * yield* clock.sleep(50);
+ * ```
+ * @throws from `sleep`: `Timeout`, `Cancelled`.
+ */
 export class Clock {
   readonly timers = new Timers();
 

@@ -26,6 +26,10 @@ function* opened(sock: PollSocket, name: string): Generator<B.Instruction, void,
  * `bindAndListen`: a `net.Server` listening (TCP, Unix), or a bound `dgram`
  * socket (UDP).
  *
+ * @example
+ * ```ts
+ * yield* bindAndListen(sock, { host: "127.0.0.1", port: 0 }, { backlog: 511, reuseAddr: true });
+ * ```
  * @throws `EADDRINUSE`, `EACCES`, `ENOTFOUND`… (the socket stays fresh), SocketClosed, `Timeout`, `Cancelled`.
  */
 export function* bindAndListen(sock: PollSocket, addr: Address, options: Required<ListenOptions>): Generator<B.Instruction, void, unknown> {
@@ -52,6 +56,10 @@ function peerOf(client: PollSocket): Address {
 /**
  * `accept`: a connection Node accepted, or the accept error it reported.
  *
+ * @example
+ * ```ts
+ * const [client, peer] = yield* accept(sock);
+ * ```
  * @throws `EMFILE`… (once per failure), SocketClosed, `Timeout`, `Cancelled`.
  */
 export function* accept(sock: PollSocket): Generator<B.Instruction, [PollSocket, Address], unknown> {
@@ -73,6 +81,10 @@ export function* accept(sock: PollSocket): Generator<B.Instruction, [PollSocket,
  * `connect`: a `net.Socket` connecting (names resolved with the socket's
  * own counted lookup); the socket is fresh again when it fails.
  *
+ * @example
+ * ```ts
+ * yield* connect(sock, { host: "localhost", port: 3000 });
+ * ```
  * @throws `ECONNREFUSED`, `ENOENT`, `ENOTFOUND`…, SocketClosed, `Timeout` (the socket stays `connecting`), `Cancelled`.
  */
 export function* connect(sock: PollSocket, addr: Address): Generator<B.Instruction, void, unknown> {
@@ -91,6 +103,10 @@ export function* connect(sock: PollSocket, addr: Address): Generator<B.Instructi
  * `close`: begins closing (the socket is `closed` at once), then parks until
  * every Node handle and lookup of the socket is gone.
  *
+ * @example
+ * ```ts
+ * yield* close(sock);
+ * ```
  * @throws `Timeout` (in an expired `withTimeout` scope: the socket is closing all the same), `Cancelled`.
  */
 export function* close(sock: PollSocket): Generator<B.Instruction, void, unknown> {

@@ -6,6 +6,10 @@ import type { PollSocket } from "./socket.js";
 /**
  * `recvfrom`: one datagram, truncated to `len`.
  *
+ * @example
+ * ```ts
+ * const [n, from] = yield* recvfrom(sock, buf, 0, buf.length);
+ * ```
  * @throws the socket's error, SocketClosed, `Timeout`, `Cancelled`.
  */
 export function* recvfrom(
@@ -37,6 +41,10 @@ export function* recvfrom(
  * binds a fresh socket at its first send, and resolves a name with the
  * socket's counted lookup).
  *
+ * @example
+ * ```ts
+ * yield* sendto(sock, buf, 0, n, { host: "127.0.0.1", port: 9 });
+ * ```
  * @throws `EMSGSIZE`, `ENOTFOUND`…, SocketClosed, `Timeout`, `Cancelled`.
  */
 export function* sendto(

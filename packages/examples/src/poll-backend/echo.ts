@@ -25,14 +25,28 @@ import { serve } from "../ch06/echo.js";
 import { type PollBackend, pollBackend } from "./backend.js";
 import type { PollerStats } from "./poller.js";
 
-/** How much the clients do. */
+/**
+ * How much the clients do.
+ *
+ * @example
+ * ```ts
+ * const load: EchoLoad = { clients: 100, messages: 10, size: 64 };
+ * ```
+ */
 export interface EchoLoad {
   readonly clients: number;
   readonly messages: number;
   readonly size: number;
 }
 
-/** What happened. */
+/**
+ * What happened.
+ *
+ * @example
+ * ```ts
+ * const { bytes, stats } = await echoOnPoll(load);
+ * ```
+ */
 export interface EchoReport extends EchoLoad {
   /** Bytes echoed back and checked, all clients together. */
   readonly bytes: number;

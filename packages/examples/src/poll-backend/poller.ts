@@ -32,10 +32,24 @@
  */
 import * as B from "@bobbin/core";
 
-/** What a parked task waits for, as poll(2)'s `POLLIN` / `POLLOUT`, plus the end of a closing. */
+/**
+ * What a parked task waits for, as poll(2)'s `POLLIN` / `POLLOUT`, plus the end of a closing.
+ *
+ * @example
+ * ```ts
+ * yield* poller.wait(sock, "writable", "connect");
+ * ```
+ */
 export type Readiness = "readable" | "writable" | "released";
 
-/** A thing `select` can poll: a socket of this backend. */
+/**
+ * A thing `select` can poll: a socket of this backend.
+ *
+ * @example
+ * ```ts
+ * isReady(event) { return event === "readable" ? this.buffered !== 0 : this.unacknowledged === 0; }
+ * ```
+ */
 export interface Pollable {
   /** Whether `event` holds now (asked by `select`, for the interests parked on it). */
   isReady(event: Readiness): boolean;
@@ -43,7 +57,14 @@ export interface Pollable {
   readonly interests: Interest[];
 }
 
-/** One parked wait: the syscall to signal, the socket and the event it waits for. */
+/**
+ * One parked wait: the syscall to signal, the socket and the event it waits for.
+ *
+ * @example
+ * ```ts
+ * const interest: Interest = { syscall: B.syscall("read"), target: sock, event: "readable" };
+ * ```
+ */
 export interface Interest {
   readonly syscall: B.Syscall;
   readonly target: Pollable;
@@ -53,6 +74,11 @@ export interface Interest {
 /**
  * What the poller did, for the curious (the example program prints it) and
  * the tests.
+ *
+ * @example
+ * ```ts
+ * console.log(`${poller.stats.forgotten} cancelled syscalls forgotten in select`);
+ * ```
  */
 export interface PollerStats {
   /** Calls of `select`. */
@@ -82,6 +108,7 @@ const NOTHING: B.Signal[] = [];
  * // the backend's events:
  * select: (block, cancelled) => poller.select(block, cancelled),
  * ```
+ * @throws never: `select`'s Promise is settled, never rejected.
  */
 export class Poller {
   readonly stats: PollerStats = { selects: 0, blocked: 0, signals: 0, forgotten: 0, interrupts: 0 };

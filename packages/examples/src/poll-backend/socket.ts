@@ -17,10 +17,10 @@ import type { Address, InetAddress, Socket, SocketKind, SocketState } from "@bob
 import type { Interest, Pollable, Poller, Readiness } from "./poller.js";
 
 /** Datagrams kept for `recvfrom`; later ones are dropped, as a full kernel buffer would. */
-export const MAX_DATAGRAMS = 1024;
+const MAX_DATAGRAMS = 1024;
 
 /** A datagram received and not taken yet. */
-export interface Datagram {
+interface Datagram {
   readonly msg: Buffer;
   readonly from: InetAddress;
 }
@@ -28,7 +28,15 @@ export interface Datagram {
 /** Node's name lookup, as `net` and `dgram` take it in their options. */
 type Lookup = NonNullable<net.TcpSocketConnectOpts["lookup"]>;
 
-/** What a socket needs of its backend: the poller to touch, and the list of sockets holding something of Node's. */
+/**
+ * What a socket needs of its backend: the poller to touch, and the list of
+ * sockets holding something of Node's.
+ *
+ * @example
+ * ```ts
+ * class PollBackend implements Backend, SocketHost { … socket(kind) { return new PollSocket(kind, this, this); } }
+ * ```
+ */
 export interface SocketHost {
   readonly poller: Poller;
   /** The socket holds a Node handle or a lookup now. */
@@ -44,7 +52,17 @@ function afterCloseCallbacks(fn: () => void): void {
   setImmediate(setImmediate, fn);
 }
 
-/** A socket of the poll backend. */
+/**
+ * A socket of the poll backend. `@bobbin/unix`'s users see it as an opaque
+ * `Socket`; the operations of this backend read and move its state.
+ *
+ * @example
+ * ```ts
+ * const sock = new PollSocket("tcp4", backend, backend);
+ * sock.isReady("readable");   // what select asks for each interest parked on it
+ * ```
+ * @throws never from its methods: failures are recorded for the operations to throw.
+ */
 export class PollSocket implements Socket, Pollable {
   state: SocketState = "fresh";
   readonly interests: Interest[] = [];

@@ -39,6 +39,10 @@ function tryRead(sock: PollSocket, buf: Uint8Array, off: number, len: number): n
 /**
  * `read(sock, buf, off, len)`: at least one byte, 0 at the end of the stream.
  *
+ * @example
+ * ```ts
+ * const n = yield* read(sock, buf, 0, buf.length);   // what PollBackend.read returns
+ * ```
  * @throws SocketClosed, the stream's error (`ECONNRESET`…), `Timeout`, `Cancelled`.
  */
 export function* read(sock: PollSocket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, number, unknown> {
@@ -63,6 +67,10 @@ interface WriteRequest {
  * write's callback came. A socket is `writable` when no write handed to
  * Node waits for its callback (its send buffer is empty).
  *
+ * @example
+ * ```ts
+ * yield* write(sock, buf, 0, n);
+ * ```
  * @throws SocketClosed, `EPIPE` after `shutdown(sock, "send")`, the stream's error, `Timeout`, `Cancelled`.
  */
 export function* write(sock: PollSocket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, void, unknown> {

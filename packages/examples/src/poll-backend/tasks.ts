@@ -13,6 +13,12 @@ import type { PollBackend } from "./backend.js";
  * SharedArrayBuffer) is given, `asleep[0]` is set to 1 just before the task
  * sleeps, and `asleep[1]` to how many times its domain's `select` was
  * interrupted when it ends (cancelled or not).
+ *
+ * @example
+ * ```ts
+ * yield* B.awaitExn(B.call(sleepThere, 0.01));   // { domain: 1, backend: "poll" }
+ * ```
+ * @throws Cancelled when cancelled while it sleeps.
  */
 export const sleepThere = B.defineTask(import.meta.url, "sleepThere", function* (seconds: number, asleep?: Int32Array) {
   const backend = B.Domain.events() as PollBackend;
