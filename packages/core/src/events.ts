@@ -40,7 +40,9 @@ export type Uid = number;
  *   cancelled: forget them. It may return a Promise when the backend is driven
  *   by Node's loop; the scheduler then returns to the loop until it settles. A
  *   blocking `select` that answers at once with nothing ready sends the
- *   scheduler back to Node's loop too.
+ *   scheduler back to Node's loop too: while syscalls wait, it is asked again
+ *   after one turn of the loop (so it may hear of readiness from Node's
+ *   callbacks).
  * - `interrupt()` makes a pending `select` return promptly (a task was woken
  *   from elsewhere).
  * - `finaliser()` runs once when the domain stops.

@@ -166,6 +166,35 @@ describe("events", () => {
     expect(events.interrupts).toBeGreaterThanOrEqual(1);
   });
 
+  it("a blocking select that answers at once with nothing ready lets Node's loop run before it is asked again", async () => {
+    // A backend that never blocks: readiness comes from a Node timer, so the
+    // scheduler must give Node's loop a turn between two empty answers.
+    let ready: B.Syscall | null = null;
+    let emptyAnswers = 0;
+    const events: B.Events = {
+      select(block) {
+        if (ready !== null) {
+          const point = ready;
+          ready = null;
+          return [B.signal(point)];
+        }
+        if (block && ++emptyAnswers > 100_000) throw new Error("select was asked again and again without Node's loop running");
+        return [];
+      },
+      interrupt() {},
+      finaliser() {},
+    };
+    const value = await B.run(
+      function* () {
+        const point = B.syscall();
+        yield* B.suspend(point, () => setTimeout(() => (ready = point), 5));
+        return "woken";
+      },
+      { events: () => events },
+    );
+    expect(value).toBe("woken");
+  });
+
   it("validates its arguments", () => {
     expect(() => B.signal({} as B.Syscall)).toThrow(TypeError);
     expect(() => B.uid(null as unknown as B.Syscall)).toThrow(TypeError);

@@ -94,11 +94,7 @@ export class Loop {
       }
       const now = performance.now();
       if (now > deadline) {
-        // Let Node's loop breathe (I/O callbacks, timers, worker messages).
-        if (!k.done) {
-          this.scheduled = true;
-          setImmediate(this.runFn);
-        }
+        this.continueAfterNodeTurn();
         return;
       }
       untilCheck = this.adaptClock(now - lastClock);
@@ -126,10 +122,20 @@ export class Loop {
     const syscalls = k.pendingSyscalls !== 0 || k.cancelledSyscalls.length !== 0;
     if (!syscalls && !k.backendPending()) return false;
     const keepLooping = this.poll(true);
-    // Waiting on syscalls, a select that answered empty-handed is asked again
-    // (it may block, as Miou's do); otherwise the loop goes back to Node's
-    // rather than spin: the backend wakes its operations itself.
-    return syscalls ? keepLooping : keepLooping && !k.ready.isEmpty();
+    if (!keepLooping || !k.ready.isEmpty()) return keepLooping;
+    // It answered at once with nothing ready. Asked again right away, a
+    // backend that hears of readiness from Node's callbacks would spin with
+    // Node's loop stopped: syscalls are polled again after a turn of the loop.
+    // Other waits are woken by the backend itself, which schedules a slice.
+    if (syscalls) this.continueAfterNodeTurn();
+    return false;
+  }
+
+  /** Ends the slice and runs the next one after a turn of Node's loop (I/O callbacks, timers, worker messages). */
+  private continueAfterNodeTurn(): void {
+    if (this.k.done) return;
+    this.scheduled = true;
+    setImmediate(this.runFn);
   }
 
   private poll(block: boolean): boolean {
