@@ -1,0 +1,113 @@
+/**
+ * A socket of the uring backend: its fd, the requests it has in flight, the
+ * bytes received ahead of `read`, its queues of parked operations.
+ */
+import type { Parked, ShareGuard, Socket, SocketKind, SocketState } from "@bobbin/unix";
+import type { UringBackend } from "./backend.js";
+import type { ReadOp, WriteOp } from "./ops.js";
+
+/** @internal */
+export type Waiter = Parked<unknown>;
+
+/** @internal */
+export class UringSocket implements Socket {
+  state: SocketState = "fresh";
+  fd = -1;
+  /** This fd's generation in the backend: part of every request's user data. */
+  gen = 0;
+  /** Requests in flight whose last completion has not come (the fd is closed only once this is 0). */
+  requests = 0;
+
+  // -- receiving (streams: multishot recv into provided buffers, read ahead) --
+  /** A multishot recv is in flight. */
+  recvArmed = false;
+  /** Received bytes not read yet reached the cap: the recv is being cancelled until `read` catches up. */
+  recvPaused = false;
+  /** The recv ended for want of provided buffers: it is armed again when one comes back. */
+  recvStarved = false;
+  /** Received chunks not read yet: (buffer id, length) pairs from `chunkHead`. */
+  readonly chunks: number[] = [];
+  chunkHead = 0;
+  /** Bytes of the first chunk already read. */
+  chunkOff = 0;
+  /** Bytes received and not read yet. */
+  queued = 0;
+  /** The peer ended the stream (after the queued bytes). */
+  eof = false;
+  /** The error that ended the recv, thrown by the `read` that meets it. */
+  readError: Error | null = null;
+  receiveShut = false;
+
+  // -- accepting (multishot accept, a few connections ahead) --
+  acceptArmed = false;
+  acceptPaused = false;
+  /** Connections accepted and not taken by `accept` yet. */
+  readonly backlog: number[] = [];
+  /** The error that ended the multishot accept (EMFILE…), thrown by the next `accept`. */
+  acceptError: Error | null = null;
+
+  // -- sending (one SEND in flight, from a staging slot) --
+  /** The staging slot of the send in flight, or -1. */
+  sendSlot = -1;
+  sendOff = 0;
+  sendLen = 0;
+  /** The parked write the send in flight belongs to; null once its write returned (the send is behind it). */
+  sendOwner: WriteOp | null = null;
+  /** The send in flight was cancelled: what it did not send is given up. */
+  sendCancelled = false;
+  /** The error of a send whose write had returned, thrown by the next `write`. */
+  sendError: Error | null = null;
+  /** The write in progress: it owns the sending side until its last byte is staged. */
+  writing: WriteOp | null = null;
+  sendShut = false;
+  /** `shutdown("send")` waits for the send in flight. */
+  shutPending = false;
+
+  // -- readiness polls (connect, UDP) --
+  pollIn = false;
+  pollOut = false;
+
+  // -- parked operations --
+  /** Parked on received data or readability: read, accept, recvfrom. */
+  readonly readers: Waiter[] = [];
+  /** Parked on the sending side: write, connect, sendto. */
+  readonly writers: Waiter[] = [];
+  /** `close` operations waiting for the fd to go. */
+  readonly closers: Waiter[] = [];
+  /** Closed by the program; the fd goes once no request is in flight. */
+  closing = false;
+
+  /** A Unix listener's path, unlinked when it closes; never set for an adopted listener. */
+  path = "";
+  backlogSize = 0;
+  guard: ShareGuard | null = null;
+  /** A finished `read`/`write` kept for the next call. */
+  spareRead: ReadOp | null = null;
+  spareWrite: WriteOp | null = null;
+
+  constructor(
+    readonly kind: SocketKind,
+    readonly backend: UringBackend,
+  ) {}
+
+  get isStream(): boolean {
+    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
+  }
+
+  /** A send is in flight. */
+  get sending(): boolean {
+    return this.sendSlot >= 0;
+  }
+
+  toString(): string {
+    return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
+  }
+}
+
+/** @internal Removes `op` from `list`; whether it was there. */
+export function removeWaiter(list: Waiter[], op: Waiter): boolean {
+  const i = list.indexOf(op);
+  if (i < 0) return false;
+  list.splice(i, 1);
+  return true;
+}
