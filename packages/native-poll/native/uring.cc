@@ -157,8 +157,9 @@ int Ring::Setup(uint32_t flags) {
   }
   fd_ = fd;
   setup_flags_ = p.flags;
-  layout_ = UringLayout{p.sq_off.head, p.sq_off.tail,    p.sq_off.ring_mask, p.sq_off.ring_entries, p.sq_off.flags,
-                        p.cq_off.head, p.cq_off.tail,    p.cq_off.ring_mask, p.cq_off.ring_entries, p.cq_off.cqes};
+  layout_ = UringLayout{p.sq_off.head,       p.sq_off.tail,         p.sq_off.ring_mask, p.sq_off.ring_entries,
+                        p.sq_off.flags,      p.cq_off.head,         p.cq_off.tail,      p.cq_off.ring_mask,
+                        p.cq_off.ring_entries, p.cq_off.cqes,       p.cq_off.flags};
   // The SQ array's offset and the CQ ring's size decide the mapping's size.
   size_t sq_bytes = p.sq_off.array + p.sq_entries * sizeof(uint32_t);
   size_t cq_bytes = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
@@ -220,10 +221,23 @@ int Ring::Submit(uint32_t tail) {
   }
 }
 
+bool Ring::CompletionsWaiting() const { return fd_ >= 0 && Load(layout_.cq_head) != Load(layout_.cq_tail); }
+
 bool Ring::CompletionsPending() const {
+  if (CompletionsWaiting()) return true;
+  return fd_ >= 0 && (Load(layout_.sq_flags) & (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN)) != 0;
+}
+
+bool Ring::EntryNeeded(uint32_t tail) const {
   if (fd_ < 0) return false;
-  if (Load(layout_.cq_head) != Load(layout_.cq_tail)) return true;
-  return (Load(layout_.sq_flags) & (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN)) != 0;
+  return tail != Load(layout_.sq_tail) || (Load(layout_.sq_flags) & (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN)) != 0;
+}
+
+void Ring::SetNotifications(bool on) {
+  if (fd_ < 0) return;
+  uint32_t* flags = reinterpret_cast<uint32_t*>(rings_->base + layout_.cq_flags);
+  if (on) __atomic_and_fetch(flags, ~IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
+  else __atomic_or_fetch(flags, IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
 }
 
 void Ring::ResetWakeup() {
@@ -472,7 +486,10 @@ int Ring::Open(const UringConfig&, std::string* step) {
 }
 void Ring::Close() {}
 int Ring::Submit(uint32_t) { return -ENOSYS; }
+bool Ring::CompletionsWaiting() const { return false; }
 bool Ring::CompletionsPending() const { return false; }
+bool Ring::EntryNeeded(uint32_t) const { return false; }
+void Ring::SetNotifications(bool) {}
 void Ring::ResetWakeup() {}
 void Ring::Wake() {}
 

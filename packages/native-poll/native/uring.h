@@ -71,7 +71,7 @@ struct UringConfig {
 // Byte offsets into the ring mapping (both queues share it: IORING_FEAT_SINGLE_MMAP).
 struct UringLayout {
   uint32_t sq_head, sq_tail, sq_mask, sq_entries, sq_flags;
-  uint32_t cq_head, cq_tail, cq_mask, cq_entries, cqes;
+  uint32_t cq_head, cq_tail, cq_mask, cq_entries, cqes, cq_flags;
 };
 
 constexpr uint16_t kBufferGroup = 0;
@@ -97,8 +97,14 @@ class Ring {
   // (IORING_ENTER_GETEVENTS), without waiting. Returns the number of SQEs
   // submitted, or -errno (EBUSY: the CQ is full, reap and call again).
   int Submit(uint32_t tail);
+  // CQEs are waiting in the CQ ring.
+  bool CompletionsWaiting() const;
   // CQEs are waiting, or the kernel holds completion work or overflowed CQEs for us.
   bool CompletionsPending() const;
+  // SQEs up to `tail` are not submitted yet, or the kernel holds work that only entering runs.
+  bool EntryNeeded(uint32_t tail) const;
+  // Turns the eventfd's signals off while we reap and submit ourselves (IORING_CQ_EVENTFD_DISABLED).
+  void SetNotifications(bool on);
 
   // The eventfd the kernel signals when completion work arrives: what Node's loop watches.
   int wake_fd() const { return wake_fd_; }

@@ -222,18 +222,20 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
     w->Pump();
   }
 
+  // One wake-up: enter (submitting what JavaScript queued, running the
+  // completion work), then JavaScript for each batch of CQEs, entering again
+  // after it when it queued requests or more work arrived. The eventfd stays
+  // quiet meanwhile (completions of our own entries need no wake-up); once
+  // it is on again, anything that came in the meantime makes it readable.
   void Pump() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
-    h_->ring.ResetWakeup();
+    Ring& ring = h_->ring;
+    ring.ResetWakeup();
+    ring.SetNotifications(false);
     control_[kInPump] = 1;
-    for (int round = 0;; round++) {
-      h_->ring.Submit(static_cast<uint32_t>(control_[kSqTail]));  // EBUSY: the CQ is full, JavaScript reaps below
-      if (!h_->ring.CompletionsPending()) break;
-      if (round == kMaxRounds) {
-        h_->ring.Wake();  // the rest on the next turn of the loop
-        break;
-      }
+    ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
+    for (int round = 0; round < kMaxRounds && ring.CompletionsWaiting(); round++) {
       napi_value result;
       napi_status s = napi_make_callback(env, async_, Value(), on_batch_.Value(), 0, nullptr, &result);
       if (s == napi_pending_exception) {
@@ -241,10 +243,16 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
         napi_get_and_clear_last_exception(env, &error);
         napi_fatal_exception(env, error);
       }
-      if (h_ == nullptr) break;  // destroyed by JavaScript
+      if (h_ == nullptr) break;  // destroyed by JavaScript: the ring closes with the handle
+      if (ring.EntryNeeded(Tail())) ring.Submit(Tail());
     }
     control_[kInPump] = 0;
+    if (h_ == nullptr) return;
+    ring.SetNotifications(true);
+    if (ring.CompletionsPending()) ring.Wake();  // the rest on the next turn of the loop
   }
+
+  uint32_t Tail() const { return static_cast<uint32_t>(control_[kSqTail]); }
 
   bool Live(const Napi::CallbackInfo& info, const char* fn) {
     if (h_ != nullptr) return true;
@@ -257,7 +265,7 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
   // submit() → SQEs submitted, or -errno. Runs pending completion work too.
   Napi::Value Submit(const Napi::CallbackInfo& info) {
     if (!Live(info, "submit")) return Napi::Value();
-    return Napi::Number::New(info.Env(), h_->ring.Submit(static_cast<uint32_t>(control_[kSqTail])));
+    return Napi::Number::New(info.Env(), h_->ring.Submit(Tail()));
   }
 
   Napi::Value Ref(const Napi::CallbackInfo& info) {

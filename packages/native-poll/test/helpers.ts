@@ -1,5 +1,5 @@
-import { readdirSync, readlinkSync } from "node:fs";
-import { syscalls } from "../src/index.js";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import { syscalls, uringSupport } from "../src/index.js";
 
 /** A non-blocking pipe, as numbers (throws on failure). */
 export function pipe(): [number, number] {
@@ -46,3 +46,15 @@ export function openFdsOf(kind: string): number {
   }
   return n;
 }
+
+/** Whether this process can list its fds (`/proc/self/fd`: Linux); tests that count them skip elsewhere. */
+export const procFds = existsSync("/proc/self/fd");
+
+/** Why fd-counting tests skip here ("" where they run). */
+export const noProcFds = procFds ? "" : ` (skipped: no /proc/self/fd on ${process.platform} to count fds with)`;
+
+/** Whether the io_uring backend works here, and why not (see `uringSupport`). */
+export const uring = uringSupport();
+
+/** Why io_uring tests skip here ("" where they run), for their titles. */
+export const noUring = uring.available ? "" : ` (skipped: ${uring.reason})`;

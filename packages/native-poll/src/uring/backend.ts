@@ -35,7 +35,7 @@ import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import type { CompletionSink } from "./ring.js";
-import { copyBytes, Ring } from "./ring.js";
+import { Ring } from "./ring.js";
 import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
 import { removeWaiter, UringSocket, type Waiter } from "./socket.js";
 import { requireUring } from "./support.js";
@@ -389,7 +389,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
       const length = chunks[s.chunkHead + 1]!;
       const from = bid * size + s.chunkOff;
       const count = Math.min(length - s.chunkOff, len - n);
-      copyBytes(memory, from, buf, off + n, count);
+      buf.set(memory.subarray(from, from + count), off + n);
       n += count;
       s.chunkOff += count;
       if (s.chunkOff === length) {

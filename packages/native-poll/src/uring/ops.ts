@@ -4,21 +4,12 @@
  * already accepted, a staging slot free), and otherwise park until a
  * completion wakes them.
  */
-import {
-  type Address,
-  type InetAddress,
-  type ListenOptions,
-  Parked,
-  SocketClosed,
-  systemError,
-  type UnixAddress,
-} from "@bobbin/unix";
+import { type Address, type InetAddress, type ListenOptions, Parked, SocketClosed, systemError, type UnixAddress } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut } from "../load.js";
 import { HostLookup, withAddress } from "../lookup.js";
 import { Errno, familyOf } from "../syscalls.js";
 import type { UringBackend } from "./backend.js";
-import { copyBytes } from "./ring.js";
 import { UringSocket } from "./socket.js";
 
 /** What a recycled operation (and one that moves no bytes) points at. */
@@ -156,7 +147,8 @@ export class WriteOp extends SocketOp<void> {
         return false;
       }
       const n = Math.min(this.len - this.done, ring.stagingSize);
-      copyBytes(this.buf, this.off + this.done, ring.staging, slot * ring.stagingSize, n);
+      const from = this.off + this.done;
+      ring.staging.set(this.buf.subarray(from, from + n), slot * ring.stagingSize);
       this.done += n;
       b.send(s, slot, n, this.done < this.len ? this : null);
     }
@@ -339,7 +331,9 @@ export class ConnectOp extends ResolvingOp<void> {
       const fd = b.fdOf(s, "connect");
       this.started = true;
       s.state = "connecting";
-      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.lookup.ip, (this.addr as InetAddress).port);
+      const rc = unix
+        ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1)
+        : b.sys.connect(fd, this.lookup.ip, (this.addr as InetAddress).port);
       if (rc === 0) {
         s.state = "connected";
         return true;

@@ -17,16 +17,6 @@ export interface CompletionSink {
 
 const TWO_32 = 2 ** 32;
 
-/** @internal Copies `n` bytes; a plain loop for the small copies of a request/response protocol, where it beats `set`. */
-export function copyBytes(from: Uint8Array, fromOff: number, to: Uint8Array, toOff: number, n: number): void {
-  if (n <= 64) {
-    for (let i = 0; i < n; i++) to[toOff + i] = from[fromOff + i]!;
-  } else {
-    to.set(from.subarray(fromOff, fromOff + n), toOff);
-  }
-}
-const NO_SLOTS = new Int32Array(0);
-
 /** @internal One ring of the uring backend, with its buffers and staging area. */
 export class Ring {
   readonly handle: NativeUringHandle;
@@ -108,7 +98,7 @@ export class Ring {
     this.staging = new Uint8Array(h.staging);
     this.stagingSize = config.stagingSize;
     this.stagingBase = h.stagingBase;
-    this.freeSlots = config.staging > 0 ? new Int32Array(config.staging) : NO_SLOTS;
+    this.freeSlots = new Int32Array(config.staging);
     // Handed out lowest first: the slots in use stay few and close together.
     for (let i = 0; i < config.staging; i++) this.freeSlots[i] = config.staging - 1 - i;
     this.freeCount = config.staging;
@@ -227,10 +217,20 @@ export class Ring {
   }
 
   /** Writes one SQE (zeroing what is not given) and advances the tail; submits first when the SQ is full. */
-  private put(word: number, fd: number, addrLo: number, addrHi: number, len: number, opFlags: number, tag: number, group: number, dataFd = fd): void {
-    if (((this.tail - Atomics.load(this.words, this.sqHeadWord)) >>> 0) >= this.sqEntries) {
+  private put(
+    word: number,
+    fd: number,
+    addrLo: number,
+    addrHi: number,
+    len: number,
+    opFlags: number,
+    tag: number,
+    group: number,
+    dataFd = fd,
+  ): void {
+    if ((this.tail - Atomics.load(this.words, this.sqHeadWord)) >>> 0 >= this.sqEntries) {
       this.submit();
-      if (((this.tail - Atomics.load(this.words, this.sqHeadWord)) >>> 0) >= this.sqEntries) {
+      if ((this.tail - Atomics.load(this.words, this.sqHeadWord)) >>> 0 >= this.sqEntries) {
         throw new Error("io_uring: the submission queue is full and the kernel takes nothing more until completions are reaped");
       }
     }
