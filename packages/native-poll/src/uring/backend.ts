@@ -80,7 +80,9 @@ export interface UringBackendOptions {
   readonly stagingSize?: number;
   /**
    * Bytes a connection may receive ahead of `read` before its recv is
-   * cancelled (until `read` has taken half of them). Default 4 × `bufferSize`.
+   * cancelled, until `read` has taken half of them; what arrives before the
+   * cancellation lands is kept too (a multishot recv fills up to 32 buffers
+   * per run of completion work). Default 4 × `bufferSize`.
    */
   readonly readAhead?: number;
   /**
