@@ -34,9 +34,9 @@ import {
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
+import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
 import type { CompletionSink } from "./ring.js";
 import { Ring } from "./ring.js";
-import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
 import { removeWaiter, UringSocket, type Waiter } from "./socket.js";
 import { requireUring } from "./support.js";
 
@@ -124,7 +124,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
    * Counters for tuning: batches of completions delivered by Node's loop,
    * ring entries made by `select` itself, and the completions reaped.
    */
-  readonly stats = { batches: 0, submits: 0, completions: 0 };
+  readonly stats: { readonly batches: number; readonly submits: number; readonly completions: number };
   /** @internal */ readonly ring: Ring;
   /** @internal */ readonly sys: NativeSyscalls;
   /** @internal */ readonly solSocket: number;
@@ -167,11 +167,9 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
     this.solSocket = native.sockopts.SOL_SOCKET!;
     this.soReuseAddr = native.sockopts.SO_REUSEADDR!;
     this.eager = options.eagerPoll ?? true;
-    this.ring = new Ring(addon, { entries, buffers, bufferSize, staging, stagingSize, taskRun: TASK_RUN[taskRun] }, () => {
-      this.stats.batches++;
-      this.stats.completions += this.ring.reap(this);
-    });
+    this.ring = new Ring(addon, { entries, buffers, bufferSize, staging, stagingSize, taskRun: TASK_RUN[taskRun] }, this);
     this.ring.handle.unref();
+    this.stats = this.ring.stats;
   }
 
   // -- events -------------------------------------------------------------------
@@ -187,11 +185,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     const ring = this.ring;
-    if (!this.destroyed && !ring.pumping && (ring.pending || (this.parkedIO !== 0 && (!block || this.eager)))) {
-      ring.submit();
-      this.stats.submits++;
-      this.stats.completions += ring.reap(this);
-    }
+    if (!this.destroyed && !ring.pumping && (ring.pending || (this.parkedIO !== 0 && (!block || this.eager)))) ring.submit();
     return super.select(block, cancelled);
   }
 
@@ -714,7 +708,6 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
     }
     if (this.destroyed) return;
     this.ring.submit();
-    this.ring.reap(this);
     for (const s of [...this.live]) {
       s.closing = false;
       this.detach(s);

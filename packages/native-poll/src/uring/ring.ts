@@ -17,6 +17,15 @@ export interface CompletionSink {
 
 const TWO_32 = 2 ** 32;
 
+/**
+ * The addon's callback, holding the ring weakly: the addon holds the
+ * callback, so a ring whose backend was never drained can still be collected
+ * (its finalizer closes it).
+ */
+function relay(ring: WeakRef<Ring>): () => void {
+  return () => ring.deref()?.deliver();
+}
+
 /** @internal One ring of the uring backend, with its buffers and staging area. */
 export class Ring {
   readonly handle: NativeUringHandle;
@@ -63,10 +72,19 @@ export class Ring {
   private readonly sendFlags: number;
   private readonly acceptFlags: number;
 
-  constructor(addon: UringAddon, config: UringConfig, onBatch: () => void) {
+  /**
+   * Counters for tuning: batches of completions the addon delivered from
+   * Node's loop, entries made from JavaScript, completions reaped.
+   */
+  readonly stats = { batches: 0, submits: 0, completions: 0 };
+  private readonly sink: CompletionSink;
+
+  /** Completions go to `sink`: those the addon delivers, and those `submit` brings. */
+  constructor(addon: UringAddon, config: UringConfig, sink: CompletionSink) {
     const c = addon.uringConstants;
     this.constants = c;
-    const h = new addon.NativeUring(this.control, onBatch, config);
+    this.sink = sink;
+    const h = new addon.NativeUring(this.control, relay(new WeakRef(this)), config);
     this.handle = h;
     const l = h.layout;
     this.words = new Uint32Array(h.rings);
@@ -124,9 +142,17 @@ export class Ring {
     return this.tail !== Atomics.load(this.words, this.sqTailWord);
   }
 
-  /** Submits what is pending and runs completion work (one io_uring_enter). Returns the addon's result. */
-  submit(): number {
-    return this.handle.submit();
+  /** Submits what is pending, runs completion work (one io_uring_enter) and hands what completed to the sink. */
+  submit(): void {
+    this.handle.submit();
+    this.stats.submits++;
+    this.stats.completions += this.reap(this.sink);
+  }
+
+  /** @internal A batch from the addon's pump. */
+  deliver(): void {
+    this.stats.batches++;
+    this.stats.completions += this.reap(this.sink);
   }
 
   /**

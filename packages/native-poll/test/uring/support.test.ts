@@ -44,31 +44,38 @@ function haveCc(): boolean {
 }
 
 const seccompSkip =
-  process.platform !== "linux" ? `seccomp is Linux's; this is ${process.platform}` : !haveCc() ? "no C compiler (cc) to build the seccomp launcher" : "";
+  process.platform !== "linux"
+    ? `seccomp is Linux's; this is ${process.platform}`
+    : !haveCc()
+      ? "no C compiler (cc) to build the seccomp launcher"
+      : "";
 
-describe.skipIf(seccompSkip !== "")(`where a seccomp filter refuses io_uring (EPERM)${seccompSkip ? ` (skipped: ${seccompSkip})` : ""}`, () => {
-  it("the backend is unavailable, says why, and the epoll backend serves", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bobbin-no-uring-"));
-    try {
-      const launcher = join(dir, "no-uring");
-      execFileSync("cc", ["-O2", "-o", launcher, here("./fixtures/no-uring.c")]);
-      const register = here("../../../unix/test/conformance/register.mjs");
-      const out = execFileSync(launcher, [process.execPath, "--import", register, here("./fixtures/support-child.ts")], {
-        encoding: "utf8",
-        timeout: 30_000,
-      });
-      const r = JSON.parse(out.trim().split("\n").pop()!) as {
-        available: boolean;
-        support: { available: boolean; reason: string };
-        error: { name: string; code: string; reason: string } | null;
-        nativeServed: boolean;
-      };
-      expect(r.available).toBe(false);
-      expect(r.support.reason).toMatch(/EPERM|disabled|restricted/);
-      expect(r.error).toMatchObject({ name: "UringUnavailable", code: "ERR_BOBBIN_URING_UNAVAILABLE", reason: r.support.reason });
-      expect(r.nativeServed).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
-});
+describe.skipIf(seccompSkip !== "")(
+  `where a seccomp filter refuses io_uring (EPERM)${seccompSkip ? ` (skipped: ${seccompSkip})` : ""}`,
+  () => {
+    it("the backend is unavailable, says why, and the epoll backend serves", () => {
+      const dir = mkdtempSync(join(tmpdir(), "bobbin-no-uring-"));
+      try {
+        const launcher = join(dir, "no-uring");
+        execFileSync("cc", ["-O2", "-o", launcher, here("./fixtures/no-uring.c")]);
+        const register = here("../../../unix/test/conformance/register.mjs");
+        const out = execFileSync(launcher, [process.execPath, "--import", register, here("./fixtures/support-child.ts")], {
+          encoding: "utf8",
+          timeout: 30_000,
+        });
+        const r = JSON.parse(out.trim().split("\n").pop()!) as {
+          available: boolean;
+          support: { available: boolean; reason: string };
+          error: { name: string; code: string; reason: string } | null;
+          nativeServed: boolean;
+        };
+        expect(r.available).toBe(false);
+        expect(r.support.reason).toMatch(/EPERM|disabled|restricted/);
+        expect(r.error).toMatchObject({ name: "UringUnavailable", code: "ERR_BOBBIN_URING_UNAVAILABLE", reason: r.support.reason });
+        expect(r.nativeServed).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  },
+);
