@@ -264,7 +264,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
       s.acceptArmed = false;
       // The connection died before it was taken: go on with the next one.
       if (res < 0 && res !== ECANCELED && res !== ECONNABORTED && res !== EPROTO) s.acceptError = errnoException(res, "accept");
-      if (s.readers.length !== 0) this.armAccept(s);
+      if (s.readers.length > s.backlog.length) this.armAccept(s); // for acceptors the queue will not serve
     } else if (s.backlog.length >= ACCEPT_AHEAD && !s.acceptPaused) {
       s.acceptPaused = true;
       this.cancel(s, ACCEPT);
@@ -321,13 +321,18 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
     this.ring.recv(s.fd, this.tag(s, RECV));
   }
 
-  /** @internal Arms the listener's multishot accept, unless it is armed or has an error to report. */
+  /**
+   * @internal Arms the listener's accept, unless it is armed or has an error
+   * to report: multishot, or for one connection when the listener is shared
+   * across domains (the kernel wakes one accept per connection, the one
+   * waiting longest, and a multishot accept would wait in front forever).
+   */
   armAccept(s: UringSocket): void {
     if (s.acceptArmed || s.acceptError !== null || s.state !== "listening") return;
     s.acceptArmed = true;
     s.acceptPaused = false;
     s.requests++;
-    this.ring.accept(s.fd, this.tag(s, ACCEPT));
+    this.ring.accept(s.fd, this.tag(s, ACCEPT), !s.shared);
   }
 
   /** @internal A one-shot poll for readability (`readable`) or writability, unless one is in flight. */
@@ -650,10 +655,21 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
     return this.sys.getpeername(s.fd, out) === 0 ? (out as InetAddress) : { host: "", port: 0 };
   }
 
-  /** Describes a listening socket for another domain (see the native backend's `share`). */
+  /**
+   * Describes a listening socket for another domain (see the native
+   * backend's `share`). From now on it accepts one connection per waiting
+   * `accept` (its multishot accept, if armed, is cancelled).
+   */
   share(sock: Socket): SharedSocket {
     const s = sock as UringSocket;
     s.guard ??= new ShareGuard();
+    if (!s.shared) {
+      s.shared = true;
+      if (s.acceptArmed && !s.acceptPaused) {
+        s.acceptPaused = true;
+        this.cancel(s, ACCEPT);
+      }
+    }
     return { kind: s.kind, fd: s.fd, address: this.localAddress(s), backlog: s.backlogSize, guard: s.guard.buffer };
   }
 
@@ -675,6 +691,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
     if (fd < 0) throw errnoException(fd, "dup", "(adopting a listening socket from another domain)");
     this.attach(s, fd);
     s.state = "listening";
+    s.shared = true;
     return s;
   }
 

@@ -196,9 +196,9 @@ export class Ring {
     this.put(this.recvWord, fd, 0, 0, 0, 0, tag, this.constants.BUFFER_GROUP);
   }
 
-  /** A multishot accept; the connections come non-blocking and close-on-exec. */
-  accept(fd: number, tag: number): void {
-    this.put(this.acceptWord, fd, 0, 0, 0, this.acceptFlags, tag, 0);
+  /** An accept, multishot or for one connection; the connections come non-blocking and close-on-exec. */
+  accept(fd: number, tag: number, multishot: boolean): void {
+    this.put(multishot ? this.acceptWord : this.constants.OP_ACCEPT, fd, 0, 0, 0, this.acceptFlags, tag, 0);
   }
 
   /** Sends `len` bytes of staging slot `slot` from `off`, all of them (MSG_WAITALL), never raising SIGPIPE. */

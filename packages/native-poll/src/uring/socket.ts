@@ -38,8 +38,14 @@ export class UringSocket implements Socket {
   readError: Error | null = null;
   receiveShut = false;
 
-  // -- accepting (multishot accept, a few connections ahead) --
+  // -- accepting (multishot accept, a few connections ahead; one at a time once shared) --
   acceptArmed = false;
+  /**
+   * The listener is shared with other domains (given by `share`, or made by
+   * `adopt`): it accepts one connection per waiting `accept`, so that the
+   * domain waiting longest gets the next one.
+   */
+  shared = false;
   acceptPaused = false;
   /** Connections accepted and not taken by `accept` yet. */
   readonly backlog: number[] = [];

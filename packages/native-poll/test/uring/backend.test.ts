@@ -359,6 +359,36 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
     expect(out.accepted).toBe(40);
   });
 
+  it("once shared with other domains, a listener takes one connection per waiting accept", async () => {
+    const out = await run(
+      function* () {
+        const server = tcpv4();
+        yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+        const first = B.spawn(function* () {
+          return yield* accept(server); // a multishot accept, cancelled by share below
+        });
+        yield* sleep(0.01);
+        (server.backend as UringBackend).share(server);
+        yield* sleep(0.01); // the cancellation reaches the kernel
+        const clients: Socket[] = [];
+        for (let i = 0; i < 10; i++) {
+          const c = tcpv4();
+          yield* connect(c, getsockname(server));
+          clients.push(c);
+        }
+        const [conn] = yield* B.awaitExn(first);
+        yield* sleep(0.05);
+        const ahead = (server as UringSocket).backlog.length;
+        const conns = [conn];
+        for (let i = 1; i < 10; i++) conns.push((yield* withTimeout(5, accept(server)))[0]);
+        for (const s of [...clients, ...conns, server]) yield* close(s);
+        return { ahead, accepted: conns.length };
+      },
+      { backend: uringBackend },
+    );
+    expect(out).toEqual({ ahead: 0, accepted: 10 });
+  });
+
   it("closing wakes the waiters with SocketClosed, and a closed socket's fd goes once its requests ended", async () => {
     let backend!: UringBackend;
     const out = await run(
