@@ -232,7 +232,9 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
       this.ring.buffersInRing--;
       const bid = flags >>> c.CQE_BUFFER_SHIFT;
       if (res > 0 && !s.receiveShut && s.state !== "closed") {
-        s.chunks.push(bid, res);
+        s.chunks[s.chunkTail] = bid;
+        s.chunks[s.chunkTail + 1] = res;
+        s.chunkTail += 2;
         s.queued += res;
       } else {
         this.giveBuffer(bid);
@@ -385,7 +387,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
     const size = this.ring.bufferSize;
     const chunks = s.chunks;
     let n = 0;
-    while (n < len && s.chunkHead < chunks.length) {
+    while (n < len && s.chunkHead !== s.chunkTail) {
       const bid = chunks[s.chunkHead]!;
       const length = chunks[s.chunkHead + 1]!;
       const from = bid * size + s.chunkOff;
@@ -399,10 +401,7 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
         this.giveBuffer(bid);
       }
     }
-    if (s.chunkHead === chunks.length) {
-      chunks.length = 0;
-      s.chunkHead = 0;
-    }
+    if (s.chunkHead === s.chunkTail) s.chunkHead = s.chunkTail = 0;
     s.queued -= n;
     if (s.recvPaused && s.queued <= this.readAhead >> 1) {
       s.recvPaused = false;
@@ -413,9 +412,8 @@ export class UringBackend extends NodeLoop implements Backend, CompletionSink {
 
   /** Gives every received chunk back (the socket is closed or shut for receiving). */
   private dropReceived(s: UringSocket): void {
-    for (let i = s.chunkHead; i < s.chunks.length; i += 2) this.giveBuffer(s.chunks[i]!);
-    s.chunks.length = 0;
-    s.chunkHead = 0;
+    for (let i = s.chunkHead; i < s.chunkTail; i += 2) this.giveBuffer(s.chunks[i]!);
+    s.chunkHead = s.chunkTail = 0;
     s.chunkOff = 0;
     s.queued = 0;
   }

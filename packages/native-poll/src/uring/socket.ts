@@ -25,9 +25,14 @@ export class UringSocket implements Socket {
   recvPaused = false;
   /** The recv ended for want of provided buffers: it is armed again when one comes back. */
   recvStarved = false;
-  /** Received chunks not read yet: (buffer id, length) pairs from `chunkHead`. */
+  /**
+   * Received chunks not read yet: (buffer id, length) pairs from `chunkHead`
+   * to `chunkTail`; both go back to 0 when it empties, and the array keeps
+   * its size (no allocation per chunk).
+   */
   readonly chunks: number[] = [];
   chunkHead = 0;
+  chunkTail = 0;
   /** Bytes of the first chunk already read. */
   chunkOff = 0;
   /** Bytes received and not read yet. */
