@@ -35,7 +35,6 @@ import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
-import type { CompletionSink } from "./ring.js";
 import { Ring } from "./ring.js";
 import { removeWaiter, UringSocket, type Waiter } from "./socket.js";
 import { requireUring } from "./support.js";
@@ -118,7 +117,7 @@ function integerOption(options: UringBackendOptions, name: keyof UringBackendOpt
  * @throws UringUnavailable (from the constructor) where io_uring cannot work (see `uringSupport`).
  * @throws RangeError (from the constructor) for bad options.
  */
-export class UringBackend extends NodeLoop implements Backend, CompletionSink {
+export class UringBackend extends NodeLoop implements Backend {
   readonly name = "uring";
   /**
    * Counters for tuning: batches of completions delivered by Node's loop,
