@@ -1,15 +1,16 @@
-// The backend conformance suite of @bobbin/unix, run against the io_uring backend.
+// The backend conformance suite of @bobbin/unix, through its published export, on the io_uring backend.
+import { conformance } from "@bobbin/unix/conformance";
 import { describe, it } from "vitest";
-import { conformance } from "../../../unix/test/conformance/suite.js";
-import { uringBackend, uringSupport } from "../../src/index.js";
+import { uringBackend } from "../../src/index.js";
+import { noUring, uring } from "../helpers.js";
 
-const support = uringSupport();
-if (support.available) {
+if (uring.available) {
   conformance("uring", uringBackend, {
-    childBackend: { module: new URL("../../src/index.ts", import.meta.url).href, export: "uringBackend" },
+    // the child process runs the built package (pnpm test builds first)
+    childProcess: { module: new URL("../../dist/index.js", import.meta.url).href, export: "uringBackend" },
   });
 } else {
-  describe(`backend conformance: uring — skipped: ${support.reason}`, () => {
-    it.skip("needs io_uring", () => {});
+  describe(`backend conformance: uring${noUring}`, () => {
+    it.skip(`the whole suite${noUring}`, () => {});
   });
 }
