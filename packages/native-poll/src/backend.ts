@@ -15,9 +15,7 @@
  * A parked operation is woken only by an event, so a cleared flag is never
  * trusted to stay clear: it only saves the system call that would say EAGAIN.
  */
-import * as dns from "node:dns";
 import { unlinkSync } from "node:fs";
-import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -25,13 +23,10 @@ import {
   checkTimeouts,
   defineBackend,
   type InetAddress,
-  isStreamKind,
   type ListenOptions,
   NodeLoop,
-  Parked,
-  removeWaiter,
   type SharedSocket,
-  ShareGuard,
+  type ShareGuard,
   type ShutdownCommand,
   type Socket,
   SocketClosed,
@@ -43,6 +38,21 @@ import {
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
 import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
+import { withAddress } from "./lookup.js";
+import {
+  adoptDescriptor,
+  describeListener,
+  EMPTY,
+  ListenOp,
+  localAddressOf,
+  type RawSocket,
+  ReaderOp,
+  ResolvingOp,
+  removeWaiter,
+  SocketOp,
+  type Waiter,
+  wouldBlock,
+} from "./sockets.js";
 import { Errno, familyOf, typeOf } from "./syscalls.js";
 
 const READABLE = 1;
@@ -52,8 +62,6 @@ const ERROR = 8;
 const READ_BITS = READABLE | HANGUP | ERROR;
 const WRITE_BITS = WRITABLE | HANGUP | ERROR;
 const EDGE = 0;
-
-type Waiter = Parked<unknown>;
 
 /**
  * Options of {@link nativeBackend}.
@@ -80,7 +88,7 @@ export interface NativeBackendOptions {
 }
 
 /** A socket of the native backend: an fd and its readiness. */
-class NativeSocket implements Socket {
+class NativeSocket implements RawSocket {
   state: SocketState = "fresh";
   fd = -1;
   /** The fd's poller generation; events carrying another one are stale. */
@@ -115,6 +123,10 @@ class NativeSocket implements Socket {
     readonly kind: SocketKind,
     readonly backend: NativeBackend,
   ) {}
+
+  get isStream(): boolean {
+    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
+  }
 
   toString(): string {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
@@ -200,11 +212,6 @@ export class NativeBackend extends NodeLoop implements Backend {
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
    * Node's loop a turn after every time slice (`run`'s `sliceMs`).
    */
-  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
-  pending(): boolean {
-    return this.parkedIO !== 0 && !this.destroyed;
-  }
-
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (this.parkedIO !== 0 && !this.destroyed && (!block || this.eager)) {
       const n = this.poller.poll(0);
@@ -212,8 +219,6 @@ export class NativeBackend extends NodeLoop implements Backend {
       if (n > 0) {
         this.stats.pollEvents += n;
         this.dispatch(n);
-        // Tasks were woken: nothing to wait for.
-        return super.select(false, cancelled);
       }
     }
     return super.select(block, cancelled);
@@ -406,15 +411,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   }
 
   localAddress(sock: Socket): Address {
-    const s = sock as NativeSocket;
-    if (s.fd >= 0) {
-      const out: NativeAddressOut = {};
-      if (this.sys.getsockname(s.fd, out) === 0) {
-        if (s.kind === "unix") return { path: out.path ?? "" };
-        return out as InetAddress;
-      }
-    }
-    throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+    return localAddressOf(this.sys, sock as NativeSocket);
   }
 
   /**
@@ -423,9 +420,7 @@ export class NativeBackend extends NodeLoop implements Backend {
    * first share, sealed before the fd is closed.
    */
   share(sock: Socket): SharedSocket {
-    const s = sock as NativeSocket;
-    s.guard ??= new ShareGuard();
-    return { kind: s.kind, fd: s.fd, address: this.localAddress(s), backlog: s.backlog, guard: s.guard.buffer };
+    return describeListener(this.sys, sock as NativeSocket);
   }
 
   /**
@@ -439,18 +434,11 @@ export class NativeBackend extends NodeLoop implements Backend {
   adopt(shared: SharedSocket): Socket {
     const s = new NativeSocket(shared.kind, this);
     s.backlog = shared.backlog;
-    const guard = ShareGuard.of(shared.guard);
-    if (!guard.pin()) {
+    const fd = adoptDescriptor(this.sys, shared);
+    if (fd < 0) {
       s.state = "closed";
       return s;
     }
-    let fd: number;
-    try {
-      fd = this.sys.dup(shared.fd);
-    } finally {
-      guard.unpin();
-    }
-    if (fd < 0) throw errnoException(fd, "dup", "(adopting a listening socket from another domain)");
     this.attach(s, fd);
     s.state = "listening";
     return s;
@@ -479,160 +467,8 @@ export class NativeBackend extends NodeLoop implements Backend {
 
 // -- operations ---------------------------------------------------------------------
 
-/** What a recycled operation (and one that moves no bytes) points at. */
-const EMPTY = new Uint8Array(0);
-
-/** An operation on one socket of the backend, with the caller's buffer range for those that move bytes. */
-abstract class SocketOp<T> extends Parked<T> {
-  constructor(
-    protected readonly backend: NativeBackend,
-    protected readonly sock: NativeSocket,
-    label: string,
-    protected buf: Uint8Array = EMPTY,
-    protected off = 0,
-    protected len = 0,
-  ) {
-    super(label);
-  }
-
-  /** @internal Makes a finished `read`/`write` the next one of its socket (no allocation per call). */
-  reuse(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
-    return this;
-  }
-}
-
-/**
- * An operation that parks on its socket's readability (accept, read,
- * recvfrom, readSlot's wait): first in, first woken; readiness a cancelled
- * one was handed goes to the next.
- */
-abstract class ReaderOp<T> extends SocketOp<T> {
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-}
-
-/**
- * An operation that first resolves a host name to an address of the
- * socket's family (once, in a Node callback), then may park on the socket's
- * writability (connect, sendto; bindAndListen only waits for the lookup).
- */
-abstract class ResolvingOp<T> extends SocketOp<T> {
-  /** 0: not started, 1: resolving, 2: resolved (`ip` set) or failed (`lookupError`). */
-  private lookup = 0;
-  private lookupParked = false;
-  private parkedOnSocket = false;
-  protected ip = "";
-  private lookupError: Error | null = null;
-
-  /** True once `this.ip` is a numeric address for `host`; false while resolving. */
-  protected resolved(host: string): boolean {
-    if (this.lookup === 2) {
-      if (this.lookupError !== null) throw this.lookupError;
-      return true;
-    }
-    if (this.lookup === 1) return false;
-    if (net.isIP(host) !== 0) {
-      this.ip = host;
-      this.lookup = 2;
-      return true;
-    }
-    this.lookup = 1;
-    dns.lookup(host, { family: familyOf(this.sock.kind) }, (error, ip) => {
-      this.lookup = 2;
-      if (error) this.lookupError = error;
-      else this.ip = ip;
-      if (this.lookupParked) {
-        this.lookupParked = false;
-        this.ready();
-      }
-    });
-    return false;
-  }
-
-  /** Parks for the lookup while it runs (the pending request keeps Node alive), else on writability. */
-  protected wait(): void {
-    if (this.lookup === 1) {
-      this.lookupParked = true;
-      return;
-    }
-    this.parkedOnSocket = true;
-    this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    if (this.lookupParked) {
-      this.lookupParked = false;
-      return;
-    }
-    if (this.parkedOnSocket) {
-      this.parkedOnSocket = false;
-      this.backend.unpark(this.sock.writers, this);
-    }
-  }
-}
-
-/** `bindAndListen`: bind, then listen (streams) — `listening`, or `bound` (UDP). */
-class ListenOp extends ResolvingOp<void> {
-  constructor(
-    backend: NativeBackend,
-    sock: NativeSocket,
-    private readonly addr: Address,
-    private readonly options: Required<ListenOptions>,
-  ) {
-    super(backend, sock, "bindAndListen");
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("bindAndListen()");
-    const unix = s.kind === "unix";
-    const { host, port } = this.addr as InetAddress;
-    if (!unix && !this.resolved(host)) return false;
-    const fd = b.fdOf(s, "bindAndListen");
-    const sys = b.sys;
-    const stream = isStreamKind(s.kind);
-    if (!unix && (stream || this.options.reuseAddr)) {
-      // libuv always sets SO_REUSEADDR on TCP listeners; UDP only when asked.
-      sys.setsockopt(fd, b.solSocket, b.soReuseAddr, 1);
-    }
-    const path = unix ? (this.addr as UnixAddress).path : "";
-    const rc = unix ? sys.bind(fd, path, -1) : sys.bind(fd, this.ip, port);
-    const where = unix ? path : `${this.ip}:${port}`;
-    if (rc < 0) throw withAddress(errnoException(rc, stream ? "listen" : "bind", where), this.addr);
-    if (stream) {
-      const lr = sys.listen(fd, this.options.backlog);
-      if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
-      s.state = "listening";
-      s.backlog = this.options.backlog;
-      if (unix) s.path = path;
-    } else {
-      s.state = "bound";
-    }
-    return true;
-  }
-}
-
-function withAddress(error: NodeJS.ErrnoException, addr: Address): NodeJS.ErrnoException {
-  const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
-  if ("path" in addr) e.address = addr.path;
-  else {
-    e.address = addr.host;
-    e.port = addr.port;
-  }
-  return e;
-}
-
 /** `accept`: one pending connection, taken with `accept4`. */
-class AcceptOp extends ReaderOp<[Socket, Address]> {
+class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     const b = this.backend;
@@ -659,7 +495,7 @@ class AcceptOp extends ReaderOp<[Socket, Address]> {
 }
 
 /** `connect`: a non-blocking connect, completed when the socket is writable. */
-class ConnectOp extends ResolvingOp<void> {
+class ConnectOp extends ResolvingOp<NativeBackend, NativeSocket, void> {
   private started = false;
 
   constructor(
@@ -682,7 +518,7 @@ class ConnectOp extends ResolvingOp<void> {
       this.started = true;
       s.state = "connecting";
       s.writable = false;
-      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.ip, port);
+      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.lookup.ip, port);
       if (rc === 0) {
         s.state = "connected";
         s.writable = true;
@@ -705,13 +541,13 @@ class ConnectOp extends ResolvingOp<void> {
     s.state = "fresh";
     s.readable = true;
     s.writable = true;
-    const where = "path" in this.addr ? this.addr.path : `${this.ip}:${this.addr.port}`;
+    const where = "path" in this.addr ? this.addr.path : `${this.lookup.ip}:${this.addr.port}`;
     throw withAddress(errnoException(rc, "connect", where), this.addr);
   }
 }
 
 /** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
-class ReadOp extends ReaderOp<number> {
+class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
   protected override finished(): void {
     this.buf = EMPTY;
@@ -745,7 +581,7 @@ class ReadOp extends ReaderOp<number> {
  * side (`sock.writing`) until its last byte is out, and later writes queue
  * behind it in order.
  */
-class WriteOp extends SocketOp<void> {
+class WriteOp extends SocketOp<NativeBackend, NativeSocket, void> {
   private done = 0;
   private queued = false;
 
@@ -809,10 +645,15 @@ class WriteOp extends SocketOp<void> {
     this.backend.unpark(this.sock.writers, this);
     this.release();
   }
+
+  protected override handoff(): void {
+    if (this.sock.writing === this) this.release();
+    else this.backend.passWrite(this.sock);
+  }
 }
 
 /** `recvfrom`: one datagram and its sender. */
-class RecvOp extends ReaderOp<[number, Address]> {
+class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("recvfrom()");
@@ -830,7 +671,7 @@ class RecvOp extends ReaderOp<[number, Address]> {
 }
 
 /** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
-class SendOp extends ResolvingOp<number> {
+class SendOp extends ResolvingOp<NativeBackend, NativeSocket, number> {
   constructor(
     backend: NativeBackend,
     sock: NativeSocket,
@@ -849,19 +690,24 @@ class SendOp extends ResolvingOp<number> {
     if (!this.resolved(this.addr.host)) return false;
     const fd = b.fdOf(s, "sendto");
     if (!s.writable) return false;
-    const n = b.sys.sendto(fd, this.buf, this.off, this.len, this.ip, this.addr.port);
+    const n = b.sys.sendto(fd, this.buf, this.off, this.len, this.lookup.ip, this.addr.port);
     if (n >= 0) {
       if (s.state === "fresh") s.state = "bound";
       this.value = n;
       return true;
     }
     if (wouldBlock(n)) return (s.writable = false);
-    throw withAddress(errnoException(n, "send", `${this.ip}:${this.addr.port}`), this.addr);
+    throw withAddress(errnoException(n, "send", `${this.lookup.ip}:${this.addr.port}`), this.addr);
+  }
+
+  protected override handoff(): void {
+    super.handoff();
+    this.backend.passWrite(this.sock);
   }
 }
 
 /** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
-class CloseOp extends SocketOp<void> {
+class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
     this.backend.closeNow(this.sock);
     return true;
@@ -873,12 +719,7 @@ class CloseOp extends SocketOp<void> {
 }
 
 // errno values, negative, read once from the platform.
-const { EAGAIN, EWOULDBLOCK, EINPROGRESS, ECONNABORTED, EPROTO } = Errno;
-
-/** A non-blocking call found nothing to do (`EAGAIN`, or `EWOULDBLOCK` where it differs). */
-function wouldBlock(rc: number): boolean {
-  return rc === EAGAIN || rc === EWOULDBLOCK;
-}
+const { EAGAIN, EINPROGRESS, ECONNABORTED, EPROTO } = Errno;
 
 // -- readSlot -----------------------------------------------------------------------
 
@@ -908,7 +749,7 @@ export function readSlot(sock: Socket): B.Operation<Slot | null> {
   if (!(s instanceof NativeSocket)) {
     throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
   }
-  if (!isStreamKind(s.kind)) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
+  if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
   if (s.state === "closed") throw new SocketClosed("readSlot()");
   if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
   return readSlotOp(s);
@@ -959,7 +800,7 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
 }
 
 /** Waits until the socket is readable, without a buffer and without a system call. */
-class ReadableOp extends ReaderOp<void> {
+class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("readSlot()");

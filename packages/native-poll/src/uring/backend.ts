@@ -26,17 +26,17 @@ import {
   type ListenOptions,
   NodeLoop,
   type SharedSocket,
-  ShareGuard,
   type ShutdownCommand,
   type Socket,
   type SocketKind,
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
+import { adoptDescriptor, describeListener, ListenOp, localAddressOf, removeWaiter, type Waiter } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
-import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
+import { AcceptOp, CloseOp, ConnectOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
-import { removeWaiter, UringSocket, type Waiter } from "./socket.js";
+import { UringSocket } from "./socket.js";
 import { requireUring } from "./support.js";
 
 // The kind of a request, in the low bits of its tag; the fd's generation above.
@@ -259,18 +259,18 @@ export class UringBackend extends NodeLoop implements Backend {
   private accepted(s: UringSocket, res: number, flags: number): void {
     if (res >= 0) {
       if (s.state === "closed") this.sys.close(res);
-      else s.backlog.push(res);
+      else s.accepted.push(res);
     }
     if ((flags & this.ring.constants.CQE_F_MORE) === 0) {
       s.acceptArmed = false;
       // The connection died before it was taken: go on with the next one.
       if (res < 0 && res !== ECANCELED && res !== ECONNABORTED && res !== EPROTO) s.acceptError = errnoException(res, "accept");
-      if (s.readers.length > s.backlog.length) this.armAccept(s); // for acceptors the queue will not serve
-    } else if (s.backlog.length >= ACCEPT_AHEAD && !s.acceptPaused) {
+      if (s.readers.length > s.accepted.length) this.armAccept(s); // for acceptors the queue will not serve
+    } else if (s.accepted.length >= ACCEPT_AHEAD && !s.acceptPaused) {
       s.acceptPaused = true;
       this.cancel(s, ACCEPT);
     }
-    if (s.readers.length !== 0 && (s.backlog.length !== 0 || s.acceptError !== null)) this.wake(s.readers.shift()!);
+    if (s.readers.length !== 0 && (s.accepted.length !== 0 || s.acceptError !== null)) this.wake(s.readers.shift()!);
   }
 
   private sent(s: UringSocket, res: number): void {
@@ -467,7 +467,7 @@ export class UringBackend extends NodeLoop implements Backend {
   /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: UringSocket): void {
     if (s.readers.length === 0) return;
-    if (s.queued !== 0 || s.eof || s.readError !== null || s.backlog.length !== 0 || s.acceptError !== null || s.state === "closed") {
+    if (s.queued !== 0 || s.eof || s.readError !== null || s.accepted.length !== 0 || s.acceptError !== null || s.state === "closed") {
       this.wake(s.readers.shift()!);
     }
   }
@@ -529,7 +529,7 @@ export class UringBackend extends NodeLoop implements Backend {
   }
 
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
-    return new ListenOp(this, sock as UringSocket, addr, options);
+    return new ListenOp<UringBackend, UringSocket>(this, sock as UringSocket, addr, options);
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
@@ -620,8 +620,8 @@ export class UringBackend extends NodeLoop implements Backend {
       if (s.pollOut) this.cancel(s, POLL_OUT);
       if (s.sendOwner !== null) this.abortSend(s);
       this.dropReceived(s);
-      for (const fd of s.backlog) this.sys.close(fd);
-      s.backlog.length = 0;
+      for (const fd of s.accepted) this.sys.close(fd);
+      s.accepted.length = 0;
       s.closing = true;
     }
     this.wakeAll(s.readers);
@@ -634,15 +634,7 @@ export class UringBackend extends NodeLoop implements Backend {
   }
 
   localAddress(sock: Socket): Address {
-    const s = sock as UringSocket;
-    if (s.fd >= 0) {
-      const out: NativeAddressOut = {};
-      if (this.sys.getsockname(s.fd, out) === 0) {
-        if (s.kind === "unix") return { path: out.path ?? "" };
-        return out as InetAddress;
-      }
-    }
-    throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+    return localAddressOf(this.sys, sock as UringSocket);
   }
 
   /** @internal The peer of a connected socket (`{ path: "" }` for Unix sockets). */
@@ -659,7 +651,6 @@ export class UringBackend extends NodeLoop implements Backend {
    */
   share(sock: Socket): SharedSocket {
     const s = sock as UringSocket;
-    s.guard ??= new ShareGuard();
     if (!s.shared) {
       s.shared = true;
       if (s.acceptArmed && !s.acceptPaused) {
@@ -667,25 +658,18 @@ export class UringBackend extends NodeLoop implements Backend {
         this.cancel(s, ACCEPT);
       }
     }
-    return { kind: s.kind, fd: s.fd, address: this.localAddress(s), backlog: s.backlogSize, guard: s.guard.buffer };
+    return describeListener(this.sys, s);
   }
 
   /** A listener of this domain over a `dup` of another domain's listening socket; already `closed` when the owner closed it first. */
   adopt(shared: SharedSocket): Socket {
     const s = new UringSocket(shared.kind, this);
-    s.backlogSize = shared.backlog;
-    const guard = ShareGuard.of(shared.guard);
-    if (!guard.pin()) {
+    s.backlog = shared.backlog;
+    const fd = adoptDescriptor(this.sys, shared);
+    if (fd < 0) {
       s.state = "closed";
       return s;
     }
-    let fd: number;
-    try {
-      fd = this.sys.dup(shared.fd);
-    } finally {
-      guard.unpin();
-    }
-    if (fd < 0) throw errnoException(fd, "dup", "(adopting a listening socket from another domain)");
     this.attach(s, fd);
     s.state = "listening";
     s.shared = true;

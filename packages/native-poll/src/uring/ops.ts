@@ -4,63 +4,19 @@
  * already accepted, a staging slot free), and otherwise park until a
  * completion wakes them.
  */
-import { type Address, type InetAddress, type ListenOptions, Parked, SocketClosed, systemError, type UnixAddress } from "@bobbin/unix";
+import { type Address, type InetAddress, SocketClosed, systemError, type UnixAddress } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut } from "../load.js";
-import { HostLookup, withAddress } from "../lookup.js";
-import { Errno, familyOf } from "../syscalls.js";
+import { withAddress } from "../lookup.js";
+import { EMPTY, ReaderOp, ResolvingOp, SocketOp, wouldBlock } from "../sockets.js";
+import { Errno } from "../syscalls.js";
 import type { UringBackend } from "./backend.js";
 import { UringSocket } from "./socket.js";
 
-/** What a recycled operation (and one that moves no bytes) points at. */
-const EMPTY = new Uint8Array(0);
-
-const { EAGAIN, EWOULDBLOCK, EINPROGRESS } = Errno;
-
-/** A non-blocking call found nothing to do. */
-function wouldBlock(rc: number): boolean {
-  return rc === EAGAIN || rc === EWOULDBLOCK;
-}
-
-/** An operation on one socket, with the caller's buffer range for those that move bytes. */
-abstract class SocketOp<T> extends Parked<T> {
-  constructor(
-    protected readonly backend: UringBackend,
-    /** @internal */ readonly sock: UringSocket,
-    label: string,
-    protected buf: Uint8Array = EMPTY,
-    protected off = 0,
-    protected len = 0,
-  ) {
-    super(backend, label);
-  }
-
-  /** @internal Makes a finished `read`/`write` the next one of its socket. */
-  reuse(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
-    return this;
-  }
-}
-
-/** Parks on the socket's receiving side (read, accept, recvfrom): first in, first woken. */
-abstract class ReaderOp<T> extends SocketOp<T> {
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
-  }
-}
+const { EAGAIN, EINPROGRESS } = Errno;
 
 /** `read`: bytes the multishot recv received ahead; 0 at the end of the stream. */
-export class ReadOp extends ReaderOp<number> {
+export class ReadOp extends ReaderOp<UringBackend, UringSocket, number> {
   protected override finished(): void {
     this.buf = EMPTY;
     if (this.sock.spareRead === null) this.sock.spareRead = this;
@@ -103,7 +59,7 @@ export class ReadOp extends ReaderOp<number> {
  * interleave: the write in progress owns the sending side until its last
  * piece is queued, later writes wait behind it.
  */
-export class WriteOp extends SocketOp<void> {
+export class WriteOp extends SocketOp<UringBackend, UringSocket, void> {
   private done = 0;
   private queued = false;
   /** Waiting for a staging slot rather than on the socket. */
@@ -190,12 +146,12 @@ export class WriteOp extends SocketOp<void> {
 }
 
 /** `accept`: a connection the multishot accept took. */
-export class AcceptOp extends ReaderOp<[UringSocket, Address]> {
+export class AcceptOp extends ReaderOp<UringBackend, UringSocket, [UringSocket, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     const b = this.backend;
     if (s.state === "closed") throw new SocketClosed("accept()");
-    const fd = s.backlog.shift();
+    const fd = s.accepted.shift();
     if (fd !== undefined) {
       const client = new UringSocket(s.kind, b);
       client.state = "connected";
@@ -215,7 +171,7 @@ export class AcceptOp extends ReaderOp<[UringSocket, Address]> {
 }
 
 /** `recvfrom`: one datagram and its sender; a one-shot poll when none is queued. */
-export class RecvOp extends ReaderOp<[number, Address]> {
+export class RecvOp extends ReaderOp<UringBackend, UringSocket, [number, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     const b = this.backend;
@@ -234,83 +190,8 @@ export class RecvOp extends ReaderOp<[number, Address]> {
   }
 }
 
-/**
- * An operation that first resolves a host name to an address of the
- * socket's family, then may park on the socket's sending side (connect,
- * sendto; bindAndListen only waits for the lookup).
- */
-abstract class ResolvingOp<T> extends SocketOp<T> {
-  protected readonly lookup = new HostLookup(() => this.ready());
-  private parkedOnSocket = false;
-
-  protected wait(): void {
-    if (this.lookup.park()) return;
-    this.parkedOnSocket = true;
-    this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    if (this.lookup.unpark()) return;
-    if (this.parkedOnSocket) {
-      this.parkedOnSocket = false;
-      this.backend.unpark(this.sock.writers, this);
-    }
-  }
-
-  /** Woken and abandoned: an abandoned connect leaves the socket connecting; closing it is the caller's business. */
-  protected override handoff(): void {
-    this.parkedOnSocket = false;
-  }
-
-  protected resolved(host: string): boolean {
-    return this.lookup.resolved(host, familyOf(this.sock.kind));
-  }
-}
-
-/** `bindAndListen`: bind, then listen (streams) — `listening`, or `bound` (UDP). */
-export class ListenOp extends ResolvingOp<void> {
-  constructor(
-    backend: UringBackend,
-    sock: UringSocket,
-    private readonly addr: Address,
-    private readonly options: Required<ListenOptions>,
-  ) {
-    super(backend, sock, "bindAndListen");
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("bindAndListen()");
-    const unix = s.kind === "unix";
-    if (!unix && !this.resolved((this.addr as InetAddress).host)) return false;
-    const fd = b.fdOf(s, "bindAndListen");
-    const sys = b.sys;
-    if (!unix && (s.isStream || this.options.reuseAddr)) {
-      // libuv always sets SO_REUSEADDR on TCP listeners; UDP only when asked.
-      sys.setsockopt(fd, b.solSocket, b.soReuseAddr, 1);
-    }
-    const path = unix ? (this.addr as UnixAddress).path : "";
-    const ip = this.lookup.ip;
-    const port = (this.addr as InetAddress).port;
-    const rc = unix ? sys.bind(fd, path, -1) : sys.bind(fd, ip, port);
-    const where = unix ? path : `${ip}:${port}`;
-    if (rc < 0) throw withAddress(errnoException(rc, s.isStream ? "listen" : "bind", where), this.addr);
-    if (!s.isStream) {
-      s.state = "bound";
-      return true;
-    }
-    const lr = sys.listen(fd, this.options.backlog);
-    if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
-    s.state = "listening";
-    s.backlogSize = this.options.backlog;
-    if (unix) s.path = path;
-    return true;
-  }
-}
-
 /** `connect`: a non-blocking connect, completed when a poll on the ring says the socket is writable. */
-export class ConnectOp extends ResolvingOp<void> {
+export class ConnectOp extends ResolvingOp<UringBackend, UringSocket, void> {
   private started = false;
 
   constructor(
@@ -360,7 +241,7 @@ export class ConnectOp extends ResolvingOp<void> {
 }
 
 /** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
-export class SendOp extends ResolvingOp<number> {
+export class SendOp extends ResolvingOp<UringBackend, UringSocket, number> {
   constructor(
     backend: UringBackend,
     sock: UringSocket,
@@ -399,7 +280,7 @@ export class SendOp extends ResolvingOp<number> {
  * returns once its fd is closed, after a send still in flight (whose write
  * returned) completed. Given up (cancelled, timed out), it cancels that send.
  */
-export class CloseOp extends SocketOp<void> {
+export class CloseOp extends SocketOp<UringBackend, UringSocket, void> {
   protected attempt(): boolean {
     this.backend.closeNow(this.sock);
     return this.sock.fd < 0;

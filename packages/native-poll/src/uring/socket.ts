@@ -2,15 +2,13 @@
  * A socket of the uring backend: its fd, the requests it has in flight, the
  * bytes received ahead of `read`, its queues of parked operations.
  */
-import type { Parked, ShareGuard, Socket, SocketKind, SocketState } from "@bobbin/unix";
+import type { ShareGuard, SocketKind, SocketState } from "@bobbin/unix";
+import type { RawSocket, Waiter } from "../sockets.js";
 import type { UringBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
 
 /** @internal */
-export type Waiter = Parked<unknown>;
-
-/** @internal */
-export class UringSocket implements Socket {
+export class UringSocket implements RawSocket {
   state: SocketState = "fresh";
   fd = -1;
   /** This fd's generation in the backend: part of every request's user data. */
@@ -53,7 +51,7 @@ export class UringSocket implements Socket {
   shared = false;
   acceptPaused = false;
   /** Connections accepted and not taken by `accept` yet. */
-  readonly backlog: number[] = [];
+  readonly accepted: number[] = [];
   /** The error that ended the multishot accept (EMFILE…), thrown by the next `accept`. */
   acceptError: Error | null = null;
 
@@ -90,7 +88,9 @@ export class UringSocket implements Socket {
 
   /** A Unix listener's path, unlinked when it closes; never set for an adopted listener. */
   path = "";
-  backlogSize = 0;
+  /** A listener's backlog (for `share`). */
+  backlog = 0;
+  /** Made by the first `share` of a listener; sealed before its fd is closed. */
   guard: ShareGuard | null = null;
   /** A finished `read`/`write` kept for the next call. */
   spareRead: ReadOp | null = null;
@@ -113,12 +113,4 @@ export class UringSocket implements Socket {
   toString(): string {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
-}
-
-/** @internal Removes `op` from `list`; whether it was there. */
-export function removeWaiter(list: Waiter[], op: Waiter): boolean {
-  const i = list.indexOf(op);
-  if (i < 0) return false;
-  list.splice(i, 1);
-  return true;
 }

@@ -346,7 +346,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
         }
         yield* sleep(0.05);
         const [conn] = yield* B.awaitExn(first);
-        const ahead = (server as UringSocket).backlog.length;
+        const ahead = (server as UringSocket).accepted.length;
         const conns = [conn];
         for (let i = 1; i < 40; i++) conns.push((yield* withTimeout(5, accept(server)))[0]);
         for (const s of [...clients, ...conns, server]) yield* close(s);
@@ -378,7 +378,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
         }
         const [conn] = yield* B.awaitExn(first);
         yield* sleep(0.05);
-        const ahead = (server as UringSocket).backlog.length;
+        const ahead = (server as UringSocket).accepted.length;
         const conns = [conn];
         for (let i = 1; i < 10; i++) conns.push((yield* withTimeout(5, accept(server)))[0]);
         for (const s of [...clients, ...conns, server]) yield* close(s);

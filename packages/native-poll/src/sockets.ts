@@ -1,0 +1,234 @@
+/**
+ * What the two raw-descriptor backends (native: epoll/kqueue readiness,
+ * uring: io_uring completions) share: the shape of their sockets, the bases
+ * of their operations, binding and listening, and describing and adopting
+ * listening sockets across domains.
+ */
+import {
+  type Address,
+  type InetAddress,
+  type ListenOptions,
+  Parked,
+  type SharedSocket,
+  ShareGuard,
+  type Signaller,
+  type Socket,
+  SocketClosed,
+  type SocketState,
+  type UnixAddress,
+} from "@bobbin/unix";
+import { errnoException } from "./errors.js";
+import type { NativeAddressOut, NativeSyscalls } from "./load.js";
+import { HostLookup, withAddress } from "./lookup.js";
+import { Errno, familyOf } from "./syscalls.js";
+
+/** @internal An operation parked on a socket. */
+export type Waiter = Parked<unknown>;
+
+/** @internal A socket over a raw descriptor. */
+export interface RawSocket extends Socket {
+  state: SocketState;
+  /** The descriptor, or -1 while there is none. */
+  fd: number;
+  readonly isStream: boolean;
+  /** Parked on the receiving side: read, accept, recvfrom. */
+  readonly readers: Waiter[];
+  /** Parked on the sending side: write, connect, sendto. */
+  readonly writers: Waiter[];
+  /** A Unix listener's path, unlinked when it closes; never set for an adopted listener. */
+  path: string;
+  /** A listener's backlog (for `share`). */
+  backlog: number;
+  /** Made by the first `share` of a listener; sealed before its fd is closed. */
+  guard: ShareGuard | null;
+}
+
+/** @internal A raw-descriptor backend, as the shared operations see it. */
+export interface RawBackend<S extends RawSocket> extends Signaller {
+  readonly sys: NativeSyscalls;
+  readonly solSocket: number;
+  readonly soReuseAddr: number;
+  /** The socket's fd, made on first need. */
+  fdOf(s: S, what: string): number;
+  park(list: Waiter[], op: Waiter): void;
+  unpark(list: Waiter[], op: Waiter): void;
+  /** What a finished or cancelled reader did not use goes to the next one. */
+  passRead(s: S): void;
+}
+
+/** @internal What a recycled operation (and one that moves no bytes) points at. */
+export const EMPTY = new Uint8Array(0);
+
+const { EAGAIN, EWOULDBLOCK } = Errno;
+
+/** @internal A non-blocking call found nothing to do (`EAGAIN`, or `EWOULDBLOCK` where it differs). */
+export function wouldBlock(rc: number): boolean {
+  return rc === EAGAIN || rc === EWOULDBLOCK;
+}
+
+/** @internal Removes `op` from `list`; whether it was there. */
+export function removeWaiter(list: Waiter[], op: Waiter): boolean {
+  const i = list.indexOf(op);
+  if (i < 0) return false;
+  list.splice(i, 1);
+  return true;
+}
+
+/** @internal An operation on one socket, with the caller's buffer range for those that move bytes. */
+export abstract class SocketOp<B extends RawBackend<S>, S extends RawSocket, T> extends Parked<T> {
+  constructor(
+    protected readonly backend: B,
+    /** @internal */ readonly sock: S,
+    label: string,
+    protected buf: Uint8Array = EMPTY,
+    protected off = 0,
+    protected len = 0,
+  ) {
+    super(backend, label);
+  }
+
+  /** @internal Makes a finished `read`/`write` the next one of its socket (no allocation per call). */
+  reuse(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    return this;
+  }
+}
+
+/**
+ * @internal An operation that parks on its socket's receiving side: first
+ * in, first woken; what a cancelled one was handed goes to the next.
+ */
+export abstract class ReaderOp<B extends RawBackend<S>, S extends RawSocket, T> extends SocketOp<B, S, T> {
+  protected wait(): void {
+    this.backend.park(this.sock.readers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.backend.passRead(this.sock);
+  }
+}
+
+/**
+ * @internal An operation that first resolves a host name to an address of
+ * the socket's family (once, in a Node callback), then may park on the
+ * socket's sending side (connect, sendto; bindAndListen only waits for the lookup).
+ */
+export abstract class ResolvingOp<B extends RawBackend<S>, S extends RawSocket, T> extends SocketOp<B, S, T> {
+  protected readonly lookup = new HostLookup(() => this.ready());
+  private parkedOnSocket = false;
+
+  /** True once `lookup.ip` is a numeric address for `host`; false while resolving. */
+  protected resolved(host: string): boolean {
+    return this.lookup.resolved(host, familyOf(this.sock.kind));
+  }
+
+  /** Parks for the lookup while it runs, else on the sending side. */
+  protected wait(): void {
+    if (this.lookup.park()) return;
+    this.parkedOnSocket = true;
+    this.backend.park(this.sock.writers, this);
+  }
+
+  protected unwait(): void {
+    if (this.lookup.unpark()) return;
+    if (this.parkedOnSocket) {
+      this.parkedOnSocket = false;
+      this.backend.unpark(this.sock.writers, this);
+    }
+  }
+
+  /** Woken and abandoned: no longer parked. An abandoned connect leaves the socket connecting; closing it is the caller's business. */
+  protected override handoff(): void {
+    this.parkedOnSocket = false;
+  }
+}
+
+/** @internal `bindAndListen`: bind, then listen (streams) — `listening`, or `bound` (UDP). */
+export class ListenOp<B extends RawBackend<S>, S extends RawSocket> extends ResolvingOp<B, S, void> {
+  constructor(
+    backend: B,
+    sock: S,
+    private readonly addr: Address,
+    private readonly options: Required<ListenOptions>,
+  ) {
+    super(backend, sock, "bindAndListen");
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("bindAndListen()");
+    const unix = s.kind === "unix";
+    const { host, port } = this.addr as InetAddress;
+    if (!unix && !this.resolved(host)) return false;
+    const fd = b.fdOf(s, "bindAndListen");
+    const sys = b.sys;
+    const stream = s.isStream;
+    if (!unix && (stream || this.options.reuseAddr)) {
+      // libuv always sets SO_REUSEADDR on TCP listeners; UDP only when asked.
+      sys.setsockopt(fd, b.solSocket, b.soReuseAddr, 1);
+    }
+    const ip = this.lookup.ip;
+    const path = unix ? (this.addr as UnixAddress).path : "";
+    const rc = unix ? sys.bind(fd, path, -1) : sys.bind(fd, ip, port);
+    const where = unix ? path : `${ip}:${port}`;
+    if (rc < 0) throw withAddress(errnoException(rc, stream ? "listen" : "bind", where), this.addr);
+    if (stream) {
+      const lr = sys.listen(fd, this.options.backlog);
+      if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
+      s.state = "listening";
+      s.backlog = this.options.backlog;
+      if (unix) s.path = path;
+    } else {
+      s.state = "bound";
+    }
+    return true;
+  }
+}
+
+/** @internal The address `s` is bound to (`getsockname`). @throws TypeError when it is not bound yet. */
+export function localAddressOf(sys: NativeSyscalls, s: RawSocket): Address {
+  if (s.fd >= 0) {
+    const out: NativeAddressOut = {};
+    if (sys.getsockname(s.fd, out) === 0) {
+      if (s.kind === "unix") return { path: out.path ?? "" };
+      return out as InetAddress;
+    }
+  }
+  throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+}
+
+/**
+ * @internal Describes a listening socket for another domain: its fd (each
+ * domain has its own, see {@link adoptDescriptor}) and a guard made on the
+ * first share, sealed before the fd is closed.
+ */
+export function describeListener(sys: NativeSyscalls, s: RawSocket): SharedSocket {
+  s.guard ??= new ShareGuard();
+  return { kind: s.kind, fd: s.fd, address: localAddressOf(sys, s), backlog: s.backlog, guard: s.guard.buffer };
+}
+
+/**
+ * @internal A descriptor of this domain's own for another domain's listening
+ * socket: a `dup` made while the owner's guard is pinned, or -1 when the
+ * owner closed it first (the descriptor is never touched then).
+ * @throws Error (Node-style, `dup`) when the descriptor cannot be duplicated.
+ */
+export function adoptDescriptor(sys: NativeSyscalls, shared: SharedSocket): number {
+  const guard = ShareGuard.of(shared.guard);
+  if (!guard.pin()) return -1;
+  let fd: number;
+  try {
+    fd = sys.dup(shared.fd);
+  } finally {
+    guard.unpin();
+  }
+  if (fd < 0) throw errnoException(fd, "dup", "(adopting a listening socket from another domain)");
+  return fd;
+}
