@@ -13,18 +13,17 @@
 //   [kSqTail]  JavaScript's SQ tail: what Submit() publishes
 //   [kInPump]  1 while Pump() runs: JavaScript then leaves submitting to it
 //
-// Lifetime: as the poller's (poller_node.cc): the uv_poll_t and the Ring live
-// in one heap Handle freed by uv_close's callback, which closes the ring. The
-// memory regions stay mapped while an ArrayBuffer shows them (Mapping).
+// Lifetime: loop_watched.h (the ring is closed by uv_close's callback, after
+// libuv stops using its eventfd). The memory regions stay mapped while an
+// ArrayBuffer shows them (Mapping).
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <uv.h>
 
 #include <string>
 
 #include "addon_data.h"
-#include "common.h"
+#include "loop_watched.h"
 #include "uring.h"
 
 #if __has_include(<linux/io_uring.h>)
@@ -49,20 +48,23 @@ uint32_t ConfigField(Napi::Object config, const char* name, uint32_t fallback) {
   return v.IsNumber() ? v.As<Napi::Number>().Uint32Value() : fallback;
 }
 
-class UringWrap : public Napi::ObjectWrap<UringWrap> {
+class UringWrap : public LoopWatched<UringWrap, Ring> {
  public:
+  static constexpr const char* kWhat = "ring";
+  static constexpr const char* kDestroyedCode = "ERR_BOBBIN_URING_DESTROYED";
+
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "NativeUring",
                        {
                            InstanceMethod<&UringWrap::Submit>("submit"),
-                           InstanceMethod<&UringWrap::Ref>("ref"),
-                           InstanceMethod<&UringWrap::Unref>("unref"),
-                           InstanceMethod<&UringWrap::Destroy>("destroy"),
+                           InstanceMethod("ref", &UringWrap::Ref),
+                           InstanceMethod("unref", &UringWrap::Unref),
+                           InstanceMethod("destroy", &UringWrap::Destroy),
                        });
   }
 
   // new NativeUring(control: Int32Array, onBatch: () => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
-  explicit UringWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringWrap>(info) {
+  explicit UringWrap(const Napi::CallbackInfo& info) : LoopWatched<UringWrap, Ring>(info) {
     Napi::Env env = info.Env();
     if (info.Length() < 3 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
         info[0].As<Napi::Int32Array>().ElementLength() < kControlInts || !info[1].IsFunction() || !info[2].IsObject()) {
@@ -87,89 +89,25 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
     config.staging_size = ConfigField(c, "stagingSize", config.staging_size);
     config.task_run = static_cast<TaskRun>(ConfigField(c, "taskRun", 0) & 3);
 
-    h_ = new Handle();
-    h_->wrap = this;
+    Ring& ring = Prepare();
     std::string step;
-    int rc = h_->ring.Open(config, &step);
+    int rc = ring.Open(config, &step);
     if (rc < 0) {
-      delete h_;  // ~Ring closes what was opened
-      h_ = nullptr;
+      Discard();
       ErrnoError(env, rc, step.c_str()).ThrowAsJavaScriptException();
       return;
     }
     if (!Expose(env)) {
-      delete h_;
-      h_ = nullptr;
+      Discard();
       return;
     }
-    uv_loop_t* loop = nullptr;
-    napi_get_uv_event_loop(env, &loop);
-    rc = uv_poll_init(loop, &h_->poll, h_->ring.wake_fd());
-    if (rc < 0) {
-      delete h_;
-      h_ = nullptr;
-      ErrnoError(env, rc, "uv_poll_init").ThrowAsJavaScriptException();
-      return;
-    }
-    rc = uv_poll_start(&h_->poll, UV_READABLE, OnReadable);
-    if (rc < 0) {
-      h_->wrap = nullptr;
-      uv_close(reinterpret_cast<uv_handle_t*>(&h_->poll), OnClose);
-      h_ = nullptr;
-      ErrnoError(env, rc, "uv_poll_start").ThrowAsJavaScriptException();
-      return;
-    }
-    napi_value resource_name;
-    napi_create_string_utf8(env, "bobbin:uring", NAPI_AUTO_LENGTH, &resource_name);
-    napi_async_init(env, nullptr, resource_name, &async_);
-    napi_add_env_cleanup_hook(env, CleanupHook, this);
-    hooked_ = true;
+    Watch(env, ring.wake_fd(), "bobbin:uring");
   }
 
-  ~UringWrap() override {
-    Close();
-    DestroyAsyncContext();
-  }
+  // The eventfd is readable: completion work arrived.
+  void OnWatchedReadable() { Pump(); }
 
  private:
-  struct Handle {
-    uv_poll_t poll;  // first member: the uv_handle_t* is the Handle*
-    Ring ring;
-    UringWrap* wrap = nullptr;  // null once JavaScript has let go
-  };
-
-  static void OnClose(uv_handle_t* handle) {
-    Handle* h = reinterpret_cast<Handle*>(handle);
-    h->ring.Close();
-    delete h;
-  }
-
-  static void CleanupHook(void* arg) {
-    UringWrap* w = static_cast<UringWrap*>(arg);
-    w->Close();
-    w->DestroyAsyncContext();
-  }
-
-  void DestroyAsyncContext() {
-    if (async_ != nullptr) {
-      napi_async_destroy(Env(), async_);
-      async_ = nullptr;
-    }
-  }
-
-  // Stops watching and starts closing; safe to call twice.
-  void Close() {
-    if (hooked_) {
-      napi_remove_env_cleanup_hook(Env(), CleanupHook, this);
-      hooked_ = false;
-    }
-    if (h_ == nullptr) return;
-    uv_poll_stop(&h_->poll);
-    h_->wrap = nullptr;
-    uv_close(reinterpret_cast<uv_handle_t*>(&h_->poll), OnClose);
-    h_ = nullptr;
-  }
-
   // An external ArrayBuffer over `m`, which it keeps mapped.
   static bool Buffer(Napi::Env env, Mapping* m, napi_value* out) {
     m->Retain();
@@ -182,7 +120,7 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
 
   // The ring's memory, layout and flags, as properties of `this`.
   bool Expose(Napi::Env env) {
-    const Ring& r = h_->ring;
+    const Ring& r = h_->payload;
     Napi::Object self = Value();
     const std::pair<const char*, Mapping*> regions[] = {
         {"sqes", r.sqes()}, {"rings", r.rings()}, {"bufferRing", r.buffer_ring()}, {"buffers", r.buffers()}, {"staging", r.staging()},
@@ -215,13 +153,6 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
     return true;
   }
 
-  static void OnReadable(uv_poll_t* poll, int status, int /*events*/) {
-    Handle* h = reinterpret_cast<Handle*>(poll);
-    UringWrap* w = h->wrap;
-    if (w == nullptr || status < 0) return;
-    w->Pump();
-  }
-
   // One wake-up: enter (submitting what JavaScript queued, running the
   // completion work), then JavaScript for each batch of CQEs, entering again
   // after it when it queued requests or more work arrived. The eventfd stays
@@ -230,19 +161,13 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
   void Pump() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
-    Ring& ring = h_->ring;
+    Ring& ring = h_->payload;
     ring.ResetWakeup();
     ring.SetNotifications(false);
     control_[kInPump] = 1;
     ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
     for (int round = 0; round < kMaxRounds && ring.CompletionsWaiting(); round++) {
-      napi_value result;
-      napi_status s = napi_make_callback(env, async_, Value(), on_batch_.Value(), 0, nullptr, &result);
-      if (s == napi_pending_exception) {
-        napi_value error;
-        napi_get_and_clear_last_exception(env, &error);
-        napi_fatal_exception(env, error);
-      }
+      Call(on_batch_.Value(), 0, nullptr);
       if (h_ == nullptr) break;  // destroyed by JavaScript: the ring closes with the handle
       if (ring.EntryNeeded(Tail())) ring.Submit(Tail());
     }
@@ -254,41 +179,15 @@ class UringWrap : public Napi::ObjectWrap<UringWrap> {
 
   uint32_t Tail() const { return static_cast<uint32_t>(control_[kSqTail]); }
 
-  bool Live(const Napi::CallbackInfo& info, const char* fn) {
-    if (h_ != nullptr) return true;
-    Napi::Error e = Napi::Error::New(info.Env(), std::string("uring.") + fn + "(): the ring is destroyed");
-    e.Set("code", Napi::String::New(info.Env(), "ERR_BOBBIN_URING_DESTROYED"));
-    e.ThrowAsJavaScriptException();
-    return false;
-  }
-
   // submit() → SQEs submitted, or -errno. Runs pending completion work too.
   Napi::Value Submit(const Napi::CallbackInfo& info) {
     if (!Live(info, "submit")) return Napi::Value();
-    return Napi::Number::New(info.Env(), h_->ring.Submit(Tail()));
+    return Napi::Number::New(info.Env(), h_->payload.Submit(Tail()));
   }
 
-  Napi::Value Ref(const Napi::CallbackInfo& info) {
-    if (h_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(&h_->poll));
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Unref(const Napi::CallbackInfo& info) {
-    if (h_ != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(&h_->poll));
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Destroy(const Napi::CallbackInfo& info) {
-    Close();
-    return info.Env().Undefined();
-  }
-
-  Handle* h_ = nullptr;
   int32_t* control_ = nullptr;
   Napi::ObjectReference control_ref_;  // keeps the control array (and control_) alive
   Napi::FunctionReference on_batch_;
-  napi_async_context async_ = nullptr;
-  bool hooked_ = false;
 };
 
 // uringProbe() → { reason: "" when the backend can work here, else why not; flags: the setup flags }
