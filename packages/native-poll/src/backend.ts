@@ -33,7 +33,6 @@ import {
   type SocketKind,
   type SocketState,
   systemError,
-  type UnixAddress,
 } from "@bobbin/unix";
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
@@ -41,6 +40,7 @@ import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeS
 import { withAddress } from "./lookup.js";
 import {
   adoptDescriptor,
+  ConnectOp,
   describeListener,
   EMPTY,
   ListenOp,
@@ -338,7 +338,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new ConnectOp(this, sock as NativeSocket, addr);
+    return new NativeConnectOp(this, sock as NativeSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
@@ -494,55 +494,19 @@ class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> 
   }
 }
 
-/** `connect`: a non-blocking connect, completed when the socket is writable. */
-class ConnectOp extends ResolvingOp<NativeBackend, NativeSocket, void> {
-  private started = false;
-
-  constructor(
-    backend: NativeBackend,
-    sock: NativeSocket,
-    private readonly addr: Address,
-  ) {
-    super(backend, sock, "connect");
+/** `connect`: a non-blocking connect, completed when an event says the socket is writable. */
+class NativeConnectOp extends ConnectOp<NativeBackend, NativeSocket> {
+  protected waitWritable(): void {
+    this.sock.writable = false;
   }
 
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("connect()");
-    const unix = s.kind === "unix";
-    const { host, port } = this.addr as InetAddress;
-    if (!this.started) {
-      if (!unix && !this.resolved(host)) return false;
-      const fd = b.fdOf(s, "connect");
-      this.started = true;
-      s.state = "connecting";
-      s.writable = false;
-      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.lookup.ip, port);
-      if (rc === 0) {
-        s.state = "connected";
-        s.writable = true;
-        return true;
-      }
-      if (rc !== EINPROGRESS && rc !== EAGAIN) this.fail(rc);
-      return false;
-    }
-    if (!s.writable) return false;
-    const err = b.sys.socketError(s.fd);
-    if (err !== 0) this.fail(err);
-    s.state = "connected";
-    return true;
+  protected isWritable(): boolean {
+    return this.sock.writable;
   }
 
-  /** The connection failed: the socket is fresh again (a new fd on the next use). */
-  private fail(rc: number): never {
-    const s = this.sock;
-    this.backend.detach(s);
-    s.state = "fresh";
-    s.readable = true;
-    s.writable = true;
-    const where = "path" in this.addr ? this.addr.path : `${this.lookup.ip}:${this.addr.port}`;
-    throw withAddress(errnoException(rc, "connect", where), this.addr);
+  protected override failed(): void {
+    this.sock.readable = true;
+    this.sock.writable = true;
   }
 }
 
@@ -719,7 +683,7 @@ class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
 }
 
 // errno values, negative, read once from the platform.
-const { EAGAIN, EINPROGRESS, ECONNABORTED, EPROTO } = Errno;
+const { ECONNABORTED, EPROTO } = Errno;
 
 // -- readSlot -----------------------------------------------------------------------
 

@@ -50,6 +50,8 @@ export interface RawBackend<S extends RawSocket> extends Signaller {
   readonly soReuseAddr: number;
   /** The socket's fd, made on first need. */
   fdOf(s: S, what: string): number;
+  /** Closes the socket's fd (the socket object lives on, fresh again or closed). */
+  detach(s: S): void;
   park(list: Waiter[], op: Waiter): void;
   unpark(list: Waiter[], op: Waiter): void;
   /** What a finished or cancelled reader did not use goes to the next one. */
@@ -59,7 +61,7 @@ export interface RawBackend<S extends RawSocket> extends Signaller {
 /** @internal What a recycled operation (and one that moves no bytes) points at. */
 export const EMPTY = new Uint8Array(0);
 
-const { EAGAIN, EWOULDBLOCK } = Errno;
+const { EAGAIN, EWOULDBLOCK, EINPROGRESS } = Errno;
 
 /** @internal A non-blocking call found nothing to do (`EAGAIN`, or `EWOULDBLOCK` where it differs). */
 export function wouldBlock(rc: number): boolean {
@@ -189,6 +191,67 @@ export class ListenOp<B extends RawBackend<S>, S extends RawSocket> extends Reso
       s.state = "bound";
     }
     return true;
+  }
+}
+
+/**
+ * @internal `connect`: a non-blocking connect, completed once the socket is
+ * writable; how a backend hears of that is its own (`waitWritable`,
+ * `isWritable`). A failed connect leaves the socket fresh (a new fd on the
+ * next use).
+ */
+export abstract class ConnectOp<B extends RawBackend<S>, S extends RawSocket> extends ResolvingOp<B, S, void> {
+  private started = false;
+
+  constructor(
+    backend: B,
+    sock: S,
+    private readonly addr: Address,
+  ) {
+    super(backend, sock, "connect");
+  }
+
+  /** The connect is in progress: be woken when the socket becomes writable. */
+  protected abstract waitWritable(): void;
+  /** Whether the socket became writable since `waitWritable`. */
+  protected abstract isWritable(): boolean;
+  /** The connect failed and the fd is gone: reset what the backend keeps per fd. */
+  protected failed(): void {}
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("connect()");
+    if (!this.started) {
+      const unix = s.kind === "unix";
+      const { host, port } = this.addr as InetAddress;
+      if (!unix && !this.resolved(host)) return false;
+      const fd = b.fdOf(s, "connect");
+      this.started = true;
+      s.state = "connecting";
+      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.lookup.ip, port);
+      if (rc === 0) {
+        s.state = "connected";
+        return true;
+      }
+      if (rc !== EINPROGRESS && rc !== EAGAIN) this.fail(rc);
+      this.waitWritable();
+      return false;
+    }
+    if (!this.isWritable()) return false;
+    const err = b.sys.socketError(s.fd);
+    if (err !== 0) this.fail(err);
+    s.state = "connected";
+    return true;
+  }
+
+  private fail(rc: number): never {
+    const s = this.sock;
+    this.backend.detach(s);
+    s.state = "fresh";
+    this.failed();
+    const where = "path" in this.addr ? this.addr.path : `${this.lookup.ip}:${this.addr.port}`;
+    throw withAddress(errnoException(rc, "connect", where), this.addr);
   }
 }
 

@@ -34,7 +34,7 @@ import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { adoptDescriptor, describeListener, ListenOp, localAddressOf, removeWaiter, type Waiter } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
-import { AcceptOp, CloseOp, ConnectOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
+import { AcceptOp, CloseOp, ReadOp, RecvOp, SendOp, UringConnectOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
 import { UringSocket } from "./socket.js";
 import { requireUring } from "./support.js";
@@ -537,7 +537,7 @@ export class UringBackend extends NodeLoop implements Backend {
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new ConnectOp(this, sock as UringSocket, addr);
+    return new UringConnectOp(this, sock as UringSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {

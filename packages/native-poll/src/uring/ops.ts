@@ -4,16 +4,13 @@
  * already accepted, a staging slot free), and otherwise park until a
  * completion wakes them.
  */
-import { type Address, type InetAddress, SocketClosed, systemError, type UnixAddress } from "@bobbin/unix";
+import { type Address, type InetAddress, SocketClosed, systemError } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut } from "../load.js";
 import { withAddress } from "../lookup.js";
-import { EMPTY, ReaderOp, ResolvingOp, SocketOp, wouldBlock } from "../sockets.js";
-import { Errno } from "../syscalls.js";
+import { ConnectOp, EMPTY, ReaderOp, ResolvingOp, SocketOp, wouldBlock } from "../sockets.js";
 import type { UringBackend } from "./backend.js";
 import { UringSocket } from "./socket.js";
-
-const { EAGAIN, EINPROGRESS } = Errno;
 
 /** `read`: bytes the multishot recv received ahead; 0 at the end of the stream. */
 export class ReadOp extends ReaderOp<UringBackend, UringSocket, number> {
@@ -191,52 +188,13 @@ export class RecvOp extends ReaderOp<UringBackend, UringSocket, [number, Address
 }
 
 /** `connect`: a non-blocking connect, completed when a poll on the ring says the socket is writable. */
-export class ConnectOp extends ResolvingOp<UringBackend, UringSocket, void> {
-  private started = false;
-
-  constructor(
-    backend: UringBackend,
-    sock: UringSocket,
-    private readonly addr: Address,
-  ) {
-    super(backend, sock, "connect");
+export class UringConnectOp extends ConnectOp<UringBackend, UringSocket> {
+  protected waitWritable(): void {
+    this.backend.armPoll(this.sock, false);
   }
 
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("connect()");
-    if (!this.started) {
-      const unix = s.kind === "unix";
-      if (!unix && !this.resolved((this.addr as InetAddress).host)) return false;
-      const fd = b.fdOf(s, "connect");
-      this.started = true;
-      s.state = "connecting";
-      const rc = unix
-        ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1)
-        : b.sys.connect(fd, this.lookup.ip, (this.addr as InetAddress).port);
-      if (rc === 0) {
-        s.state = "connected";
-        return true;
-      }
-      if (rc !== EINPROGRESS && rc !== EAGAIN) this.fail(rc);
-      b.armPoll(s, false);
-      return false;
-    }
-    if (s.pollOut) return false;
-    const err = b.sys.socketError(s.fd);
-    if (err !== 0) this.fail(err);
-    s.state = "connected";
-    return true;
-  }
-
-  /** The connection failed: the socket is fresh again (a new fd on the next use). */
-  private fail(rc: number): never {
-    const s = this.sock;
-    this.backend.detach(s);
-    s.state = "fresh";
-    const where = "path" in this.addr ? this.addr.path : `${this.lookup.ip}:${this.addr.port}`;
-    throw withAddress(errnoException(rc, "connect", where), this.addr);
+  protected isWritable(): boolean {
+    return !this.sock.pollOut;
   }
 }
 
