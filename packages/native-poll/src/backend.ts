@@ -26,18 +26,15 @@ import {
   type ListenOptions,
   NodeLoop,
   type SharedSocket,
-  type ShareGuard,
   type ShutdownCommand,
   type Socket,
   SocketClosed,
   type SocketKind,
-  type SocketState,
   systemError,
 } from "@bobbin/unix";
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
 import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
-import { withAddress } from "./lookup.js";
 import {
   adoptDescriptor,
   ConnectOp,
@@ -45,10 +42,10 @@ import {
   EMPTY,
   ListenOp,
   localAddressOf,
-  type RawSocket,
+  RawSocket,
   ReaderOp,
-  ResolvingOp,
   removeWaiter,
+  SendToOp,
   SocketOp,
   type Waiter,
   wouldBlock,
@@ -88,9 +85,7 @@ export interface NativeBackendOptions {
 }
 
 /** A socket of the native backend: an fd and its readiness. */
-class NativeSocket implements RawSocket {
-  state: SocketState = "fresh";
-  fd = -1;
+class NativeSocket extends RawSocket<NativeBackend> {
   /** The fd's poller generation; events carrying another one are stale. */
   gen = 0;
   readable = true;
@@ -101,16 +96,6 @@ class NativeSocket implements RawSocket {
   receiveShut = false;
   /** The stream write in progress: it owns the sending side until its last byte is out. */
   writing: Waiter | null = null;
-  /** Parked on readability: read, accept, recvfrom. */
-  readonly readers: Waiter[] = [];
-  /** Parked on writability: write, connect, sendto. */
-  readonly writers: Waiter[] = [];
-  /** A Unix listener's path, unlinked when it closes (as libuv does); never set for an adopted listener. */
-  path = "";
-  /** A listener's backlog (for `share`). */
-  backlog = 0;
-  /** Made by the first `share` of a listener; sealed before its fd is closed. */
-  guard: ShareGuard | null = null;
   /**
    * Finished `read`/`write` operations kept for the next call (Parked's
    * recycling): the hot path allocates neither an operation nor a suspension
@@ -118,24 +103,6 @@ class NativeSocket implements RawSocket {
    */
   spareRead: ReadOp | null = null;
   spareWrite: WriteOp | null = null;
-
-  constructor(
-    readonly kind: SocketKind,
-    readonly backend: NativeBackend,
-  ) {}
-
-  get isStream(): boolean {
-    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
-  }
-
-  toString(): string {
-    return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
-  }
-
-  /** `using`: begins closing, as an ownership finaliser does. */
-  [Symbol.dispose](): void {
-    this.backend.closeNow(this);
-  }
 }
 
 /**
@@ -277,6 +244,16 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wake(s.readers.shift()!);
   }
 
+  /** @internal A connect or sendto met a socket that is not writable: the next edge says when it is. */
+  waitWritable(s: NativeSocket): void {
+    s.writable = false;
+  }
+
+  /** @internal */
+  isWritable(s: NativeSocket): boolean {
+    return s.writable;
+  }
+
   /** @internal The same for writers (a write in progress keeps the side). */
   passWrite(s: NativeSocket): void {
     if (s.writers.length !== 0 && (s.writing === null || s.state === "closed") && (s.writable || s.state === "closed")) {
@@ -338,7 +315,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new NativeConnectOp(this, sock as NativeSocket, addr);
+    return new ConnectOp(this, sock as NativeSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
@@ -366,7 +343,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendOp(this, sock as NativeSocket, buf, off, len, addr as InetAddress);
+    return new SendToOp(this, sock as NativeSocket, buf, off, len, addr as InetAddress);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
@@ -494,22 +471,6 @@ class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> 
   }
 }
 
-/** `connect`: a non-blocking connect, completed when an event says the socket is writable. */
-class NativeConnectOp extends ConnectOp<NativeBackend, NativeSocket> {
-  protected waitWritable(): void {
-    this.sock.writable = false;
-  }
-
-  protected isWritable(): boolean {
-    return this.sock.writable;
-  }
-
-  protected override failed(): void {
-    this.sock.readable = true;
-    this.sock.writable = true;
-  }
-}
-
 /** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
 class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
@@ -631,42 +592,6 @@ class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
     }
     if (wouldBlock(n)) return (s.readable = false);
     throw errnoException(n, "recvmsg");
-  }
-}
-
-/** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
-class SendOp extends ResolvingOp<NativeBackend, NativeSocket, number> {
-  constructor(
-    backend: NativeBackend,
-    sock: NativeSocket,
-    buf: Uint8Array,
-    off: number,
-    len: number,
-    private readonly addr: InetAddress,
-  ) {
-    super(backend, sock, "sendto", buf, off, len);
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("sendto()");
-    if (!this.resolved(this.addr.host)) return false;
-    const fd = b.fdOf(s, "sendto");
-    if (!s.writable) return false;
-    const n = b.sys.sendto(fd, this.buf, this.off, this.len, this.lookup.ip, this.addr.port);
-    if (n >= 0) {
-      if (s.state === "fresh") s.state = "bound";
-      this.value = n;
-      return true;
-    }
-    if (wouldBlock(n)) return (s.writable = false);
-    throw withAddress(errnoException(n, "send", `${this.lookup.ip}:${this.addr.port}`), this.addr);
-  }
-
-  protected override handoff(): void {
-    super.handoff();
-    this.backend.passWrite(this.sock);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import {
   type Address,
+  type Backend,
   type InetAddress,
   type ListenOptions,
   Parked,
@@ -14,6 +15,7 @@ import {
   type Signaller,
   type Socket,
   SocketClosed,
+  type SocketKind,
   type SocketState,
   type UnixAddress,
 } from "@bobbin/unix";
@@ -25,22 +27,34 @@ import { Errno, familyOf } from "./syscalls.js";
 /** @internal An operation parked on a socket. */
 export type Waiter = Parked<unknown>;
 
-/** @internal A socket over a raw descriptor. */
-export interface RawSocket extends Socket {
-  state: SocketState;
+/** @internal A socket over a raw descriptor: what both backends' sockets have. */
+export abstract class RawSocket<B extends Backend = Backend> implements Socket {
+  state: SocketState = "fresh";
   /** The descriptor, or -1 while there is none. */
-  fd: number;
-  readonly isStream: boolean;
+  fd = -1;
   /** Parked on the receiving side: read, accept, recvfrom. */
-  readonly readers: Waiter[];
+  readonly readers: Waiter[] = [];
   /** Parked on the sending side: write, connect, sendto. */
-  readonly writers: Waiter[];
-  /** A Unix listener's path, unlinked when it closes; never set for an adopted listener. */
-  path: string;
+  readonly writers: Waiter[] = [];
+  /** A Unix listener's path, unlinked when it closes (as libuv does); never set for an adopted listener. */
+  path = "";
   /** A listener's backlog (for `share`). */
-  backlog: number;
+  backlog = 0;
   /** Made by the first `share` of a listener; sealed before its fd is closed. */
-  guard: ShareGuard | null;
+  guard: ShareGuard | null = null;
+
+  constructor(
+    readonly kind: SocketKind,
+    readonly backend: B,
+  ) {}
+
+  get isStream(): boolean {
+    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
+  }
+
+  toString(): string {
+    return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
+  }
 }
 
 /** @internal A raw-descriptor backend, as the shared operations see it. */
@@ -56,6 +70,12 @@ export interface RawBackend<S extends RawSocket> extends Signaller {
   unpark(list: Waiter[], op: Waiter): void;
   /** What a finished or cancelled reader did not use goes to the next one. */
   passRead(s: S): void;
+  /** The same for the sending side. */
+  passWrite(s: S): void;
+  /** A connect or sendto found the socket not writable: arrange for its waiters to be woken when it is. */
+  waitWritable(s: S): void;
+  /** Whether the socket is writable (as far as the backend heard) since `waitWritable`. */
+  isWritable(s: S): boolean;
 }
 
 /** @internal What a recycled operation (and one that moves no bytes) points at. */
@@ -195,12 +215,11 @@ export class ListenOp<B extends RawBackend<S>, S extends RawSocket> extends Reso
 }
 
 /**
- * @internal `connect`: a non-blocking connect, completed once the socket is
- * writable; how a backend hears of that is its own (`waitWritable`,
- * `isWritable`). A failed connect leaves the socket fresh (a new fd on the
- * next use).
+ * @internal `connect`: a non-blocking connect, completed once the backend
+ * says the socket is writable. A failed connect leaves the socket fresh (a
+ * new fd on the next use).
  */
-export abstract class ConnectOp<B extends RawBackend<S>, S extends RawSocket> extends ResolvingOp<B, S, void> {
+export class ConnectOp<B extends RawBackend<S>, S extends RawSocket> extends ResolvingOp<B, S, void> {
   private started = false;
 
   constructor(
@@ -210,13 +229,6 @@ export abstract class ConnectOp<B extends RawBackend<S>, S extends RawSocket> ex
   ) {
     super(backend, sock, "connect");
   }
-
-  /** The connect is in progress: be woken when the socket becomes writable. */
-  protected abstract waitWritable(): void;
-  /** Whether the socket became writable since `waitWritable`. */
-  protected abstract isWritable(): boolean;
-  /** The connect failed and the fd is gone: reset what the backend keeps per fd. */
-  protected failed(): void {}
 
   protected attempt(): boolean {
     const s = this.sock;
@@ -235,10 +247,10 @@ export abstract class ConnectOp<B extends RawBackend<S>, S extends RawSocket> ex
         return true;
       }
       if (rc !== EINPROGRESS && rc !== EAGAIN) this.fail(rc);
-      this.waitWritable();
+      b.waitWritable(s);
       return false;
     }
-    if (!this.isWritable()) return false;
+    if (!b.isWritable(s)) return false;
     const err = b.sys.socketError(s.fd);
     if (err !== 0) this.fail(err);
     s.state = "connected";
@@ -249,9 +261,48 @@ export abstract class ConnectOp<B extends RawBackend<S>, S extends RawSocket> ex
     const s = this.sock;
     this.backend.detach(s);
     s.state = "fresh";
-    this.failed();
     const where = "path" in this.addr ? this.addr.path : `${this.lookup.ip}:${this.addr.port}`;
     throw withAddress(errnoException(rc, "connect", where), this.addr);
+  }
+}
+
+/** @internal `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
+export class SendToOp<B extends RawBackend<S>, S extends RawSocket> extends ResolvingOp<B, S, number> {
+  constructor(
+    backend: B,
+    sock: S,
+    buf: Uint8Array,
+    off: number,
+    len: number,
+    private readonly addr: InetAddress,
+  ) {
+    super(backend, sock, "sendto", buf, off, len);
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("sendto()");
+    if (!this.resolved(this.addr.host)) return false;
+    const fd = b.fdOf(s, "sendto");
+    if (!b.isWritable(s)) return false;
+    const ip = this.lookup.ip;
+    const n = b.sys.sendto(fd, this.buf, this.off, this.len, ip, this.addr.port);
+    if (n >= 0) {
+      if (s.state === "fresh") s.state = "bound";
+      this.value = n;
+      return true;
+    }
+    if (wouldBlock(n)) {
+      b.waitWritable(s);
+      return false;
+    }
+    throw withAddress(errnoException(n, "send", `${ip}:${this.addr.port}`), this.addr);
+  }
+
+  protected override handoff(): void {
+    super.handoff();
+    this.backend.passWrite(this.sock);
   }
 }
 

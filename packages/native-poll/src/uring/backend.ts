@@ -32,9 +32,9 @@ import {
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
-import { adoptDescriptor, describeListener, ListenOp, localAddressOf, removeWaiter, type Waiter } from "../sockets.js";
+import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, removeWaiter, SendToOp, type Waiter } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
-import { AcceptOp, CloseOp, ReadOp, RecvOp, SendOp, UringConnectOp, WriteOp } from "./ops.js";
+import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
 import { UringSocket } from "./socket.js";
 import { requireUring } from "./support.js";
@@ -477,6 +477,16 @@ export class UringBackend extends NodeLoop implements Backend {
     if (s.writers.length !== 0 && s.writing === null && !s.sending) this.wake(s.writers.shift()!);
   }
 
+  /** @internal A connect or sendto met a socket that is not writable: a one-shot poll says when it is. */
+  waitWritable(s: UringSocket): void {
+    this.armPoll(s, false);
+  }
+
+  /** @internal */
+  isWritable(s: UringSocket): boolean {
+    return !s.pollOut;
+  }
+
   /** @internal A staging slot a cancelled waiter was handed goes to the next one. */
   passSlot(): void {
     if (this.slotWaiters.length !== 0) this.wake(this.slotWaiters.shift()!);
@@ -537,7 +547,7 @@ export class UringBackend extends NodeLoop implements Backend {
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new UringConnectOp(this, sock as UringSocket, addr);
+    return new ConnectOp(this, sock as UringSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
@@ -565,7 +575,7 @@ export class UringBackend extends NodeLoop implements Backend {
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendOp(this, sock as UringSocket, buf, off, len, addr as InetAddress);
+    return new SendToOp(this, sock as UringSocket, buf, off, len, addr as InetAddress);
   }
 
   /** Shuts a direction down; the sending side after the send in flight, if any. */

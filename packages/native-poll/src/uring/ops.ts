@@ -4,11 +4,10 @@
  * already accepted, a staging slot free), and otherwise park until a
  * completion wakes them.
  */
-import { type Address, type InetAddress, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, SocketClosed, systemError } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut } from "../load.js";
-import { withAddress } from "../lookup.js";
-import { ConnectOp, EMPTY, ReaderOp, ResolvingOp, SocketOp, wouldBlock } from "../sockets.js";
+import { EMPTY, ReaderOp, SocketOp, wouldBlock } from "../sockets.js";
 import type { UringBackend } from "./backend.js";
 import { UringSocket } from "./socket.js";
 
@@ -184,52 +183,6 @@ export class RecvOp extends ReaderOp<UringBackend, UringSocket, [number, Address
       return false;
     }
     throw errnoException(n, "recvmsg");
-  }
-}
-
-/** `connect`: a non-blocking connect, completed when a poll on the ring says the socket is writable. */
-export class UringConnectOp extends ConnectOp<UringBackend, UringSocket> {
-  protected waitWritable(): void {
-    this.backend.armPoll(this.sock, false);
-  }
-
-  protected isWritable(): boolean {
-    return !this.sock.pollOut;
-  }
-}
-
-/** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
-export class SendOp extends ResolvingOp<UringBackend, UringSocket, number> {
-  constructor(
-    backend: UringBackend,
-    sock: UringSocket,
-    buf: Uint8Array,
-    off: number,
-    len: number,
-    private readonly addr: InetAddress,
-  ) {
-    super(backend, sock, "sendto", buf, off, len);
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("sendto()");
-    if (!this.resolved(this.addr.host)) return false;
-    const fd = b.fdOf(s, "sendto");
-    if (s.pollOut) return false;
-    const ip = this.lookup.ip;
-    const n = b.sys.sendto(fd, this.buf, this.off, this.len, ip, this.addr.port);
-    if (n >= 0) {
-      if (s.state === "fresh") s.state = "bound";
-      this.value = n;
-      return true;
-    }
-    if (wouldBlock(n)) {
-      b.armPoll(s, false);
-      return false;
-    }
-    throw withAddress(errnoException(n, "send", `${ip}:${this.addr.port}`), this.addr);
   }
 }
 

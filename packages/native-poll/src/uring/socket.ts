@@ -2,15 +2,12 @@
  * A socket of the uring backend: its fd, the requests it has in flight, the
  * bytes received ahead of `read`, its queues of parked operations.
  */
-import type { ShareGuard, SocketKind, SocketState } from "@bobbin/unix";
-import type { RawSocket, Waiter } from "../sockets.js";
+import { RawSocket, type Waiter } from "../sockets.js";
 import type { UringBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
 
 /** @internal */
-export class UringSocket implements RawSocket {
-  state: SocketState = "fresh";
-  fd = -1;
+export class UringSocket extends RawSocket<UringBackend> {
   /** This fd's generation in the backend: part of every request's user data. */
   gen = 0;
   /** Requests in flight whose last completion has not come (the fd is closed only once this is 0). */
@@ -76,41 +73,17 @@ export class UringSocket implements RawSocket {
   pollIn = false;
   pollOut = false;
 
-  // -- parked operations --
-  /** Parked on received data or readability: read, accept, recvfrom. */
-  readonly readers: Waiter[] = [];
-  /** Parked on the sending side: write, connect, sendto. */
-  readonly writers: Waiter[] = [];
   /** `close` operations waiting for the fd to go. */
   readonly closers: Waiter[] = [];
   /** Closed by the program; the fd goes once no request is in flight. */
   closing = false;
 
-  /** A Unix listener's path, unlinked when it closes; never set for an adopted listener. */
-  path = "";
-  /** A listener's backlog (for `share`). */
-  backlog = 0;
-  /** Made by the first `share` of a listener; sealed before its fd is closed. */
-  guard: ShareGuard | null = null;
   /** A finished `read`/`write` kept for the next call. */
   spareRead: ReadOp | null = null;
   spareWrite: WriteOp | null = null;
 
-  constructor(
-    readonly kind: SocketKind,
-    readonly backend: UringBackend,
-  ) {}
-
-  get isStream(): boolean {
-    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
-  }
-
   /** A send is in flight. */
   get sending(): boolean {
     return this.sendSlot >= 0;
-  }
-
-  toString(): string {
-    return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
 }
