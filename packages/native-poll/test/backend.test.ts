@@ -1,36 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as B from "@bobbin/core";
-import {
-  accept,
-  bindAndListen,
-  close,
-  connect,
-  getsockname,
-  read,
-  run,
-  type Socket,
-  SocketClosed,
-  shutdown,
-  Timeout,
-  tcpv4,
-  udpv4,
-  withTimeout,
-  write,
-} from "@bobbin/unix";
+import { close, read, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { ArenaOverflow, ArenaPool, NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../src/index.js";
-import { noProcFds, openFdsOf, procFds } from "./helpers.js";
-
-/** A connected pair of TCP sockets on loopback (server side, client side). */
-function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
-  const client = tcpv4();
-  yield* connect(client, getsockname(server));
-  const [conn] = yield* accept(server);
-  return [server, conn, client];
-}
+import { noProcFds, openFdsOf, pair, procFds } from "./helpers.js";
 
 describe("native backend", () => {
   it("is made by nativeBackend() and named", () => {

@@ -1,4 +1,6 @@
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import type * as B from "@bobbin/core";
+import { accept, bindAndListen, connect, getsockname, type Socket, tcpv4 } from "@bobbin/unix";
 import { syscalls, uringSupport } from "../src/index.js";
 
 /** A non-blocking pipe, as numbers (throws on failure). */
@@ -58,3 +60,13 @@ export const uring = uringSupport();
 
 /** Why io_uring tests skip here ("" where they run), for their titles. */
 export const noUring = uring.available ? "" : ` (skipped: ${uring.reason})`;
+
+/** In a run: a connected pair of TCP sockets on loopback (the listener, the server side, the client side). */
+export function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+  const client = tcpv4();
+  yield* connect(client, getsockname(server));
+  const [conn] = yield* accept(server);
+  return [server, conn, client];
+}
