@@ -30,7 +30,6 @@ import {
   type Socket,
   SocketClosed,
   type SocketKind,
-  systemError,
 } from "@bobbin/unix";
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
@@ -47,6 +46,7 @@ import {
   removeWaiter,
   SendToOp,
   SocketOp,
+  StreamWriteOp,
   type Waiter,
   wouldBlock,
 } from "./sockets.js";
@@ -506,34 +506,18 @@ class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
  * side (`sock.writing`) until its last byte is out, and later writes queue
  * behind it in order.
  */
-class WriteOp extends SocketOp<NativeBackend, NativeSocket, void> {
-  private done = 0;
-  private queued = false;
-
-  override reuse(buf: Uint8Array, off: number, len: number): this {
-    this.done = 0;
-    this.queued = false;
-    return super.reuse(buf, off, len);
-  }
-
+class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
   /** Over: the socket keeps it for its next `write`. */
   protected override finished(): void {
     this.buf = EMPTY;
-    if (this.sock.writing === this) this.release();
+    this.release();
     if (this.sock.spareWrite === null) this.sock.spareWrite = this;
   }
 
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("write()");
-    if (s.writing !== this) {
-      if (s.writing !== null || (!this.queued && s.writers.length !== 0)) {
-        this.queued = true; // behind the write in progress
-        return false;
-      }
-      if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
-      s.writing = this;
-    }
+    if (!this.takeTurn()) return false;
     const sys = this.backend.sys;
     const len = this.len;
     while (this.done < len) {
@@ -550,30 +534,6 @@ class WriteOp extends SocketOp<NativeBackend, NativeSocket, void> {
     }
     this.release();
     return true;
-  }
-
-  /** Gives up the sending side; the next queued write goes on. */
-  private release(): void {
-    const s = this.sock;
-    if (s.writing !== this) return;
-    s.writing = null;
-    this.backend.passWrite(s);
-  }
-
-  protected wait(): void {
-    // The write in progress waits at the head, the others in arrival order.
-    if (this.sock.writing === this) this.backend.parkFirst(this.sock.writers, this);
-    else this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.writers, this);
-    this.release();
-  }
-
-  protected override handoff(): void {
-    if (this.sock.writing === this) this.release();
-    else this.backend.passWrite(this.sock);
   }
 }
 

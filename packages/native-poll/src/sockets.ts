@@ -17,6 +17,7 @@ import {
   SocketClosed,
   type SocketKind,
   type SocketState,
+  systemError,
   type UnixAddress,
 } from "@bobbin/unix";
 import { errnoException } from "./errors.js";
@@ -211,6 +212,73 @@ export class ListenOp<B extends RawBackend<S>, S extends RawSocket> extends Reso
       s.state = "bound";
     }
     return true;
+  }
+}
+
+/** @internal A stream socket whose writes take turns (see {@link StreamWriteOp}). */
+export interface TakingTurns {
+  /** The write in progress: it owns the sending side. */
+  writing: Waiter | null;
+  sendShut: boolean;
+}
+
+/**
+ * @internal `write` on a stream: writes to one socket never interleave. The
+ * write in progress owns the socket's sending side (`sock.writing`) until it
+ * has handed its last byte on (`release`); later writes queue behind it, in
+ * order, and it waits at their head.
+ */
+export abstract class StreamWriteOp<
+  B extends RawBackend<S> & { parkFirst(list: Waiter[], op: Waiter): void },
+  S extends RawSocket & TakingTurns,
+> extends SocketOp<B, S, void> {
+  /** Bytes of the caller's range handed on so far. */
+  protected done = 0;
+  private queued = false;
+
+  override reuse(buf: Uint8Array, off: number, len: number): this {
+    this.done = 0;
+    this.queued = false;
+    return super.reuse(buf, off, len);
+  }
+
+  /**
+   * Takes the sending side, or returns false to wait behind the write in progress.
+   * @throws Error (EPIPE) when the socket was shut down for sending.
+   */
+  protected takeTurn(): boolean {
+    const s = this.sock;
+    if (s.writing === this) return true;
+    if (s.writing !== null || (!this.queued && s.writers.length !== 0)) {
+      this.queued = true;
+      return false;
+    }
+    if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    s.writing = this;
+    return true;
+  }
+
+  /** Gives up the sending side; the next queued write goes on. */
+  protected release(): void {
+    const s = this.sock;
+    if (s.writing !== this) return;
+    s.writing = null;
+    this.backend.passWrite(s);
+  }
+
+  protected wait(): void {
+    if (this.sock.writing === this) this.backend.parkFirst(this.sock.writers, this);
+    else this.backend.park(this.sock.writers, this);
+  }
+
+  protected unwait(): void {
+    this.backend.unpark(this.sock.writers, this);
+    this.release();
+  }
+
+  protected override handoff(): void {
+    if (this.sock.writing === this) this.release();
+    else this.backend.passWrite(this.sock);
   }
 }
 

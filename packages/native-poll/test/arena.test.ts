@@ -10,9 +10,11 @@ function allocN(pool: ArenaPool, n: number): Slot[] {
 }
 
 /** Writes one byte past the end of `slot` through a wider view of its arena. */
+/** Changes the first byte past the slot (its canary's): flipped, never rewritten with the value it may already have. */
 function overrun(slot: Slot): void {
   const b = slot.buffer;
-  new Uint8Array(b.buffer, b.byteOffset, b.length + 1)[b.length] = 0xaa;
+  const past = new Uint8Array(b.buffer, b.byteOffset, b.length + 1);
+  past[b.length] = ~past[b.length]! & 0xff;
 }
 
 for (const memory of ["mmap", "js"] as const) {

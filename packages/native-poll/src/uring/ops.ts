@@ -7,7 +7,7 @@
 import { type Address, SocketClosed, systemError } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut } from "../load.js";
-import { EMPTY, ReaderOp, SocketOp, wouldBlock } from "../sockets.js";
+import { EMPTY, ReaderOp, SocketOp, StreamWriteOp, wouldBlock } from "../sockets.js";
 import type { UringBackend } from "./backend.js";
 import { UringSocket } from "./socket.js";
 
@@ -55,15 +55,11 @@ export class ReadOp extends ReaderOp<UringBackend, UringSocket, number> {
  * interleave: the write in progress owns the sending side until its last
  * piece is queued, later writes wait behind it.
  */
-export class WriteOp extends SocketOp<UringBackend, UringSocket, void> {
-  private done = 0;
-  private queued = false;
+export class WriteOp extends StreamWriteOp<UringBackend, UringSocket> {
   /** Waiting for a staging slot rather than on the socket. */
   private forSlot = false;
 
   override reuse(buf: Uint8Array, off: number, len: number): this {
-    this.done = 0;
-    this.queued = false;
     this.forSlot = false;
     return super.reuse(buf, off, len);
   }
@@ -79,15 +75,7 @@ export class WriteOp extends SocketOp<UringBackend, UringSocket, void> {
     const b = this.backend;
     this.forSlot = false;
     if (s.state === "closed") throw new SocketClosed("write()");
-    if (s.writing !== this) {
-      if (s.writing !== null || (!this.queued && s.writers.length !== 0)) {
-        this.queued = true; // behind the write in progress
-        return false;
-      }
-      if (s.sendError !== null) throw s.sendError;
-      if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
-      s.writing = this;
-    }
+    if (!this.takeTurn()) return false;
     const ring = b.ring;
     while (this.done < this.len) {
       if (s.sendError !== null) throw s.sendError;
@@ -107,37 +95,23 @@ export class WriteOp extends SocketOp<UringBackend, UringSocket, void> {
     return true;
   }
 
-  /** Gives up the sending side; the next queued write goes on. */
-  private release(): void {
-    const s = this.sock;
-    if (s.writing !== this) return;
-    s.writing = null;
-    this.backend.passWrite(s);
-  }
-
-  protected wait(): void {
-    const s = this.sock;
+  protected override wait(): void {
     if (this.forSlot) this.backend.parkForSlot(this);
-    else if (s.writing === this) this.backend.parkFirst(s.writers, this);
-    else this.backend.park(s.writers, this);
+    else super.wait();
   }
 
-  protected unwait(): void {
-    if (this.forSlot) this.backend.unparkForSlot(this);
-    else this.backend.unpark(this.sock.writers, this);
-    this.giveUp();
+  /** Cancelled mid-write: the piece in flight, if it is this write's, is given up. */
+  protected override unwait(): void {
+    if (this.sock.sendOwner === this) this.backend.abortSend(this.sock);
+    if (!this.forSlot) return super.unwait();
+    this.backend.unparkForSlot(this);
+    this.release();
   }
 
   protected override handoff(): void {
     if (this.forSlot) this.backend.passSlot();
-    if (this.sock.writing === this) this.giveUp();
-    else this.backend.passWrite(this.sock);
-  }
-
-  /** Cancelled mid-write: the piece in flight, if it is this write's, is given up. */
-  private giveUp(): void {
     if (this.sock.sendOwner === this) this.backend.abortSend(this.sock);
-    this.release();
+    super.handoff();
   }
 }
 
