@@ -33,6 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "server-commands.h"
+
 enum { RING_ENTRIES = 1024, BUFFERS = 1024, BUFFER_SIZE = 4096, GROUP = 0 };
 /* user_data: the kind in the top byte, then the buffer id, then the fd. */
 enum { ACCEPT = 1, RECV = 2, SEND = 3, INPUT = 4 };
@@ -158,33 +160,6 @@ static void watch_input(void) {
   s->fd = 0;
   s->poll32_events = POLLIN;
   s->user_data = DATA(INPUT, 0, 0);
-}
-
-/* Commands on stdin; returns 0 on "quit" or end of input. */
-static int command(void) {
-  static char line[256];
-  static size_t have = 0;
-  ssize_t n = read(0, line + have, sizeof line - 1 - have);
-  if (n <= 0) return n < 0 && errno == EAGAIN;
-  have += (size_t)n;
-  char *nl;
-  while ((nl = memchr(line, '\n', have)) != NULL) {
-    *nl = '\0';
-    if (strcmp(line, "cpu") == 0) {
-      struct rusage ru;
-      getrusage(RUSAGE_SELF, &ru);
-      printf("CPU %lld %lld\n", (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
-             (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
-      fflush(stdout);
-    } else if (strcmp(line, "quit") == 0) {
-      return 0;
-    }
-    size_t used = (size_t)(nl - line) + 1;
-    memmove(line, nl + 1, have - used);
-    have -= used;
-  }
-  if (have == sizeof line - 1) have = 0; /* an absurd line: drop it */
-  return 1;
 }
 
 int main(void) {

@@ -1,5 +1,3 @@
-import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import * as B from "@bobbin/core";
 import { close, read, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
@@ -61,39 +59,6 @@ describe("native backend", () => {
     expect(order).toEqual(["read 4", "spinner done"]);
     expect(backend.stats.polls).toBeGreaterThan(0);
     expect(backend.stats.pollEvents).toBeGreaterThan(0);
-  });
-
-  it("concurrent writes to one socket never interleave, even past the socket buffers", async () => {
-    const size = 4 << 20; // far more than the kernel buffers: both writes park
-    const a = Buffer.alloc(size, 0x61);
-    const b = Buffer.alloc(size, 0x62);
-    const c = Buffer.from("c");
-    const got = await run(
-      function* () {
-        const [server, conn, client] = yield* pair();
-        const writers = [a, b, c].map((buf) =>
-          B.spawn(function* () {
-            yield* write(client, buf);
-          }),
-        );
-        const received = Buffer.alloc(2 * size + 1);
-        let n = 0;
-        while (n < received.length) n += yield* read(conn, received, n);
-        yield* B.awaitAll(writers);
-        for (const s of [client, conn, server]) yield* close(s);
-        return received;
-      },
-      { backend: nativeBackend },
-    );
-    expect(got.subarray(0, size).every((x) => x === 0x61)).toBe(true);
-    expect(got.subarray(size, 2 * size).every((x) => x === 0x62)).toBe(true);
-    expect(got[2 * size]).toBe(0x63);
-  });
-
-  it("a run whose tasks wait on nothing I/O can wake ends in Deadlock, even with sockets open", async () => {
-    const child = fileURLToPath(new URL("./fixtures/deadlock-child.mjs", import.meta.url));
-    const out = execFileSync(process.execPath, [child], { encoding: "utf8", timeout: 20_000 });
-    expect(out.trim()).toBe("DEADLOCK");
   });
 });
 
