@@ -33,17 +33,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "server-commands.h"
+#include "echo-server.h"
 
 enum { RING_ENTRIES = 1024, BUFFERS = 1024, BUFFER_SIZE = 4096, GROUP = 0 };
 /* user_data: the kind in the top byte, then the buffer id, then the fd. */
 enum { ACCEPT = 1, RECV = 2, SEND = 3, INPUT = 4 };
 #define DATA(kind, bid, fd) (((uint64_t)(kind) << 56) | ((uint64_t)(bid) << 32) | (uint32_t)(fd))
-
-static void die(const char *what) {
-  perror(what);
-  exit(2);
-}
 
 static struct {
   int fd;
@@ -170,20 +165,7 @@ int main(void) {
   }
   setup_buffers();
 
-  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (lfd < 0) die("socket");
-  int one = 1;
-  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0) die("bind");
-  if (listen(lfd, 511) < 0) die("listen");
-  socklen_t len = sizeof addr;
-  if (getsockname(lfd, (struct sockaddr *)&addr, &len) < 0) die("getsockname");
-  printf("PORT %d\n", ntohs(addr.sin_port));
-  fflush(stdout);
+  int lfd = listen_loopback(0);
 
   accept_many(lfd);
   watch_input();
