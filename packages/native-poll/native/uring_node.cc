@@ -38,8 +38,8 @@ namespace {
 constexpr int kSqTail = 0;
 constexpr int kInPump = 1;
 constexpr int kControlInts = 2;
-// Rounds of submit → JavaScript per wake-up before Node's loop gets a turn.
-constexpr int kMaxRounds = 4;
+// Batches for JavaScript per wake-up before Node's loop gets a turn.
+constexpr int kMaxRounds = 8;
 
 void FinalizeMapping(napi_env /*env*/, void* /*data*/, void* hint) { static_cast<Mapping*>(hint)->Release(); }
 
@@ -156,25 +156,36 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
   // One wake-up: enter (submitting what JavaScript queued, running the
   // completion work), then JavaScript for each batch of CQEs, entering again
   // after it when it queued requests or more work arrived. The eventfd stays
-  // quiet meanwhile (completions of our own entries need no wake-up); once
-  // it is on again, anything that came in the meantime makes it readable.
+  // quiet meanwhile (completions of our own entries need no wake-up); work
+  // that came in while it was quiet is taken in the same wake-up, a few
+  // rounds at most before Node's loop gets a turn (the eventfd, written,
+  // brings us back).
   void Pump() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     Ring& ring = h_->payload;
     ring.ResetWakeup();
-    ring.SetNotifications(false);
     control_[kInPump] = 1;
-    ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
-    for (int round = 0; round < kMaxRounds && ring.CompletionsWaiting(); round++) {
-      Call(on_batch_.Value(), 0, nullptr);
-      if (h_ == nullptr) break;  // destroyed by JavaScript: the ring closes with the handle
-      if (ring.EntryNeeded(Tail())) ring.Submit(Tail());
+    int rounds = 0;
+    for (;;) {
+      ring.SetNotifications(false);
+      ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
+      for (; rounds < kMaxRounds && ring.CompletionsWaiting(); rounds++) {
+        Call(on_batch_.Value(), 0, nullptr);
+        if (h_ == nullptr) {  // destroyed by JavaScript: the ring closes with the handle
+          control_[kInPump] = 0;
+          return;
+        }
+        if (ring.EntryNeeded(Tail())) ring.Submit(Tail());
+      }
+      ring.SetNotifications(true);
+      if (!ring.CompletionsPending()) break;
+      if (rounds >= kMaxRounds) {
+        ring.Wake();
+        break;
+      }
     }
     control_[kInPump] = 0;
-    if (h_ == nullptr) return;
-    ring.SetNotifications(true);
-    if (ring.CompletionsPending()) ring.Wake();  // the rest on the next turn of the loop
   }
 
   uint32_t Tail() const { return static_cast<uint32_t>(control_[kSqTail]); }
