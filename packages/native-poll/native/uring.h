@@ -126,10 +126,14 @@ class Ring {
   int Setup(uint32_t flags);
   int MapRings();
   int RegisterBuffers();
+  void RegisterRingFd();
   void CancelEverything();
   uint32_t Load(uint32_t offset) const;
 
   int fd_ = -1;
+  // What io_uring_enter is given: the fd, or its registered index with IORING_ENTER_REGISTERED_RING.
+  int enter_fd_ = -1;
+  uint32_t enter_flags_ = 0;
   int wake_fd_ = -1;
   uint32_t setup_flags_ = 0;
   UringConfig config_;
