@@ -25,7 +25,9 @@
 //    RSS and heap (+ external memory) after gc(), before and after, divided
 //    by the connection count. Contenders: native backend with readSlot (no
 //    buffer held while idle), native backend with a 4 KiB buffer per
-//    connection, libuv backend (4 KiB buffer, as its echo server), Node net.
+//    connection, io_uring backend (4 KiB buffer per connection; a multishot
+//    recv armed on each), libuv backend (4 KiB buffer, as its echo server),
+//    Node net.
 //    Every connection is then checked to echo one message.
 //
 //   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--only=echo|idle] [--modes=c,c-uring,uring,…]
@@ -299,7 +301,12 @@ async function idleRound(mode, n) {
   }
 }
 
-export async function measureIdle({ modes = ["native-slot", "native", "libuv", "net"], n = IDLE, log = console.log } = {}) {
+export async function measureIdle({ modes = ["native-slot", "native", "uring", "libuv", "net"], n = IDLE, log = console.log } = {}) {
+  const uring = await uringHere();
+  if (!uring.available && modes.includes("uring")) {
+    log(`  io_uring row left out: ${uring.reason}`);
+    modes = modes.filter((m) => m !== "uring");
+  }
   const out = {};
   for (const mode of modes) {
     out[mode] = await idleRound(mode, n);
@@ -313,7 +320,12 @@ export function idleTable(result, n = IDLE) {
     `| server (${n.toLocaleString("en")} idle connections) | RSS / connection | JS heap + external / connection |`,
     "|---|---:|---:|",
   ];
-  const names = { ...NAMES, native: "native backend, 4 KiB buffer per connection", libuv: "libuv backend, 4 KiB buffer per connection" };
+  const names = {
+    ...NAMES,
+    native: "native backend, 4 KiB buffer per connection",
+    uring: "io_uring backend, 4 KiB buffer per connection (received into shared buffers)",
+    libuv: "libuv backend, 4 KiB buffer per connection",
+  };
   for (const [mode, r] of Object.entries(result)) {
     rows.push(`| ${names[mode] ?? mode} | ${(r.rssPerConn / 1024).toFixed(2)} KiB | ${(r.heapPerConn / 1024).toFixed(2)} KiB |`);
   }
