@@ -103,9 +103,12 @@ export class WriteOp extends StreamWriteOp<UringBackend, UringSocket> {
   /** Cancelled mid-write: the piece in flight, if it is this write's, is given up. */
   protected override unwait(): void {
     if (this.sock.sendOwner === this) this.backend.abortSend(this.sock);
-    if (!this.forSlot) return super.unwait();
-    this.backend.unparkForSlot(this);
-    this.release();
+    if (this.forSlot) {
+      this.backend.unparkForSlot(this);
+      this.release();
+    } else {
+      super.unwait();
+    }
   }
 
   protected override handoff(): void {
