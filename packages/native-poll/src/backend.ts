@@ -25,6 +25,7 @@ import {
   type InetAddress,
   type ListenOptions,
   NodeLoop,
+  removeWaiter,
   type SharedSocket,
   type ShutdownCommand,
   type Socket,
@@ -43,7 +44,6 @@ import {
   localAddressOf,
   RawSocket,
   ReaderOp,
-  removeWaiter,
   SendToOp,
   SocketOp,
   StreamWriteOp,
@@ -179,6 +179,11 @@ export class NativeBackend extends NodeLoop implements Backend {
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
    * Node's loop a turn after every time slice (`run`'s `sliceMs`).
    */
+  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
+  pending(): boolean {
+    return this.parkedIO !== 0 && !this.destroyed;
+  }
+
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (this.parkedIO !== 0 && !this.destroyed && (!block || this.eager)) {
       const n = this.poller.poll(0);
@@ -186,6 +191,8 @@ export class NativeBackend extends NodeLoop implements Backend {
       if (n > 0) {
         this.stats.pollEvents += n;
         this.dispatch(n);
+        // Tasks were woken: nothing to wait for.
+        return super.select(false, cancelled);
       }
     }
     return super.select(block, cancelled);

@@ -8,11 +8,11 @@ import {
   type Address,
   type Backend,
   type InetAddress,
+  isStreamKind,
   type ListenOptions,
   Parked,
   type SharedSocket,
   ShareGuard,
-  type Signaller,
   type Socket,
   SocketClosed,
   type SocketKind,
@@ -50,7 +50,7 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
   ) {}
 
   get isStream(): boolean {
-    return this.kind === "tcp4" || this.kind === "tcp6" || this.kind === "unix";
+    return isStreamKind(this.kind);
   }
 
   toString(): string {
@@ -59,7 +59,7 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
 }
 
 /** @internal A raw-descriptor backend, as the shared operations see it. */
-export interface RawBackend<S extends RawSocket> extends Signaller {
+export interface RawBackend<S extends RawSocket> {
   readonly sys: NativeSyscalls;
   readonly solSocket: number;
   readonly soReuseAddr: number;
@@ -89,14 +89,6 @@ export function wouldBlock(rc: number): boolean {
   return rc === EAGAIN || rc === EWOULDBLOCK;
 }
 
-/** @internal Removes `op` from `list`; whether it was there. */
-export function removeWaiter(list: Waiter[], op: Waiter): boolean {
-  const i = list.indexOf(op);
-  if (i < 0) return false;
-  list.splice(i, 1);
-  return true;
-}
-
 /** @internal An operation on one socket, with the caller's buffer range for those that move bytes. */
 export abstract class SocketOp<B extends RawBackend<S>, S extends RawSocket, T> extends Parked<T> {
   constructor(
@@ -107,7 +99,7 @@ export abstract class SocketOp<B extends RawBackend<S>, S extends RawSocket, T> 
     protected off = 0,
     protected len = 0,
   ) {
-    super(backend, label);
+    super(label);
   }
 
   /** @internal Makes a finished `read`/`write` the next one of its socket (no allocation per call). */
@@ -119,10 +111,7 @@ export abstract class SocketOp<B extends RawBackend<S>, S extends RawSocket, T> 
   }
 }
 
-/**
- * @internal An operation that parks on its socket's receiving side: first
- * in, first woken; what a cancelled one was handed goes to the next.
- */
+/** @internal An operation that parks on its socket's receiving side: first in, first woken. */
 export abstract class ReaderOp<B extends RawBackend<S>, S extends RawSocket, T> extends SocketOp<B, S, T> {
   protected wait(): void {
     this.backend.park(this.sock.readers, this);
@@ -130,10 +119,6 @@ export abstract class ReaderOp<B extends RawBackend<S>, S extends RawSocket, T> 
 
   protected unwait(): void {
     this.backend.unpark(this.sock.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.backend.passRead(this.sock);
   }
 }
 
@@ -164,11 +149,6 @@ export abstract class ResolvingOp<B extends RawBackend<S>, S extends RawSocket, 
       this.parkedOnSocket = false;
       this.backend.unpark(this.sock.writers, this);
     }
-  }
-
-  /** Woken and abandoned: no longer parked. An abandoned connect leaves the socket connecting; closing it is the caller's business. */
-  protected override handoff(): void {
-    this.parkedOnSocket = false;
   }
 }
 
@@ -275,11 +255,6 @@ export abstract class StreamWriteOp<
     this.backend.unpark(this.sock.writers, this);
     this.release();
   }
-
-  protected override handoff(): void {
-    if (this.sock.writing === this) this.release();
-    else this.backend.passWrite(this.sock);
-  }
 }
 
 /**
@@ -366,11 +341,6 @@ export class SendToOp<B extends RawBackend<S>, S extends RawSocket> extends Reso
       return false;
     }
     throw withAddress(errnoException(n, "send", `${ip}:${this.addr.port}`), this.addr);
-  }
-
-  protected override handoff(): void {
-    super.handoff();
-    this.backend.passWrite(this.sock);
   }
 }
 

@@ -25,6 +25,7 @@ import {
   type InetAddress,
   type ListenOptions,
   NodeLoop,
+  removeWaiter,
   type SharedSocket,
   type ShutdownCommand,
   type Socket,
@@ -32,7 +33,7 @@ import {
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
-import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, removeWaiter, SendToOp, type Waiter } from "../sockets.js";
+import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, SendToOp, type Waiter } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
@@ -184,8 +185,22 @@ export class UringBackend extends NodeLoop implements Backend {
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     const ring = this.ring;
-    if (!this.destroyed && !ring.pumping && (ring.pending || (this.parkedIO !== 0 && (!block || this.eager)))) ring.submit();
+    if (!this.destroyed && !ring.pumping && (ring.pending || (this.parkedIO !== 0 && (!block || this.eager)))) {
+      const reaped = this.stats.completions;
+      ring.submit();
+      // Completions may have woken tasks: nothing to wait for.
+      if (this.stats.completions !== reaped) return super.select(false, cancelled);
+    }
     return super.select(block, cancelled);
+  }
+
+  /**
+   * Core's `pending`: requests written and not submitted yet, or operations
+   * parked on completions — `select` submits the ones and enters the ring
+   * for the others.
+   */
+  pending(): boolean {
+    return !this.destroyed && (this.parkedIO !== 0 || this.ring.pending);
   }
 
   // -- completions --------------------------------------------------------------
@@ -485,11 +500,6 @@ export class UringBackend extends NodeLoop implements Backend {
   /** @internal */
   isWritable(s: UringSocket): boolean {
     return !s.pollOut;
-  }
-
-  /** @internal A staging slot a cancelled waiter was handed goes to the next one. */
-  passSlot(): void {
-    if (this.slotWaiters.length !== 0) this.wake(this.slotWaiters.shift()!);
   }
 
   // -- fds --------------------------------------------------------------------------

@@ -110,12 +110,6 @@ export class WriteOp extends StreamWriteOp<UringBackend, UringSocket> {
       super.unwait();
     }
   }
-
-  protected override handoff(): void {
-    if (this.forSlot) this.backend.passSlot();
-    if (this.sock.sendOwner === this) this.backend.abortSend(this.sock);
-    super.handoff();
-  }
 }
 
 /** `accept`: a connection the multishot accept took. */
