@@ -56,6 +56,11 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
   toString(): string {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
+
+  /** `using`: begins closing, as an ownership finaliser does. */
+  [Symbol.dispose](): void {
+    this.backend.closeNow(this);
+  }
 }
 
 /** @internal A raw-descriptor backend, as the shared operations see it. */
