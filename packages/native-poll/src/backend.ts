@@ -25,7 +25,6 @@ import {
   type InetAddress,
   type ListenOptions,
   NodeLoop,
-  removeWaiter,
   type SharedSocket,
   type ShutdownCommand,
   type Socket,
@@ -35,6 +34,7 @@ import {
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
 import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
+import { Parking } from "./parking.js";
 import {
   adoptDescriptor,
   ConnectOp,
@@ -136,8 +136,8 @@ export class NativeBackend extends NodeLoop implements Backend {
    * non-blocking `select`, and the events each brought.
    */
   readonly stats = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
-  /** Operations parked on I/O: while there are some, the poller keeps Node alive. */
-  private parkedIO = 0;
+  /** @internal Operations parked on I/O: while there are some, the poller keeps Node alive. */
+  readonly parking: Parking;
   private destroyed = false;
   private readonly eager: boolean;
 
@@ -162,6 +162,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       this.dispatch(count);
     });
     this.poller.unref();
+    this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
     this.pool = options.pool instanceof ArenaPool ? options.pool : new ArenaPool(options.pool ?? {});
   }
@@ -181,11 +182,11 @@ export class NativeBackend extends NodeLoop implements Backend {
    */
   /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
   pending(): boolean {
-    return this.parkedIO !== 0 && !this.destroyed;
+    return this.parking.count !== 0 && !this.destroyed;
   }
 
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
-    if (this.parkedIO !== 0 && !this.destroyed && (!block || this.eager)) {
+    if (this.parking.count !== 0 && !this.destroyed && (!block || this.eager)) {
       const n = this.poller.poll(0);
       this.stats.polls++;
       if (n > 0) {
@@ -208,47 +209,19 @@ export class NativeBackend extends NodeLoop implements Backend {
       if ((bits & (HANGUP | ERROR)) !== 0) s.hup = true;
       if ((bits & READ_BITS) !== 0) {
         s.readable = true;
-        if (s.readers.length !== 0) this.wake(s.readers.shift()!);
+        if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
       }
       if ((bits & WRITE_BITS) !== 0) {
         s.writable = true;
         // Not past a write in progress that is already on its way back.
-        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.wake(s.writers.shift()!);
+        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
       }
     }
   }
 
-  /** @internal An operation parks on `list`. */
-  park(list: Waiter[], op: Waiter): void {
-    list.push(op);
-    if (this.parkedIO++ === 0) this.poller.ref();
-  }
-
-  /** @internal An operation parks at the head of `list` (a write in progress, ahead of queued ones). */
-  parkFirst(list: Waiter[], op: Waiter): void {
-    list.unshift(op);
-    if (this.parkedIO++ === 0) this.poller.ref();
-  }
-
-  /** @internal A parked operation leaves `list` without being woken. */
-  unpark(list: Waiter[], op: Waiter): void {
-    if (removeWaiter(list, op) && --this.parkedIO === 0 && !this.destroyed) this.poller.unref();
-  }
-
-  /** @internal Wakes an operation already taken off its list. */
-  wake(op: Waiter): void {
-    if (--this.parkedIO === 0 && !this.destroyed) this.poller.unref();
-    op.ready();
-  }
-
-  /** @internal Wakes every operation of `list` (they retry and see why: closed, shut down). */
-  wakeAll(list: Waiter[]): void {
-    while (list.length !== 0) this.wake(list.shift()!);
-  }
-
   /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: NativeSocket): void {
-    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wake(s.readers.shift()!);
+    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.parking.wake(s.readers.shift()!);
   }
 
   /** @internal A connect or sendto met a socket that is not writable: the next edge says when it is. */
@@ -264,7 +237,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   /** @internal The same for writers (a write in progress keeps the side). */
   passWrite(s: NativeSocket): void {
     if (s.writers.length !== 0 && (s.writing === null || s.state === "closed") && (s.writable || s.state === "closed")) {
-      this.wake(s.writers.shift()!);
+      this.parking.wake(s.writers.shift()!);
     }
   }
 
@@ -359,12 +332,12 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (how !== "receive" && !s.sendShut) {
       s.sendShut = true;
       this.sys.shutdown(s.fd, 1);
-      this.wakeAll(s.writers); // they fail with EPIPE when they retry
+      this.parking.wakeAll(s.writers); // they fail with EPIPE when they retry
     }
     if (how !== "send" && !s.receiveShut) {
       s.receiveShut = true;
       this.sys.shutdown(s.fd, 0);
-      this.wakeAll(s.readers);
+      this.parking.wakeAll(s.readers);
     }
   }
 
@@ -390,8 +363,8 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.path = "";
     }
     // Waiters retry, see the socket closed and throw SocketClosed.
-    this.wakeAll(s.readers);
-    this.wakeAll(s.writers);
+    this.parking.wakeAll(s.readers);
+    this.parking.wakeAll(s.writers);
   }
 
   localAddress(sock: Socket): Address {

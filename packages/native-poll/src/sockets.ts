@@ -23,6 +23,7 @@ import {
 import { errnoException } from "./errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "./load.js";
 import { HostLookup, withAddress } from "./lookup.js";
+import type { Parking } from "./parking.js";
 import { Errno, familyOf } from "./syscalls.js";
 
 /** @internal An operation parked on a socket. */
@@ -72,8 +73,8 @@ export interface RawBackend<S extends RawSocket> {
   fdOf(s: S, what: string): number;
   /** Closes the socket's fd (the socket object lives on, fresh again or closed). */
   detach(s: S): void;
-  park(list: Waiter[], op: Waiter): void;
-  unpark(list: Waiter[], op: Waiter): void;
+  /** The operations parked on I/O. */
+  readonly parking: Parking;
   /** What a finished or cancelled reader did not use goes to the next one. */
   passRead(s: S): void;
   /** The same for the sending side. */
@@ -119,11 +120,11 @@ export abstract class SocketOp<B extends RawBackend<S>, S extends RawSocket, T> 
 /** @internal An operation that parks on its socket's receiving side: first in, first woken. */
 export abstract class ReaderOp<B extends RawBackend<S>, S extends RawSocket, T> extends SocketOp<B, S, T> {
   protected wait(): void {
-    this.backend.park(this.sock.readers, this);
+    this.backend.parking.park(this.sock.readers, this);
   }
 
   protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
+    this.backend.parking.unpark(this.sock.readers, this);
   }
 }
 
@@ -145,14 +146,14 @@ export abstract class ResolvingOp<B extends RawBackend<S>, S extends RawSocket, 
   protected wait(): void {
     if (this.lookup.park()) return;
     this.parkedOnSocket = true;
-    this.backend.park(this.sock.writers, this);
+    this.backend.parking.park(this.sock.writers, this);
   }
 
   protected unwait(): void {
     if (this.lookup.unpark()) return;
     if (this.parkedOnSocket) {
       this.parkedOnSocket = false;
-      this.backend.unpark(this.sock.writers, this);
+      this.backend.parking.unpark(this.sock.writers, this);
     }
   }
 }
@@ -213,10 +214,7 @@ export interface TakingTurns {
  * has handed its last byte on (`release`); later writes queue behind it, in
  * order, and it waits at their head.
  */
-export abstract class StreamWriteOp<
-  B extends RawBackend<S> & { parkFirst(list: Waiter[], op: Waiter): void },
-  S extends RawSocket & TakingTurns,
-> extends SocketOp<B, S, void> {
+export abstract class StreamWriteOp<B extends RawBackend<S>, S extends RawSocket & TakingTurns> extends SocketOp<B, S, void> {
   /** Bytes of the caller's range handed on so far. */
   protected done = 0;
   private queued = false;
@@ -252,12 +250,12 @@ export abstract class StreamWriteOp<
   }
 
   protected wait(): void {
-    if (this.sock.writing === this) this.backend.parkFirst(this.sock.writers, this);
-    else this.backend.park(this.sock.writers, this);
+    if (this.sock.writing === this) this.backend.parking.parkFirst(this.sock.writers, this);
+    else this.backend.parking.park(this.sock.writers, this);
   }
 
   protected unwait(): void {
-    this.backend.unpark(this.sock.writers, this);
+    this.backend.parking.unpark(this.sock.writers, this);
     this.release();
   }
 }

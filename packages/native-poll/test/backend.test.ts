@@ -28,38 +28,6 @@ describe("native backend", () => {
     );
     expect(openFdsOf("eventpoll")).toBe(before);
   });
-
-  it("a busy scheduler still sees I/O (non-blocking select drains the set)", async () => {
-    let backend!: NativeBackend;
-    const order = await run(
-      function* () {
-        const log: string[] = [];
-        const [server, conn, client] = yield* pair();
-        let busy = true;
-        const reader = B.spawn(function* () {
-          const n = yield* read(conn, Buffer.alloc(8));
-          log.push(`read ${n}`);
-          busy = false;
-        });
-        yield* B.yieldNow(); // the reader parks
-        const spinner = B.spawn(function* () {
-          const end = performance.now() + 500;
-          while (performance.now() < end && busy) yield* B.yieldNow();
-          log.push("spinner done");
-        });
-        yield* write(client, "ping");
-        yield* B.awaitExn(reader);
-        yield* B.awaitExn(spinner);
-        for (const s of [client, conn, server]) yield* close(s);
-        return log;
-      },
-      // A long slice: only the scheduler's own polls can see the data in time.
-      { backend: () => (backend = nativeBackend()), sliceMs: 2000 },
-    );
-    expect(order).toEqual(["read 4", "spinner done"]);
-    expect(backend.stats.polls).toBeGreaterThan(0);
-    expect(backend.stats.pollEvents).toBeGreaterThan(0);
-  });
 });
 
 describe("readSlot", () => {

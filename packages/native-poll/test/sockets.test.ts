@@ -2,17 +2,30 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as B from "@bobbin/core";
-import { close, readExactly, run, write } from "@bobbin/unix";
+import { type Backend, close, read, readExactly, run, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { nativeBackend, uringBackend } from "../src/index.js";
+import { type NativeBackend, nativeBackend, type UringBackend, uringBackend } from "../src/index.js";
 import { noUring, pair } from "./helpers.js";
 
+/** `selectPolled`: how many times `select` looked for I/O itself (a non-blocking drain of the set, an entry into the ring). */
 const backends = [
-  { name: "native", backend: nativeBackend, exported: "nativeBackend", skip: "" },
-  { name: "uring", backend: uringBackend, exported: "uringBackend", skip: noUring },
+  {
+    name: "native",
+    backend: nativeBackend,
+    exported: "nativeBackend",
+    skip: "",
+    selectPolled: (b: Backend) => (b as NativeBackend).stats.pollEvents,
+  },
+  {
+    name: "uring",
+    backend: uringBackend,
+    exported: "uringBackend",
+    skip: noUring,
+    selectPolled: (b: Backend) => (b as UringBackend).stats.submits,
+  },
 ];
 
-describe.each(backends)("$name backend", ({ name, backend, exported, skip }) => {
+describe.each(backends)("$name backend", ({ name, backend, exported, skip, selectPolled }) => {
   it.skipIf(skip !== "")(`concurrent writes to one socket never interleave, even past the socket buffers${skip}`, async () => {
     const size = 4 << 20; // far more than the kernel buffers: both writes park
     const [a, b, c] = [Buffer.alloc(size, 0x61), Buffer.alloc(size, 0x62), Buffer.from("c")];
@@ -41,5 +54,36 @@ describe.each(backends)("$name backend", ({ name, backend, exported, skip }) => 
     const child = fileURLToPath(new URL("./fixtures/deadlock-child.mjs", import.meta.url));
     const out = execFileSync(process.execPath, [child, exported], { encoding: "utf8", timeout: 20_000 });
     expect(out.trim(), name).toBe("DEADLOCK");
+  });
+
+  it.skipIf(skip !== "")(`a busy scheduler still sees I/O: select looks for it without waiting${skip}`, async () => {
+    let made!: Backend;
+    const order = await run(
+      function* () {
+        const log: string[] = [];
+        const [server, conn, client] = yield* pair();
+        let busy = true;
+        const reader = B.spawn(function* () {
+          const n = yield* read(conn, Buffer.alloc(8));
+          log.push(`read ${n}`);
+          busy = false;
+        });
+        yield* B.yieldNow(); // the reader parks
+        const spinner = B.spawn(function* () {
+          const end = performance.now() + 500;
+          while (performance.now() < end && busy) yield* B.yieldNow();
+          log.push("spinner done");
+        });
+        yield* write(client, "ping");
+        yield* B.awaitExn(reader);
+        yield* B.awaitExn(spinner);
+        for (const s of [client, conn, server]) yield* close(s);
+        return log;
+      },
+      // A long slice: only the scheduler's own polls can see the data in time.
+      { backend: (domain) => (made = backend(domain)), sliceMs: 2000 },
+    );
+    expect(order).toEqual(["read 4", "spinner done"]);
+    expect(selectPolled(made)).toBeGreaterThan(0);
   });
 });

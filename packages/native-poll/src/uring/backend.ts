@@ -25,7 +25,6 @@ import {
   type InetAddress,
   type ListenOptions,
   NodeLoop,
-  removeWaiter,
   type SharedSocket,
   type ShutdownCommand,
   type Socket,
@@ -33,7 +32,8 @@ import {
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
-import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, SendToOp, type Waiter } from "../sockets.js";
+import { Parking } from "../parking.js";
+import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, SendToOp } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
@@ -139,8 +139,8 @@ export class UringBackend extends NodeLoop implements Backend {
   private readonly starved: UringSocket[] = [];
   /** Writes waiting for a staging slot. */
   private readonly slotWaiters: WriteOp[] = [];
-  /** Operations parked on completions: while there are some, the ring keeps Node alive. */
-  private parkedIO = 0;
+  /** @internal Operations parked on completions: while there are some, the ring keeps Node alive. */
+  readonly parking: Parking;
   private destroyed = false;
   private readonly eager: boolean;
 
@@ -169,6 +169,7 @@ export class UringBackend extends NodeLoop implements Backend {
     this.eager = options.eagerPoll ?? true;
     this.ring = new Ring(addon, { entries, buffers, bufferSize, staging, stagingSize, taskRun: TASK_RUN[taskRun] }, this);
     this.ring.handle.unref();
+    this.parking = new Parking(this.ring.handle);
     this.stats = this.ring.stats;
   }
 
@@ -185,7 +186,7 @@ export class UringBackend extends NodeLoop implements Backend {
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     const ring = this.ring;
-    if (!this.destroyed && !ring.pumping && (ring.pending || (this.parkedIO !== 0 && (!block || this.eager)))) {
+    if (!this.destroyed && !ring.pumping && (ring.pending || (this.parking.count !== 0 && (!block || this.eager)))) {
       const reaped = this.stats.completions;
       ring.submit();
       // Completions may have woken tasks: nothing to wait for.
@@ -200,7 +201,7 @@ export class UringBackend extends NodeLoop implements Backend {
    * for the others.
    */
   pending(): boolean {
-    return !this.destroyed && (this.parkedIO !== 0 || this.ring.pending);
+    return !this.destroyed && (this.parking.count !== 0 || this.ring.pending);
   }
 
   // -- completions --------------------------------------------------------------
@@ -268,7 +269,7 @@ export class UringBackend extends NodeLoop implements Backend {
       s.recvPaused = true;
       this.cancel(s, RECV);
     }
-    if (s.readers.length !== 0 && (s.queued !== 0 || s.eof || s.readError !== null)) this.wake(s.readers.shift()!);
+    if (s.readers.length !== 0 && (s.queued !== 0 || s.eof || s.readError !== null)) this.parking.wake(s.readers.shift()!);
   }
 
   private accepted(s: UringSocket, res: number, flags: number): void {
@@ -285,7 +286,7 @@ export class UringBackend extends NodeLoop implements Backend {
       s.acceptPaused = true;
       this.cancel(s, ACCEPT);
     }
-    if (s.readers.length !== 0 && (s.accepted.length !== 0 || s.acceptError !== null)) this.wake(s.readers.shift()!);
+    if (s.readers.length !== 0 && (s.accepted.length !== 0 || s.acceptError !== null)) this.parking.wake(s.readers.shift()!);
   }
 
   private sent(s: UringSocket, res: number): void {
@@ -302,22 +303,22 @@ export class UringBackend extends NodeLoop implements Backend {
     s.sendOwner = null;
     s.sendCancelled = false;
     this.ring.freeSlot(slot);
-    if (this.slotWaiters.length !== 0) this.wake(this.slotWaiters.shift()!);
+    if (this.slotWaiters.length !== 0) this.parking.wake(this.slotWaiters.shift()!);
     if (res < 0 && res !== ECANCELED) s.sendError ??= errnoException(res, "write");
     if (s.shutPending) {
       s.shutPending = false;
       this.sys.shutdown(s.fd, 1);
     }
-    if (s.writers.length !== 0) this.wake(s.writers.shift()!);
+    if (s.writers.length !== 0) this.parking.wake(s.writers.shift()!);
   }
 
   private polled(s: UringSocket, kind: number, _res: number): void {
     if (kind === POLL_IN) {
       s.pollIn = false;
-      if (s.readers.length !== 0) this.wake(s.readers.shift()!);
+      if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
     } else {
       s.pollOut = false;
-      if (s.writers.length !== 0) this.wake(s.writers.shift()!);
+      if (s.writers.length !== 0) this.parking.wake(s.writers.shift()!);
     }
   }
 
@@ -434,62 +435,27 @@ export class UringBackend extends NodeLoop implements Backend {
 
   // -- parking -----------------------------------------------------------------------
 
-  /** @internal An operation parks on `list`. */
-  park(list: Waiter[], op: Waiter): void {
-    list.push(op);
-    if (this.parkedIO++ === 0 && !this.destroyed) this.ring.handle.ref();
-  }
-
-  /** @internal An operation parks at the head of `list` (a write in progress, ahead of queued ones). */
-  parkFirst(list: Waiter[], op: Waiter): void {
-    list.unshift(op);
-    if (this.parkedIO++ === 0 && !this.destroyed) this.ring.handle.ref();
-  }
-
   /** @internal A write parks until a staging slot is free. */
   parkForSlot(op: WriteOp): void {
-    this.park(this.slotWaiters, op);
+    this.parking.park(this.slotWaiters, op);
   }
 
   /** @internal A write no longer waits for a staging slot; whether it did. */
   unparkForSlot(op: WriteOp): boolean {
-    if (!removeWaiter(this.slotWaiters, op)) return false;
-    this.parked(-1);
-    return true;
-  }
-
-  /** @internal A parked operation leaves `list` without being woken. */
-  unpark(list: Waiter[], op: Waiter): void {
-    if (removeWaiter(list, op)) this.parked(-1);
-  }
-
-  /** @internal Wakes an operation already taken off its list. */
-  wake(op: Waiter): void {
-    this.parked(-1);
-    op.ready();
-  }
-
-  private parked(delta: number): void {
-    this.parkedIO += delta;
-    if (this.parkedIO === 0 && !this.destroyed) this.ring.handle.unref();
-  }
-
-  /** @internal Wakes every operation of `list` (they retry and see why: closed, shut down). */
-  wakeAll(list: Waiter[]): void {
-    while (list.length !== 0) this.wake(list.shift()!);
+    return this.parking.unpark(this.slotWaiters, op);
   }
 
   /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: UringSocket): void {
     if (s.readers.length === 0) return;
     if (s.queued !== 0 || s.eof || s.readError !== null || s.accepted.length !== 0 || s.acceptError !== null || s.state === "closed") {
-      this.wake(s.readers.shift()!);
+      this.parking.wake(s.readers.shift()!);
     }
   }
 
   /** @internal The sending side is free: the next queued write goes on. */
   passWrite(s: UringSocket): void {
-    if (s.writers.length !== 0 && s.writing === null && !s.sending) this.wake(s.writers.shift()!);
+    if (s.writers.length !== 0 && s.writing === null && !s.sending) this.parking.wake(s.writers.shift()!);
   }
 
   /** @internal A connect or sendto met a socket that is not writable: a one-shot poll says when it is. */
@@ -539,7 +505,7 @@ export class UringBackend extends NodeLoop implements Backend {
     if (s.requests !== 0) return;
     s.closing = false;
     this.detach(s);
-    this.wakeAll(s.closers);
+    this.parking.wakeAll(s.closers);
   }
 
   // -- the Backend contract ------------------------------------------------------
@@ -596,7 +562,7 @@ export class UringBackend extends NodeLoop implements Backend {
       s.sendShut = true;
       if (s.sending) s.shutPending = true;
       else this.sys.shutdown(s.fd, 1);
-      this.wakeAll(s.writers); // they fail with EPIPE when they retry
+      this.parking.wakeAll(s.writers); // they fail with EPIPE when they retry
     }
     if (how !== "send" && !s.receiveShut) {
       s.receiveShut = true;
@@ -606,7 +572,7 @@ export class UringBackend extends NodeLoop implements Backend {
         s.recvPaused = true;
         this.cancel(s, RECV);
       }
-      this.wakeAll(s.readers);
+      this.parking.wakeAll(s.readers);
     }
   }
 
@@ -644,8 +610,8 @@ export class UringBackend extends NodeLoop implements Backend {
       s.accepted.length = 0;
       s.closing = true;
     }
-    this.wakeAll(s.readers);
-    this.wakeAll(s.writers);
+    this.parking.wakeAll(s.readers);
+    this.parking.wakeAll(s.writers);
     for (const op of this.slotWaiters.filter((w) => w.sock === s)) {
       this.unparkForSlot(op);
       op.ready();
@@ -729,7 +695,7 @@ export class UringBackend extends NodeLoop implements Backend {
     for (const s of [...this.live]) {
       s.closing = false;
       this.detach(s);
-      this.wakeAll(s.closers);
+      this.parking.wakeAll(s.closers);
     }
   }
 }

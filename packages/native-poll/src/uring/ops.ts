@@ -169,11 +169,11 @@ export class CloseOp extends SocketOp<UringBackend, UringSocket, void> {
   }
 
   protected wait(): void {
-    this.backend.park(this.sock.closers, this);
+    this.backend.parking.park(this.sock.closers, this);
   }
 
   protected unwait(): void {
-    this.backend.unpark(this.sock.closers, this);
+    this.backend.parking.unpark(this.sock.closers, this);
     this.backend.abortSend(this.sock);
   }
 }

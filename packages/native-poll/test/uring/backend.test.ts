@@ -374,36 +374,6 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
     expect(out.remaining).toBe(0);
   });
 
-  it("a busy scheduler still sees I/O (select enters the ring itself)", async () => {
-    let backend!: UringBackend;
-    const order = await run(
-      function* () {
-        const log: string[] = [];
-        const [server, conn, client] = yield* pair();
-        let busy = true;
-        const reader = B.spawn(function* () {
-          const n = yield* read(conn, Buffer.alloc(8));
-          log.push(`read ${n}`);
-          busy = false;
-        });
-        yield* B.yieldNow();
-        const spinner = B.spawn(function* () {
-          const end = performance.now() + 500;
-          while (performance.now() < end && busy) yield* B.yieldNow();
-          log.push("spinner done");
-        });
-        yield* write(client, "ping");
-        yield* B.awaitExn(reader);
-        yield* B.awaitExn(spinner);
-        for (const s of [client, conn, server]) yield* close(s);
-        return log;
-      },
-      { backend: () => (backend = uringBackend()), sliceMs: 2000 },
-    );
-    expect(order).toEqual(["read 4", "spinner done"]);
-    expect(backend.stats.submits).toBeGreaterThan(0);
-  });
-
   it("uringSupport names the setup flags rings get here", () => {
     const s = uringSupport();
     expect(s).toMatchObject({ available: true, reason: "" });
