@@ -44,6 +44,8 @@ import {
   localAddressOf,
   RawSocket,
   ReaderOp,
+  reuseRead,
+  reuseWrite,
   SendToOp,
   SocketOp,
   StreamWriteOp,
@@ -96,13 +98,6 @@ class NativeSocket extends RawSocket<NativeBackend> {
   receiveShut = false;
   /** The stream write in progress: it owns the sending side until its last byte is out. */
   writing: Waiter | null = null;
-  /**
-   * Finished `read`/`write` operations kept for the next call (Parked's
-   * recycling): the hot path allocates neither an operation nor a suspension
-   * point per call. An operation made and never run simply is not recycled.
-   */
-  spareRead: ReadOp | null = null;
-  spareWrite: WriteOp | null = null;
 }
 
 /**
@@ -300,22 +295,12 @@ export class NativeBackend extends NodeLoop implements Backend {
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as NativeSocket;
-    const spare = s.spareRead;
-    if (spare !== null) {
-      s.spareRead = null;
-      return spare.reuse(buf, off, len);
-    }
-    return new ReadOp(this, s, "read", buf, off, len);
+    return reuseRead(s, buf, off, len) ?? new ReadOp(this, s, "read", buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as NativeSocket;
-    const spare = s.spareWrite;
-    if (spare !== null) {
-      s.spareWrite = null;
-      return spare.reuse(buf, off, len);
-    }
-    return new WriteOp(this, s, "write", buf, off, len);
+    return reuseWrite(s, buf, off, len) ?? new WriteOp(this, s, "write", buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
@@ -456,7 +441,7 @@ class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
   protected override finished(): void {
     this.buf = EMPTY;
-    if (this.sock.spareRead === null) this.sock.spareRead = this;
+    this.sock.spareRead ??= this;
   }
 
   protected attempt(): boolean {
@@ -487,13 +472,6 @@ class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
  * behind it in order.
  */
 class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
-  /** Over: the socket keeps it for its next `write`. */
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.release();
-    if (this.sock.spareWrite === null) this.sock.spareWrite = this;
-  }
-
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("write()");

@@ -4,6 +4,7 @@
  * of their operations, binding and listening, and describing and adopting
  * listening sockets across domains.
  */
+import type * as B from "@bobbin/core";
 import {
   type Address,
   type Backend,
@@ -44,6 +45,14 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
   backlog = 0;
   /** Made by the first `share` of a listener; sealed before its fd is closed. */
   guard: ShareGuard | null = null;
+  /**
+   * Finished `read`/`write` operations kept for the next call (Parked's
+   * recycling, see {@link reuseRead}): the hot path allocates neither an
+   * operation nor a suspension point per call. An operation made and never
+   * run simply is not recycled.
+   */
+  spareRead: Recyclable<number> | null = null;
+  spareWrite: Recyclable<void> | null = null;
 
   constructor(
     readonly kind: SocketKind,
@@ -62,6 +71,25 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
   [Symbol.dispose](): void {
     this.backend.closeNow(this);
   }
+}
+
+/** @internal An operation that moves bytes, made again over a new buffer range by `reuse`. */
+export interface Recyclable<T> extends B.Operation<T> {
+  reuse(buf: Uint8Array, off: number, len: number): Recyclable<T>;
+}
+
+/** @internal The socket's finished `read` over a new range, or null: the backend makes one then. */
+export function reuseRead(s: RawSocket, buf: Uint8Array, off: number, len: number): B.Operation<number> | null {
+  const spare = s.spareRead;
+  s.spareRead = null;
+  return spare === null ? null : spare.reuse(buf, off, len);
+}
+
+/** @internal The socket's finished `write` over a new range, or null. */
+export function reuseWrite(s: RawSocket, buf: Uint8Array, off: number, len: number): B.Operation<void> | null {
+  const spare = s.spareWrite;
+  s.spareWrite = null;
+  return spare === null ? null : spare.reuse(buf, off, len);
 }
 
 /** @internal A raw-descriptor backend, as the shared operations see it. */
@@ -239,6 +267,13 @@ export abstract class StreamWriteOp<B extends RawBackend<S>, S extends RawSocket
     if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
     s.writing = this;
     return true;
+  }
+
+  /** Over: the socket keeps it for its next `write`. */
+  protected override finished(): void {
+    this.buf = EMPTY;
+    this.release();
+    this.sock.spareWrite ??= this;
   }
 
   /** Gives up the sending side; the next queued write goes on. */

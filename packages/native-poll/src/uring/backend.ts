@@ -33,7 +33,7 @@ import {
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { Parking } from "../parking.js";
-import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, SendToOp } from "../sockets.js";
+import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
@@ -528,22 +528,12 @@ export class UringBackend extends NodeLoop implements Backend {
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as UringSocket;
-    const spare = s.spareRead;
-    if (spare !== null) {
-      s.spareRead = null;
-      return spare.reuse(buf, off, len);
-    }
-    return new ReadOp(this, s, "read", buf, off, len);
+    return reuseRead(s, buf, off, len) ?? new ReadOp(this, s, "read", buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as UringSocket;
-    const spare = s.spareWrite;
-    if (spare !== null) {
-      s.spareWrite = null;
-      return spare.reuse(buf, off, len);
-    }
-    return new WriteOp(this, s, "write", buf, off, len);
+    return reuseWrite(s, buf, off, len) ?? new WriteOp(this, s, "write", buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {

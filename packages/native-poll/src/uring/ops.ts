@@ -15,7 +15,7 @@ import { UringSocket } from "./socket.js";
 export class ReadOp extends ReaderOp<UringBackend, UringSocket, number> {
   protected override finished(): void {
     this.buf = EMPTY;
-    if (this.sock.spareRead === null) this.sock.spareRead = this;
+    this.sock.spareRead ??= this;
   }
 
   protected attempt(): boolean {
@@ -62,12 +62,6 @@ export class WriteOp extends StreamWriteOp<UringBackend, UringSocket> {
   override reuse(buf: Uint8Array, off: number, len: number): this {
     this.forSlot = false;
     return super.reuse(buf, off, len);
-  }
-
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.release();
-    if (this.sock.spareWrite === null) this.sock.spareWrite = this;
   }
 
   protected attempt(): boolean {

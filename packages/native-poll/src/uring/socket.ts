@@ -4,7 +4,7 @@
  */
 import { RawSocket, type Waiter } from "../sockets.js";
 import type { UringBackend } from "./backend.js";
-import type { ReadOp, WriteOp } from "./ops.js";
+import type { WriteOp } from "./ops.js";
 
 /** @internal */
 export class UringSocket extends RawSocket<UringBackend> {
@@ -77,10 +77,6 @@ export class UringSocket extends RawSocket<UringBackend> {
   readonly closers: Waiter[] = [];
   /** Closed by the program; the fd goes once no request is in flight. */
   closing = false;
-
-  /** A finished `read`/`write` kept for the next call. */
-  spareRead: ReadOp | null = null;
-  spareWrite: WriteOp | null = null;
 
   /** A send is in flight. */
   get sending(): boolean {
