@@ -23,51 +23,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static void die(const char *what) {
-  perror(what);
-  exit(2);
-}
-
-/* Commands on stdin; returns 0 on "quit" or end of input. */
-static int command(void) {
-  static char line[256];
-  static size_t have = 0;
-  ssize_t n = read(0, line + have, sizeof line - 1 - have);
-  if (n <= 0) return n < 0 && errno == EAGAIN;
-  have += (size_t)n;
-  char *nl;
-  while ((nl = memchr(line, '\n', have)) != NULL) {
-    *nl = '\0';
-    if (strcmp(line, "cpu") == 0) {
-      struct rusage ru;
-      getrusage(RUSAGE_SELF, &ru);
-      printf("CPU %lld %lld\n", (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
-             (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
-      fflush(stdout);
-    } else if (strcmp(line, "quit") == 0) {
-      return 0;
-    }
-    size_t used = (size_t)(nl - line) + 1;
-    memmove(line, nl + 1, have - used);
-    have -= used;
-  }
-  if (have == sizeof line - 1) have = 0; /* an absurd line: drop it */
-  return 1;
-}
+#include "echo-server.h"
 
 int main(void) {
-  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (lfd < 0) die("socket");
-  int one = 1;
-  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0) die("bind");
-  if (listen(lfd, 511) < 0) die("listen");
-  socklen_t len = sizeof addr;
-  if (getsockname(lfd, (struct sockaddr *)&addr, &len) < 0) die("getsockname");
+  int lfd = listen_loopback(SOCK_NONBLOCK);
 
   int ep = epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) die("epoll_create1");
@@ -75,9 +34,6 @@ int main(void) {
   if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) < 0) die("epoll_ctl");
   ev.data.fd = 0;
   if (epoll_ctl(ep, EPOLL_CTL_ADD, 0, &ev) < 0) die("epoll_ctl stdin");
-
-  printf("PORT %d\n", ntohs(addr.sin_port));
-  fflush(stdout);
 
   static unsigned char buf[65536];
   struct epoll_event events[256];

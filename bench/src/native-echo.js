@@ -1,28 +1,36 @@
-// Scenario — the native backend (@bobbin/native-poll) side by side.
+// Scenario — the native backends (@bobbin/native-poll) side by side.
 //
-// 1. Echo, 50 connections × 64 B, non-pipelined, four servers each in its own
+// 1. Echo, 50 connections × 64 B, non-pipelined, each server in its own
 //    process, measured with bench/native/echo-client.c (from echo.js):
 //      · C: bench/native/epoll-echo-server.c, one epoll loop (the floor)
+//      · C: bench/native/uring-echo-server.c, one io_uring ring with a
+//        multishot accept and multishot recvs into provided buffers (the
+//        second floor; left out where io_uring is unavailable)
 //      · plain Node `net` (bench/src/echo-server.js net)
 //      · @bobbin/unix, libuv backend (bench/src/echo-server.js bobbin)
 //      · @bobbin/unix, native backend (this file, --serve native): an accept
 //        loop and one fiber per connection doing read → write into a reused
 //        4 KiB buffer, the same code as the libuv server;
 //      · the same with readSlot (--serve native-slot): each read lands in an
-//        arena slot taken when the socket is readable, released after the write.
+//        arena slot taken when the socket is readable, released after the write;
+//      · the same code on the io_uring backend (--serve uring; uring:defer,
+//        uring:coop, uring:signal pick its task-run mode).
 //    Rounds alternate the servers; medians of round trips per second and of
 //    the server's CPU time per round trip (getrusage / process.cpuUsage over
 //    the measured window). Targets (the issue): native ≥ 0.8× C round trips/s,
-//    ≤ 1.3× C server CPU per round trip, ≥ 1.5× net round trips/s.
+//    ≤ 1.3× C server CPU per round trip, ≥ 1.5× net round trips/s; io_uring
+//    backend ≤ 1.0× the C epoll server's CPU per round trip.
 // 2. 10,000 concurrent idle connections: a server (one process per contender)
 //    accepts them and parks one echo fiber (or Node socket) per connection;
 //    RSS and heap (+ external memory) after gc(), before and after, divided
 //    by the connection count. Contenders: native backend with readSlot (no
 //    buffer held while idle), native backend with a 4 KiB buffer per
-//    connection, libuv backend (4 KiB buffer, as its echo server), Node net.
+//    connection, io_uring backend (4 KiB buffer per connection; a multishot
+//    recv armed on each), libuv backend (4 KiB buffer, as its echo server),
+//    Node net.
 //    Every connection is then checked to echo one message.
 //
-//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--only=echo|idle]
+//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--only=echo|idle] [--modes=c,c-uring,uring,…]
 //   (--serve MODE / --serve-idle MODE are the child processes' own modes)
 
 import { spawn } from "node:child_process";
@@ -50,20 +58,26 @@ import {
 } from "./echo-common.js";
 import { QUICK } from "./harness.js";
 
-export const SCENARIO = "echo, 50 conns × 64 B: native backend vs C epoll";
+export const SCENARIO = "echo, 50 conns × 64 B: native backends vs C epoll";
 export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
 
 const IDLE = arg("idle", QUICK ? 2000 : 10000);
-const TARGETS = { vsC: 0.8, cpuVsC: 1.3, vsNet: 1.5 };
+const TARGETS = { vsC: 0.8, cpuVsC: 1.3, vsNet: 1.5, uringCpuVsC: 1.0 };
 
 // ------------------------------------------------------------------ child servers
 
-/** A Bobbin echo server (echo-common.js) on the native or libuv backend, with a 4096 backlog; counts its connections. */
-async function serveOn(backendName, body, counter) {
+/** A Bobbin echo server (echo-common.js) on `backend`, with a 4096 backlog; counts its connections. */
+async function serveOn(backend, body, counter) {
   const U = await loadUnix();
   const B = await loadCore();
-  const backend = backendName === "native" ? (await loadNative()).nativeBackend : U.libuv;
   await serveBobbin(U, B, { backend, body, listen: { backlog: 4096 }, onAccept: () => counter.n++ });
+}
+
+/** The io_uring backend, in the task-run mode a mode `uring:<taskRun>` names. */
+async function uringFactory(mode) {
+  const N = await loadNative();
+  const taskRun = mode.split(":")[1];
+  return taskRun === undefined ? N.uringBackend : () => N.uringBackend({ taskRun });
 }
 
 async function slotEcho() {
@@ -89,9 +103,10 @@ async function slotEcho() {
 async function serve(mode) {
   const counter = { n: 0 };
   serveCommands({ count: () => counter.n });
-  if (mode === "native") return serveOn("native", bufferEcho(await loadUnix()), counter);
-  if (mode === "native-slot") return serveOn("native", await slotEcho(), counter);
-  if (mode === "libuv") return serveOn("libuv", bufferEcho(await loadUnix()), counter);
+  if (mode === "native") return serveOn((await loadNative()).nativeBackend, bufferEcho(await loadUnix()), counter);
+  if (mode === "native-slot") return serveOn((await loadNative()).nativeBackend, await slotEcho(), counter);
+  if (mode.startsWith("uring")) return serveOn(await uringFactory(mode), bufferEcho(await loadUnix()), counter);
+  if (mode === "libuv") return serveOn((await loadUnix()).libuv, bufferEcho(await loadUnix()), counter);
   if (mode === "net") {
     const server = net.createServer((socket) => {
       counter.n++;
@@ -112,6 +127,8 @@ function serverCommand(mode, bin, own = false) {
   switch (mode) {
     case "c":
       return [bin.server, []];
+    case "c-uring":
+      return [bin.uringServer, []];
     case "net":
       return [process.execPath, [here("./echo-server.js"), "net"]];
     case "libuv":
@@ -123,15 +140,43 @@ function serverCommand(mode, bin, own = false) {
 
 const NAMES = {
   c: "C epoll server (floor)",
+  "c-uring": "C io_uring server (floor)",
   net: "plain Node `net`",
   libuv: "@bobbin/unix, libuv backend",
   native: "@bobbin/unix, native backend",
   "native-slot": "native backend, readSlot (arena slots)",
+  uring: "@bobbin/unix, io_uring backend",
 };
 
-/** The echo scenario: alternating rounds of every mode; medians per mode. */
-export async function measureNativeEcho({ modes = ["c", "net", "libuv", "native", "native-slot"], log = console.log } = {}) {
-  const { exe: bin, cleanup } = compileNative({ client: "../native/echo-client.c", server: "../native/epoll-echo-server.c" });
+/** A mode's name in the tables (`uring:coop` → the io_uring backend, COOP_TASKRUN). */
+function nameOf(mode) {
+  if (mode.startsWith("uring:")) return `${NAMES.uring} (${mode.slice(6)})`;
+  return NAMES[mode] ?? mode;
+}
+
+/** Whether the io_uring backend (and so the C io_uring server) can work here, and why not. */
+async function uringHere() {
+  try {
+    return (await loadNative()).uringSupport();
+  } catch (e) {
+    return { available: false, reason: e.message.split("\n")[0] };
+  }
+}
+
+/** The echo scenario: alternating rounds of every mode; medians per mode. The io_uring modes are left out where io_uring is unavailable. */
+export async function measureNativeEcho({
+  modes = ["c", "c-uring", "net", "libuv", "native", "native-slot", "uring"],
+  log = console.log,
+} = {}) {
+  const uring = await uringHere();
+  const uringModes = (m) => m === "c-uring" || m.startsWith("uring");
+  if (!uring.available && modes.some(uringModes)) {
+    log(`  io_uring rows left out: ${uring.reason}`);
+    modes = modes.filter((m) => !uringModes(m));
+  }
+  const sources = { client: "../native/echo-client.c", server: "../native/epoll-echo-server.c" };
+  if (modes.includes("c-uring")) sources.uringServer = "../native/uring-echo-server.c";
+  const { exe: bin, cleanup } = compileNative(sources);
   try {
     return await alternateRounds(modes, (mode) => echoRound(serverCommand(mode, bin), bin.client, mode), log);
   } finally {
@@ -145,7 +190,7 @@ export function nativeEchoTable(result) {
   const rows = ["| server | round trips/s | vs C | server CPU / round trip | vs C |", "|---|---:|---:|---:|---:|"];
   for (const [mode, r] of Object.entries(result)) {
     rows.push(
-      `| ${NAMES[mode] ?? mode} | ${Math.round(r.rps).toLocaleString("en")} | ${c ? `${(r.rps / c.rps).toFixed(2)}×` : "–"} | ` +
+      `| ${nameOf(mode)} | ${Math.round(r.rps).toLocaleString("en")} | ${c ? `${(r.rps / c.rps).toFixed(2)}×` : "–"} | ` +
         `${r.cpuPerRt.toFixed(2)} µs | ${c ? `${(r.cpuPerRt / c.cpuPerRt).toFixed(2)}×` : "–"} |`,
     );
   }
@@ -154,9 +199,15 @@ export function nativeEchoTable(result) {
 
 /** PASS/MISS lines for the issue's targets. */
 export function nativeEchoVerdicts(result) {
-  const { c, net: plain, native } = result;
-  if (!native) return [];
+  const { c, net: plain, native, uring } = result;
   const out = [];
+  if (c && uring) {
+    const w = uring.cpuPerRt / c.cpuPerRt;
+    out.push(
+      `io_uring ≤ ${TARGETS.uringCpuVsC}× C epoll server CPU per round trip: ${w.toFixed(2)}× ${w <= TARGETS.uringCpuVsC ? "PASS" : "MISS"}`,
+    );
+  }
+  if (!native) return out;
   if (c) {
     const v = native.rps / c.rps;
     out.push(`native ≥ ${TARGETS.vsC}× C round trips/s: ${v.toFixed(2)}× ${v >= TARGETS.vsC ? "PASS" : "MISS"}`);
@@ -250,7 +301,12 @@ async function idleRound(mode, n) {
   }
 }
 
-export async function measureIdle({ modes = ["native-slot", "native", "libuv", "net"], n = IDLE, log = console.log } = {}) {
+export async function measureIdle({ modes = ["native-slot", "native", "uring", "libuv", "net"], n = IDLE, log = console.log } = {}) {
+  const uring = await uringHere();
+  if (!uring.available && modes.includes("uring")) {
+    log(`  io_uring row left out: ${uring.reason}`);
+    modes = modes.filter((m) => m !== "uring");
+  }
   const out = {};
   for (const mode of modes) {
     out[mode] = await idleRound(mode, n);
@@ -264,7 +320,12 @@ export function idleTable(result, n = IDLE) {
     `| server (${n.toLocaleString("en")} idle connections) | RSS / connection | JS heap + external / connection |`,
     "|---|---:|---:|",
   ];
-  const names = { ...NAMES, native: "native backend, 4 KiB buffer per connection", libuv: "libuv backend, 4 KiB buffer per connection" };
+  const names = {
+    ...NAMES,
+    native: "native backend, 4 KiB buffer per connection",
+    uring: "io_uring backend, 4 KiB buffer per connection (received into shared buffers)",
+    libuv: "libuv backend, 4 KiB buffer per connection",
+  };
   for (const [mode, r] of Object.entries(result)) {
     rows.push(`| ${names[mode] ?? mode} | ${(r.rssPerConn / 1024).toFixed(2)} KiB | ${(r.heapPerConn / 1024).toFixed(2)} KiB |`);
   }
@@ -279,7 +340,7 @@ export async function run(results) {
   try {
     const r = await measureNativeEcho({ log });
     for (const [mode, m] of Object.entries(r)) {
-      const row = echoRow(SCENARIO, NAMES[mode], m, {
+      const row = echoRow(SCENARIO, nameOf(mode), m, {
         ...(mode === "c" ? { anchor: "floor" } : {}),
         note:
           `${Math.round(m.rps).toLocaleString("en")} round trips/s, ${m.cpuPerRt.toFixed(2)} µs server CPU per round trip` +
@@ -288,6 +349,10 @@ export async function run(results) {
       if (mode === "native" && r.c && r.net) {
         const ok = m.rps >= TARGETS.vsC * r.c.rps && m.cpuPerRt <= TARGETS.cpuVsC * r.c.cpuPerRt && m.rps >= TARGETS.vsNet * r.net.rps;
         row.targetSpec = { against: "absolute", max: Infinity, text: "≥ 0.8× C rt/s, ≤ 1.3× C CPU/rt, ≥ 1.5× net", extra: () => ok };
+      }
+      if (mode === "uring" && r.c) {
+        const ok = m.cpuPerRt <= TARGETS.uringCpuVsC * r.c.cpuPerRt;
+        row.targetSpec = { against: "absolute", max: Infinity, text: "≤ 1.0× C epoll CPU/rt", extra: () => ok };
       }
       results.add(row);
     }

@@ -21,7 +21,7 @@
       "cflags_cc!": ["-fno-rtti"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["native/poller_epoll.cc"]
+          "sources": ["native/poller_epoll.cc", "native/uring.cc", "native/uring_node.cc"]
         }],
         ["OS=='mac' or OS=='freebsd' or OS=='openbsd' or OS=='netbsd'", {
           "sources": ["native/poller_kqueue.cc"]

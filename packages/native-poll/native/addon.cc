@@ -4,6 +4,7 @@
 //   NativeArenaPool         arena_node.cc (arena.h)
 //   syscalls, sockopts      syscalls.cc (sockaddr.h)
 //   setArenaErrorFactory    syscalls.cc
+//   NativeUring, uringProbe, uringConstants   uring_node.cc (uring.h; Linux)
 //   constants               below
 //
 // The addon is context-aware: every Node thread (main or worker) that loads
@@ -49,6 +50,9 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("NativePoller", DefinePoller(env));
   exports.Set("NativeArenaPool", DefineArenaPool(env));
   DefineSyscalls(env, exports);
+#if defined(__linux__)
+  DefineUring(env, exports);
+#endif
 
   Napi::Object c = Napi::Object::New(env);
   c.Set("READABLE", Napi::Number::New(env, kReadable));

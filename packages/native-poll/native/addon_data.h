@@ -49,6 +49,9 @@ void ThrowArenaError(Napi::Env env, ArenaPool::Status status, uint32_t id, size_
 Napi::Function DefinePoller(Napi::Env env);
 Napi::Function DefineArenaPool(Napi::Env env);
 void DefineSyscalls(Napi::Env env, Napi::Object exports);
+#if defined(__linux__)
+void DefineUring(Napi::Env env, Napi::Object exports);
+#endif
 
 }  // namespace bobbin
 

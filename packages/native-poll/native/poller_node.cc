@@ -8,23 +8,20 @@
 // left in the set (more than fit in the array, or level-triggered fds still
 // ready) is reported again on the next loop iteration.
 //
-// Lifetime: the uv_poll_t and the Poller live in one heap Handle that is freed
-// by uv_close's callback, after libuv stops using the fd; only then is the set
-// closed. The JavaScript object may die first (GC): its finalizer starts the
-// close. An env cleanup hook does the same when a worker thread stops.
-#include <uv.h>
-
-#include <string>
-
-#include "common.h"
+// Lifetime: loop_watched.h (the set is closed by uv_close's callback, after
+// libuv stops using it).
+#include "loop_watched.h"
 #include "poller.h"
 
 namespace bobbin {
 
 namespace {
 
-class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
+class PollerWrap : public LoopWatched<PollerWrap, Poller> {
  public:
+  static constexpr const char* kWhat = "poller";
+  static constexpr const char* kDestroyedCode = "ERR_BOBBIN_POLLER_DESTROYED";
+
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "NativePoller",
                        {
@@ -37,16 +34,16 @@ class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
                            InstanceMethod<&PollerWrap::Interrupt>("interrupt"),
                            InstanceMethod<&PollerWrap::Poll>("poll"),
                            InstanceMethod<&PollerWrap::Generation>("generation"),
-                           InstanceMethod<&PollerWrap::Ref>("ref"),
-                           InstanceMethod<&PollerWrap::Unref>("unref"),
-                           InstanceMethod<&PollerWrap::Destroy>("destroy"),
+                           InstanceMethod("ref", &PollerWrap::Ref),
+                           InstanceMethod("unref", &PollerWrap::Unref),
+                           InstanceMethod("destroy", &PollerWrap::Destroy),
                            InstanceAccessor<&PollerWrap::GetFd>("fd"),
                            InstanceAccessor<&PollerWrap::GetRegistered>("registered"),
                        });
   }
 
   // new NativePoller(batch: Int32Array, onBatch: (count, woken) => void)
-  explicit PollerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PollerWrap>(info) {
+  explicit PollerWrap(const Napi::CallbackInfo& info) : LoopWatched<PollerWrap, Poller>(info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
         !info[1].IsFunction()) {
@@ -63,121 +60,31 @@ class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
     batch_ref_ = Napi::Persistent(batch.As<Napi::Object>());
     on_batch_ = Napi::Persistent(info[1].As<Napi::Function>());
 
-    h_ = new Handle();
-    h_->wrap = this;
-    int rc = h_->poller.Open(batch_events_);
+    Poller& poller = Prepare();
+    int rc = poller.Open(batch_events_);
     if (rc < 0) {
-      delete h_;
-      h_ = nullptr;
+      Discard();
       ErrnoError(env, rc, "epoll_create").ThrowAsJavaScriptException();
       return;
     }
-    uv_loop_t* loop = nullptr;
-    napi_get_uv_event_loop(env, &loop);
-    rc = uv_poll_init(loop, &h_->poll, h_->poller.backend_fd());
-    if (rc < 0) {
-      // The handle never joined the loop: no uv_close.
-      delete h_;  // ~Poller closes the set
-      h_ = nullptr;
-      ErrnoError(env, rc, "uv_poll_init").ThrowAsJavaScriptException();
-      return;
-    }
-    rc = uv_poll_start(&h_->poll, UV_READABLE, OnReadable);
-    if (rc < 0) {
-      h_->wrap = nullptr;
-      uv_close(reinterpret_cast<uv_handle_t*>(&h_->poll), OnClose);
-      h_ = nullptr;
-      ErrnoError(env, rc, "uv_poll_start").ThrowAsJavaScriptException();
-      return;
-    }
-    napi_value resource_name;
-    napi_create_string_utf8(env, "bobbin:poller", NAPI_AUTO_LENGTH, &resource_name);
-    napi_async_init(env, nullptr, resource_name, &async_);
-    napi_add_env_cleanup_hook(env, CleanupHook, this);
-    hooked_ = true;
+    Watch(env, poller.backend_fd(), "bobbin:poller");
   }
 
-  ~PollerWrap() override {
-    Close();
-    DestroyAsyncContext();
-  }
+  // The set is readable: one batch for JavaScript.
+  void OnWatchedReadable() { Deliver(); }
 
  private:
-  struct Handle {
-    uv_poll_t poll;  // first member: the uv_handle_t* is the Handle*
-    Poller poller;
-    PollerWrap* wrap = nullptr;  // null once JavaScript has let go
-  };
-
-  static void OnClose(uv_handle_t* handle) {
-    Handle* h = reinterpret_cast<Handle*>(handle);
-    h->poller.Close();
-    delete h;
-  }
-
-  static void CleanupHook(void* arg) {
-    PollerWrap* w = static_cast<PollerWrap*>(arg);
-    w->Close();
-    w->DestroyAsyncContext();
-  }
-
-  // The async context outlives Close(): destroy() may be called from inside
-  // the very callback that napi_make_callback is running with it.
-  void DestroyAsyncContext() {
-    if (async_ != nullptr) {
-      napi_async_destroy(Env(), async_);
-      async_ = nullptr;
-    }
-  }
-
-  // Stops watching and starts closing; safe to call twice.
-  void Close() {
-    if (hooked_) {
-      napi_remove_env_cleanup_hook(Env(), CleanupHook, this);
-      hooked_ = false;
-    }
-    if (h_ == nullptr) return;
-    uv_poll_stop(&h_->poll);
-    h_->wrap = nullptr;
-    uv_close(reinterpret_cast<uv_handle_t*>(&h_->poll), OnClose);
-    h_ = nullptr;
-  }
-
-  static void OnReadable(uv_poll_t* poll, int status, int events) {
-    Handle* h = reinterpret_cast<Handle*>(poll);
-    PollerWrap* w = h->wrap;
-    if (w == nullptr || status < 0) return;
-    w->Deliver();
-  }
-
   void Deliver() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     bool woken = false;
-    int n = h_->poller.Drain(0, batch_, batch_events_, &woken);
+    int n = h_->payload.Drain(0, batch_, batch_events_, &woken);
     if (n < 0) n = 0;  // a failed epoll_wait on our own set: nothing to report
     if (n == 0 && !woken) return;
     napi_value argv[2];
     napi_create_int32(env, n, &argv[0]);
     napi_get_boolean(env, woken, &argv[1]);
-    napi_value result;
-    napi_status s = napi_make_callback(env, async_, Value(), on_batch_.Value(), 2, argv, &result);
-    if (s == napi_pending_exception) {
-      // Nobody above us can catch it: make it an uncaught exception, as Node
-      // does for a throwing I/O callback.
-      napi_value error;
-      napi_get_and_clear_last_exception(env, &error);
-      napi_fatal_exception(env, error);
-    }
-  }
-
-  bool Live(const Napi::CallbackInfo& info, const char* fn) {
-    if (h_ != nullptr) return true;
-    std::string msg = std::string("poller.") + fn + "(): the poller is destroyed";
-    Napi::Error e = Napi::Error::New(info.Env(), msg);
-    e.Set("code", Napi::String::New(info.Env(), "ERR_BOBBIN_POLLER_DESTROYED"));
-    e.ThrowAsJavaScriptException();
-    return false;
+    Call(on_batch_.Value(), 2, argv);
   }
 
   // add(fd, interest, mode) → generation (> 0) or -errno
@@ -192,7 +99,7 @@ class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
           .ThrowAsJavaScriptException();
       return Napi::Value();
     }
-    int64_t gen = h_->poller.Add(fd, static_cast<uint32_t>(interest), static_cast<Mode>(mode));
+    int64_t gen = h_->payload.Add(fd, static_cast<uint32_t>(interest), static_cast<Mode>(mode));
     return Napi::Number::New(info.Env(), static_cast<double>(gen));
   }
 
@@ -206,14 +113,14 @@ class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
           .ThrowAsJavaScriptException();
       return Napi::Value();
     }
-    return Napi::Number::New(info.Env(), h_->poller.Modify(fd, static_cast<uint32_t>(interest)));
+    return Napi::Number::New(info.Env(), h_->payload.Modify(fd, static_cast<uint32_t>(interest)));
   }
 
   template <int (Poller::*Op)(int)>
   Napi::Value FdOp(const Napi::CallbackInfo& info, const char* name) {
     int32_t fd;
     if (!Live(info, name) || !ArgInt32(info, 0, name, &fd)) return Napi::Value();
-    return Napi::Number::New(info.Env(), (h_->poller.*Op)(fd));
+    return Napi::Number::New(info.Env(), (h_->payload.*Op)(fd));
   }
   Napi::Value Rearm(const Napi::CallbackInfo& info) { return FdOp<&Poller::Rearm>(info, "rearm"); }
   Napi::Value Disarm(const Napi::CallbackInfo& info) { return FdOp<&Poller::Disarm>(info, "disarm"); }
@@ -223,13 +130,13 @@ class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
   Napi::Value Generation(const Napi::CallbackInfo& info) {
     int32_t fd;
     if (!Live(info, "generation") || !ArgInt32(info, 0, "poller.generation", &fd)) return Napi::Value();
-    const Registration* r = h_->poller.Find(fd);
+    const Registration* r = h_->payload.Find(fd);
     return Napi::Number::New(info.Env(), r == nullptr ? 0 : r->gen);
   }
 
   Napi::Value Interrupt(const Napi::CallbackInfo& info) {
     if (!Live(info, "interrupt")) return Napi::Value();
-    return Napi::Number::New(info.Env(), h_->poller.Interrupt());
+    return Napi::Number::New(info.Env(), h_->payload.Interrupt());
   }
 
   // poll(timeoutMs) → count or -errno. Drains into the batch array without
@@ -239,39 +146,21 @@ class PollerWrap : public Napi::ObjectWrap<PollerWrap> {
     if (!Live(info, "poll")) return Napi::Value();
     if (info.Length() > 0 && !ArgInt32(info, 0, "poller.poll", &timeout)) return Napi::Value();
     bool woken = false;
-    return Napi::Number::New(info.Env(), h_->poller.Drain(timeout, batch_, batch_events_, &woken));
-  }
-
-  Napi::Value Ref(const Napi::CallbackInfo& info) {
-    if (h_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(&h_->poll));
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Unref(const Napi::CallbackInfo& info) {
-    if (h_ != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(&h_->poll));
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Destroy(const Napi::CallbackInfo& info) {
-    Close();
-    return info.Env().Undefined();
+    return Napi::Number::New(info.Env(), h_->payload.Drain(timeout, batch_, batch_events_, &woken));
   }
 
   Napi::Value GetFd(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), h_ == nullptr ? -1 : h_->poller.backend_fd());
+    return Napi::Number::New(info.Env(), h_ == nullptr ? -1 : h_->payload.backend_fd());
   }
 
   Napi::Value GetRegistered(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), h_ == nullptr ? 0 : h_->poller.registered());
+    return Napi::Number::New(info.Env(), h_ == nullptr ? 0 : h_->payload.registered());
   }
 
-  Handle* h_ = nullptr;
   int32_t* batch_ = nullptr;
   int batch_events_ = 0;
   Napi::ObjectReference batch_ref_;  // keeps the batch array (and batch_) alive
   Napi::FunctionReference on_batch_;
-  napi_async_context async_ = nullptr;
-  bool hooked_ = false;
 };
 
 }  // namespace

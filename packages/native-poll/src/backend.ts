@@ -15,9 +15,7 @@
  * A parked operation is woken only by an event, so a cleared flag is never
  * trusted to stay clear: it only saves the system call that would say EAGAIN.
  */
-import * as dns from "node:dns";
 import { unlinkSync } from "node:fs";
-import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -25,24 +23,35 @@ import {
   checkTimeouts,
   defineBackend,
   type InetAddress,
-  isStreamKind,
   type ListenOptions,
   NodeLoop,
-  Parked,
-  removeWaiter,
   type SharedSocket,
-  ShareGuard,
   type ShutdownCommand,
   type Socket,
   SocketClosed,
   type SocketKind,
-  type SocketState,
-  systemError,
-  type UnixAddress,
 } from "@bobbin/unix";
 import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
 import { errnoException } from "./errors.js";
 import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
+import { Parking } from "./parking.js";
+import {
+  adoptDescriptor,
+  ConnectOp,
+  describeListener,
+  EMPTY,
+  ListenOp,
+  localAddressOf,
+  RawSocket,
+  ReaderOp,
+  reuseRead,
+  reuseWrite,
+  SendToOp,
+  SocketOp,
+  StreamWriteOp,
+  type Waiter,
+  wouldBlock,
+} from "./sockets.js";
 import { Errno, familyOf, typeOf } from "./syscalls.js";
 
 const READABLE = 1;
@@ -52,8 +61,6 @@ const ERROR = 8;
 const READ_BITS = READABLE | HANGUP | ERROR;
 const WRITE_BITS = WRITABLE | HANGUP | ERROR;
 const EDGE = 0;
-
-type Waiter = Parked<unknown>;
 
 /**
  * Options of {@link nativeBackend}.
@@ -80,9 +87,7 @@ export interface NativeBackendOptions {
 }
 
 /** A socket of the native backend: an fd and its readiness. */
-class NativeSocket implements Socket {
-  state: SocketState = "fresh";
-  fd = -1;
+class NativeSocket extends RawSocket<NativeBackend> {
   /** The fd's poller generation; events carrying another one are stale. */
   gen = 0;
   readable = true;
@@ -93,37 +98,6 @@ class NativeSocket implements Socket {
   receiveShut = false;
   /** The stream write in progress: it owns the sending side until its last byte is out. */
   writing: Waiter | null = null;
-  /** Parked on readability: read, accept, recvfrom. */
-  readonly readers: Waiter[] = [];
-  /** Parked on writability: write, connect, sendto. */
-  readonly writers: Waiter[] = [];
-  /** A Unix listener's path, unlinked when it closes (as libuv does); never set for an adopted listener. */
-  path = "";
-  /** A listener's backlog (for `share`). */
-  backlog = 0;
-  /** Made by the first `share` of a listener; sealed before its fd is closed. */
-  guard: ShareGuard | null = null;
-  /**
-   * Finished `read`/`write` operations kept for the next call (Parked's
-   * recycling): the hot path allocates neither an operation nor a suspension
-   * point per call. An operation made and never run simply is not recycled.
-   */
-  spareRead: ReadOp | null = null;
-  spareWrite: WriteOp | null = null;
-
-  constructor(
-    readonly kind: SocketKind,
-    readonly backend: NativeBackend,
-  ) {}
-
-  toString(): string {
-    return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
-  }
-
-  /** `using`: begins closing, as an ownership finaliser does. */
-  [Symbol.dispose](): void {
-    this.backend.closeNow(this);
-  }
 }
 
 /**
@@ -157,8 +131,8 @@ export class NativeBackend extends NodeLoop implements Backend {
    * non-blocking `select`, and the events each brought.
    */
   readonly stats = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
-  /** Operations parked on I/O: while there are some, the poller keeps Node alive. */
-  private parkedIO = 0;
+  /** @internal Operations parked on I/O: while there are some, the poller keeps Node alive. */
+  readonly parking: Parking;
   private destroyed = false;
   private readonly eager: boolean;
 
@@ -183,6 +157,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       this.dispatch(count);
     });
     this.poller.unref();
+    this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
     this.pool = options.pool instanceof ArenaPool ? options.pool : new ArenaPool(options.pool ?? {});
   }
@@ -202,11 +177,11 @@ export class NativeBackend extends NodeLoop implements Backend {
    */
   /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
   pending(): boolean {
-    return this.parkedIO !== 0 && !this.destroyed;
+    return this.parking.count !== 0 && !this.destroyed;
   }
 
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
-    if (this.parkedIO !== 0 && !this.destroyed && (!block || this.eager)) {
+    if (this.parking.count !== 0 && !this.destroyed && (!block || this.eager)) {
       const n = this.poller.poll(0);
       this.stats.polls++;
       if (n > 0) {
@@ -229,53 +204,35 @@ export class NativeBackend extends NodeLoop implements Backend {
       if ((bits & (HANGUP | ERROR)) !== 0) s.hup = true;
       if ((bits & READ_BITS) !== 0) {
         s.readable = true;
-        if (s.readers.length !== 0) this.wake(s.readers.shift()!);
+        if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
       }
       if ((bits & WRITE_BITS) !== 0) {
         s.writable = true;
         // Not past a write in progress that is already on its way back.
-        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.wake(s.writers.shift()!);
+        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
       }
     }
   }
 
-  /** @internal An operation parks on `list`. */
-  park(list: Waiter[], op: Waiter): void {
-    list.push(op);
-    if (this.parkedIO++ === 0) this.poller.ref();
-  }
-
-  /** @internal An operation parks at the head of `list` (a write in progress, ahead of queued ones). */
-  parkFirst(list: Waiter[], op: Waiter): void {
-    list.unshift(op);
-    if (this.parkedIO++ === 0) this.poller.ref();
-  }
-
-  /** @internal A parked operation leaves `list` without being woken. */
-  unpark(list: Waiter[], op: Waiter): void {
-    if (removeWaiter(list, op) && --this.parkedIO === 0 && !this.destroyed) this.poller.unref();
-  }
-
-  /** @internal Wakes an operation already taken off its list. */
-  wake(op: Waiter): void {
-    if (--this.parkedIO === 0 && !this.destroyed) this.poller.unref();
-    op.ready();
-  }
-
-  /** @internal Wakes every operation of `list` (they retry and see why: closed, shut down). */
-  wakeAll(list: Waiter[]): void {
-    while (list.length !== 0) this.wake(list.shift()!);
-  }
-
   /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: NativeSocket): void {
-    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wake(s.readers.shift()!);
+    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.parking.wake(s.readers.shift()!);
+  }
+
+  /** @internal A connect or sendto met a socket that is not writable: the next edge says when it is. */
+  waitWritable(s: NativeSocket): void {
+    s.writable = false;
+  }
+
+  /** @internal */
+  isWritable(s: NativeSocket): boolean {
+    return s.writable;
   }
 
   /** @internal The same for writers (a write in progress keeps the side). */
   passWrite(s: NativeSocket): void {
     if (s.writers.length !== 0 && (s.writing === null || s.state === "closed") && (s.writable || s.state === "closed")) {
-      this.wake(s.writers.shift()!);
+      this.parking.wake(s.writers.shift()!);
     }
   }
 
@@ -338,22 +295,12 @@ export class NativeBackend extends NodeLoop implements Backend {
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as NativeSocket;
-    const spare = s.spareRead;
-    if (spare !== null) {
-      s.spareRead = null;
-      return spare.reuse(buf, off, len);
-    }
-    return new ReadOp(this, s, "read", buf, off, len);
+    return reuseRead(s, buf, off, len) ?? new ReadOp(this, s, "read", buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as NativeSocket;
-    const spare = s.spareWrite;
-    if (spare !== null) {
-      s.spareWrite = null;
-      return spare.reuse(buf, off, len);
-    }
-    return new WriteOp(this, s, "write", buf, off, len);
+    return reuseWrite(s, buf, off, len) ?? new WriteOp(this, s, "write", buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
@@ -361,7 +308,7 @@ export class NativeBackend extends NodeLoop implements Backend {
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendOp(this, sock as NativeSocket, buf, off, len, addr as InetAddress);
+    return new SendToOp(this, sock as NativeSocket, buf, off, len, addr as InetAddress);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
@@ -370,12 +317,12 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (how !== "receive" && !s.sendShut) {
       s.sendShut = true;
       this.sys.shutdown(s.fd, 1);
-      this.wakeAll(s.writers); // they fail with EPIPE when they retry
+      this.parking.wakeAll(s.writers); // they fail with EPIPE when they retry
     }
     if (how !== "send" && !s.receiveShut) {
       s.receiveShut = true;
       this.sys.shutdown(s.fd, 0);
-      this.wakeAll(s.readers);
+      this.parking.wakeAll(s.readers);
     }
   }
 
@@ -401,20 +348,12 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.path = "";
     }
     // Waiters retry, see the socket closed and throw SocketClosed.
-    this.wakeAll(s.readers);
-    this.wakeAll(s.writers);
+    this.parking.wakeAll(s.readers);
+    this.parking.wakeAll(s.writers);
   }
 
   localAddress(sock: Socket): Address {
-    const s = sock as NativeSocket;
-    if (s.fd >= 0) {
-      const out: NativeAddressOut = {};
-      if (this.sys.getsockname(s.fd, out) === 0) {
-        if (s.kind === "unix") return { path: out.path ?? "" };
-        return out as InetAddress;
-      }
-    }
-    throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+    return localAddressOf(this.sys, sock as NativeSocket);
   }
 
   /**
@@ -423,9 +362,7 @@ export class NativeBackend extends NodeLoop implements Backend {
    * first share, sealed before the fd is closed.
    */
   share(sock: Socket): SharedSocket {
-    const s = sock as NativeSocket;
-    s.guard ??= new ShareGuard();
-    return { kind: s.kind, fd: s.fd, address: this.localAddress(s), backlog: s.backlog, guard: s.guard.buffer };
+    return describeListener(this.sys, sock as NativeSocket);
   }
 
   /**
@@ -439,18 +376,11 @@ export class NativeBackend extends NodeLoop implements Backend {
   adopt(shared: SharedSocket): Socket {
     const s = new NativeSocket(shared.kind, this);
     s.backlog = shared.backlog;
-    const guard = ShareGuard.of(shared.guard);
-    if (!guard.pin()) {
+    const fd = adoptDescriptor(this.sys, shared);
+    if (fd < 0) {
       s.state = "closed";
       return s;
     }
-    let fd: number;
-    try {
-      fd = this.sys.dup(shared.fd);
-    } finally {
-      guard.unpin();
-    }
-    if (fd < 0) throw errnoException(fd, "dup", "(adopting a listening socket from another domain)");
     this.attach(s, fd);
     s.state = "listening";
     return s;
@@ -479,160 +409,8 @@ export class NativeBackend extends NodeLoop implements Backend {
 
 // -- operations ---------------------------------------------------------------------
 
-/** What a recycled operation (and one that moves no bytes) points at. */
-const EMPTY = new Uint8Array(0);
-
-/** An operation on one socket of the backend, with the caller's buffer range for those that move bytes. */
-abstract class SocketOp<T> extends Parked<T> {
-  constructor(
-    protected readonly backend: NativeBackend,
-    protected readonly sock: NativeSocket,
-    label: string,
-    protected buf: Uint8Array = EMPTY,
-    protected off = 0,
-    protected len = 0,
-  ) {
-    super(label);
-  }
-
-  /** @internal Makes a finished `read`/`write` the next one of its socket (no allocation per call). */
-  reuse(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
-    return this;
-  }
-}
-
-/**
- * An operation that parks on its socket's readability (accept, read,
- * recvfrom, readSlot's wait): first in, first woken; readiness a cancelled
- * one was handed goes to the next.
- */
-abstract class ReaderOp<T> extends SocketOp<T> {
-  protected wait(): void {
-    this.backend.park(this.sock.readers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.readers, this);
-  }
-}
-
-/**
- * An operation that first resolves a host name to an address of the
- * socket's family (once, in a Node callback), then may park on the socket's
- * writability (connect, sendto; bindAndListen only waits for the lookup).
- */
-abstract class ResolvingOp<T> extends SocketOp<T> {
-  /** 0: not started, 1: resolving, 2: resolved (`ip` set) or failed (`lookupError`). */
-  private lookup = 0;
-  private lookupParked = false;
-  private parkedOnSocket = false;
-  protected ip = "";
-  private lookupError: Error | null = null;
-
-  /** True once `this.ip` is a numeric address for `host`; false while resolving. */
-  protected resolved(host: string): boolean {
-    if (this.lookup === 2) {
-      if (this.lookupError !== null) throw this.lookupError;
-      return true;
-    }
-    if (this.lookup === 1) return false;
-    if (net.isIP(host) !== 0) {
-      this.ip = host;
-      this.lookup = 2;
-      return true;
-    }
-    this.lookup = 1;
-    dns.lookup(host, { family: familyOf(this.sock.kind) }, (error, ip) => {
-      this.lookup = 2;
-      if (error) this.lookupError = error;
-      else this.ip = ip;
-      if (this.lookupParked) {
-        this.lookupParked = false;
-        this.ready();
-      }
-    });
-    return false;
-  }
-
-  /** Parks for the lookup while it runs (the pending request keeps Node alive), else on writability. */
-  protected wait(): void {
-    if (this.lookup === 1) {
-      this.lookupParked = true;
-      return;
-    }
-    this.parkedOnSocket = true;
-    this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    if (this.lookupParked) {
-      this.lookupParked = false;
-      return;
-    }
-    if (this.parkedOnSocket) {
-      this.parkedOnSocket = false;
-      this.backend.unpark(this.sock.writers, this);
-    }
-  }
-}
-
-/** `bindAndListen`: bind, then listen (streams) — `listening`, or `bound` (UDP). */
-class ListenOp extends ResolvingOp<void> {
-  constructor(
-    backend: NativeBackend,
-    sock: NativeSocket,
-    private readonly addr: Address,
-    private readonly options: Required<ListenOptions>,
-  ) {
-    super(backend, sock, "bindAndListen");
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("bindAndListen()");
-    const unix = s.kind === "unix";
-    const { host, port } = this.addr as InetAddress;
-    if (!unix && !this.resolved(host)) return false;
-    const fd = b.fdOf(s, "bindAndListen");
-    const sys = b.sys;
-    const stream = isStreamKind(s.kind);
-    if (!unix && (stream || this.options.reuseAddr)) {
-      // libuv always sets SO_REUSEADDR on TCP listeners; UDP only when asked.
-      sys.setsockopt(fd, b.solSocket, b.soReuseAddr, 1);
-    }
-    const path = unix ? (this.addr as UnixAddress).path : "";
-    const rc = unix ? sys.bind(fd, path, -1) : sys.bind(fd, this.ip, port);
-    const where = unix ? path : `${this.ip}:${port}`;
-    if (rc < 0) throw withAddress(errnoException(rc, stream ? "listen" : "bind", where), this.addr);
-    if (stream) {
-      const lr = sys.listen(fd, this.options.backlog);
-      if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
-      s.state = "listening";
-      s.backlog = this.options.backlog;
-      if (unix) s.path = path;
-    } else {
-      s.state = "bound";
-    }
-    return true;
-  }
-}
-
-function withAddress(error: NodeJS.ErrnoException, addr: Address): NodeJS.ErrnoException {
-  const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
-  if ("path" in addr) e.address = addr.path;
-  else {
-    e.address = addr.host;
-    e.port = addr.port;
-  }
-  return e;
-}
-
 /** `accept`: one pending connection, taken with `accept4`. */
-class AcceptOp extends ReaderOp<[Socket, Address]> {
+class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     const b = this.backend;
@@ -658,64 +436,12 @@ class AcceptOp extends ReaderOp<[Socket, Address]> {
   }
 }
 
-/** `connect`: a non-blocking connect, completed when the socket is writable. */
-class ConnectOp extends ResolvingOp<void> {
-  private started = false;
-
-  constructor(
-    backend: NativeBackend,
-    sock: NativeSocket,
-    private readonly addr: Address,
-  ) {
-    super(backend, sock, "connect");
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("connect()");
-    const unix = s.kind === "unix";
-    const { host, port } = this.addr as InetAddress;
-    if (!this.started) {
-      if (!unix && !this.resolved(host)) return false;
-      const fd = b.fdOf(s, "connect");
-      this.started = true;
-      s.state = "connecting";
-      s.writable = false;
-      const rc = unix ? b.sys.connect(fd, (this.addr as UnixAddress).path, -1) : b.sys.connect(fd, this.ip, port);
-      if (rc === 0) {
-        s.state = "connected";
-        s.writable = true;
-        return true;
-      }
-      if (rc !== EINPROGRESS && rc !== EAGAIN) this.fail(rc);
-      return false;
-    }
-    if (!s.writable) return false;
-    const err = b.sys.socketError(s.fd);
-    if (err !== 0) this.fail(err);
-    s.state = "connected";
-    return true;
-  }
-
-  /** The connection failed: the socket is fresh again (a new fd on the next use). */
-  private fail(rc: number): never {
-    const s = this.sock;
-    this.backend.detach(s);
-    s.state = "fresh";
-    s.readable = true;
-    s.writable = true;
-    const where = "path" in this.addr ? this.addr.path : `${this.ip}:${this.addr.port}`;
-    throw withAddress(errnoException(rc, "connect", where), this.addr);
-  }
-}
-
 /** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
-class ReadOp extends ReaderOp<number> {
+class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
   protected override finished(): void {
     this.buf = EMPTY;
-    if (this.sock.spareRead === null) this.sock.spareRead = this;
+    this.sock.spareRead ??= this;
   }
 
   protected attempt(): boolean {
@@ -745,34 +471,11 @@ class ReadOp extends ReaderOp<number> {
  * side (`sock.writing`) until its last byte is out, and later writes queue
  * behind it in order.
  */
-class WriteOp extends SocketOp<void> {
-  private done = 0;
-  private queued = false;
-
-  override reuse(buf: Uint8Array, off: number, len: number): this {
-    this.done = 0;
-    this.queued = false;
-    return super.reuse(buf, off, len);
-  }
-
-  /** Over: the socket keeps it for its next `write`. */
-  protected override finished(): void {
-    this.buf = EMPTY;
-    if (this.sock.writing === this) this.release();
-    if (this.sock.spareWrite === null) this.sock.spareWrite = this;
-  }
-
+class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("write()");
-    if (s.writing !== this) {
-      if (s.writing !== null || (!this.queued && s.writers.length !== 0)) {
-        this.queued = true; // behind the write in progress
-        return false;
-      }
-      if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
-      s.writing = this;
-    }
+    if (!this.takeTurn()) return false;
     const sys = this.backend.sys;
     const len = this.len;
     while (this.done < len) {
@@ -790,29 +493,10 @@ class WriteOp extends SocketOp<void> {
     this.release();
     return true;
   }
-
-  /** Gives up the sending side; the next queued write goes on. */
-  private release(): void {
-    const s = this.sock;
-    if (s.writing !== this) return;
-    s.writing = null;
-    this.backend.passWrite(s);
-  }
-
-  protected wait(): void {
-    // The write in progress waits at the head, the others in arrival order.
-    if (this.sock.writing === this) this.backend.parkFirst(this.sock.writers, this);
-    else this.backend.park(this.sock.writers, this);
-  }
-
-  protected unwait(): void {
-    this.backend.unpark(this.sock.writers, this);
-    this.release();
-  }
 }
 
 /** `recvfrom`: one datagram and its sender. */
-class RecvOp extends ReaderOp<[number, Address]> {
+class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("recvfrom()");
@@ -829,39 +513,8 @@ class RecvOp extends ReaderOp<[number, Address]> {
   }
 }
 
-/** `sendto`: one datagram; a fresh socket is bound by the kernel on the way. */
-class SendOp extends ResolvingOp<number> {
-  constructor(
-    backend: NativeBackend,
-    sock: NativeSocket,
-    buf: Uint8Array,
-    off: number,
-    len: number,
-    private readonly addr: InetAddress,
-  ) {
-    super(backend, sock, "sendto", buf, off, len);
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("sendto()");
-    if (!this.resolved(this.addr.host)) return false;
-    const fd = b.fdOf(s, "sendto");
-    if (!s.writable) return false;
-    const n = b.sys.sendto(fd, this.buf, this.off, this.len, this.ip, this.addr.port);
-    if (n >= 0) {
-      if (s.state === "fresh") s.state = "bound";
-      this.value = n;
-      return true;
-    }
-    if (wouldBlock(n)) return (s.writable = false);
-    throw withAddress(errnoException(n, "send", `${this.ip}:${this.addr.port}`), this.addr);
-  }
-}
-
 /** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
-class CloseOp extends SocketOp<void> {
+class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
     this.backend.closeNow(this.sock);
     return true;
@@ -873,12 +526,7 @@ class CloseOp extends SocketOp<void> {
 }
 
 // errno values, negative, read once from the platform.
-const { EAGAIN, EWOULDBLOCK, EINPROGRESS, ECONNABORTED, EPROTO } = Errno;
-
-/** A non-blocking call found nothing to do (`EAGAIN`, or `EWOULDBLOCK` where it differs). */
-function wouldBlock(rc: number): boolean {
-  return rc === EAGAIN || rc === EWOULDBLOCK;
-}
+const { ECONNABORTED, EPROTO } = Errno;
 
 // -- readSlot -----------------------------------------------------------------------
 
@@ -908,7 +556,7 @@ export function readSlot(sock: Socket): B.Operation<Slot | null> {
   if (!(s instanceof NativeSocket)) {
     throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
   }
-  if (!isStreamKind(s.kind)) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
+  if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
   if (s.state === "closed") throw new SocketClosed("readSlot()");
   if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
   return readSlotOp(s);
@@ -959,7 +607,7 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
 }
 
 /** Waits until the socket is readable, without a buffer and without a system call. */
-class ReadableOp extends ReaderOp<void> {
+class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("readSlot()");

@@ -1,7 +1,7 @@
 /**
  * @bobbin/native-poll — Bobbin's native I/O: an epoll/kqueue poller in Node's
- * loop, raw non-blocking socket system calls, Chip-style arena buffers, and a
- * backend for `@bobbin/unix` built on them.
+ * loop, raw non-blocking socket system calls, Chip-style arena buffers, a
+ * backend for `@bobbin/unix` built on them, and an io_uring backend (Linux).
  *
  * @example
  * ```ts
@@ -25,3 +25,5 @@ export { loadNative, type NativeInfo, NativeUnavailable, nativeAvailable } from 
 export { PollEvent, Poller, type PollerOptions, type PollHandler, type PollMode } from "./poller.js";
 export * as syscalls from "./syscalls.js";
 export { Errno } from "./syscalls.js";
+export { UringBackend, type UringBackendOptions, uringBackend } from "./uring/backend.js";
+export { type UringSupport, UringUnavailable, uringAvailable, uringSupport } from "./uring/support.js";

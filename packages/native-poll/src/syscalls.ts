@@ -48,6 +48,7 @@ export const Errno = {
   EMFILE: -osConstants.errno.EMFILE,
   ENFILE: -osConstants.errno.ENFILE,
   ENOBUFS: -osConstants.errno.ENOBUFS,
+  ECANCELED: -osConstants.errno.ECANCELED,
   ENOMEM: -osConstants.errno.ENOMEM,
 } as const;
 

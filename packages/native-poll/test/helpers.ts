@@ -1,5 +1,7 @@
-import { readdirSync, readlinkSync } from "node:fs";
-import { syscalls } from "../src/index.js";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import type * as B from "@bobbin/core";
+import { accept, bindAndListen, connect, getsockname, type Socket, tcpv4 } from "@bobbin/unix";
+import { syscalls, uringSupport } from "../src/index.js";
 
 /** A non-blocking pipe, as numbers (throws on failure). */
 export function pipe(): [number, number] {
@@ -45,4 +47,26 @@ export function openFdsOf(kind: string): number {
     }
   }
   return n;
+}
+
+/** Whether this process can list its fds (`/proc/self/fd`: Linux); tests that count them skip elsewhere. */
+export const procFds = existsSync("/proc/self/fd");
+
+/** Why fd-counting tests skip here ("" where they run). */
+export const noProcFds = procFds ? "" : ` (skipped: no /proc/self/fd on ${process.platform} to count fds with)`;
+
+/** Whether the io_uring backend works here, and why not (see `uringSupport`). */
+export const uring = uringSupport();
+
+/** Why io_uring tests skip here ("" where they run), for their titles. */
+export const noUring = uring.available ? "" : ` (skipped: ${uring.reason})`;
+
+/** In a run: a connected pair of TCP sockets on loopback (the listener, the server side, the client side). */
+export function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+  const client = tcpv4();
+  yield* connect(client, getsockname(server));
+  const [conn] = yield* accept(server);
+  return [server, conn, client];
 }

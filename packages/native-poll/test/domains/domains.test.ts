@@ -1,8 +1,8 @@
 /**
- * The native backend in worker domains: each domain makes its own (its own
- * epoll set, in its own thread), and a listening socket given to
- * `B.parallel` is accepted on in every domain, each over a `dup` of the
- * descriptor. Workers run plain JavaScript, so these tests use the built
+ * The native and io_uring backends in worker domains: each domain makes its
+ * own (its own epoll set or ring, in its own thread), and a listening socket
+ * given to `B.parallel` is accepted on in every domain, each over a `dup` of
+ * the descriptor. Workers run plain JavaScript, so these tests use the built
  * packages (`pnpm build` first: core, unix and this package's dist and addon).
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -11,28 +11,48 @@ import { join } from "node:path";
 import * as B from "@bobbin/core";
 import { bindAndListen, close, getsockname, run, sleep, tcpv4, unixSocket } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-// The unix package's cross-domain tasks (the echo server…) and helpers, run here on the native backend.
+// The unix package's cross-domain tasks (the echo server…) and helpers, run here on both backends.
 import * as U from "../../../unix/test/domains/fixtures/tasks.mjs";
 import { client, openFds, serveEverywhere, warmUp } from "../../../unix/test/domains/support.js";
-import { nativeAvailable, nativeBackend } from "../../dist/index.js";
+import { loadNative, nativeBackend, uringBackend, uringSupport } from "../../dist/index.js";
 import * as F from "./fixtures/tasks.mjs";
 
 const LO = "127.0.0.1";
 
 const sum = (a: number[]): number => a.reduce((x, y) => x + y, 0);
 
-describe.skipIf(!nativeAvailable())("the native backend across domains", () => {
-  it("each worker makes its own native backend", async () => {
+/** Why the native addon is unavailable here ("" where it loads). */
+function noNative(): string {
+  try {
+    loadNative();
+    return "";
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const backends = [
+  { name: "native", backend: nativeBackend, skip: noNative() },
+  { name: "uring", backend: uringBackend, skip: uringSupport().reason },
+];
+
+describe.each(backends)("the $name backend across domains", ({ name, backend, skip }) => {
+  if (skip !== "") {
+    it.skip(`(skipped: ${skip})`, () => {});
+    return;
+  }
+
+  it(`each worker makes its own ${name} backend`, async () => {
     const out = await run(
       function* () {
         const all = yield* B.parallel(F.backendState, [[], []]);
         return all.map((r) => (r.ok ? r.value : r.error));
       },
-      { backend: nativeBackend, domains: 2 },
+      { backend, domains: 2 },
     );
     expect(out).toEqual([
-      { domain: 1, backend: "native", live: 0 },
-      { domain: 2, backend: "native", live: 0 },
+      { domain: 1, backend: name, live: 0 },
+      { domain: 2, backend: name, live: 0 },
     ]);
   });
 
@@ -57,7 +77,7 @@ describe.skipIf(!nativeAvailable())("the native backend across domains", () => {
         yield* B.cancel(local);
         return { warm, total, workers: workers.map((w) => w.live), state: sock.state };
       },
-      { backend: nativeBackend, domains: 2 },
+      { backend, domains: 2 },
     );
     expect(sum(out.total) - sum(out.warm)).toBe(clients); // each client accepted once, by some domain
     expect(out.total.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
@@ -90,7 +110,7 @@ describe.skipIf(!nativeAvailable())("the native backend across domains", () => {
           yield* B.cancel(local);
           return { counts: [...counts], afterWorker, afterOwner: existsSync(path) };
         },
-        { backend: nativeBackend, domains: 1 },
+        { backend, domains: 1 },
       );
       expect(out.counts[1]).toBeGreaterThan(0);
       expect(out.afterWorker).toBe(true);
@@ -112,7 +132,7 @@ describe.skipIf(!nativeAvailable())("the native backend across domains", () => {
         const after = yield* B.awaitExn(late);
         return { seen, mine, after };
       },
-      { backend: nativeBackend, domains: 1 },
+      { backend, domains: 1 },
     );
     expect(out.seen).toEqual({ domain: 1, state: "listening", kind: "tcp4", address: out.mine, ownBackend: true });
     expect(["listening", "closed"]).toContain(out.after.state);

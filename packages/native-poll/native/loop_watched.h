@@ -1,0 +1,170 @@
+// A native object that Node's loop watches through one uv_poll_t on a file
+// descriptor of its own (the poller's epoll/kqueue set, the ring's eventfd),
+// owned by a JavaScript object: the poller (poller_node.cc) and the io_uring
+// ring (uring_node.cc) share this lifecycle, the delicate part of both.
+//
+// - The uv_poll_t and the payload live in one heap Handle that uv_close's
+//   callback frees, after libuv stops using the descriptor; only then is the
+//   payload closed (Payload::Close()).
+// - The JavaScript object may die first (GC): its destructor starts the
+//   close. An env cleanup hook does the same when a worker thread stops.
+// - The async context outlives Close(): JavaScript may destroy the object
+//   from inside the very callback that napi_make_callback is running with it.
+//
+// Self (CRTP) provides OnWatchedReadable(), called when the descriptor is
+// readable, and the names used in errors: kWhat ("poller") and kDestroyedCode.
+#ifndef BOBBIN_NATIVE_LOOP_WATCHED_H_
+#define BOBBIN_NATIVE_LOOP_WATCHED_H_
+
+#include <napi.h>
+#include <uv.h>
+
+#include <string>
+
+#include "common.h"
+
+namespace bobbin {
+
+template <typename Self, typename Payload>
+class LoopWatched : public Napi::ObjectWrap<Self> {
+ public:
+  explicit LoopWatched(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Self>(info) {}
+
+  ~LoopWatched() override {
+    Close();
+    DestroyAsyncContext();
+  }
+
+ protected:
+  struct Handle {
+    uv_poll_t poll;  // first member: the uv_handle_t* is the Handle*
+    Payload payload;
+    Self* wrap = nullptr;  // null once JavaScript has let go
+  };
+
+  // A Handle whose payload the caller opens next; then Watch(), or Discard() if opening failed.
+  Payload& Prepare() {
+    h_ = new Handle();
+    h_->wrap = static_cast<Self*>(this);
+    return h_->payload;
+  }
+
+  // The Handle never joined the loop: freed at once (the payload's destructor closes what was opened).
+  void Discard() {
+    delete h_;
+    h_ = nullptr;
+  }
+
+  // Watches `fd` for readability in Node's loop. On failure: throws, lets
+  // go of the Handle, and returns false.
+  bool Watch(Napi::Env env, int fd, const char* resource) {
+    uv_loop_t* loop = nullptr;
+    napi_get_uv_event_loop(env, &loop);
+    int rc = uv_poll_init(loop, &h_->poll, fd);
+    if (rc < 0) {
+      Discard();
+      ErrnoError(env, rc, "uv_poll_init").ThrowAsJavaScriptException();
+      return false;
+    }
+    rc = uv_poll_start(&h_->poll, UV_READABLE, OnReadable);
+    if (rc < 0) {
+      h_->wrap = nullptr;
+      uv_close(reinterpret_cast<uv_handle_t*>(&h_->poll), OnClose);
+      h_ = nullptr;
+      ErrnoError(env, rc, "uv_poll_start").ThrowAsJavaScriptException();
+      return false;
+    }
+    napi_value resource_name;
+    napi_create_string_utf8(env, resource, NAPI_AUTO_LENGTH, &resource_name);
+    napi_async_init(env, nullptr, resource_name, &async_);
+    napi_add_env_cleanup_hook(env, CleanupHook, this);
+    hooked_ = true;
+    return true;
+  }
+
+  // Stops watching and starts closing; safe to call twice.
+  void Close() {
+    if (hooked_) {
+      napi_remove_env_cleanup_hook(this->Env(), CleanupHook, this);
+      hooked_ = false;
+    }
+    if (h_ == nullptr) return;
+    uv_poll_stop(&h_->poll);
+    h_->wrap = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(&h_->poll), OnClose);
+    h_ = nullptr;
+  }
+
+  // Calls `fn` the way Node calls an I/O callback (its microtasks run after
+  // it); what it throws becomes an uncaught exception, as in Node.
+  void Call(napi_value fn, size_t argc, const napi_value* argv) {
+    napi_env env = this->Env();
+    napi_value result;
+    if (napi_make_callback(env, async_, this->Value(), fn, argc, argv, &result) == napi_pending_exception) {
+      napi_value error;
+      napi_get_and_clear_last_exception(env, &error);
+      napi_fatal_exception(env, error);
+    }
+  }
+
+  // True while not destroyed; otherwise throws "<kWhat>.<fn>(): the <kWhat> is destroyed".
+  bool Live(const Napi::CallbackInfo& info, const char* fn) {
+    if (h_ != nullptr) return true;
+    std::string msg = std::string(Self::kWhat) + "." + fn + "(): the " + Self::kWhat + " is destroyed";
+    Napi::Error e = Napi::Error::New(info.Env(), msg);
+    e.Set("code", Napi::String::New(info.Env(), Self::kDestroyedCode));
+    e.ThrowAsJavaScriptException();
+    return false;
+  }
+
+  // ref(), unref(), destroy(): like a Node handle's.
+  Napi::Value Ref(const Napi::CallbackInfo& info) {
+    if (h_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(&h_->poll));
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Unref(const Napi::CallbackInfo& info) {
+    if (h_ != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(&h_->poll));
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Destroy(const Napi::CallbackInfo& info) {
+    Close();
+    return info.Env().Undefined();
+  }
+
+  Handle* h_ = nullptr;
+
+ private:
+  static void OnReadable(uv_poll_t* poll, int status, int /*events*/) {
+    Handle* h = reinterpret_cast<Handle*>(poll);
+    if (h->wrap == nullptr || status < 0) return;
+    h->wrap->OnWatchedReadable();
+  }
+
+  static void OnClose(uv_handle_t* handle) {
+    Handle* h = reinterpret_cast<Handle*>(handle);
+    h->payload.Close();
+    delete h;
+  }
+
+  static void CleanupHook(void* arg) {
+    auto* w = static_cast<LoopWatched*>(arg);
+    w->Close();
+    w->DestroyAsyncContext();
+  }
+
+  void DestroyAsyncContext() {
+    if (async_ != nullptr) {
+      napi_async_destroy(this->Env(), async_);
+      async_ = nullptr;
+    }
+  }
+
+  napi_async_context async_ = nullptr;
+  bool hooked_ = false;
+};
+
+}  // namespace bobbin
+
+#endif  // BOBBIN_NATIVE_LOOP_WATCHED_H_

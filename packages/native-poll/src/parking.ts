@@ -1,0 +1,60 @@
+/**
+ * How both raw-descriptor backends count the operations parked on I/O: the
+ * backend's handle in Node's loop (the poller, the ring) is referenced while
+ * at least one waits, and only then, so a run whose tasks wait on nothing
+ * I/O can wake still ends in `Deadlock`.
+ */
+import { removeWaiter } from "@bobbin/unix";
+import type { Waiter } from "./sockets.js";
+
+/** @internal What holds Node's loop (its `ref`/`unref` do nothing once the handle is destroyed). */
+export interface LoopHandle {
+  ref(): void;
+  unref(): void;
+}
+
+/** @internal The operations of one backend parked on I/O, counted. */
+export class Parking {
+  private parked = 0;
+
+  constructor(private readonly handle: LoopHandle) {}
+
+  /** How many operations are parked. */
+  get count(): number {
+    return this.parked;
+  }
+
+  /** An operation parks at the end of `list`. */
+  park(list: Waiter[], op: Waiter): void {
+    list.push(op);
+    if (this.parked++ === 0) this.handle.ref();
+  }
+
+  /** An operation parks at the head of `list` (a write in progress, ahead of queued ones). */
+  parkFirst(list: Waiter[], op: Waiter): void {
+    list.unshift(op);
+    if (this.parked++ === 0) this.handle.ref();
+  }
+
+  /** A parked operation leaves `list` without being woken; whether it was there. */
+  unpark(list: Waiter[], op: Waiter): boolean {
+    if (!removeWaiter(list, op)) return false;
+    this.left();
+    return true;
+  }
+
+  /** Wakes an operation already taken off its list. */
+  wake(op: Waiter): void {
+    this.left();
+    op.ready();
+  }
+
+  /** Wakes every operation of `list` (they retry and see why: closed, shut down). */
+  wakeAll(list: Waiter[]): void {
+    while (list.length !== 0) this.wake(list.shift()!);
+  }
+
+  private left(): void {
+    if (--this.parked === 0) this.handle.unref();
+  }
+}
