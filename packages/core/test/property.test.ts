@@ -381,17 +381,17 @@ describe("the model agrees with hand-written programs", () => {
     ],
     [
       "awaitAll with a task listed twice",
-      S("return", [spawn(S("return", [yld])), spawn(S("throw")), join("all", 0, 1, 0)]),
+      S("return", [spawn(S("return", [yld])), spawn(S("throw")), join("all", -2, -1, -2)]),
       ["awaitAllTwice"],
     ],
     [
       "awaitFirst cancels the losers and waits for them",
-      S("return", [spawn(S("return")), spawn(S("spin", [], 2)), join("first", 1, 0, 1)]),
+      S("return", [spawn(S("return")), spawn(S("spin", [], 2)), join("first", -1, -2, -1)]),
       ["awaitFirstLosers"],
     ],
     [
       "awaitOne leaves the others running",
-      S("return", [spawn(S("return", [yld, yld])), spawn(S("return")), join("one", 0, 1), aw(0)]),
+      S("return", [spawn(S("return", [yld, yld])), spawn(S("return")), join("one", -2, -1), aw(0)]),
       ["awaitOne"],
     ],
   ];

@@ -171,7 +171,7 @@ export function normalize(raw: RawScript, root = true): Script {
           actions.push(PAUSE);
           break;
         }
-        const ks = a.ks.map((k, n) => pick(fg, k < 0 ? k : k + n));
+        const ks = a.ks.map((k) => pick(fg, k));
         for (const k of new Set(ks)) release(k);
         const ending = ks.filter((k) => !neverEnds(kids[k]!));
         let mode = a.mode;
