@@ -23,61 +23,23 @@
  *     a throwing `onCancellation` fails the run with `CallbackFailed`.
  */
 import * as B from "../../src/index.js";
+import { cancellationTimes, parentOf } from "./model/cancellations.js";
+import { type Coverage, coverage } from "./model/coverage.js";
 import { type Ev, fmt, isStepEvent, type Observation, type StepEv } from "./model/observation.js";
 import type { Outcome, Prediction } from "./model/predict.js";
 import { type Script, ScriptError, walk } from "./model/program.js";
 import { replay, type TaskRun } from "./model/replay.js";
 import { analyse, type Expected, INF, type Judge, type StepModel, type TaskModel, type World } from "./model/steps.js";
 
+export type { Coverage } from "./model/coverage.js";
 export type { Ev, Observation } from "./model/observation.js";
 export { showEvents } from "./model/observation.js";
 export { type Prediction, predict } from "./model/predict.js";
 export * from "./model/program.js";
 
-/** Interesting situations a run reached, so that the test can tell its programs still cover them. */
-export type Coverage =
-  | "resolved"
-  | "stillHasChildren"
-  | "callbackFailed"
-  | "rejected"
-  | "interruptedStep"
-  | "interruptedCleanup"
-  | "neverStarted"
-  | "cancelOfEndedChild"
-  | "cancelOfEndingParent"
-  | "depth3"
-  | "signalBeforeWait"
-  | "signalWokeWaiter"
-  | "signalAfterCancelledWait"
-  | "syscallReady"
-  | "syscallEarly"
-  | "syscallCancelled"
-  | "careTask"
-  | "careNull"
-  | "careEmpty"
-  | "takePending"
-  | "takeEnded"
-  | "takeEmpty"
-  | "getAtOnce"
-  | "getWaited"
-  | "getCancelled"
-  | "getEmpty"
-  | "drain"
-  | "onCancellation"
-  | "finallyCancelled"
-  | "awaitAllTwice"
-  | "awaitOne"
-  | "awaitFirstLosers"
-  | "randomPick";
-
 export interface Verdict {
   readonly violations: string[];
   readonly reached: Set<Coverage>;
-}
-
-function parentOf(path: string): string | null {
-  const i = path.lastIndexOf(".");
-  return i < 0 ? null : path.slice(0, i);
 }
 
 function tagMatches(error: unknown, tag: Extract<Outcome, { ok: false }>["error"]): boolean {
@@ -254,33 +216,12 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
 
   // -- when each task's cancellation was requested --------------------------------
   const unconsumed = (run: TaskRun): string[] => run.kids.filter((kid) => !models.get(run.path)!.consumed.has(kid));
-  const timesWith = (fatalIdx: number) => {
-    const memo = new Map<string, number>();
-    const cancelledAt = (path: string): number => {
-      const parent = parentOf(path);
-      if (parent === null) return INF;
-      let at = INF;
-      for (const point of models.get(parent)!.cancels.get(path) ?? []) {
-        if (point.unlessParentBy === undefined || j(parent) > point.unlessParentBy) at = Math.min(at, point.at);
-      }
-      return at;
-    };
-    const j = (path: string): number => {
-      let t = memo.get(path);
-      if (t === undefined) {
-        const parent = parentOf(path);
-        t = parent === null ? fatalIdx : Math.min(cancelledAt(path), runs.get(parent)!.bodyEnd?.idx ?? INF);
-        memo.set(path, t);
-      }
-      return t;
-    };
-    return { j, cancelledAt };
-  };
   // The first broken rule fails the run: a task returning with an unconsumed child, or a throwing
   // onCancellation. What the failure changes happens after it, so the culprits before it stand.
+  const unfailed = cancellationTimes(runs, models, INF);
   const culprits = tasks
     .map((p) => runs.get(p)!)
-    .filter((r) => r.bodyEnd?.ok && unconsumed(r).length !== 0 && timesWith(INF).j(r.path) > r.bodyEnd.idx)
+    .filter((r) => r.bodyEnd?.ok && unconsumed(r).length !== 0 && unfailed.j(r.path) > r.bodyEnd.idx)
     .sort((a, b) => a.bodyEnd!.idx - b.bodyEnd!.idx);
   const handlerFailure = events.findIndex((e) => e.k === "onCancellation" && e.error !== undefined);
   const culprit = culprits[0] ?? null;
@@ -294,7 +235,7 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
             error: (events[handlerFailure] as Extract<Ev, { k: "onCancellation" }>).error,
           }
         : null;
-  const { j: just, cancelledAt } = timesWith(fatal?.idx ?? INF);
+  const { j: just, cancelledAt } = cancellationTimes(runs, models, fatal?.idx ?? INF);
 
   const outcomeOf = (path: string): Expected => {
     const run = runs.get(path)!;
@@ -525,59 +466,19 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
   }
 
   // -- what the run exercised ---------------------------------------------------------
-  const reach = (tag: Coverage, cond: unknown): void => void (cond && reached.add(tag));
-  reach(
-    result.ok ? "resolved" : fatal?.kind === "stillHasChildren" ? "stillHasChildren" : fatal !== null ? "callbackFailed" : "rejected",
-    true,
-  );
-  for (const path of tasks) {
-    const run = runs.get(path)!;
-    const j = just(path);
-    reach("depth3", path.split(".").length === 4);
-    reach("neverStarted", run.startIdx === null);
-    reach("interruptedCleanup", run.node.cleanup > 0 && run.bodyEnd !== null && !run.cleanupDone);
-    reach("onCancellation", handlerRuns.has(path));
-    const failedBody = run.bodyEnd !== null && !run.bodyEnd.ok;
-    reach("cancelOfEndingParent", failedBody && run.bodyEnd!.idx < j && j < exitOf(path) && run.kids.some((k) => exitOf(k) > j));
-    for (const m of models.get(path)!.steps) {
-      const s = m.step;
-      const a = s.a;
-      const took = s.mid?.took;
-      reach("interruptedStep", s.threw && s.error instanceof B.Cancelled);
-      reach("cancelOfEndedChild", a.t === "cancel" && exitOf(run.kids[a.k]!) < s.begin);
-      reach("signalBeforeWait", a.t === "wait" && !m.suspends);
-      reach("signalWokeWaiter", a.t === "signal" && s.value === true);
-      reach(
-        "signalAfterCancelledWait",
-        a.t === "signal" &&
-          s.value === false &&
-          judge.stepsOf(run.kids[a.k]!).some((w) => w.step.a.t === "wait" && w.step.threw && w.step.begin < s.begin),
-      );
-      reach("syscallReady", a.t === "syscall" && a.mode === "ready" && !s.threw);
-      reach("syscallEarly", a.t === "syscall" && a.mode === "early" && !s.threw);
-      reach("syscallCancelled", m.parkedOn !== null && reports.has(m.parkedOn));
-      reach("careTask", a.t === "care" && typeof took === "string");
-      reach("careNull", a.t === "care" && took === null);
-      reach("careEmpty", a.t === "care" && took === undefined);
-      reach("takePending", a.t === "take" && typeof took === "string" && exitOf(took) > s.mid!.idx);
-      reach("takeEnded", a.t === "take" && typeof took === "string" && exitOf(took) < s.mid!.idx);
-      reach("takeEmpty", a.t === "take" && took === undefined);
-      reach("getEmpty", a.t === "get" && !s.threw && s.value === undefined);
-      reach("getAtOnce", a.t === "get" && !s.threw && s.value !== undefined && !m.suspends);
-      reach("getWaited", a.t === "get" && !s.threw && m.suspends);
-      reach("getCancelled", a.t === "get" && s.threw && m.suspends);
-      reach("drain", a.t === "drain" && !s.threw && (s.value as unknown[]).length >= 2);
-      reach("finallyCancelled", s.fin?.cancelled === true);
-      reach("awaitAllTwice", a.t === "join" && a.mode === "all" && !s.threw && new Set(a.ks).size < a.ks.length);
-      reach("awaitOne", a.t === "join" && a.mode === "one" && !s.threw);
-      reach("randomPick", a.t === "join" && a.mode !== "all" && !s.threw && !m.suspends && new Set(a.ks).size > 1);
-    }
-    for (const [kid, points] of models.get(path)!.cancels) {
-      reach(
-        "awaitFirstLosers",
-        points.some((p) => p.by === "awaitFirst" && cancelledAt(kid) === p.at),
-      );
-    }
+  for (const tag of coverage({
+    tasks,
+    runs,
+    models,
+    exitOf,
+    just,
+    cancelledAt,
+    reports,
+    handlerRuns,
+    result,
+    fatal: fatal?.kind ?? null,
+  })) {
+    reached.add(tag);
   }
   return verdict;
 }
