@@ -189,17 +189,19 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
   for (const path of tasks) models.set(path, analyse(world, runs.get(path)!));
 
   // -- steps are atomic; tasks start in spawn order, never eagerly ------------------
+  const stepAt = new Map<number, StepModel>();
+  for (const model of models.values()) {
+    for (const m of model.steps) {
+      stepAt.set(m.step.begin, m);
+      if (m.step.mid !== null) stepAt.set(m.step.mid.idx, m);
+    }
+  }
   for (const path of tasks) {
     const run = runs.get(path)!;
-    const at = new Map<number, StepModel>();
-    for (const m of models.get(path)!.steps) {
-      at.set(m.step.begin, m);
-      if (m.step.mid !== null) at.set(m.step.mid.idx, m);
-    }
     const list = byPath.get(path) ?? [];
     for (let n = 0; n + 1 < list.length; n++) {
       const idx = list[n]!;
-      if (!mayStop(events[idx] as StepEv, run, at.get(idx)) && list[n + 1] !== idx + 1) {
+      if (!mayStop(events[idx] as StepEv, run, stepAt.get(idx)) && list[n + 1] !== idx + 1) {
         bad(`task ${path}'s step was interleaved after event ${idx} (${events[idx]!.k}): steps must run to their next suspension`);
       }
     }
@@ -368,6 +370,45 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
       }
     } else if (!run.cleanupDone) bad(`task ${path}'s cleanup did not complete`);
   }
+
+  // -- cancellation work runs ahead of ordinary steps ------------------------------------
+  // A task parked when its cancellation is requested (or that parks once it was) is queued ahead
+  // of ordinary work: until it has run, no other task starts a step, unless it is such a task too.
+  const becomesUrgent = new Map<number, string[]>();
+  const maybeUrgent = new Set<string>();
+  for (const path of tasks) {
+    const j = just(path);
+    for (const m of models.get(path)!.steps) {
+      const s = m.step;
+      if (!m.suspends || s.a.t === "yield" || s.a.t === "protect") continue; // these queue the task again, they do not park it
+      if (s.a.t === "drain") {
+        if (s.threw) maybeUrgent.add(path); // which of its inner gets was cancelled is not logged
+        continue;
+      }
+      const parkedAt = s.mid?.idx ?? s.begin;
+      const at = j < parkedAt ? parkedAt : j < m.resumedBy ? j : INF;
+      if (at !== INF) becomesUrgent.set(at, [...(becomesUrgent.get(at) ?? []), path]);
+    }
+  }
+  const urgent = new Map<string, number>();
+  const lastEvent = new Map<string, number>();
+  events.forEach((e, idx) => {
+    if (isStepEvent(e)) {
+      const previous = lastEvent.get(e.path);
+      lastEvent.set(e.path, idx);
+      const since = urgent.get(e.path);
+      if (since !== undefined && since < idx) urgent.delete(e.path);
+      else if (
+        urgent.size !== 0 &&
+        !maybeUrgent.has(e.path) &&
+        (previous === undefined || mayStop(events[previous] as StepEv, runs.get(e.path)!, stepAt.get(previous)))
+      ) {
+        const [waiting, since] = [...urgent][0]!;
+        bad(`task ${e.path} started a step at event ${idx} while ${waiting}'s cancellation (event ${since}) waited to be delivered`);
+      }
+    }
+    for (const path of becomesUrgent.get(idx) ?? []) urgent.set(path, idx);
+  });
 
   // -- a cancelled syscall is reported to select exactly once ------------------------------
   const known = new Set<number>();
