@@ -205,6 +205,22 @@ function episodeArb(mix: Mix, depth: number): fc.Arbitrary<RawAction[]> {
           ks: [-1, -2, ...(children.length === 3 ? [-3] : []), ...(twice ? [-1] : [])],
         }),
       ),
+    // Short children that succeed and fail, all ended when one is picked: a success must be preferred.
+    settled: fc
+      .tuple(
+        fc.shuffledSubarray<End>(["return", "throw", "throw"], { minLength: 2 }),
+        fc.constantFrom<JoinMode | "get">("one", "first", "get"),
+      )
+      .map(([ends, pick]) =>
+        then(
+          spawnAll(
+            ends.map((end) => ({ actions: [], end, cleanup: 0 })),
+            pick === "get",
+          ),
+          { t: "yield", n: 2 },
+          pick === "get" ? { t: "get" } : { t: "join", mode: pick, ks: [-1, -2, -3] },
+        ),
+      ),
     // A collector with a few tasks, some of which ended, and Miou's operations on it.
     collector: fc
       .tuple(
@@ -283,8 +299,8 @@ function episodeArb(mix: Mix, depth: number): fc.Arbitrary<RawAction[]> {
   };
   const pickFor: Record<number, string[]> = {
     0: Object.keys(episodes),
-    1: ["race", "ending"],
-    2: ["collector", "collector", "cancelledGet"],
+    1: ["race", "race", "ending", "ending", "settled"],
+    2: ["collector", "collector", "cancelledGet", "settled"],
     3: ["trigger", "cleanup"],
   };
   return fc.oneof(...(pickFor[MIXES.indexOf(mix)] ?? []).map((name) => episodes[name]!));
@@ -486,7 +502,7 @@ describe("random programs", () => {
           for (const tag of await verify(program, params)) reached.set(tag, (reached.get(tag) ?? 0) + 1);
         }),
         // A loaded machine may run fewer programs in the time; the coverage bounds below follow.
-        { numRuns: RUNS, seed, path: process.env.BOBBIN_PROPERTY_PATH, interruptAfterTimeLimit: 12_000 * SCALE },
+        { numRuns: RUNS, seed, path: process.env.BOBBIN_PROPERTY_PATH, interruptAfterTimeLimit: 10_000 * SCALE },
       );
       if (details.failed) {
         const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
