@@ -150,4 +150,25 @@ describe("orphans", () => {
       expect(waiter.status).toBe("cancelled");
     });
   });
+
+  it("a get cancelled while it waits leaves the collector: a task that ends later stays there for care", async () => {
+    await B.run(function* () {
+      const waiter = B.spawn(function* () {
+        const bg = B.orphans<number>();
+        B.spawn({ orphans: bg }, job, 3);
+        try {
+          yield* B.get(bg);
+        } finally {
+          // The background task ends here, with no get waiting for it any more.
+          yield* yieldTimes(6);
+          const ended = B.care(bg);
+          expect(ended?.status).toBe("resolved");
+          yield* B.awaitExn(ended!);
+        }
+      });
+      yield* B.yieldNow();
+      yield* B.cancel(waiter);
+      expect(waiter.status).toBe("cancelled");
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import { yieldTimes } from "../support/helpers.js";
 
 /** A chain of `depth` tasks, each awaiting the next; the last one runs `bottom`. */
 function* chain(
@@ -67,5 +68,26 @@ describe("ending", () => {
     });
     expect(error).toBe("parent failed");
     expect(order).toEqual(["child", "parent ended"]);
+  });
+
+  it("a task cancelled while it ends (its body failed, a child still cleaning up) ends Cancelled", async () => {
+    const seen = await B.run(function* () {
+      const parent = B.spawn(function* () {
+        B.spawn(function* () {
+          try {
+            yield* new B.Trigger().wait();
+          } finally {
+            yield* yieldTimes(3);
+          }
+        });
+        yield* B.yieldNow();
+        throw new Error("parent failed");
+      });
+      yield* yieldTimes(2);
+      const ending = parent.status;
+      yield* B.cancel(parent);
+      return [ending, parent.status];
+    });
+    expect(seen).toEqual(["pending", "cancelled"]);
   });
 });

@@ -1,313 +1,62 @@
 /**
  * A reference model of Bobbin's task tree for the property test
- * (`test/property.test.ts`).
- *
- * A program is a tree of task scripts. Each script is a list of actions
- * (spawn a child with its own script, yield, await child k, cancel child k)
- * followed by an ending (return, throw, or spin — yield forever until
- * cancelled) and a `finally` block that yields `cleanup` times. Paths name
- * tasks statically: the root is "0", its second spawned child "0.1", etc.
- *
- * Two layers:
- * - `predict` computes what does not depend on interleaving: the natural
- *   outcome of the root and of every task its parent awaits (the
- *   "deterministic region"), whether a forgotten child is certain / possible,
- *   and which children can never start (cancelled in the very step that
- *   spawned them).
- * - `check` replays every task's script against the observed event log and
- *   checks the rules that must hold whatever the interleaving: every task
- *   ends exactly once and after its children; steps are atomic and tasks
- *   start in spawn order (FIFO, no eager spawn); a task ends `cancelled`
- *   exactly when a cancellation reached it before it ended; an await
- *   returns its child's actual outcome; `cancel` returns only after the
- *   whole subtree has ended; `StillHasChildren` happens exactly when a task
- *   returned normally (uncancelled) with an unconsumed child, and names
- *   that task and those children.
+ * (`test/property.test.ts`), with Miou's rules:
+ * - `model/program.ts`: the programs (task scripts) and how raw ones are made valid;
+ * - `model/predict.ts`: what a program does whatever the interleaving;
+ * - `model/observation.ts`: what a run records;
+ * - `model/replay.ts`: the shape of each task's events along its script;
+ * - `model/steps.ts`: what each step means (suspension, wake-up, result, consumption);
+ * - this file: `check`, which holds an observed run to every rule that must hold
+ *   whatever the interleaving:
+ *   - every task ends exactly once, after its whole subtree, before `run` settles;
+ *   - steps are atomic, and (without a scheduling policy) tasks start in spawn order;
+ *   - a task ends `cancelled` exactly when a cancellation reached it before it ended
+ *     (its parent's cancel or take-then-cancel, an awaitFirst it lost, its parent's
+ *     body ending, the run failing), and the kernel requests it at that very step;
+ *   - a cancellation is delivered at the first suspension that would resume after
+ *     it was requested; a result already on its way is not lost;
+ *   - every step returns what Miou's semantics say (awaits, joins, triggers,
+ *     syscalls, care / take / get / drain, protect's handlers);
+ *   - a cancelled syscall is reported exactly once to `select`;
+ *   - `StillHasChildren` happens exactly when a task returned normally (not
+ *     cancelled) with an unconsumed child, and names it and those children;
+ *     a throwing `onCancellation` fails the run with `CallbackFailed`.
  */
 import * as B from "../../src/index.js";
+import { cancellationTimes, parentOf } from "./model/cancellations.js";
+import { type Coverage, coverage } from "./model/coverage.js";
+import { type Ev, fmt, isStepEvent, type Observation, type StepEv } from "./model/observation.js";
+import type { Outcome, Prediction } from "./model/predict.js";
+import { type Script, ScriptError, walk } from "./model/program.js";
+import { replay, type TaskRun } from "./model/replay.js";
+import { analyse, type Expected, INF, type Judge, type StepModel, type TaskModel, type World } from "./model/steps.js";
 
-// ---------------------------------------------------------------------------
-// Programs
+export type { Coverage } from "./model/coverage.js";
+export type { Ev, Observation } from "./model/observation.js";
+export { showEvents } from "./model/observation.js";
+export { type Prediction, predict } from "./model/predict.js";
+export * from "./model/program.js";
 
-export type AwaitMode = "task" | "exn" | "catch";
-export type End = "return" | "throw" | "spin";
-
-export type Action =
-  | { readonly t: "spawn"; readonly child: Script }
-  | { readonly t: "yield" }
-  | { readonly t: "await"; readonly k: number; readonly mode: AwaitMode }
-  | { readonly t: "cancel"; readonly k: number };
-
-export interface Script {
-  readonly actions: readonly Action[];
-  readonly end: End;
-  /** Yields in the `finally` block (asynchronous cleanup). */
-  readonly cleanup: number;
+export interface Verdict {
+  readonly violations: string[];
+  readonly reached: Set<Coverage>;
 }
 
-/** What the generator produces: child indices are free numbers, fixed by `normalize`. */
-export type RawAction =
-  | { readonly t: "spawn"; readonly child: RawScript }
-  | { readonly t: "yield" }
-  | { readonly t: "await"; readonly k: number; readonly mode: AwaitMode }
-  | { readonly t: "cancel"; readonly k: number };
-
-export interface RawScript {
-  readonly actions: readonly RawAction[];
-  readonly end: End;
-  readonly cleanup: number;
-  /** Consume every child left unconsumed before the ending: "await" (cancel for spinners), "cancel", or forget them (undefined). */
-  readonly tidy?: "await" | "cancel" | undefined;
-}
-
-/** The error a script's `throw` ending throws. */
-export class ScriptError extends Error {
-  constructor(readonly path: string) {
-    super(`script ${path} threw`);
-    this.name = "ScriptError";
-  }
-}
-
-/**
- * Makes a raw script valid: `k` refers to an existing child (an await or
- * cancel before any spawn becomes a yield), a spinning child is never
- * awaited before it was cancelled (it would never end), the root never spins.
- * A `tidy` script consumes its leftover children before its ending.
- */
-export function normalize(raw: RawScript, root = true): Script {
-  const actions: Action[] = [];
-  const kids: { spin: boolean; cancelled: boolean; consumed: boolean }[] = [];
-  for (const a of raw.actions) {
-    if (a.t === "spawn") {
-      const child = normalize(a.child, false);
-      kids.push({ spin: child.end === "spin", cancelled: false, consumed: false });
-      actions.push({ t: "spawn", child });
-    } else if (a.t === "yield" || kids.length === 0) {
-      actions.push({ t: "yield" });
-    } else {
-      const k = a.k % kids.length;
-      const kid = kids[k]!;
-      kid.consumed = true;
-      if (a.t === "cancel" || (kid.spin && !kid.cancelled)) {
-        kid.cancelled = true;
-        actions.push({ t: "cancel", k });
-      } else {
-        actions.push({ t: "await", k, mode: a.mode });
-      }
-    }
-  }
-  if (raw.tidy !== undefined) {
-    kids.forEach((kid, k) => {
-      if (kid.consumed) return;
-      actions.push(raw.tidy === "cancel" || kid.spin ? { t: "cancel", k } : { t: "await", k, mode: "task" });
-    });
-  }
-  return { actions, end: root && raw.end === "spin" ? "return" : raw.end, cleanup: raw.cleanup };
-}
-
-/** Calls `f` on every script of the program with its path. */
-export function walk(node: Script, path: string, f: (node: Script, path: string) => void): void {
-  f(node, path);
-  let k = 0;
-  for (const a of node.actions) if (a.t === "spawn") walk(a.child, `${path}.${k++}`, f);
-}
-
-/** A readable rendering of a program, for failure messages. */
-export function show(node: Script, path = "0", indent = ""): string {
-  const lines = [`${indent}${path}: ${node.end}${node.cleanup ? ` (cleanup ${node.cleanup})` : ""}`];
-  let k = 0;
-  for (const a of node.actions) {
-    if (a.t === "spawn") lines.push(show(a.child, `${path}.${k++}`, `${indent}  `).replace(/^\s*/, `${indent}  spawn `));
-    else if (a.t === "yield") lines.push(`${indent}  yield`);
-    else if (a.t === "await") lines.push(`${indent}  await(${a.mode}) ${path}.${a.k}`);
-    else lines.push(`${indent}  cancel ${path}.${a.k}`);
-  }
-  return lines.join("\n");
-}
-
-// ---------------------------------------------------------------------------
-// Prediction (interleaving-independent)
-
-export type ErrorTag = { kind: "script"; path: string } | { kind: "cancelled" } | { kind: "stillHasChildren"; path: string };
-export type Outcome = { ok: true; value: string } | { ok: false; error: ErrorTag };
-
-export interface Prediction {
-  /** Scripts that return while some child has no await/cancel action at all: the only possible StillHasChildren culprits. */
-  readonly staticForgetters: Set<string>;
-  /** A task of the deterministic region returns with an unconsumed child: StillHasChildren is certain. */
-  detFatal: boolean;
-  /** The root's natural outcome. */
-  root: Outcome;
-  /** Natural outcome of every task in the deterministic region (exact whenever no StillHasChildren occurs). */
-  readonly det: Map<string, Outcome>;
-  /** Children cancelled in the step that spawned them: if spawned, they never run a step of their body. */
-  readonly neverStarts: Set<string>;
-}
-
-export function predict(program: Script): Prediction {
-  const pred: Prediction = {
-    staticForgetters: new Set(),
-    detFatal: false,
-    root: { ok: true, value: "0" },
-    det: new Map(),
-    neverStarts: new Set(),
-  };
-  walk(program, "0", (node, path) => {
-    const consumed = new Set<number>();
-    let spawned = 0;
-    // Children spawned since the last action that may suspend.
-    let quiet: number[] = [];
-    for (const a of node.actions) {
-      if (a.t === "spawn") {
-        quiet.push(spawned++);
-        continue;
-      }
-      if (a.t === "cancel" && quiet.includes(a.k)) pred.neverStarts.add(`${path}.${a.k}`);
-      if (a.t !== "yield") consumed.add(a.k);
-      quiet = [];
-    }
-    if (node.end === "return" && consumed.size < spawned) pred.staticForgetters.add(path);
-  });
-  pred.root = natural(program, "0", pred);
-  pred.det.set("0", pred.root);
-  return pred;
-}
-
-/** What a task does when nothing cancels it: its children's outcomes come from their own scripts. */
-function natural(node: Script, path: string, pred: Prediction): Outcome {
-  const kids: { path: string; node: Script; cancelled: boolean; consumed: boolean; result: Outcome | null }[] = [];
-  for (const a of node.actions) {
-    if (a.t === "spawn") {
-      kids.push({ path: `${path}.${kids.length}`, node: a.child, cancelled: false, consumed: false, result: null });
-    } else if (a.t === "cancel") {
-      kids[a.k]!.cancelled = kids[a.k]!.consumed = true;
-    } else if (a.t === "await") {
-      const kid = kids[a.k]!;
-      kid.consumed = true;
-      let r: Outcome;
-      if (kid.cancelled) r = { ok: false, error: { kind: "cancelled" } };
-      else {
-        if (kid.result === null) {
-          kid.result = natural(kid.node, kid.path, pred);
-          pred.det.set(kid.path, kid.result);
-        }
-        r = kid.result;
-      }
-      if (!r.ok && a.mode !== "task" && !(a.mode === "catch" && r.error.kind === "script")) return r;
-    }
-  }
-  switch (node.end) {
-    case "throw":
-      return { ok: false, error: { kind: "script", path } };
-    case "spin":
-      throw new Error(`model: spinning task ${path} in the deterministic region (normalize should prevent it)`);
-    case "return":
-      if (kids.some((k) => !k.consumed)) {
-        pred.detFatal = true;
-        return { ok: false, error: { kind: "stillHasChildren", path } };
-      }
-      return { ok: true, value: path };
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Observation
-
-export type Ev =
-  | { k: "start"; path: string; uid: number }
-  | { k: "spawned"; path: string; i: number; child: string; uid: number }
-  | { k: "begin"; path: string; i: number }
-  | { k: "end"; path: string; i: number; threw: boolean; value?: unknown; error?: unknown; status?: B.TaskStatus }
-  | { k: "spin"; path: string }
-  | { k: "cleanupBegin"; path: string }
-  | { k: "cleanupEnd"; path: string }
-  | { k: "bodyEnd"; path: string; ok: boolean; value?: unknown; error?: unknown }
-  | { k: "exit"; uid: number; ending: B.Ending; parentUid: number | null };
-
-export interface Observation {
-  readonly events: readonly Ev[];
-  /** What `onSpawn` saw: child uid, the hook's parent uid, and `child.parent.uid`. */
-  readonly spawnHook: readonly { child: number; parent: number; childParent: number | null }[];
-  readonly run: { ok: true; value: unknown } | { ok: false; error: unknown } | { hung: true };
-  /** `task.status` of every task once `run` settled. */
-  readonly statuses: ReadonlyMap<string, B.TaskStatus>;
-  /** How many tasks had ended (exit hook) when `run` settled. */
-  readonly exitsAtSettle: number;
-}
-
-// ---------------------------------------------------------------------------
-// Checking
-
-/** One suspending action of a task (yield, await, cancel) as it happened. */
-interface Suspension {
-  i: number;
-  a: Exclude<Action, { t: "spawn" }>;
-  begin: number;
-  end: number;
-  threw: boolean;
-  value: unknown;
-  error: unknown;
-  status: B.TaskStatus | undefined;
-}
-
-interface TaskRun {
-  path: string;
-  node: Script;
-  startIdx: number | null;
-  kids: string[];
-  cancelBegin: Map<number, number>;
-  consumed: Set<number>;
-  suspensions: Suspension[];
-  /** The body reached its spin loop (which only a cancellation ends). */
-  spun: boolean;
-  /** The `finally` block ran to its end. */
-  cleanupDone: boolean;
-  bodyEnd: { idx: number; ok: boolean; value: unknown; error: unknown } | null;
-}
-
-const INF = Number.POSITIVE_INFINITY;
-
-function parentOf(path: string): string | null {
-  const i = path.lastIndexOf(".");
-  return i < 0 ? null : path.slice(0, i);
-}
-
-function childIndex(path: string): number {
-  return Number(path.slice(path.lastIndexOf(".") + 1));
-}
-
-function tagMatches(error: unknown, tag: ErrorTag): boolean {
+function tagMatches(error: unknown, tag: Extract<Outcome, { ok: false }>["error"]): boolean {
   if (tag.kind === "cancelled") return error instanceof B.Cancelled;
   if (tag.kind === "script") return error instanceof ScriptError && error.path === tag.path;
   return error instanceof B.StillHasChildren;
 }
 
-function fmt(x: unknown): string {
-  if (x instanceof Error) return `${x.name}(${x.message})`;
-  return typeof x === "string" ? JSON.stringify(x) : String(x);
-}
-
-/** A compact rendering of the event log, for failure messages. */
-export function showEvents(events: readonly Ev[]): string {
-  return events
-    .map((e, idx) => {
-      const { k, ...rest } = e;
-      const fields = Object.entries(rest)
-        .filter(([, x]) => x !== undefined)
-        .map(([name, x]) => `${name}=${fmt(x)}`)
-        .join(" ");
-      return `${idx}: ${k} ${fields}`;
-    })
-    .join("\n");
-}
-
-/** Checks an observed run against the program and the prediction; returns the violations. */
-export function check(program: Script, pred: Prediction, obs: Observation): string[] {
+/** Checks an observed run against the program and the prediction. */
+export function check(program: Script, pred: Prediction, obs: Observation): Verdict {
   const out: string[] = [];
+  const reached = new Set<Coverage>();
   const bad = (msg: string): void => void out.push(msg);
+  const verdict: Verdict = { violations: out, reached };
   if ("hung" in obs.run) {
     bad("the run did not settle (hang)");
-    return out;
+    return verdict;
   }
   const events = obs.events;
   const nodes = new Map<string, Script>();
@@ -319,7 +68,7 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   const spawnedAt = new Map<string, number>();
   const byPath = new Map<string, number[]>();
   events.forEach((e, idx) => {
-    if (e.k === "exit") return;
+    if (!isStepEvent(e)) return;
     if (e.k === "spawned") {
       uidOf.set(e.child, e.uid);
       pathOf.set(e.uid, e.child);
@@ -333,26 +82,25 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     if (list === undefined) byPath.set(e.path, (list = []));
     list.push(idx);
   });
-  const exitsByUid = new Map<number, number[]>();
-  events.forEach((e, idx) => {
-    if (e.k !== "exit") return;
-    if (e.parentUid === null && !pathOf.has(e.uid)) {
-      // The root exits without having started only if the run was cancelled first; not in these programs.
-      uidOf.set("0", e.uid);
-      pathOf.set(e.uid, "0");
-    }
-    let list = exitsByUid.get(e.uid);
-    if (list === undefined) exitsByUid.set(e.uid, (list = []));
-    list.push(idx);
-  });
+  const byUid = (k: "exit" | "cancelRequest"): Map<number, number[]> => {
+    const m = new Map<number, number[]>();
+    events.forEach((e, idx) => {
+      if (e.k !== k) return;
+      let list = m.get(e.uid);
+      if (list === undefined) m.set(e.uid, (list = []));
+      list.push(idx);
+    });
+    return m;
+  };
+  const exitsByUid = byUid("exit");
   for (const e of events) {
     if (e.k === "start" && e.uid !== uidOf.get(e.path))
       bad(`task ${e.path}: B.self() is uid ${e.uid}, spawn returned ${uidOf.get(e.path)}`);
   }
   const tasks = [...uidOf.keys()];
   if (!uidOf.has("0")) {
-    bad("the root task neither started nor ended");
-    return out;
+    bad("the root task never started");
+    return verdict;
   }
 
   // -- every task ends exactly once -------------------------------------------
@@ -360,24 +108,25 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   const ending = new Map<string, B.Ending>();
   for (const [uid, list] of exitsByUid) {
     const path = pathOf.get(uid);
-    if (path === undefined) bad(`exit hook saw task ${uid}, which this program never spawned`);
-    else if (list.length !== 1) bad(`task ${path} (uid ${uid}) ended ${list.length} times`);
-    if (path !== undefined) {
-      exitIdx.set(path, list[0]!);
-      ending.set(path, (events[list[0]!] as Extract<Ev, { k: "exit" }>).ending);
-      const parentUid = (events[list[0]!] as Extract<Ev, { k: "exit" }>).parentUid;
-      const parentPath = parentOf(path);
-      if (parentUid !== (parentPath === null ? null : (uidOf.get(parentPath) ?? -1))) {
-        bad(`task ${path}'s parent at exit is uid ${parentUid}`);
-      }
+    if (path === undefined) {
+      bad(`exit hook saw task ${uid}, which this program never spawned`);
+      continue;
     }
+    if (list.length !== 1) bad(`task ${path} (uid ${uid}) ended ${list.length} times`);
+    const exit = events[list[0]!] as Extract<Ev, { k: "exit" }>;
+    exitIdx.set(path, list[0]!);
+    ending.set(path, exit.ending);
+    const parentPath = parentOf(path);
+    if (exit.parentUid !== (parentPath === null ? null : (uidOf.get(parentPath) ?? -1)))
+      bad(`task ${path}'s parent at exit is uid ${exit.parentUid}`);
   }
   for (const path of tasks) {
     if (!exitIdx.has(path)) bad(`task ${path} (uid ${uidOf.get(path)}) never ended`);
     if (!nodes.has(path)) bad(`task ${path} does not exist in the program`);
   }
   if (obs.exitsAtSettle !== tasks.length) bad(`run settled after ${obs.exitsAtSettle} of ${tasks.length} tasks had ended`);
-  if (out.length !== 0) return out;
+  if (obs.finalised !== 1) bad(`the events backend was finalised ${obs.finalised} times`);
+  if (out.length !== 0) return verdict;
   const exitOf = (path: string): number => exitIdx.get(path) ?? INF;
 
   // -- the spawn hook saw the tree ---------------------------------------------
@@ -403,42 +152,120 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   // -- replay every task's script ---------------------------------------------
   const runs = new Map<string, TaskRun>();
   for (const path of tasks) runs.set(path, replay(path, nodes.get(path)!, byPath.get(path) ?? [], events, bad));
-  if (out.length !== 0) return out;
+  if (out.length !== 0) return verdict;
+
+  // -- what every step means ------------------------------------------------------
+  const firedAt = new Map<number, number>();
+  const firedWith = new Map<number, number[]>();
+  const reports = new Map<number, number[]>();
+  events.forEach((e, idx) => {
+    if (e.k !== "select") return;
+    for (const uid of e.fired) {
+      if (firedAt.has(uid)) continue;
+      firedAt.set(uid, idx);
+      firedWith.set(uid, e.fired);
+    }
+    for (const uid of e.cancelled) {
+      let list = reports.get(uid);
+      if (list === undefined) reports.set(uid, (list = []));
+      list.push(idx);
+    }
+  });
+  const world: World = {
+    runs,
+    exitOf,
+    uidOf: (path) => uidOf.get(path),
+    firedAt: (uid) => firedAt.get(uid) ?? INF,
+    firedWith: (uid) => firedWith.get(uid) ?? [],
+    signalsOf(path) {
+      const parent = parentOf(path);
+      if (parent === null) return [];
+      const prun = runs.get(parent)!;
+      return prun.steps.filter((s) => s.a.t === "signal" && prun.kids[s.a.k] === path).map((s) => s.begin);
+    },
+    statusOf: (path) => obs.statuses.get(path),
+  };
+  const models = new Map<string, TaskModel>();
+  for (const path of tasks) models.set(path, analyse(world, runs.get(path)!));
 
   // -- steps are atomic; tasks start in spawn order, never eagerly ------------------
+  const stepAt = new Map<number, StepModel>();
+  for (const model of models.values()) {
+    for (const m of model.steps) {
+      stepAt.set(m.step.begin, m);
+      if (m.step.mid !== null) stepAt.set(m.step.mid.idx, m);
+    }
+  }
   for (const path of tasks) {
     const run = runs.get(path)!;
     const list = byPath.get(path) ?? [];
-    for (let j = 0; j + 1 < list.length; j++) {
-      const idx = list[j]!;
-      if (!mayNotContinue(events[idx]!, idx, run, exitOf) && list[j + 1] !== idx + 1) {
+    for (let n = 0; n + 1 < list.length; n++) {
+      const idx = list[n]!;
+      if (!mayStop(events[idx] as StepEv, run, stepAt.get(idx)) && list[n + 1] !== idx + 1) {
         bad(`task ${path}'s step was interleaved after event ${idx} (${events[idx]!.k}): steps must run to their next suspension`);
       }
     }
   }
   const starts = tasks.filter((p) => p !== "0" && runs.get(p)!.startIdx !== null).sort((a, b) => spawnedAt.get(a)! - spawnedAt.get(b)!);
-  for (let j = 0; j + 1 < starts.length; j++) {
-    const a = starts[j]!;
-    const b = starts[j + 1]!;
-    if (byPath.get(a)![0]! > byPath.get(b)![0]!) bad(`task ${b} started before ${a}, which was spawned earlier (FIFO)`);
+  if (obs.fifo) {
+    for (let n = 0; n + 1 < starts.length; n++) {
+      const a = starts[n]!;
+      const b = starts[n + 1]!;
+      if (runs.get(a)!.startIdx! > runs.get(b)!.startIdx!) bad(`task ${b} started before ${a}, which was spawned earlier (FIFO)`);
+    }
   }
-  for (const p of starts) if (byPath.get(p)![0]! < spawnedAt.get(p)!) bad(`task ${p} started before its spawn returned`);
+  for (const p of starts) if (runs.get(p)!.startIdx! < spawnedAt.get(p)!) bad(`task ${p} started before its spawn returned`);
 
-  // -- StillHasChildren ------------------------------------------------------
-  const unconsumed = (run: TaskRun): string[] => run.kids.filter((_, k) => !run.consumed.has(k));
-  const parentJust = (path: string): number => {
-    const parent = parentOf(path);
-    if (parent === null) return INF;
-    const prun = runs.get(parent)!;
-    return Math.min(prun.cancelBegin.get(childIndex(path)) ?? INF, prun.bodyEnd?.idx ?? INF);
-  };
+  // -- when each task's cancellation was requested --------------------------------
+  const unconsumed = (run: TaskRun): string[] => run.kids.filter((kid) => !models.get(run.path)!.consumed.has(kid));
+  // The first broken rule fails the run: a task returning with an unconsumed child, or a throwing
+  // onCancellation. What the failure changes happens after it, so the culprits before it stand.
+  const unfailed = cancellationTimes(runs, models, INF);
   const culprits = tasks
     .map((p) => runs.get(p)!)
-    .filter((r) => r.bodyEnd?.ok && unconsumed(r).length !== 0 && parentJust(r.path) > r.bodyEnd.idx)
+    .filter((r) => r.bodyEnd?.ok && unconsumed(r).length !== 0 && unfailed.j(r.path) > r.bodyEnd.idx)
     .sort((a, b) => a.bodyEnd!.idx - b.bodyEnd!.idx);
-  const fatal = culprits[0] ?? null;
-  /** When a cancellation was requested for the task (its parent cancelled it, its parent's body ended, or the run failed). */
-  const just = (path: string): number => (path === "0" ? (fatal === null ? INF : fatal.bodyEnd!.idx) : parentJust(path));
+  const handlerFailure = events.findIndex((e) => e.k === "onCancellation" && e.error !== undefined);
+  const culprit = culprits[0] ?? null;
+  const fatal =
+    culprit !== null && (handlerFailure < 0 || culprit.bodyEnd!.idx < handlerFailure)
+      ? { kind: "stillHasChildren" as const, idx: culprit.bodyEnd!.idx, run: culprit }
+      : handlerFailure >= 0
+        ? {
+            kind: "callbackFailed" as const,
+            idx: handlerFailure,
+            error: (events[handlerFailure] as Extract<Ev, { k: "onCancellation" }>).error,
+          }
+        : null;
+  const { j: just, cancelledAt } = cancellationTimes(runs, models, fatal?.idx ?? INF);
+
+  const outcomeOf = (path: string): Expected => {
+    const run = runs.get(path)!;
+    switch (ending.get(path)!) {
+      case "resolved":
+        return { ok: true, value: run.bodyEnd!.value };
+      case "cancelled":
+        return { ok: false, match: (x) => x instanceof B.Cancelled, what: "Cancelled" };
+      case "failed": {
+        if (run.bodyEnd!.ok) {
+          const uid = uidOf.get(path)!;
+          return { ok: false, match: (x) => x instanceof B.StillHasChildren && x.task === uid, what: `StillHasChildren(${uid})` };
+        }
+        const error = run.bodyEnd!.error;
+        return { ok: false, match: (x) => x === error, what: fmt(error) };
+      }
+    }
+  };
+  const judge: Judge = {
+    j: just,
+    cancelledAt,
+    expected: (path, at) =>
+      cancelledAt(path) < at
+        ? { ok: false, match: (x) => x instanceof B.Cancelled, what: "Cancelled (cancelled by its parent)" }
+        : outcomeOf(path),
+    stepsOf: (path) => models.get(path)?.steps ?? [],
+    subtree: (path) => tasks.filter((d) => d === path || d.startsWith(`${path}.`)),
+  };
 
   // -- endings -----------------------------------------------------------------
   for (const path of tasks) {
@@ -458,77 +285,76 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     }
   }
 
-  // -- suspensions: where the cancellation lands, what awaits return, when cancel returns --
-  const outcomeOf = (path: string): { ok: true; value: unknown } | { ok: false; match: (e: unknown) => boolean; what: string } => {
-    const run = runs.get(path)!;
-    switch (ending.get(path)!) {
-      case "resolved":
-        return { ok: true, value: run.bodyEnd!.value };
-      case "cancelled":
-        return { ok: false, match: (x) => x instanceof B.Cancelled, what: "Cancelled" };
-      case "failed": {
-        if (run.bodyEnd!.ok) {
-          const uid = uidOf.get(path)!;
-          return { ok: false, match: (x) => x instanceof B.StillHasChildren && x.task === uid, what: `StillHasChildren(${uid})` };
-        }
-        const error = run.bodyEnd!.error;
-        return { ok: false, match: (x) => x === error, what: fmt(error) };
-      }
+  // -- the kernel requests each cancellation in the step that causes it -------------------
+  const requests = byUid("cancelRequest");
+  const requestOf = (path: string): number[] => requests.get(uidOf.get(path)!) ?? [];
+  for (const [uid] of requests) if (!pathOf.has(uid)) bad(`a cancellation was requested for task ${uid}, which this program never spawned`);
+  for (const path of tasks) {
+    const j = just(path);
+    const list = requestOf(path);
+    if (!(j < exitOf(path))) {
+      if (list.length !== 0)
+        bad(`task ${path}'s cancellation was requested at event ${list[0]} with no reason (it ended at event ${exitOf(path)})`);
+      continue;
     }
-  };
-  const seen = (s: Suspension): string =>
-    s.threw
-      ? `threw ${fmt(s.error)}`
-      : `returned ${JSON.stringify(s.value, (_, x: unknown) => (x instanceof Error ? fmt(x) : x)) ?? "nothing"}`;
+    if (list.length !== 1) {
+      bad(`task ${path}'s cancellation was requested ${list.length} times, expected once (at event ${j})`);
+      continue;
+    }
+    const r = list[0]!;
+    const between = events.slice(j + 1, r).findIndex((e) => e.k !== "cancelRequest" && e.k !== "onCancellation");
+    if (!(j < r) || between >= 0)
+      bad(`task ${path}'s cancellation was requested at event ${r}, not in the step of event ${j} that caused it`);
+  }
+
+  // -- protect: onCancellation at once, then finally(cancelled) ----------------------------
+  const handlerRuns = new Map<string, number[]>();
+  events.forEach((e, idx) => {
+    if (e.k !== "onCancellation") return;
+    const list = handlerRuns.get(e.owner);
+    if (list === undefined) handlerRuns.set(e.owner, [idx]);
+    else list.push(idx);
+  });
+  for (const path of tasks) {
+    const j = just(path);
+    const protects = models.get(path)!.steps.filter((m) => m.step.a.t === "protect" && m.step.fin !== null);
+    const expected = protects.filter((m) => m.step.begin < j && j < m.step.fin!.idx).length;
+    const got = handlerRuns.get(path) ?? [];
+    if (got.length !== expected)
+      bad(`task ${path}'s onCancellation ran ${got.length} times, expected ${expected} (cancellation requested at event ${j})`);
+    else if (expected === 1 && got[0] !== requestOf(path)[0]! + 1)
+      bad(`task ${path}'s onCancellation ran at event ${got[0]}, not as its cancellation was requested`);
+    for (const m of protects) {
+      const fin = m.step.fin!;
+      if (fin.cancelled !== j < fin.idx)
+        bad(`task ${path}'s protect #${m.step.i} ran finally(${fin.cancelled}) at event ${fin.idx}, cancellation requested at event ${j}`);
+    }
+  }
+
+  // -- steps: where the cancellation lands, what they return ---------------------------
   for (const path of tasks) {
     const run = runs.get(path)!;
     const j = just(path);
     let delivered = false;
-    for (const s of run.suspensions) {
+    for (const m of models.get(path)!.steps) {
+      const s = m.step;
       const a = s.a;
-      const child = a.t === "yield" ? null : run.kids[a.k]!;
-      const where = `task ${path}'s ${a.t}${a.t === "await" ? `(${a.mode})` : ""}${child === null ? "" : ` of ${child}`} (events ${s.begin}-${s.end})`;
-      // A cancellation is thrown at the first suspension that resumes after it was
-      // requested; a result that arrived before the request is not lost.
-      const suspends = child === null || exitOf(child) > s.begin;
-      const resumedBy = child === null ? s.end : exitOf(child);
-      if (suspends && j < resumedBy) {
-        delivered = true;
-        if (!s.threw || !(s.error instanceof B.Cancelled))
-          bad(`${where} should throw Cancelled (cancellation requested at event ${j}), ${seen(s)}`);
+      const where = `task ${path}'s #${s.i} ${a.t}${a.t === "await" ? `(${a.mode})` : ""}${"k" in a ? ` of ${run.kids[a.k]}` : ""} (events ${s.begin}-${s.end})`;
+      if (m.ownRule !== undefined) {
+        const wrong = m.ownRule(judge, j);
+        if (wrong !== null) bad(`${where} ${wrong}`);
+        if (s.threw) delivered = true;
         continue;
       }
-      if (a.t === "yield") {
-        if (s.threw) bad(`${where} ${seen(s)}, but nothing cancelled it`);
-      } else if (a.t === "cancel") {
-        if (s.threw) bad(`${where} ${seen(s)}`);
-        else if (s.status !== "cancelled") bad(`${where}: afterwards the child's status is ${s.status}`);
-        for (const d of tasks) {
-          if ((d === child || d.startsWith(`${child!}.`)) && !(exitOf(d) < s.end)) {
-            bad(`${where} returned before descendant ${d} ended (event ${exitOf(d)})`);
-          }
+      if (m.suspends && j < m.resumedBy) {
+        delivered = true;
+        if (!s.threw || !(s.error instanceof B.Cancelled)) {
+          bad(`${where} should throw Cancelled (cancellation requested at event ${j}), ${s.threw ? `threw ${fmt(s.error)}` : "returned"}`);
         }
-      } else {
-        const cancelledBefore = (run.cancelBegin.get(a.k) ?? INF) < s.begin;
-        const expected = cancelledBefore
-          ? { ok: false as const, match: (x: unknown) => x instanceof B.Cancelled, what: "Cancelled (cancelled by its parent)" }
-          : outcomeOf(child!);
-        let good: boolean;
-        if (!(exitOf(child!) < s.end)) good = false;
-        else if (a.mode === "task") {
-          const r = s.value as B.Result<unknown> | undefined;
-          good =
-            !s.threw &&
-            r !== undefined &&
-            r.ok === expected.ok &&
-            (r.ok ? expected.ok && r.value === expected.value : !expected.ok && expected.match(r.error));
-        } else if (expected.ok) good = !s.threw && s.value === expected.value;
-        else good = s.threw && expected.match(s.error);
-        if (!good)
-          bad(
-            `${where} ${seen(s)}; expected ${expected.ok ? fmt(expected.value) : expected.what} (child ended at event ${exitOf(child!)})`,
-          );
+        continue;
       }
+      const wrong = m.verify(judge);
+      if (wrong !== null) bad(`${where} ${wrong}`);
     }
     if (run.bodyEnd === null) continue;
     if (run.spun) delivered = true;
@@ -545,34 +371,93 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
     } else if (!run.cleanupDone) bad(`task ${path}'s cleanup did not complete`);
   }
 
+  // -- cancellation work runs ahead of ordinary steps ------------------------------------
+  // A task parked when its cancellation is requested (or that parks once it was) is queued ahead
+  // of ordinary work: until it has run, no other task starts a step, unless it is such a task too.
+  const becomesUrgent = new Map<number, string[]>();
+  const maybeUrgent = new Set<string>();
+  for (const path of tasks) {
+    const j = just(path);
+    for (const m of models.get(path)!.steps) {
+      const s = m.step;
+      if (!m.suspends || s.a.t === "yield" || s.a.t === "protect") continue; // these queue the task again, they do not park it
+      if (s.a.t === "drain") {
+        if (s.threw) maybeUrgent.add(path); // which of its inner gets was cancelled is not logged
+        continue;
+      }
+      const parkedAt = s.mid?.idx ?? s.begin;
+      const at = j < parkedAt ? parkedAt : j < m.resumedBy ? j : INF;
+      if (at !== INF) becomesUrgent.set(at, [...(becomesUrgent.get(at) ?? []), path]);
+    }
+  }
+  const urgent = new Map<string, number>();
+  const lastEvent = new Map<string, number>();
+  events.forEach((e, idx) => {
+    if (isStepEvent(e)) {
+      const previous = lastEvent.get(e.path);
+      lastEvent.set(e.path, idx);
+      const since = urgent.get(e.path);
+      if (since !== undefined && since < idx) urgent.delete(e.path);
+      else if (
+        urgent.size !== 0 &&
+        !maybeUrgent.has(e.path) &&
+        (previous === undefined || mayStop(events[previous] as StepEv, runs.get(e.path)!, stepAt.get(previous)))
+      ) {
+        const [waiting, since] = [...urgent][0]!;
+        bad(`task ${e.path} started a step at event ${idx} while ${waiting}'s cancellation (event ${since}) waited to be delivered`);
+      }
+    }
+    for (const path of becomesUrgent.get(idx) ?? []) urgent.set(path, idx);
+  });
+
+  // -- a cancelled syscall is reported to select exactly once ------------------------------
+  const known = new Set<number>();
+  for (const path of tasks) {
+    const j = just(path);
+    for (const m of models.get(path)!.steps) {
+      for (const uid of m.step.uids) known.add(uid);
+      for (const uid of m.step.uids) {
+        const cancelled = uid === m.parkedOn && m.suspends && j < m.resumedBy;
+        const list = reports.get(uid) ?? [];
+        if (list.length !== (cancelled ? 1 : 0))
+          bad(`task ${path}'s syscall ${uid} was reported cancelled ${list.length} times, expected ${cancelled ? 1 : 0}`);
+        else if (cancelled && !(list[0]! > j))
+          bad(`task ${path}'s syscall ${uid} was reported cancelled at event ${list[0]}, before its cancellation`);
+      }
+    }
+  }
+  for (const uid of reports.keys()) if (!known.has(uid)) bad(`select was told syscall ${uid} was cancelled, which no task made`);
+
   // -- final statuses --------------------------------------------------------
   for (const path of tasks) {
-    const parent = parentOf(path);
-    const cancelledByParent = parent !== null && runs.get(parent)!.cancelBegin.has(childIndex(path));
-    const expected = cancelledByParent ? "cancelled" : ending.get(path)!;
+    const expected = cancelledAt(path) < INF ? "cancelled" : ending.get(path)!;
     const status = obs.statuses.get(path);
     if (status !== expected) bad(`task ${path}'s final status is ${status}, expected ${expected}`);
   }
 
   // -- how the run settled -----------------------------------------------------
   const result = obs.run as { ok: true; value: unknown } | { ok: false; error: unknown };
-  if (fatal !== null) {
-    const uid = uidOf.get(fatal.path)!;
-    const kids = unconsumed(fatal)
+  if (fatal?.kind === "stillHasChildren") {
+    const uid = uidOf.get(fatal.run.path)!;
+    const kids = unconsumed(fatal.run)
       .map((p) => uidOf.get(p)!)
       .sort((a, b) => a - b);
     if (result.ok || !(result.error instanceof B.StillHasChildren)) {
       bad(
-        `task ${fatal.path} returned with unconsumed children ${unconsumed(fatal).join(", ")}: run should reject with StillHasChildren, got ${result.ok ? `value ${fmt(result.value)}` : fmt(result.error)}`,
+        `task ${fatal.run.path} returned with unconsumed children ${unconsumed(fatal.run).join(", ")}: run should reject with StillHasChildren, got ${result.ok ? `value ${fmt(result.value)}` : fmt(result.error)}`,
       );
     } else {
       const error = result.error;
       const named = [...error.children].sort((a, b) => a - b);
-      if (error.task !== uid || named.join() !== kids.join()) {
+      if (error.task !== uid || named.join() !== kids.join())
         bad(`StillHasChildren names task ${error.task} [${named.join()}], expected ${uid} [${kids.join()}]`);
-      }
     }
-    for (const c of culprits) if (!pred.staticForgetters.has(c.path)) bad(`model: task ${c.path} forgot a child, but its script does not`);
+  } else if (fatal?.kind === "callbackFailed") {
+    if (result.ok || !(result.error instanceof B.CallbackFailed) || result.error.cause !== fatal.error) {
+      bad(
+        `an onCancellation handler threw at event ${fatal.idx}: run should reject with CallbackFailed, got ${result.ok ? fmt(result.value) : fmt(result.error)}`,
+      );
+    }
   } else {
     const root = runs.get("0")!;
     if (result.ok) {
@@ -584,10 +469,11 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
       bad(`run rejected with ${fmt(result.error)}, root ended ${ending.get("0")} with ${fmt(root.bodyEnd?.error)}`);
     }
   }
+  for (const c of culprits) if (!pred.staticForgetters.has(c.path)) bad(`model: task ${c.path} forgot a child, but its script may not`);
 
   // -- the interleaving-independent prediction ----------------------------------
   if (pred.detFatal && fatal === null) bad("model: a task of the deterministic region forgets a child, yet no StillHasChildren");
-  if (pred.staticForgetters.size === 0 && fatal !== null) bad("model: no script forgets a child, yet StillHasChildren");
+  if (pred.staticForgetters.size === 0 && culprit !== null) bad("model: no script forgets a child, yet StillHasChildren");
   if (fatal === null) {
     for (const [path, outcome] of pred.det) {
       const run = runs.get(path);
@@ -604,7 +490,7 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
       }
     }
     const r = pred.root;
-    if (r.ok ? !(result.ok && result.value === r.value) : result.ok || !tagMatches(result.error, r.error)) {
+    if (r !== null && (r.ok ? !(result.ok && result.value === r.value) : result.ok || !tagMatches(result.error, r.error))) {
       bad(
         `model: run should ${r.ok ? `resolve with ${r.value}` : `reject with ${JSON.stringify(r.error)}`}, got ${result.ok ? fmt(result.value) : fmt(result.error)}`,
       );
@@ -613,16 +499,33 @@ export function check(program: Script, pred: Prediction, obs: Observation): stri
   for (const path of pred.neverStarts) {
     const run = runs.get(path);
     if (run === undefined) continue;
-    if (run.startIdx !== null || ending.get(path) !== "cancelled")
+    if (run.startIdx !== null || ending.get(path) !== "cancelled") {
       bad(
         `model: task ${path}, cancelled in the step that spawned it, should never start (started=${run.startIdx !== null}, ended ${ending.get(path)})`,
       );
+    }
   }
-  return out;
+
+  // -- what the run exercised ---------------------------------------------------------
+  for (const tag of coverage({
+    tasks,
+    runs,
+    models,
+    exitOf,
+    just,
+    cancelledAt,
+    reports,
+    handlerRuns,
+    result,
+    fatal: fatal?.kind ?? null,
+  })) {
+    reached.add(tag);
+  }
+  return verdict;
 }
 
-/** Whether the event may end the task's step (a suspension or the end of its body). */
-function mayNotContinue(e: Ev, idx: number, run: TaskRun, exitOf: (path: string) => number): boolean {
+/** Whether the task may stop right after event `e` (a suspension, or the end of its body). */
+function mayStop(e: StepEv, run: TaskRun, step: StepModel | undefined): boolean {
   switch (e.k) {
     case "bodyEnd":
     case "spin":
@@ -630,120 +533,14 @@ function mayNotContinue(e: Ev, idx: number, run: TaskRun, exitOf: (path: string)
     case "cleanupBegin":
       return run.node.cleanup > 0;
     case "begin": {
-      const a = run.node.actions[e.i]!;
-      if (a.t === "yield") return true;
-      if (a.t === "spawn") return false;
-      // Awaiting or cancelling an ended child does not suspend.
-      return exitOf(run.kids[a.k]!) > idx;
+      const a = step!.step.a;
+      if (a.t === "care" || a.t === "take") return false; // they answer at once
+      if (a.t === "protect") return a.yields > 0;
+      return step!.suspends;
     }
+    case "mid":
+      return step!.suspends;
     default:
       return false;
   }
-}
-
-/**
- * Walks one task's events along its script and checks their shape: the
- * actions in order, each suspending one logged around the real operation, a
- * spin loop, the `finally` block, and what the body returned or threw.
- */
-function replay(path: string, node: Script, list: readonly number[], events: readonly Ev[], bad: (msg: string) => void): TaskRun {
-  const run: TaskRun = {
-    path,
-    node,
-    startIdx: null,
-    kids: [],
-    cancelBegin: new Map(),
-    consumed: new Set(),
-    suspensions: [],
-    spun: false,
-    cleanupDone: false,
-    bodyEnd: null,
-  };
-  if (list.length === 0) return run;
-  let q = 0;
-  const peek = (): Ev | undefined => (q < list.length ? events[list[q]!] : undefined);
-  const take = <K extends Ev["k"]>(k: K, what: string): Extract<Ev, { k: K }> | null => {
-    const e = peek();
-    if (e === undefined || e.k !== k) {
-      bad(`task ${path}: expected ${what}, got ${e === undefined ? "nothing" : `${e.k} (event ${list[q]})`}`);
-      return null;
-    }
-    q++;
-    return e as Extract<Ev, { k: K }>;
-  };
-  const at = (): number => list[q - 1]!;
-  if (take("start", "start") === null) return run;
-  run.startIdx = at();
-
-  // How the body leaves its actions: normally, with an error (its own, or one an awaitExn threw).
-  let leaving: { kind: "normal" } | { kind: "error"; error: unknown } | { kind: "script" } | { kind: "cancelled" } = { kind: "normal" };
-  for (let i = 0; i < node.actions.length; i++) {
-    const a = node.actions[i]!;
-    if (a.t === "spawn") {
-      const e = take("spawned", `spawn #${i}`);
-      if (e === null) return run;
-      if (e.i !== i || e.child !== `${path}.${run.kids.length}`) bad(`task ${path}: spawn #${i} logged as #${e.i} ${e.child}`);
-      run.kids.push(e.child);
-      continue;
-    }
-    const b = take("begin", `begin of action #${i} (${a.t})`);
-    if (b === null) return run;
-    const begin = at();
-    const e = take("end", `end of action #${i} (${a.t})`);
-    if (e === null) return run;
-    if (b.i !== i || e.i !== i) bad(`task ${path}: action #${i} logged as #${b.i}/#${e.i}`);
-    run.suspensions.push({ i, a, begin, end: at(), threw: e.threw, value: e.value, error: e.error, status: e.status });
-    if (a.t === "cancel" && !run.cancelBegin.has(a.k)) run.cancelBegin.set(a.k, begin);
-    if (a.t !== "yield" && (a.t === "cancel" || !e.threw || (a.mode === "catch" && e.error instanceof ScriptError))) {
-      run.consumed.add(a.k);
-    }
-    if (!e.threw) continue;
-    if (a.t === "await" && a.mode === "catch" && e.error instanceof ScriptError) continue;
-    // A cancellation, or the awaited child's error: `check` tells which.
-    leaving = a.t === "await" && a.mode !== "task" ? { kind: "error", error: e.error } : { kind: "cancelled" };
-    break;
-  }
-  if (leaving.kind === "normal") {
-    if (node.end === "throw") leaving = { kind: "script" };
-    else if (node.end === "spin") {
-      if (take("spin", "spin") === null) return run;
-      run.spun = true;
-      leaving = { kind: "cancelled" };
-    }
-  }
-  if (take("cleanupBegin", "cleanup") === null) return run;
-  if (peek()?.k === "cleanupEnd") {
-    q++;
-    run.cleanupDone = true;
-  } else {
-    if (node.cleanup === 0) bad(`task ${path}: a cleanup without yields did not complete`);
-    leaving = { kind: "cancelled" };
-  }
-  const end = take("bodyEnd", "end of body");
-  if (end === null) return run;
-  run.bodyEnd = { idx: at(), ok: end.ok, value: end.value, error: end.error };
-  switch (leaving.kind) {
-    case "normal":
-      if (!end.ok || end.value !== path)
-        bad(`task ${path}: body should return ${path}, got ${end.ok ? fmt(end.value) : `error ${fmt(end.error)}`}`);
-      break;
-    case "script":
-      if (end.ok || !(end.error instanceof ScriptError) || end.error.path !== path)
-        bad(`task ${path}: body should throw its ScriptError, got ${end.ok ? fmt(end.value) : fmt(end.error)}`);
-      break;
-    case "error":
-      if (end.ok || end.error !== leaving.error)
-        bad(`task ${path}: body should fail with the error its awaitExn threw, ${fmt(leaving.error)}`);
-      break;
-    case "cancelled": {
-      const last = run.suspensions[run.suspensions.length - 1];
-      const thrown = run.cleanupDone && !run.spun && last?.threw ? last.error : undefined;
-      if (end.ok || !(end.error instanceof B.Cancelled) || (thrown !== undefined && end.error !== thrown)) {
-        bad(`task ${path}: an interrupted body should end with its Cancelled, got ${end.ok ? fmt(end.value) : fmt(end.error)}`);
-      }
-      break;
-    }
-  }
-  if (q !== list.length) bad(`task ${path}: events after the end of its body (event ${list[q]})`);
-  return run;
 }
