@@ -9,7 +9,6 @@ describe("the poll backend's program", () => {
     expect(r.timedOut).toBe(30);
     expect(r.stats.forgotten).toBeGreaterThanOrEqual(30);
     expect(r.stats.signals).toBeGreaterThanOrEqual(30 * 5);
-    expect(r.stats.blocked).toBeGreaterThan(0);
   });
 
   it("refuses a count that is not a positive integer", async () => {
