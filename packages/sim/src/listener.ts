@@ -1,0 +1,69 @@
+/**
+ * A listening stream socket: the queue of established connections not yet
+ * accepted (at most `backlog`; a SYN that finds it full is dropped, and its
+ * client sends it again later, as on Linux), and the tasks waiting in
+ * `accept`.
+ */
+import type { Address } from "@bobbin/unix";
+import { SimSocket } from "./socket.js";
+import { Endpoint, type Syn, type Waiting } from "./stream.js";
+
+/** @internal */
+export class Listener {
+  /** Connections established and not accepted yet. */
+  readonly queue: SimSocket[] = [];
+  readonly acceptors: Waiting[] = [];
+  /** Clients that already have a connection here (a SYN sent again is not a new one). */
+  private readonly known = new WeakSet<Endpoint>();
+
+  constructor(
+    readonly socket: SimSocket,
+    /** How many connections may wait to be accepted. */
+    readonly backlog: number,
+  ) {}
+
+  /** A SYN arrived: the server's end of a new connection, or null when it is dropped (a duplicate, or the queue is full). */
+  admit(syn: Syn): Endpoint | null {
+    const client = syn.client;
+    if (this.known.has(client) || this.queue.length >= this.backlog) return null;
+    this.known.add(client);
+    const listening = this.socket;
+    const sock = new SimSocket(listening.kind, listening.backend, listening.host);
+    sock.state = "connected";
+    if (listening.isUnix) sock.path = listening.path;
+    else {
+      sock.ip = syn.ip;
+      sock.port = listening.port;
+    }
+    const server = new Endpoint(sock, syn.network);
+    server.peer = client;
+    server.remote = peerAddress(client.socket);
+    sock.endpoint = server;
+    listening.host.sockets.add(sock);
+    this.queue.push(sock);
+    this.acceptors.shift()?.ready();
+    return server;
+  }
+
+  /** Takes the oldest connection, waking the next acceptor if more wait. */
+  take(): SimSocket | undefined {
+    const sock = this.queue.shift();
+    if (sock !== undefined && this.queue.length !== 0) this.acceptors.shift()?.ready();
+    return sock;
+  }
+
+  /** The listener closes: connections not accepted are reset, acceptors woken. */
+  close(): void {
+    for (const sock of this.queue.splice(0)) {
+      sock.state = "closed";
+      sock.host.sockets.delete(sock);
+      sock.endpoint!.close(true);
+    }
+    for (const a of this.acceptors.splice(0)) a.ready();
+  }
+}
+
+/** The address `accept` reports for a client: its `ip:port`, or `{ path: "" }` for a Unix socket. */
+function peerAddress(client: SimSocket): Address {
+  return client.isUnix ? { path: "" } : { host: client.ip, port: client.port };
+}

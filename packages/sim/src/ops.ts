@@ -1,0 +1,257 @@
+/**
+ * The simulated backend's operations, each a `Parked` of `@bobbin/unix`:
+ * an attempt in the task's fiber, and when it cannot complete, a
+ * registration with the socket (or the agenda) that `ready()` ends. Parked
+ * takes care of cancellation, `withTimeout` and expired scopes.
+ */
+import { type Address, type ListenOptions, Parked, SocketClosed, systemError } from "@bobbin/unix";
+import type { SimBackend } from "./backend.js";
+import type { Event } from "./clock.js";
+import type { SimSocket } from "./socket.js";
+import type { Endpoint } from "./stream.js";
+
+/** Removes `item` from `list` if it is there. */
+function remove<T>(list: T[], item: T): void {
+  const i = list.indexOf(item);
+  if (i >= 0) list.splice(i, 1);
+}
+
+/** `read(sock, buf, off, len)`: received bytes, 0 at the end of the stream. */
+export class ReadOp extends Parked<number> {
+  constructor(
+    backend: SimBackend,
+    private readonly endpoint: Endpoint,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+  ) {
+    super(backend, "read");
+  }
+
+  protected attempt(): boolean {
+    const e = this.endpoint;
+    if (e.socket.state === "closed") throw new SocketClosed("read()");
+    if (e.error !== null) throw e.error;
+    if (e.recvShut) {
+      this.value = 0;
+      return true;
+    }
+    if (e.buffered !== 0) {
+      this.value = e.take(this.buf, this.off, this.len);
+      if (e.buffered !== 0 || e.finReceived) e.wakeReader();
+      return true;
+    }
+    if (!e.finReceived) return false;
+    this.value = 0;
+    return true;
+  }
+
+  protected wait(): void {
+    this.endpoint.readers.push(this);
+  }
+
+  protected unwait(): void {
+    remove(this.endpoint.readers, this);
+  }
+
+  protected override handoff(): void {
+    this.endpoint.wakeReader();
+  }
+}
+
+/** `write(sock, buf, off, len)`: as many bytes as the window takes, then the rest as the peer reads. */
+export class WriteOp extends Parked<void> {
+  private sent = 0;
+
+  constructor(
+    backend: SimBackend,
+    private readonly endpoint: Endpoint,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+  ) {
+    super(backend, "write");
+  }
+
+  protected attempt(): boolean {
+    const e = this.endpoint;
+    if (e.socket.state === "closed") throw new SocketClosed("write()");
+    if (e.error !== null) throw systemError("EPIPE", "write", "the connection was reset by the peer");
+    if (e.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    while (this.sent < this.len) {
+      const room = e.room;
+      if (room <= 0) return false;
+      const n = Math.min(room, this.len - this.sent);
+      e.send(this.buf, this.off + this.sent, n);
+      this.sent += n;
+    }
+    return true;
+  }
+
+  protected wait(): void {
+    this.endpoint.writers.push(this);
+  }
+
+  protected unwait(): void {
+    remove(this.endpoint.writers, this);
+  }
+}
+
+/** `accept(sock)`: the oldest connection of the listener's queue. */
+export class AcceptOp extends Parked<[SimSocket, Address]> {
+  constructor(
+    backend: SimBackend,
+    private readonly sock: SimSocket,
+  ) {
+    super(backend, "accept");
+  }
+
+  protected attempt(): boolean {
+    const sock = this.sock;
+    if (sock.state === "closed") throw new SocketClosed("accept()");
+    const client = sock.listener!.take();
+    if (client === undefined) return false;
+    this.value = [client, client.endpoint!.remote];
+    return true;
+  }
+
+  protected wait(): void {
+    this.sock.listener!.acceptors.push(this);
+  }
+
+  protected unwait(): void {
+    remove(this.sock.listener!.acceptors, this);
+  }
+
+  protected override handoff(): void {
+    const listener = this.sock.listener!;
+    if (listener.queue.length !== 0) listener.acceptors.shift()?.ready();
+  }
+}
+
+/** `connect(sock, addr)`: sends the SYN, then waits for the SYN-ACK, a refusal or the last retry. */
+export class ConnectOp extends Parked<void> {
+  private endpoint: Endpoint | null = null;
+
+  constructor(
+    private readonly backend: SimBackend,
+    private readonly sock: SimSocket,
+    private readonly address: Address,
+  ) {
+    super(backend, "connect");
+  }
+
+  protected attempt(): boolean {
+    const sock = this.sock;
+    if (this.endpoint === null) this.endpoint = this.backend.startConnect(sock, this.address);
+    if (sock.state === "connected") return true;
+    if (sock.state === "closed") throw new SocketClosed("connect()");
+    if (sock.state === "fresh") throw this.endpoint.error!;
+    return false;
+  }
+
+  protected wait(): void {
+    this.endpoint!.connector = this;
+  }
+
+  protected unwait(): void {
+    if (this.endpoint!.connector === this) this.endpoint!.connector = null;
+  }
+}
+
+/** `recvfrom(sock, buf, off, len)`: the oldest datagram of the socket's mailbox, truncated to `len`. */
+export class RecvOp extends Parked<[number, Address]> {
+  constructor(
+    backend: SimBackend,
+    private readonly sock: SimSocket,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+  ) {
+    super(backend, "recvfrom");
+  }
+
+  protected attempt(): boolean {
+    const sock = this.sock;
+    if (sock.state === "closed") throw new SocketClosed("recvfrom()");
+    const letter = sock.mailbox!.take();
+    if (letter === undefined) return false;
+    const n = Math.min(this.len, letter.bytes.length);
+    this.buf.set(n === letter.bytes.length ? letter.bytes : letter.bytes.subarray(0, n), this.off);
+    this.value = [n, { host: letter.from.host, port: letter.from.port }];
+    return true;
+  }
+
+  protected wait(): void {
+    this.sock.mailbox!.receivers.push(this);
+  }
+
+  protected unwait(): void {
+    remove(this.sock.mailbox!.receivers, this);
+  }
+
+  protected override handoff(): void {
+    const mailbox = this.sock.mailbox!;
+    if (mailbox.letters.length !== 0) mailbox.receivers.shift()?.ready();
+  }
+}
+
+/**
+ * An operation that completes (or fails) at its first attempt: it never
+ * waits, but still starts like every operation (an expired `withTimeout`
+ * scope fails it).
+ */
+export class InstantOp<T> extends Parked<T> {
+  constructor(
+    backend: SimBackend,
+    label: string,
+    private readonly run: () => T,
+  ) {
+    super(backend, label);
+  }
+
+  protected attempt(): boolean {
+    this.value = this.run();
+    return true;
+  }
+
+  protected wait(): void {}
+
+  protected unwait(): void {}
+}
+
+/** `sleep(ms)`: an event of the agenda; 0 lets every ready task run first, `Infinity` waits for cancellation. */
+export class SleepOp extends Parked<void> implements Event {
+  at = 0;
+  seq = 0;
+  slot = -1;
+  private expired = false;
+
+  constructor(
+    private readonly backend: SimBackend,
+    private readonly ms: number,
+  ) {
+    super(backend, "sleep");
+  }
+
+  protected attempt(): boolean {
+    return this.expired;
+  }
+
+  protected wait(): void {
+    if (this.ms <= 0) this.fire();
+    else if (this.ms !== Infinity) this.backend.world.clock.schedule(this, this.backend.world.clock.now + this.ms);
+  }
+
+  protected unwait(): void {
+    this.backend.world.clock.cancel(this);
+  }
+
+  fire(): void {
+    this.expired = true;
+    this.ready();
+  }
+}
+
+/** @internal The options `bindAndListen` passes on. */
+export type BindOptions = Required<ListenOptions>;
