@@ -102,10 +102,25 @@ export async function check(build: Build, options: CheckOptions = {}): Promise<C
 }
 
 /**
+ * Options of {@link replay}: what may differ from the run replayed without
+ * changing it.
+ *
+ * @example
+ * ```ts
+ * await replay(build, repro, { trace: true });
+ * ```
+ */
+export interface ReplayOptions {
+  /** Keep a trace (`sim.trace()` on the `Sim` that `build` gets). Default false. */
+  readonly trace?: boolean;
+}
+
+/**
  * Makes again the run a reproduction line describes (`error.repro` of a
  * failed run or of `CheckFailed`), with the same `build`: same seed, same
  * schedule, same world, so the same events in the same order — and the
- * same failure.
+ * same failure. With `{ trace: true }`, the `Sim` given to `build` keeps the
+ * run's trace, to read what led to the failure.
  *
  * @example
  * ```ts
@@ -114,7 +129,7 @@ export async function check(build: Build, options: CheckOptions = {}): Promise<C
  * @throws (rejects with) the run's failure, as `sim.run()` does.
  * @throws TypeError when `repro` is not a reproduction line.
  */
-export async function replay(build: Build, repro: string): Promise<unknown[]> {
+export async function replay(build: Build, repro: string, options: ReplayOptions = {}): Promise<unknown[]> {
   if (typeof build !== "function") throw new TypeError("replay(build, repro) expects build to be a function (sim) => { sim.host(…); … }");
   const { seed, policy, depth, steps, limit } = parseRepro(repro);
   const sim = new Sim({
@@ -123,6 +138,7 @@ export async function replay(build: Build, repro: string): Promise<unknown[]> {
     ...(depth !== undefined ? { depth } : {}),
     ...(steps !== undefined ? { steps } : {}),
     ...(limit !== undefined ? { limit } : {}),
+    ...(options.trace !== undefined ? { trace: options.trace } : {}),
   });
   await build(sim);
   return sim.run();

@@ -73,7 +73,8 @@ export class Clock {
 
   /** Moves the clock to the next event (never past `limit`) and fires that instant's events; false when none is due by `limit`. */
   advance(limit: number): boolean {
-    const next = this.next;
+    if (this.heap.length === 0) return false;
+    const next = this.heap[0]!.at;
     if (next > limit) return false;
     if (next > this.now) this.now = next;
     this.fireDue();

@@ -32,7 +32,7 @@
  * @packageDocumentation
  */
 
-export { type Build, type CheckOptions, type CheckReport, check, replay } from "./check.js";
+export { type Build, type CheckOptions, type CheckReport, check, type ReplayOptions, replay } from "./check.js";
 export { CheckFailed, Nondeterminism, SimDeadlock, SimTimeLimit } from "./errors.js";
 export type { HostMain } from "./host.js";
 export type { Latency, LinkOptions } from "./link.js";
