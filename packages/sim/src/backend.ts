@@ -16,7 +16,6 @@ import {
   type ShutdownCommand,
   type Signaller,
   type Socket,
-  SocketClosed,
   type SocketKind,
   systemError,
 } from "@bobbin/unix";
@@ -24,7 +23,9 @@ import { wildcardOf } from "./address.js";
 import { CallbackEvent } from "./clock.js";
 import { Datagram, Mailbox } from "./datagram.js";
 import { Listener } from "./listener.js";
-import { AcceptOp, ConnectOp, InstantOp, ReadOp, RecvOp, SleepOp, WriteOp } from "./ops.js";
+import { Lookup } from "./lookup.js";
+import type { Destination } from "./network.js";
+import { AcceptOp, ConnectOp, InstantOp, ReadOp, RecvOp, SendtoOp, SleepOp, WriteOp } from "./ops.js";
 import { SimSocket } from "./socket.js";
 import { Endpoint } from "./stream.js";
 import type { World } from "./world.js";
@@ -53,10 +54,11 @@ export class SimBackend implements Backend, Signaller {
     world.fireDue();
     if (this.ready.length !== 0) return this.takeReady();
     if (!block) return NONE;
-    // Every task waits: the clock moves to the next event. What fired may
-    // have woken a task without a signal (a `withTimeout` deadline), so
-    // return even with nothing ready: the scheduler comes back if need be.
-    if (world.advance()) return this.takeReady();
+    // Every task waits: pending name lookups are answered, or else the clock
+    // moves to the next event. What fired may have woken a task without a
+    // signal (a `withTimeout` deadline), so return even with nothing ready:
+    // the scheduler comes back if need be.
+    if (world.answerLookups() || world.advance()) return this.takeReady();
     return new Promise((resolve) => {
       this.waiting = resolve;
       world.idle();
@@ -132,14 +134,14 @@ export class SimBackend implements Backend, Signaller {
   }
 
   /**
-   * Starts connecting `sock` to `addr` (the SYN leaves); returns its endpoint.
-   * @throws ENOENT for a Unix path nobody bound; ENOTFOUND, EHOSTUNREACH for an address no host has; ENETDOWN on a crashed host.
+   * Starts connecting `sock` to `addr` (the SYN leaves), resolved as `to` (null for a Unix path); returns its endpoint.
+   * @throws ENOENT for a Unix path nobody bound; ENETDOWN on a crashed host.
    */
-  startConnect(sock: SimSocket, addr: Address): Endpoint {
+  startConnect(sock: SimSocket, addr: Address, to: Destination | null): Endpoint {
     const host = sock.host;
     if (!host.up) throw hostDown("connect", host.name);
     const endpoint = new Endpoint(sock, this.world.network);
-    if (sock.isUnix) {
+    if (to === null) {
       const path = (addr as { path: string }).path;
       if (!host.ports.paths.has(path)) throw systemError("ENOENT", "connect", `no socket is bound at ${path} on this simulated host`);
       sock.endpoint = endpoint;
@@ -147,17 +149,19 @@ export class SimBackend implements Backend, Signaller {
       endpoint.open(host, "", 0, path);
       return endpoint;
     }
-    const { host: name, port } = addr as InetAddress;
-    const network = this.world.network;
-    const to = network.resolve(host, name, sock.family, "connect");
-    const ip = network.source(host, to, sock.family);
+    const ip = this.world.network.source(host, to, sock.family);
     sock.port = host.ports.choose("tcp", sock.family, ip, 0, "connect");
     sock.ip = ip;
     sock.bind();
     sock.endpoint = endpoint;
     sock.state = "connecting";
-    endpoint.open(to.host, to.ip, port, "");
+    endpoint.open(to.host, to.ip, (addr as InetAddress).port, "");
     return endpoint;
+  }
+
+  /** A lookup of `addr`'s host from `sock`'s host, for `connect` or `sendto`. */
+  lookup(sock: SimSocket, addr: InetAddress, syscall: string): Lookup {
+    return new Lookup(this.world, sock.host, addr.host, sock.family, syscall);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
@@ -173,23 +177,21 @@ export class SimBackend implements Backend, Signaller {
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    const s = sock as SimSocket;
-    return new InstantOp(this, "sendto", () => this.sendDatagram(s, buf, off, len, addr as InetAddress));
+    return new SendtoOp(this, sock as SimSocket, buf, off, len, addr as InetAddress);
   }
 
-  private sendDatagram(sock: SimSocket, buf: Uint8Array, off: number, len: number, addr: InetAddress): number {
+  /** Sends one datagram from `sock` (bound on the way if fresh) to `to` at `port`; returns its size. */
+  sendDatagram(sock: SimSocket, buf: Uint8Array, off: number, len: number, to: Destination, port: number): number {
     const host = sock.host;
-    if (sock.state === "closed") throw new SocketClosed("sendto()");
     if (!host.up) throw hostDown("sendto", host.name);
     const family = sock.family;
     if (len > MAX_DATAGRAM[family]) throw systemError("EMSGSIZE", "sendto", `a UDP datagram carries at most ${MAX_DATAGRAM[family]} bytes`);
     const network = this.world.network;
-    const to = network.resolve(host, addr.host, family, "sendto");
     if (sock.state === "fresh") this.bind(sock, { host: wildcardOf(family), port: 0 }, 0);
     const from = sock.ip === wildcardOf(family) ? network.source(host, to, family) : sock.ip;
     const bytes = new Uint8Array(len);
     bytes.set(buf.subarray(off, off + len));
-    new Datagram(network, sock, from, to.host, to.ip, addr.port, bytes).send();
+    new Datagram(network, sock, from, to.host, to.ip, port, bytes).send();
     return len;
   }
 

@@ -4,9 +4,11 @@
  * registration with the socket (or the agenda) that `ready()` ends. Parked
  * takes care of cancellation, `withTimeout` and expired scopes.
  */
-import { type Address, type ListenOptions, Parked, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, type InetAddress, Parked, SocketClosed, systemError } from "@bobbin/unix";
 import type { SimBackend } from "./backend.js";
 import type { Event } from "./clock.js";
+import type { Lookup } from "./lookup.js";
+import type { Destination } from "./network.js";
 import type { SimSocket } from "./socket.js";
 import type { Endpoint } from "./stream.js";
 
@@ -129,8 +131,12 @@ export class AcceptOp extends Parked<[SimSocket, Address]> {
   }
 }
 
-/** `connect(sock, addr)`: sends the SYN, then waits for the SYN-ACK, a refusal or the last retry. */
+/**
+ * `connect(sock, addr)`: looks the host up, sends the SYN, then waits for
+ * the SYN-ACK, a refusal or the last retry.
+ */
 export class ConnectOp extends Parked<void> {
+  private lookup: Lookup | null = null;
   private endpoint: Endpoint | null = null;
 
   constructor(
@@ -143,19 +149,61 @@ export class ConnectOp extends Parked<void> {
 
   protected attempt(): boolean {
     const sock = this.sock;
-    if (this.endpoint === null) this.endpoint = this.backend.startConnect(sock, this.address);
-    if (sock.state === "connected") return true;
     if (sock.state === "closed") throw new SocketClosed("connect()");
+    if (this.endpoint === null) {
+      let to: Destination | null = null;
+      if (!sock.isUnix) {
+        this.lookup ??= this.backend.lookup(sock, this.address as InetAddress, "connect");
+        if (!this.lookup.done) return false;
+        to = this.lookup.take();
+      }
+      this.endpoint = this.backend.startConnect(sock, this.address, to);
+    }
+    if (sock.state === "connected") return true;
     if (sock.state === "fresh") throw this.endpoint.error!;
     return false;
   }
 
   protected wait(): void {
-    this.endpoint!.connector = this;
+    if (this.endpoint === null) this.lookup!.await(this);
+    else this.endpoint.connector = this;
   }
 
   protected unwait(): void {
-    if (this.endpoint!.connector === this) this.endpoint!.connector = null;
+    if (this.endpoint === null) this.lookup!.cancel();
+    else if (this.endpoint.connector === this) this.endpoint.connector = null;
+  }
+}
+
+/** `sendto(sock, buf, off, len, addr)`: looks the host up, then sends one datagram. */
+export class SendtoOp extends Parked<number> {
+  private readonly lookup: Lookup;
+
+  constructor(
+    private readonly backend: SimBackend,
+    private readonly sock: SimSocket,
+    private readonly buf: Uint8Array,
+    private readonly off: number,
+    private readonly len: number,
+    private readonly address: InetAddress,
+  ) {
+    super(backend, "sendto");
+    this.lookup = backend.lookup(sock, address, "sendto");
+  }
+
+  protected attempt(): boolean {
+    if (this.sock.state === "closed") throw new SocketClosed("sendto()");
+    if (!this.lookup.done) return false;
+    this.value = this.backend.sendDatagram(this.sock, this.buf, this.off, this.len, this.lookup.take(), this.address.port);
+    return true;
+  }
+
+  protected wait(): void {
+    this.lookup.await(this);
+  }
+
+  protected unwait(): void {
+    this.lookup.cancel();
   }
 }
 
@@ -252,6 +300,3 @@ export class SleepOp extends Parked<void> implements Event {
     this.ready();
   }
 }
-
-/** @internal The options `bindAndListen` passes on. */
-export type BindOptions = Required<ListenOptions>;

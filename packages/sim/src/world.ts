@@ -15,6 +15,7 @@ import { Clock } from "./clock.js";
 import { SimDeadlock, SimTimeLimit } from "./errors.js";
 import { type Controlled, install, realSetImmediate, uninstall } from "./globals.js";
 import type { Host, HostEvents } from "./host.js";
+import type { Lookup } from "./lookup.js";
 import { Network } from "./network.js";
 import { WorldRandom } from "./random.js";
 import { TraceRecorder } from "./trace.js";
@@ -50,6 +51,8 @@ export class World implements Controlled, HostEvents {
   private soleHost: Host | null = null;
   /** The root task's wait for news (a host ended, the run failed). */
   private news: B.Syscall | null = null;
+  /** Name lookups waiting for every task to wait (see lookup.ts). */
+  private lookups: Lookup[] = [];
   /** Counts the world's waits for something from outside it, to tell one from the next. */
   private idleCount = 0;
   private installed = false;
@@ -158,6 +161,26 @@ export class World implements Controlled, HostEvents {
     } finally {
       this.firing--;
     }
+  }
+
+  /** Answers `lookup` once every task waits. */
+  defer(lookup: Lookup): void {
+    this.lookups.push(lookup);
+  }
+
+  /** Forgets a lookup nobody waits for any more. */
+  undefer(lookup: Lookup): void {
+    const i = this.lookups.indexOf(lookup);
+    if (i >= 0) this.lookups.splice(i, 1);
+  }
+
+  /** Every task waits: answers the pending name lookups, at this instant. Returns whether there were any. */
+  answerLookups(): boolean {
+    if (this.lookups.length === 0) return false;
+    const lookups = this.lookups;
+    this.lookups = [];
+    for (const lookup of lookups) lookup.answer();
+    return true;
   }
 
   /**
