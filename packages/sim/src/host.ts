@@ -92,7 +92,7 @@ export class Host {
         events.started(this);
         const body = this.main!;
         const main = B.spawn({ name: body.name || this.name }, body);
-        const crash = B.spawn({ name: "crash" }, waitForCrash, this);
+        const crash = B.spawn({ name: "crashWatch" }, waitForCrash, this);
         const first = yield* B.awaitFirst<unknown>([main, crash]);
         if (!first.ok || first.value !== CRASHED) {
           this.outcome = { ended: true, result: first };

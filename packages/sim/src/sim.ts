@@ -441,18 +441,19 @@ export class Sim {
     simulated.install();
     this.state = "running";
     try {
-      return await run(
-        function* world(): Generator<B.Instruction, unknown[], unknown> {
+      // A method keeps its name through bundlers: the root task is `world#1` in every trace.
+      const root = {
+        *world(): Generator<B.Instruction, unknown[], unknown> {
           return yield* simulated.root();
         },
-        {
-          backend: () => simulated.backend,
-          random: simulated.random,
-          ...(this.scheduling !== undefined ? { policy: this.scheduling } : {}),
-          ...(simulated.trace !== null ? { tracer: simulated.trace } : {}),
-          domains: 0,
-        },
-      );
+      };
+      return await run(root.world, {
+        backend: () => simulated.backend,
+        random: simulated.random,
+        ...(this.scheduling !== undefined ? { policy: this.scheduling } : {}),
+        ...(simulated.trace !== null ? { tracer: simulated.trace } : {}),
+        domains: 0,
+      });
     } catch (error) {
       throw withRepro(error, this.repro);
     } finally {
