@@ -4,7 +4,7 @@
  */
 import type * as B from "@bobbin/core";
 import { run } from "@bobbin/unix";
-import { type Family, isLiteral } from "./address.js";
+import { isLiteral } from "./address.js";
 import { SimBackend } from "./backend.js";
 import { describeError } from "./errors.js";
 import { Host, type HostMain } from "./host.js";
@@ -388,7 +388,7 @@ export class Sim {
    * ```
    * @throws TypeError for an unknown host.
    */
-  lookup(name: string, family: Family = 4): string {
+  lookup(name: string, family: 4 | 6 = 4): string {
     return this.find(name, "lookup").address(family === 6 ? 6 : 4);
   }
 

@@ -107,7 +107,7 @@ export class World implements Controlled, HostEvents {
 
   ended(host: Host, result: B.Result<unknown>): void {
     this.trace?.record(host.name, result.ok ? "main returned" : `main failed: ${String(result.error)}`);
-    if (!result.ok) this.fail(result.error);
+    if (!result.ok) this.fail(explained(result.error));
     else this.tellRoot();
   }
 
@@ -243,6 +243,21 @@ export class World implements Controlled, HostEvents {
     this.clock.clear();
     if (this.soleHost !== null) this.uninstall();
   }
+}
+
+/**
+ * A failure as the simulation's user should read it: core's advice for a
+ * `call` without worker domains ("run with { domains: n }") does not apply
+ * in a simulation, which has none by design.
+ */
+function explained(error: unknown): unknown {
+  if (!(error instanceof B.NoDomainAvailable)) return error;
+  const clear = new B.NoDomainAvailable(
+    "parallel tasks (B.call, B.parallel) do not run inside a simulation: every host runs on the world's one thread, with no worker domain " +
+      "(a worker thread would bring real time and the OS scheduler into the world); run that work as tasks (B.spawn), or test it outside the simulation",
+  );
+  Object.defineProperty(clear, "cause", { value: error, configurable: true, writable: true });
+  return clear;
 }
 
 function* supervise(host: Host, events: HostEvents): Generator<B.Instruction, never, unknown> {

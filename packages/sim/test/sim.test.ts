@@ -187,3 +187,19 @@ describe("declaring", () => {
     expect(new Sim({ seed: 5, policy: "pct", depth: 2, steps: 50 }).repro).toBe("seed=5 policy=pct depth=2 steps=50");
   });
 });
+
+describe("parallel tasks", () => {
+  it("B.call inside a simulation fails with a NoDomainAvailable that says why", async () => {
+    const task = B.defineTask(import.meta.url, "double", function* (n: number) {
+      return n * 2;
+    });
+    const sim = new Sim({ seed: 1 });
+    sim.client("c", function* () {
+      return yield* B.awaitExn(B.call(task, 21));
+    });
+    const error = await sim.run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(B.NoDomainAvailable);
+    expect((error as Error).message).toMatch(/do not run inside a simulation: every host runs on the world's one thread/);
+    expect((error as Error).cause).toBeInstanceOf(B.NoDomainAvailable);
+  });
+});
