@@ -21,7 +21,8 @@ import {
 } from "@bobbin/unix";
 import { wildcardOf } from "./address.js";
 import { CallbackEvent } from "./clock.js";
-import { Datagram, Mailbox } from "./datagram.js";
+import { Datagram, MAILBOX_SIZE } from "./datagram.js";
+import { Inbox } from "./inbox.js";
 import { Listener } from "./listener.js";
 import { Lookup } from "./lookup.js";
 import type { Destination } from "./network.js";
@@ -118,7 +119,7 @@ export class SimBackend implements Backend, Signaller {
     sock.bind();
     if (sock.protocol === "udp") {
       sock.state = "bound";
-      sock.mailbox = new Mailbox();
+      sock.mailbox = new Inbox(MAILBOX_SIZE);
     } else {
       sock.state = "listening";
       sock.listener = new Listener(sock, Math.max(1, backlog));
@@ -165,11 +166,11 @@ export class SimBackend implements Backend, Signaller {
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    return new ReadOp(this, (sock as SimSocket).endpoint!, buf, off, len);
+    return new ReadOp(this, "read", (sock as SimSocket).endpoint!, buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    return new WriteOp(this, (sock as SimSocket).endpoint!, buf, off, len);
+    return new WriteOp(this, "write", (sock as SimSocket).endpoint!, buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {

@@ -1,48 +1,21 @@
 /**
- * UDP: a bound socket's mailbox of datagrams (at most 1,024 wait; later ones
- * are dropped, as a full kernel buffer would), and the datagrams between
- * hosts, which links may lose or reorder.
+ * UDP: the datagrams between hosts, which links may lose or reorder, and
+ * what a bound socket keeps of them (at most 1,024 wait in its inbox; later
+ * ones are dropped, as a full kernel buffer would).
  */
 import type { InetAddress } from "@bobbin/unix";
 import type { Host } from "./host.js";
 import type { Network } from "./network.js";
 import { Packet } from "./packet.js";
 import type { SimSocket } from "./socket.js";
-import type { Waiting } from "./stream.js";
 
-/** How many datagrams wait in a socket at most. */
-const MAILBOX_SIZE = 1024;
+/** @internal How many datagrams wait in a socket at most. */
+export const MAILBOX_SIZE = 1024;
 
 /** @internal A received datagram. */
 export interface Letter {
   readonly bytes: Uint8Array;
   readonly from: InetAddress;
-}
-
-/** @internal */
-export class Mailbox {
-  readonly letters: Letter[] = [];
-  readonly receivers: Waiting[] = [];
-
-  /** A datagram arrived for this socket. */
-  post(letter: Letter): void {
-    if (this.letters.length >= MAILBOX_SIZE) return;
-    this.letters.push(letter);
-    this.receivers.shift()?.ready();
-  }
-
-  /** Takes the oldest datagram, waking the next receiver if more wait. */
-  take(): Letter | undefined {
-    const letter = this.letters.shift();
-    if (letter !== undefined && this.letters.length !== 0) this.receivers.shift()?.ready();
-    return letter;
-  }
-
-  /** The socket closes: receivers are woken (they fail with `SocketClosed`). */
-  close(): void {
-    this.letters.length = 0;
-    for (const r of this.receivers.splice(0)) r.ready();
-  }
 }
 
 /** @internal A datagram on its way to `ip:port` on `to`. */

@@ -269,6 +269,35 @@ function listen(realFn: (...args: never[]) => unknown, method: "on" | "once" | "
 
 // -- installing ----------------------------------------------------------------------------
 
+/** Where each patch goes, and what it puts there. */
+const PATCHES: readonly [object, string, unknown][] = [
+  [globalThis, "Date", SimDate],
+  [performance, "now", performanceNow],
+  [process, "hrtime", hrtime],
+  [Math, "random", random],
+  [webCrypto, "getRandomValues", getRandomValues],
+  [webCrypto, "randomUUID", randomUUID],
+  [globalThis, "setTimeout", setTimeoutPatched],
+  [globalThis, "setInterval", setIntervalPatched],
+  [globalThis, "setImmediate", setImmediatePatched],
+  [globalThis, "clearTimeout", clear(real.clearTimeout)],
+  [globalThis, "clearInterval", clear(real.clearInterval)],
+  [globalThis, "clearImmediate", clear(real.clearImmediate)],
+  [net.Socket.prototype, "connect", refuse(real.netConnect, "net.Socket.connect", NET_ADVICE)],
+  [net.Server.prototype, "listen", refuse(real.netListen, "net.Server.listen", NET_ADVICE)],
+  [dgram.Socket.prototype, "bind", refuse(real.dgramBind, "dgram.Socket.bind", NET_ADVICE)],
+  [dgram.Socket.prototype, "send", refuse(real.dgramSend, "dgram.Socket.send", NET_ADVICE)],
+  [process, "on", listen(real.on, "on")],
+  [process, "addListener", listen(real.addListener, "on")],
+  [process, "once", listen(real.once, "once")],
+  [process, "prependListener", listen(real.prependListener, "prependListener")],
+  [process, "off", listen(real.off, "off")],
+  [process, "removeListener", listen(real.removeListener, "off")],
+];
+
+/** What each patched property was before `install`: its own descriptor, or undefined when it was inherited. */
+let saved: (PropertyDescriptor | undefined)[] = [];
+
 /**
  * @internal Patches the globals for `owner`, until `uninstall`.
  * @throws TypeError when another simulation runs on this thread.
@@ -278,55 +307,18 @@ export function install(owner: Controlled): void {
     throw new TypeError("another simulation is running on this thread: run simulations one after another (await each sim.run())");
   }
   world = owner;
-  globalThis.Date = SimDate;
-  performance.now = performanceNow;
-  process.hrtime = hrtime as typeof process.hrtime;
-  Math.random = random;
-  Object.defineProperty(webCrypto, "getRandomValues", { value: getRandomValues, configurable: true, writable: true });
-  Object.defineProperty(webCrypto, "randomUUID", { value: randomUUID, configurable: true, writable: true });
-  globalThis.setTimeout = setTimeoutPatched as typeof setTimeout;
-  globalThis.setInterval = setIntervalPatched as typeof setInterval;
-  globalThis.setImmediate = setImmediatePatched as typeof setImmediate;
-  globalThis.clearTimeout = clear(real.clearTimeout);
-  globalThis.clearInterval = clear(real.clearInterval);
-  globalThis.clearImmediate = clear(real.clearImmediate);
-  net.Socket.prototype.connect = refuse(real.netConnect, "net.Socket.connect", NET_ADVICE);
-  net.Server.prototype.listen = refuse(real.netListen, "net.Server.listen", NET_ADVICE);
-  dgram.Socket.prototype.bind = refuse(real.dgramBind, "dgram.Socket.bind", NET_ADVICE);
-  dgram.Socket.prototype.send = refuse(real.dgramSend, "dgram.Socket.send", NET_ADVICE);
-  process.on = listen(real.on, "on") as typeof process.on;
-  process.addListener = listen(real.addListener, "on") as typeof process.addListener;
-  process.once = listen(real.once, "once") as typeof process.once;
-  process.prependListener = listen(real.prependListener, "prependListener") as typeof process.prependListener;
-  process.off = listen(real.off, "off") as typeof process.off;
-  process.removeListener = listen(real.removeListener, "off") as typeof process.removeListener;
+  saved = PATCHES.map(([target, key]) => Object.getOwnPropertyDescriptor(target, key));
+  for (const [target, key, value] of PATCHES) Object.defineProperty(target, key, { value, configurable: true, writable: true });
 }
 
 /** @internal Restores every global `install` patched (does nothing when `owner` is not the one installed). */
 export function uninstall(owner: Controlled): void {
   if (world !== owner) return;
   world = null;
-  globalThis.Date = RealDate;
-  delete (performance as { now?: unknown }).now;
-  if (performance.now !== real.performanceNow) performance.now = real.performanceNow;
-  process.hrtime = real.hrtime;
-  Math.random = real.random;
-  delete (webCrypto as { getRandomValues?: unknown }).getRandomValues;
-  delete (webCrypto as { randomUUID?: unknown }).randomUUID;
-  globalThis.setTimeout = real.setTimeout;
-  globalThis.setInterval = real.setInterval;
-  globalThis.setImmediate = real.setImmediate;
-  globalThis.clearTimeout = real.clearTimeout;
-  globalThis.clearInterval = real.clearInterval;
-  globalThis.clearImmediate = real.clearImmediate;
-  net.Socket.prototype.connect = real.netConnect;
-  net.Server.prototype.listen = real.netListen;
-  dgram.Socket.prototype.bind = real.dgramBind;
-  dgram.Socket.prototype.send = real.dgramSend;
-  process.on = real.on;
-  process.addListener = real.addListener;
-  process.once = real.once;
-  process.prependListener = real.prependListener;
-  process.off = real.off;
-  process.removeListener = real.removeListener;
+  PATCHES.forEach(([target, key], i) => {
+    const before = saved[i];
+    if (before === undefined) delete (target as Record<string, unknown>)[key];
+    else Object.defineProperty(target, key, before);
+  });
+  saved = [];
 }

@@ -108,25 +108,22 @@ export class Host {
 
   /** Parks the crash watcher until `requestCrash`. */
   *crashWatch(): Generator<B.Instruction, typeof CRASHED, unknown> {
-    if (!this.crashRequested) {
-      const trigger = new B.Trigger();
-      this.crashing = trigger;
-      try {
-        yield* trigger.wait();
-      } finally {
-        this.crashing = null;
-      }
-    }
+    if (!this.crashRequested) yield* this.park((t) => (this.crashing = t));
     return CRASHED;
   }
 
-  private *waitForRestart(): Generator<B.Instruction, void, unknown> {
+  private waitForRestart(): B.Operation<void> {
+    return this.park((t) => (this.restarting = t));
+  }
+
+  /** Waits on a new trigger, kept with `keep` (and forgotten after) for whoever signals it. */
+  private *park(keep: (trigger: B.Trigger | null) => void): Generator<B.Instruction, void, unknown> {
     const trigger = new B.Trigger();
-    this.restarting = trigger;
+    keep(trigger);
     try {
       yield* trigger.wait();
     } finally {
-      this.restarting = null;
+      keep(null);
     }
   }
 }

@@ -5,27 +5,29 @@
  * `accept`.
  */
 import type { Address } from "@bobbin/unix";
+import { Inbox } from "./inbox.js";
 import { SimSocket } from "./socket.js";
-import { Endpoint, type Syn, type Waiting } from "./stream.js";
+import { Endpoint, type Syn } from "./stream.js";
 
 /** @internal */
 export class Listener {
-  /** Connections established and not accepted yet. */
-  readonly queue: SimSocket[] = [];
-  readonly acceptors: Waiting[] = [];
+  /** Connections established and not accepted yet (at most the backlog), and the tasks in `accept`. */
+  readonly inbox: Inbox<SimSocket>;
   /** Clients that already have a connection here (a SYN sent again is not a new one). */
   private readonly known = new WeakSet<Endpoint>();
 
   constructor(
     readonly socket: SimSocket,
     /** How many connections may wait to be accepted. */
-    readonly backlog: number,
-  ) {}
+    backlog: number,
+  ) {
+    this.inbox = new Inbox(backlog);
+  }
 
   /** A SYN arrived: the server's end of a new connection, or null when it is dropped (a duplicate, or the queue is full). */
   admit(syn: Syn): Endpoint | null {
     const client = syn.client;
-    if (this.known.has(client) || this.queue.length >= this.backlog) return null;
+    if (this.known.has(client) || this.inbox.full) return null;
     this.known.add(client);
     const listening = this.socket;
     const sock = new SimSocket(listening.kind, listening.backend, listening.host);
@@ -40,26 +42,17 @@ export class Listener {
     server.remote = peerAddress(client.socket);
     sock.endpoint = server;
     listening.host.sockets.add(sock);
-    this.queue.push(sock);
-    this.acceptors.shift()?.ready();
+    this.inbox.post(sock);
     return server;
   }
 
-  /** Takes the oldest connection, waking the next acceptor if more wait. */
-  take(): SimSocket | undefined {
-    const sock = this.queue.shift();
-    if (sock !== undefined && this.queue.length !== 0) this.acceptors.shift()?.ready();
-    return sock;
-  }
-
-  /** The listener closes: connections not accepted are reset, acceptors woken. */
+  /** The listener closes: acceptors are woken, connections not accepted are reset. */
   close(): void {
-    for (const sock of this.queue.splice(0)) {
+    for (const sock of this.inbox.close()) {
       sock.state = "closed";
       sock.host.sockets.delete(sock);
       sock.endpoint!.close(true);
     }
-    for (const a of this.acceptors.splice(0)) a.ready();
   }
 }
 

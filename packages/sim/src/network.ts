@@ -143,38 +143,34 @@ export class Network {
 
   /** Cuts both directions between `a` and `b`. */
   partition(a: Host, b: Host): void {
-    this.link(a, b).partitioned = true;
-    this.link(b, a).partitioned = true;
+    this.both(a, b, (link) => (link.partitioned = true));
   }
 
   /** Heals a partition: TCP packets that waited go on. */
   repair(a: Host, b: Host): void {
-    for (const [from, to] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      const link = this.link(from, to);
+    this.both(a, b, (link) => {
       link.partitioned = false;
       this.flush(link);
-    }
+    });
   }
 
   /** Holds every packet between `a` and `b` until `release`. */
   hold(a: Host, b: Host): void {
-    this.link(a, b).held = true;
-    this.link(b, a).held = true;
+    this.both(a, b, (link) => (link.held = true));
   }
 
   /** Lets held packets go on, in the order they were sent. */
   release(a: Host, b: Host): void {
-    for (const [from, to] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      const link = this.link(from, to);
+    this.both(a, b, (link) => {
       link.held = false;
       this.flush(link);
-    }
+    });
+  }
+
+  /** Applies `change` to both directions between `a` and `b`. */
+  private both(a: Host, b: Host, change: (link: Link) => void): void {
+    change(this.link(a, b));
+    change(this.link(b, a));
   }
 
   private flush(link: Link): void {

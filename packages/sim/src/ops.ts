@@ -7,6 +7,8 @@
 import { type Address, type InetAddress, Parked, SocketClosed, systemError } from "@bobbin/unix";
 import type { SimBackend } from "./backend.js";
 import type { Event } from "./clock.js";
+import type { Letter } from "./datagram.js";
+import type { Inbox } from "./inbox.js";
 import type { Lookup } from "./lookup.js";
 import type { Destination } from "./network.js";
 import type { SimSocket } from "./socket.js";
@@ -18,18 +20,22 @@ function remove<T>(list: T[], item: T): void {
   if (i >= 0) list.splice(i, 1);
 }
 
-/** `read(sock, buf, off, len)`: received bytes, 0 at the end of the stream. */
-export class ReadOp extends Parked<number> {
+/** An operation on a connection's bytes: `buf[off, off + len)` through `endpoint`. */
+abstract class StreamOp<T> extends Parked<T> {
   constructor(
     backend: SimBackend,
-    private readonly endpoint: Endpoint,
-    private readonly buf: Uint8Array,
-    private readonly off: number,
-    private readonly len: number,
+    label: string,
+    protected readonly endpoint: Endpoint,
+    protected readonly buf: Uint8Array,
+    protected readonly off: number,
+    protected readonly len: number,
   ) {
-    super(backend, "read");
+    super(backend, label);
   }
+}
 
+/** `read(sock, buf, off, len)`: received bytes, 0 at the end of the stream. */
+export class ReadOp extends StreamOp<number> {
   protected attempt(): boolean {
     const e = this.endpoint;
     if (e.socket.state === "closed") throw new SocketClosed("read()");
@@ -62,18 +68,8 @@ export class ReadOp extends Parked<number> {
 }
 
 /** `write(sock, buf, off, len)`: as many bytes as the window takes, then the rest as the peer reads. */
-export class WriteOp extends Parked<void> {
+export class WriteOp extends StreamOp<void> {
   private sent = 0;
-
-  constructor(
-    backend: SimBackend,
-    private readonly endpoint: Endpoint,
-    private readonly buf: Uint8Array,
-    private readonly off: number,
-    private readonly len: number,
-  ) {
-    super(backend, "write");
-  }
 
   protected attempt(): boolean {
     const e = this.endpoint;
@@ -99,8 +95,25 @@ export class WriteOp extends Parked<void> {
   }
 }
 
+/** An operation that takes what arrives in an inbox (a connection, a datagram), waiting while it is empty. */
+abstract class InboxOp<T, R> extends Parked<R> {
+  protected abstract get inbox(): Inbox<T>;
+
+  protected wait(): void {
+    this.inbox.waiters.push(this);
+  }
+
+  protected unwait(): void {
+    remove(this.inbox.waiters, this);
+  }
+
+  protected override handoff(): void {
+    this.inbox.handoff();
+  }
+}
+
 /** `accept(sock)`: the oldest connection of the listener's queue. */
-export class AcceptOp extends Parked<[SimSocket, Address]> {
+export class AcceptOp extends InboxOp<SimSocket, [SimSocket, Address]> {
   constructor(
     backend: SimBackend,
     private readonly sock: SimSocket,
@@ -108,26 +121,16 @@ export class AcceptOp extends Parked<[SimSocket, Address]> {
     super(backend, "accept");
   }
 
+  protected get inbox(): Inbox<SimSocket> {
+    return this.sock.listener!.inbox;
+  }
+
   protected attempt(): boolean {
-    const sock = this.sock;
-    if (sock.state === "closed") throw new SocketClosed("accept()");
-    const client = sock.listener!.take();
+    if (this.sock.state === "closed") throw new SocketClosed("accept()");
+    const client = this.inbox.take();
     if (client === undefined) return false;
     this.value = [client, client.endpoint!.remote];
     return true;
-  }
-
-  protected wait(): void {
-    this.sock.listener!.acceptors.push(this);
-  }
-
-  protected unwait(): void {
-    remove(this.sock.listener!.acceptors, this);
-  }
-
-  protected override handoff(): void {
-    const listener = this.sock.listener!;
-    if (listener.queue.length !== 0) listener.acceptors.shift()?.ready();
   }
 }
 
@@ -207,8 +210,8 @@ export class SendtoOp extends Parked<number> {
   }
 }
 
-/** `recvfrom(sock, buf, off, len)`: the oldest datagram of the socket's mailbox, truncated to `len`. */
-export class RecvOp extends Parked<[number, Address]> {
+/** `recvfrom(sock, buf, off, len)`: the oldest datagram of the socket's inbox, truncated to `len`. */
+export class RecvOp extends InboxOp<Letter, [number, Address]> {
   constructor(
     backend: SimBackend,
     private readonly sock: SimSocket,
@@ -219,28 +222,18 @@ export class RecvOp extends Parked<[number, Address]> {
     super(backend, "recvfrom");
   }
 
+  protected get inbox(): Inbox<Letter> {
+    return this.sock.mailbox!;
+  }
+
   protected attempt(): boolean {
-    const sock = this.sock;
-    if (sock.state === "closed") throw new SocketClosed("recvfrom()");
-    const letter = sock.mailbox!.take();
+    if (this.sock.state === "closed") throw new SocketClosed("recvfrom()");
+    const letter = this.inbox.take();
     if (letter === undefined) return false;
     const n = Math.min(this.len, letter.bytes.length);
     this.buf.set(n === letter.bytes.length ? letter.bytes : letter.bytes.subarray(0, n), this.off);
     this.value = [n, { host: letter.from.host, port: letter.from.port }];
     return true;
-  }
-
-  protected wait(): void {
-    this.sock.mailbox!.receivers.push(this);
-  }
-
-  protected unwait(): void {
-    remove(this.sock.mailbox!.receivers, this);
-  }
-
-  protected override handoff(): void {
-    const mailbox = this.sock.mailbox!;
-    if (mailbox.letters.length !== 0) mailbox.receivers.shift()?.ready();
   }
 }
 

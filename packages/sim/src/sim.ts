@@ -228,9 +228,7 @@ export class Sim {
    * @throws TypeError for an unknown host.
    */
   partition(a: string, b: string): void {
-    const [x, y] = this.pair(a, b, "partition");
-    this.world.trace?.record("world", `partition ${a} ${b}`);
-    this.world.network.partition(x, y);
+    this.linkFault("partition", a, b);
   }
 
   /**
@@ -243,9 +241,7 @@ export class Sim {
    * @throws TypeError for an unknown host.
    */
   repair(a: string, b: string): void {
-    const [x, y] = this.pair(a, b, "repair");
-    this.world.trace?.record("world", `repair ${a} ${b}`);
-    this.world.network.repair(x, y);
+    this.linkFault("repair", a, b);
   }
 
   /**
@@ -259,9 +255,7 @@ export class Sim {
    * @throws TypeError for an unknown host.
    */
   hold(a: string, b: string): void {
-    const [x, y] = this.pair(a, b, "hold");
-    this.world.trace?.record("world", `hold ${a} ${b}`);
-    this.world.network.hold(x, y);
+    this.linkFault("hold", a, b);
   }
 
   /**
@@ -274,9 +268,14 @@ export class Sim {
    * @throws TypeError for an unknown host.
    */
   release(a: string, b: string): void {
-    const [x, y] = this.pair(a, b, "release");
-    this.world.trace?.record("world", `release ${a} ${b}`);
-    this.world.network.release(x, y);
+    this.linkFault("release", a, b);
+  }
+
+  /** Applies a fault of the links between two hosts, and traces it. */
+  private linkFault(fault: "partition" | "repair" | "hold" | "release", a: string, b: string): void {
+    const [x, y] = this.pair(a, b, fault);
+    this.world.trace?.record("world", `${fault} ${a} ${b}`);
+    this.world.network[fault](x, y);
   }
 
   /**

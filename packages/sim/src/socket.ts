@@ -5,8 +5,9 @@
  */
 import type { Address, Backend, Socket, SocketKind, SocketState } from "@bobbin/unix";
 import type { Family } from "./address.js";
-import type { Mailbox } from "./datagram.js";
+import type { Letter } from "./datagram.js";
 import type { Host } from "./host.js";
+import type { Inbox } from "./inbox.js";
 import type { Listener } from "./listener.js";
 import type { Protocol } from "./ports.js";
 import type { Endpoint } from "./stream.js";
@@ -22,8 +23,8 @@ export class SimSocket implements Socket {
   endpoint: Endpoint | null = null;
   /** A listening stream socket's queue of connections. */
   listener: Listener | null = null;
-  /** A bound UDP socket's datagrams. */
-  mailbox: Mailbox | null = null;
+  /** A bound UDP socket's datagrams, and the tasks in `recvfrom`. */
+  mailbox: Inbox<Letter> | null = null;
   /** Whether `ip:port` (or `path`) is taken in the host's namespace. */
   private bound = false;
 

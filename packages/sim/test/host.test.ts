@@ -2,7 +2,7 @@ import * as B from "@bobbin/core";
 import { accept, bindAndListen, close, connect, onSignal, read, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim } from "../src/index.js";
-import { echoOnce, echoServer, failure } from "./support/programs.js";
+import { echoServer, echoThrough, failure } from "./support/programs.js";
 
 describe("crash and restart", () => {
   it("a crash cancels the host's tasks, resets its connections for the peers and frees its ports; a restart runs main again", async () => {
@@ -29,7 +29,7 @@ describe("crash and restart", () => {
       // down: its SYNs are lost, the connect waits
       const down = (yield* failure(() => withTimeout(5, connect(tcpv4(), { host: "server", port: 7 })))).name;
       sim.restart("server");
-      const back = yield* echoOnce("server", 7, Buffer.from("again")); // port 7 is free again
+      const back = yield* echoThrough("server", 7, Buffer.from("again")); // port 7 is free again
       return [reset, down, back.toString(), starts];
     });
     expect(await sim.run()).toEqual([["ECONNRESET", "Timeout", "again", 2]]);

@@ -18,7 +18,7 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim } from "../src/index.js";
-import { echoOnce, echoServer, failure, pattern } from "./support/programs.js";
+import { echoServer, echoThrough, failure, pattern } from "./support/programs.js";
 
 describe("addresses", () => {
   it("hosts are 10.0.0.n and fd00::n in declaration order; names resolve to them; accept tells the client's address", async () => {
@@ -78,7 +78,7 @@ describe("addresses", () => {
       yield* bindAndListen(s, { host: "127.0.0.1", port: 7 });
       const srv = B.spawn(echoServer(8));
       const t0 = sim.now();
-      const back = yield* echoOnce("localhost", 8, Buffer.from("self"));
+      const back = yield* echoThrough("localhost", 8, Buffer.from("self"));
       const elapsed = sim.now() - t0;
       yield* sleep(1);
       yield* B.cancel(srv);
@@ -120,7 +120,7 @@ describe("latency", () => {
       sim.network({ latency: { min: 0.001, max: 0.1 } });
       sim.host("server", echoServer(7));
       sim.client("client", function* () {
-        for (let i = 0; i < 5; i++) yield* echoOnce("server", 7, pattern(i, 100));
+        for (let i = 0; i < 5; i++) yield* echoThrough("server", 7, pattern(i, 100));
         return sim.now();
       });
       return (await sim.run())[0];
@@ -144,9 +144,9 @@ describe("latency", () => {
     expect(() => sim.link("client", "far", { latency: 1 })).toThrow(TypeError);
     sim.client("client", function* () {
       const t0 = sim.now();
-      yield* echoOnce("near", 7, Buffer.from("x"));
+      yield* echoThrough("near", 7, Buffer.from("x"));
       const t1 = sim.now();
-      yield* echoOnce("far", 7, Buffer.from("x"));
+      yield* echoThrough("far", 7, Buffer.from("x"));
       return [t1 - t0, sim.now() - t1];
     });
     sim.link("client", "far", { latency: 1 });
@@ -163,7 +163,7 @@ describe("latency", () => {
     sim.host("server", echoServer(7));
     sim.client("client", function* () {
       const data = pattern(9, 300_000);
-      const back = yield* echoOnce("server", 7, data);
+      const back = yield* echoThrough("server", 7, data);
       return back.equals(data);
     });
     expect(await sim.run()).toEqual([true]);

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim, Trace } from "../src/index.js";
-import { echoOnce, echoServer } from "./support/programs.js";
+import { echoServer, echoThrough } from "./support/programs.js";
 
 const run = promisify(execFile);
 
@@ -15,7 +15,7 @@ describe("the trace", () => {
     sim.network({ latency: 0.001 });
     sim.host("server", echoServer(7));
     sim.client("client", function* probe() {
-      yield* echoOnce("server", 7, Buffer.from("hi"));
+      yield* echoThrough("server", 7, Buffer.from("hi"));
       sim.partition("client", "server");
       yield* sleep(1);
     });

@@ -18,6 +18,7 @@ import { Condition, Mutex } from "@bobbin/sync";
 import { close, connect, EndOfFile, Ownership, onSignal, read, type Socket, sleep, tcpv4, write } from "@bobbin/unix";
 import { type ServerContext, type Stats, server } from "../ch08/server.js";
 import { stop } from "../ch08/shutdown.js";
+import { Random } from "../support/random.js";
 
 /** Options of {@link echoWorld}. */
 export interface EchoWorldOptions {
@@ -80,14 +81,9 @@ function unreachable(error: unknown): boolean {
 
 /** The bytes of message `m` of session `s` of client `c`: different everywhere, so a misplaced byte shows. */
 export function message(c: number, s: number, m: number, size: number): Buffer {
+  const random = new Random(((c * 7919 + s) * 104_729 + m) >>> 0);
   const buf = Buffer.allocUnsafe(size);
-  let x = (Math.imul(c + 1, 0x9e3779b1) ^ Math.imul(s + 1, 0x85ebca6b) ^ Math.imul(m + 1, 0xc2b2ae35)) >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    buf[i] = x & 0xff;
-  }
+  for (let i = 0; i < size; i++) buf[i] = random.int(256);
   return buf;
 }
 
