@@ -13,7 +13,20 @@ import { type Family, ipv4Of, ipv6Of } from "./address.js";
 import { Ports } from "./ports.js";
 import type { SimSocket } from "./socket.js";
 
-/** A host's `main`: a generator function, run as the host's first task. */
+/**
+ * A host's `main`: a generator function, run as the host's first task (and
+ * again at each restart).
+ *
+ * @example
+ * ```ts
+ * const server: HostMain<never> = function* () {
+ *   const s = tcpv4();
+ *   yield* bindAndListen(s, { host: "0.0.0.0", port: 80 });
+ *   for (;;) yield* accept(s);
+ * };
+ * sim.host("web", server);
+ * ```
+ */
 export type HostMain<T = unknown> = () => Generator<B.Instruction, T, unknown>;
 
 /** @internal What became of a host's `main`. */
