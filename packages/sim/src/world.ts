@@ -139,8 +139,17 @@ export class World implements Controlled, HostEvents {
     this.tellRoot();
   }
 
+  /**
+   * A callback the world ran (a virtual timer's) threw: in a simulation the
+   * run fails; in a world made for `@bobbin/unix`'s `run`, the error is
+   * uncaught, as a real timer's would be.
+   */
   callbackFailed(error: unknown): void {
-    this.fail(error);
+    if (this.soleHost === null) this.fail(error);
+    else
+      queueMicrotask(() => {
+        throw error;
+      });
   }
 
   private tellRoot(): void {

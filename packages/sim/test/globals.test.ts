@@ -75,6 +75,19 @@ describe("inside the world", () => {
     expect(await sim.run()).toEqual([["immediate@0", "tick@2000", "timeout@5000", "tick@4000", "tick@6000"].sort(byTime)]);
   });
 
+  it("a virtual timer's callback that throws fails the run", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.client("c", function* () {
+      setTimeout(() => {
+        throw new Error("from a timer");
+      }, 1000);
+      yield* sleep(5);
+      return "not reached";
+    });
+    await expect(sim.run()).rejects.toThrow("from a timer");
+    expect(sim.now()).toBe(1);
+  });
+
   it("Math.random and crypto draw from the world's generator: the same seed, the same values", async () => {
     const draws = async (seed: number) => {
       const sim = new Sim({ seed });
