@@ -14,7 +14,6 @@ import {
   type InetAddress,
   type ListenOptions,
   type ShutdownCommand,
-  type Signaller,
   type Socket,
   type SocketKind,
   systemError,
@@ -36,7 +35,7 @@ const NONE: B.Signal[] = [];
 const MAX_DATAGRAM = { 4: 65507, 6: 65527 } as const;
 
 /** @internal */
-export class SimBackend implements Backend, Signaller {
+export class SimBackend implements Backend {
   readonly name = "sim";
   private ready: B.Signal[] = [];
   /** Settles the `select` waiting for something from outside the world. */
@@ -46,20 +45,29 @@ export class SimBackend implements Backend, Signaller {
 
   // -- events --------------------------------------------------------------------
 
+  /** Makes `select` report `s` (the world's root waits on one; operations wake their tasks themselves). */
   signal(s: B.Syscall): void {
     this.ready.push(B.signal(s));
   }
 
+  /** Whether `select` must run: something is to come (a timer, a packet, a lookup) that moves the world. */
+  pending(): boolean {
+    return this.world.clock.pending !== 0 || this.world.lookupsPending;
+  }
+
   select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
     const world = this.world;
-    world.fireDue();
-    if (this.ready.length !== 0) return this.takeReady();
-    if (!block) return NONE;
-    // Every task waits: pending name lookups are answered, or else the clock
-    // moves to the next event. What fired may have woken a task without a
-    // signal (a `withTimeout` deadline), so return even with nothing ready:
-    // the scheduler comes back if need be.
-    if (world.answerLookups() || world.advance()) return this.takeReady();
+    // What is due now happens; when every task waits, pending name lookups
+    // are answered, or else the clock moves to the next event. What happens
+    // wakes tasks directly.
+    let moved = world.fireDue();
+    if (!moved && block) moved = world.answerLookups() || world.advance();
+    const ready = this.takeReady();
+    if (!block || ready.length !== 0) return ready;
+    // The scheduler asks again after an answer that woke nobody only while a
+    // task waits on a syscall (the world's root does); otherwise a settled
+    // Promise brings it back.
+    if (moved) return world.rootWaits ? ready : Promise.resolve(ready);
     return new Promise((resolve) => {
       this.waiting = resolve;
       world.idle();
@@ -100,7 +108,7 @@ export class SimBackend implements Backend, Signaller {
 
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
     const s = sock as SimSocket;
-    return new InstantOp(this, "bindAndListen", () => this.bind(s, addr, options.backlog));
+    return new InstantOp("bindAndListen", () => this.bind(s, addr, options.backlog));
   }
 
   private bind(sock: SimSocket, addr: Address, backlog: number): void {
@@ -127,7 +135,7 @@ export class SimBackend implements Backend, Signaller {
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return new AcceptOp(this, sock as SimSocket);
+    return new AcceptOp(sock as SimSocket);
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
@@ -166,15 +174,15 @@ export class SimBackend implements Backend, Signaller {
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    return new ReadOp(this, "read", (sock as SimSocket).endpoint!, buf, off, len);
+    return new ReadOp("read", (sock as SimSocket).endpoint!, buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    return new WriteOp(this, "write", (sock as SimSocket).endpoint!, buf, off, len);
+    return new WriteOp("write", (sock as SimSocket).endpoint!, buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(this, sock as SimSocket, buf, off, len);
+    return new RecvOp(sock as SimSocket, buf, off, len);
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
@@ -202,22 +210,26 @@ export class SimBackend implements Backend, Signaller {
 
   close(sock: Socket): B.Operation<void> {
     const s = sock as SimSocket;
-    return new InstantOp(this, "close", () => this.closeSocket(s, false));
+    return new InstantOp("close", () => this.closeSocket(s, false));
   }
 
   closeNow(sock: Socket): void {
     this.closeSocket(sock as SimSocket, false);
   }
 
-  /** Closes `sock` at once (an RST for its peer when `abort`: its host crashed). */
-  closeSocket(sock: SimSocket, abort: boolean): void {
+  /**
+   * Closes `sock` at once. When its host `crashed`, its peer gets an RST and
+   * the tasks waiting on it are not woken: they are being cancelled, and see
+   * nothing of the crash.
+   */
+  closeSocket(sock: SimSocket, crashed: boolean): void {
     if (sock.state === "closed") return;
     sock.state = "closed";
     sock.host.sockets.delete(sock);
     sock.unbind();
-    sock.endpoint?.close(abort);
-    sock.listener?.close();
-    sock.mailbox?.close();
+    sock.endpoint?.close(crashed, !crashed);
+    sock.listener?.close(!crashed);
+    sock.mailbox?.close(!crashed);
   }
 
   localAddress(sock: Socket): Address {

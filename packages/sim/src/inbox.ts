@@ -29,18 +29,13 @@ export class Inbox<T> {
   /** Takes the oldest item, waking the next waiter if more wait. */
   take(): T | undefined {
     const item = this.items.shift();
-    if (item !== undefined) this.handoff();
+    if (item !== undefined && this.items.length !== 0) this.waiters.shift()?.ready();
     return item;
   }
 
-  /** A woken waiter left without taking: the next one is woken if items wait. */
-  handoff(): void {
-    if (this.items.length !== 0) this.waiters.shift()?.ready();
-  }
-
-  /** The socket closes: every waiter is woken (they fail with `SocketClosed`); returns what was left. */
-  close(): T[] {
-    for (const w of this.waiters.splice(0)) w.ready();
+  /** The socket closes: when `wake`, every waiter is woken (they fail with `SocketClosed`); returns what was left. */
+  close(wake: boolean): T[] {
+    if (wake) for (const w of this.waiters.splice(0)) w.ready();
     return this.items.splice(0);
   }
 }

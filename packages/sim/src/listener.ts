@@ -46,12 +46,12 @@ export class Listener {
     return server;
   }
 
-  /** The listener closes: acceptors are woken, connections not accepted are reset. */
-  close(): void {
-    for (const sock of this.inbox.close()) {
+  /** The listener closes: acceptors are woken when `wake`, connections not accepted are reset. */
+  close(wake: boolean): void {
+    for (const sock of this.inbox.close(wake)) {
       sock.state = "closed";
       sock.host.sockets.delete(sock);
-      sock.endpoint!.close(true);
+      sock.endpoint!.close(true, false);
     }
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The simulated backend's operations, each a `Parked` of `@bobbin/unix`:
  * an attempt in the task's fiber, and when it cannot complete, a
- * registration with the socket (or the agenda) that `ready()` ends. Parked
- * takes care of cancellation, `withTimeout` and expired scopes.
+ * registration with the socket (or the agenda) that `ready()` ends, waking
+ * the task. Parked takes care of cancellation, `withTimeout` and expired
+ * scopes.
  */
 import { type Address, type InetAddress, Parked, SocketClosed, systemError } from "@bobbin/unix";
 import type { SimBackend } from "./backend.js";
@@ -23,14 +24,13 @@ function remove<T>(list: T[], item: T): void {
 /** An operation on a connection's bytes: `buf[off, off + len)` through `endpoint`. */
 abstract class StreamOp<T> extends Parked<T> {
   constructor(
-    backend: SimBackend,
     label: string,
     protected readonly endpoint: Endpoint,
     protected readonly buf: Uint8Array,
     protected readonly off: number,
     protected readonly len: number,
   ) {
-    super(backend, label);
+    super(label);
   }
 }
 
@@ -60,10 +60,6 @@ export class ReadOp extends StreamOp<number> {
 
   protected unwait(): void {
     remove(this.endpoint.readers, this);
-  }
-
-  protected override handoff(): void {
-    this.endpoint.wakeReader();
   }
 }
 
@@ -106,19 +102,12 @@ abstract class InboxOp<T, R> extends Parked<R> {
   protected unwait(): void {
     remove(this.inbox.waiters, this);
   }
-
-  protected override handoff(): void {
-    this.inbox.handoff();
-  }
 }
 
 /** `accept(sock)`: the oldest connection of the listener's queue. */
 export class AcceptOp extends InboxOp<SimSocket, [SimSocket, Address]> {
-  constructor(
-    backend: SimBackend,
-    private readonly sock: SimSocket,
-  ) {
-    super(backend, "accept");
+  constructor(private readonly sock: SimSocket) {
+    super("accept");
   }
 
   protected get inbox(): Inbox<SimSocket> {
@@ -147,7 +136,7 @@ export class ConnectOp extends Parked<void> {
     private readonly sock: SimSocket,
     private readonly address: Address,
   ) {
-    super(backend, "connect");
+    super("connect");
   }
 
   protected attempt(): boolean {
@@ -190,7 +179,7 @@ export class SendtoOp extends Parked<number> {
     private readonly len: number,
     private readonly address: InetAddress,
   ) {
-    super(backend, "sendto");
+    super("sendto");
     this.lookup = backend.lookup(sock, address, "sendto");
   }
 
@@ -213,13 +202,12 @@ export class SendtoOp extends Parked<number> {
 /** `recvfrom(sock, buf, off, len)`: the oldest datagram of the socket's inbox, truncated to `len`. */
 export class RecvOp extends InboxOp<Letter, [number, Address]> {
   constructor(
-    backend: SimBackend,
     private readonly sock: SimSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
   ) {
-    super(backend, "recvfrom");
+    super("recvfrom");
   }
 
   protected get inbox(): Inbox<Letter> {
@@ -244,11 +232,10 @@ export class RecvOp extends InboxOp<Letter, [number, Address]> {
  */
 export class InstantOp<T> extends Parked<T> {
   constructor(
-    backend: SimBackend,
     label: string,
     private readonly run: () => T,
   ) {
-    super(backend, label);
+    super(label);
   }
 
   protected attempt(): boolean {
@@ -261,7 +248,7 @@ export class InstantOp<T> extends Parked<T> {
   protected unwait(): void {}
 }
 
-/** `sleep(ms)`: an event of the agenda; 0 lets every ready task run first, `Infinity` waits for cancellation. */
+/** `sleep(ms)`: an event of the agenda (0 lets the other ready tasks run first); `Infinity` waits for cancellation. */
 export class SleepOp extends Parked<void> implements Event {
   at = 0;
   seq = 0;
@@ -272,7 +259,7 @@ export class SleepOp extends Parked<void> implements Event {
     private readonly backend: SimBackend,
     private readonly ms: number,
   ) {
-    super(backend, "sleep");
+    super("sleep");
   }
 
   protected attempt(): boolean {
@@ -280,8 +267,8 @@ export class SleepOp extends Parked<void> implements Event {
   }
 
   protected wait(): void {
-    if (this.ms <= 0) this.fire();
-    else if (this.ms !== Infinity) this.backend.world.clock.schedule(this, this.backend.world.clock.now + this.ms);
+    // sleep(0) wakes at this instant's next turn of the world, so that the other ready tasks run first.
+    if (this.ms !== Infinity) this.backend.world.clock.schedule(this, this.backend.world.clock.now + this.ms);
   }
 
   protected unwait(): void {

@@ -312,10 +312,10 @@ export class Endpoint implements Flow {
 
   /**
    * The socket closes: a graceful FIN, or an RST when `abort` (a crash) or
-   * when bytes were left unread (as Linux does). Waiters are woken (they
-   * fail with `SocketClosed`).
+   * when bytes were left unread (as Linux does). Waiters are woken when
+   * `wake` (they fail with `SocketClosed`).
    */
-  close(abort: boolean): void {
+  close(abort: boolean, wake: boolean): void {
     this.stopConnecting();
     const peer = this.peer;
     if (peer !== null && this.error === null) {
@@ -324,7 +324,7 @@ export class Endpoint implements Flow {
     }
     this.sendShut = true;
     this.dropReceived();
-    this.wakeAll();
+    if (wake) this.wakeAll();
   }
 
   private dropReceived(): void {

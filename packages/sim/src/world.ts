@@ -161,12 +161,12 @@ export class World implements Controlled, HostEvents {
 
   // -- time --------------------------------------------------------------------------
 
-  /** Fires the events due now (a packet sent on the loopback, a deadline of this instant). */
-  fireDue(): void {
-    if (this.clock.next > this.clock.now) return;
+  /** Fires the events due now (a packet sent on the loopback, a deadline of this instant); returns whether any fired. */
+  fireDue(): boolean {
+    if (this.clock.next > this.clock.now) return false;
     this.firing++;
     try {
-      this.clock.fireDue();
+      return this.clock.fireDue() !== 0;
     } finally {
       this.firing--;
     }
@@ -181,6 +181,16 @@ export class World implements Controlled, HostEvents {
   undefer(lookup: Lookup): void {
     const i = this.lookups.indexOf(lookup);
     if (i >= 0) this.lookups.splice(i, 1);
+  }
+
+  /** Whether name lookups wait for every task to wait. */
+  get lookupsPending(): boolean {
+    return this.lookups.length !== 0;
+  }
+
+  /** Whether the root task waits on its syscall (so the scheduler polls the backend while the world runs). */
+  get rootWaits(): boolean {
+    return this.news !== null;
   }
 
   /** Every task waits: answers the pending name lookups, at this instant. Returns whether there were any. */
