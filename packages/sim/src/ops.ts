@@ -5,7 +5,7 @@
  * the task. Parked takes care of cancellation, `withTimeout` and expired
  * scopes.
  */
-import { type Address, type InetAddress, Parked, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, type InetAddress, Parked, removeWaiter, SocketClosed, systemError } from "@bobbin/unix";
 import type { SimBackend } from "./backend.js";
 import type { Event } from "./clock.js";
 import type { Letter } from "./datagram.js";
@@ -14,12 +14,6 @@ import type { Lookup } from "./lookup.js";
 import type { Destination } from "./network.js";
 import type { SimSocket } from "./socket.js";
 import type { Endpoint } from "./stream.js";
-
-/** Removes `item` from `list` if it is there. */
-function remove<T>(list: T[], item: T): void {
-  const i = list.indexOf(item);
-  if (i >= 0) list.splice(i, 1);
-}
 
 /** An operation on a connection's bytes: `buf[off, off + len)` through `endpoint`. */
 abstract class StreamOp<T> extends Parked<T> {
@@ -59,7 +53,7 @@ export class ReadOp extends StreamOp<number> {
   }
 
   protected unwait(): void {
-    remove(this.endpoint.readers, this);
+    removeWaiter(this.endpoint.readers, this);
   }
 }
 
@@ -87,7 +81,7 @@ export class WriteOp extends StreamOp<void> {
   }
 
   protected unwait(): void {
-    remove(this.endpoint.writers, this);
+    removeWaiter(this.endpoint.writers, this);
   }
 }
 
@@ -100,7 +94,7 @@ abstract class InboxOp<T, R> extends Parked<R> {
   }
 
   protected unwait(): void {
-    remove(this.inbox.waiters, this);
+    removeWaiter(this.inbox.waiters, this);
   }
 }
 
