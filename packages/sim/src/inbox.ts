@@ -4,12 +4,12 @@
  * waiting to take it. At most `capacity` items wait; more are refused (a
  * full accept queue, a full receive buffer).
  */
-import type { Waiting } from "./stream.js";
+import { type Parked, wakeAll } from "@bobbin/unix";
 
 /** @internal */
 export class Inbox<T> {
   readonly items: T[] = [];
-  readonly waiters: Waiting[] = [];
+  readonly waiters: Parked<unknown>[] = [];
 
   constructor(private readonly capacity: number) {}
 
@@ -35,7 +35,7 @@ export class Inbox<T> {
 
   /** The socket closes: when `wake`, every waiter is woken (they fail with `SocketClosed`); returns what was left. */
   close(wake: boolean): T[] {
-    if (wake) for (const w of this.waiters.splice(0)) w.ready();
+    if (wake) wakeAll(this.waiters);
     return this.items.splice(0);
   }
 }

@@ -6,18 +6,18 @@
  * cancelled (or its socket closed) meanwhile.
  */
 
+import type { Parked } from "@bobbin/unix";
 import type { Family } from "./address.js";
 import { isLiteral } from "./address.js";
 import type { Host } from "./host.js";
 import type { Destination } from "./network.js";
-import type { Waiting } from "./stream.js";
 import type { World } from "./world.js";
 
 /** @internal */
 export class Lookup {
   private result: Destination | null = null;
   private error: unknown = null;
-  private waiter: Waiting | null = null;
+  private waiter: Parked<unknown> | null = null;
 
   constructor(
     private readonly world: World,
@@ -41,7 +41,7 @@ export class Lookup {
   }
 
   /** Waits for the answer: `waiter.ready()` once every task of the world waits. */
-  await(waiter: Waiting): void {
+  await(waiter: Parked<unknown>): void {
     this.waiter = waiter;
     this.world.defer(this);
   }

@@ -68,6 +68,11 @@ export class SimSocket implements Socket {
     else if (ports.paths.get(this.path) === this) ports.paths.delete(this.path);
   }
 
+  /** `using`: begins closing, as an ownership finaliser does. */
+  [Symbol.dispose](): void {
+    this.backend.closeNow(this);
+  }
+
   /** `ip:port` (or the path), for the trace and messages. */
   toString(): string {
     return this.isUnix ? this.path || "(unnamed)" : `${this.family === 6 ? `[${this.ip}]` : this.ip}:${this.port}`;

@@ -17,7 +17,7 @@
  * that a partition loses, is sent again after 1, 2, 4… s (six times, as
  * Linux does), after which the connect fails with `ETIMEDOUT`.
  */
-import { type Address, systemError } from "@bobbin/unix";
+import { type Address, type Parked, systemError, wakeAll } from "@bobbin/unix";
 import { CallbackEvent } from "./clock.js";
 import type { Host } from "./host.js";
 import type { Flow } from "./link.js";
@@ -33,11 +33,6 @@ const MSS_LOCAL = 65536;
 /** The first retransmission timeout of a SYN, in ms, doubled at each retry. */
 const SYN_RTO = 1000;
 const SYN_RETRIES = 6;
-
-/** @internal What waits on an endpoint: a parked operation, woken with `ready()`. */
-export interface Waiting {
-  ready(): void;
-}
 
 const enum Kind {
   Data,
@@ -129,9 +124,9 @@ export class Endpoint implements Flow {
   unacked = 0;
   /** Why the connection ended (`ECONNRESET`), or why connecting failed. */
   error: NodeJS.ErrnoException | null = null;
-  readonly readers: Waiting[] = [];
-  readonly writers: Waiting[] = [];
-  connector: Waiting | null = null;
+  readonly readers: Parked<unknown>[] = [];
+  readonly writers: Parked<unknown>[] = [];
+  connector: Parked<unknown> | null = null;
   private syn: Syn | null = null;
   private retry: CallbackEvent | null = null;
   private retries = 0;
@@ -215,7 +210,7 @@ export class Endpoint implements Flow {
       case Kind.Fin:
         if (state !== "connected" || this.peer !== segment.sender) return;
         this.finReceived = true;
-        this.wakeReaders();
+        wakeAll(this.readers);
         return;
       case Kind.Rst:
         if (state === "connecting" && this.syn !== null) {
@@ -290,8 +285,7 @@ export class Endpoint implements Flow {
   /** The peer read `n` of the bytes this end sent: the window opens. */
   acknowledge(n: number): void {
     this.unacked -= n;
-    const writers = this.writers;
-    if (writers.length !== 0) for (const w of writers.splice(0)) w.ready();
+    wakeAll(this.writers);
   }
 
   // -- ending ------------------------------------------------------------------
@@ -301,12 +295,12 @@ export class Endpoint implements Flow {
     if (send && !this.sendShut) {
       this.sendShut = true;
       if (this.peer !== null) new Segment(this.network, Kind.Fin, this, this.peer, this.socket.host, null).send();
-      this.wakeWriters();
+      wakeAll(this.writers);
     }
     if (receive && !this.recvShut) {
       this.recvShut = true;
       this.dropReceived();
-      this.wakeReaders();
+      wakeAll(this.readers);
     }
   }
 
@@ -341,14 +335,6 @@ export class Endpoint implements Flow {
     this.readers.shift()?.ready();
   }
 
-  private wakeReaders(): void {
-    for (const r of this.readers.splice(0)) r.ready();
-  }
-
-  private wakeWriters(): void {
-    for (const w of this.writers.splice(0)) w.ready();
-  }
-
   private wakeConnector(): void {
     const c = this.connector;
     this.connector = null;
@@ -357,8 +343,8 @@ export class Endpoint implements Flow {
 
   /** Wakes every waiter: the connection ended or the socket closed. */
   wakeAll(): void {
-    this.wakeReaders();
-    this.wakeWriters();
+    wakeAll(this.readers);
+    wakeAll(this.writers);
     this.wakeConnector();
   }
 }
