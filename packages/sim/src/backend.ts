@@ -174,11 +174,19 @@ export class SimBackend implements Backend {
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    return new ReadOp("read", (sock as SimSocket).endpoint!, buf, off, len);
+    const e = (sock as SimSocket).endpoint!;
+    let op = e.readOp;
+    if (op === null) op = e.readOp = new ReadOp(e);
+    else if (op.busy) op = new ReadOp(e); // another read of the socket is in progress
+    return op.init(buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    return new WriteOp("write", (sock as SimSocket).endpoint!, buf, off, len);
+    const e = (sock as SimSocket).endpoint!;
+    let op = e.writeOp;
+    if (op === null) op = e.writeOp = new WriteOp(e);
+    else if (op.busy) op = new WriteOp(e); // another write of the socket is in progress
+    return op.init(buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {

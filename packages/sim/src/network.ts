@@ -24,7 +24,8 @@ export class Network {
   readonly hosts: Host[] = [];
   private readonly byName = new Map<string, Host>();
   private readonly byIp = new Map<string, Host>();
-  private readonly links = new Map<string, Link>();
+  /** The links made so far, by their hosts' indexes: `[from][to]` (looked up for every packet). */
+  private readonly links: Link[][] = [];
   private defaults: Required<LinkOptions> = DEFAULT_LINK;
 
   constructor(
@@ -51,18 +52,13 @@ export class Network {
   /** Sets the options of every link (those set by `configure` keep theirs where they set them). */
   configureAll(options: LinkOptions): void {
     this.defaults = { ...this.defaults, ...options };
-    for (const link of this.links.values()) link.configure(options);
+    for (const row of this.links) if (row !== undefined) for (const link of row) link?.configure(options);
   }
 
   /** The link from `from` to `to`. */
   link(from: Host, to: Host): Link {
-    const key = `${from.index}>${to.index}`;
-    let link = this.links.get(key);
-    if (link === undefined) {
-      link = new Link(this.defaults);
-      this.links.set(key, link);
-    }
-    return link;
+    const row = (this.links[from.index] ??= []);
+    return (row[to.index] ??= new Link(this.defaults));
   }
 
   /**

@@ -15,21 +15,48 @@ import type { Destination } from "./network.js";
 import type { SimSocket } from "./socket.js";
 import type { Endpoint } from "./stream.js";
 
-/** An operation on a connection's bytes: `buf[off, off + len)` through `endpoint`. */
+/**
+ * An operation on a connection's bytes: `buf[off, off + len)` through
+ * `endpoint`. Each endpoint keeps one read and one write operation to reuse
+ * while they are idle (no allocation per call on the round-trip path).
+ */
 abstract class StreamOp<T> extends Parked<T> {
+  protected buf: Uint8Array = EMPTY;
+  protected off = 0;
+  protected len = 0;
+  /** Handed out by `read()`/`write()` and not finished yet. */
+  busy = false;
+
   constructor(
     label: string,
     protected readonly endpoint: Endpoint,
-    protected readonly buf: Uint8Array,
-    protected readonly off: number,
-    protected readonly len: number,
   ) {
     super(label);
   }
+
+  /** Prepares the operation for a call of `read` or `write`. */
+  init(buf: Uint8Array, off: number, len: number): this {
+    this.buf = buf;
+    this.off = off;
+    this.len = len;
+    this.busy = true;
+    return this;
+  }
+
+  protected override finished(): void {
+    this.buf = EMPTY;
+    this.busy = false;
+  }
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** `read(sock, buf, off, len)`: received bytes, 0 at the end of the stream. */
 export class ReadOp extends StreamOp<number> {
+  constructor(endpoint: Endpoint) {
+    super("read", endpoint);
+  }
+
   protected attempt(): boolean {
     const e = this.endpoint;
     if (e.socket.state === "closed") throw new SocketClosed("read()");
@@ -60,6 +87,15 @@ export class ReadOp extends StreamOp<number> {
 /** `write(sock, buf, off, len)`: as many bytes as the window takes, then the rest as the peer reads. */
 export class WriteOp extends StreamOp<void> {
   private sent = 0;
+
+  constructor(endpoint: Endpoint) {
+    super("write", endpoint);
+  }
+
+  override init(buf: Uint8Array, off: number, len: number): this {
+    this.sent = 0;
+    return super.init(buf, off, len);
+  }
 
   protected attempt(): boolean {
     const e = this.endpoint;

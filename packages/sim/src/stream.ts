@@ -22,6 +22,7 @@ import { CallbackEvent } from "./clock.js";
 import type { Host } from "./host.js";
 import type { Flow } from "./link.js";
 import type { Network } from "./network.js";
+import type { ReadOp, WriteOp } from "./ops.js";
 import { Packet } from "./packet.js";
 import type { SimSocket } from "./socket.js";
 
@@ -126,6 +127,9 @@ export class Endpoint implements Flow {
   error: NodeJS.ErrnoException | null = null;
   readonly readers: Parked<unknown>[] = [];
   readonly writers: Parked<unknown>[] = [];
+  /** The read and write operations reused while idle (see `SimBackend.read`). */
+  readOp: ReadOp | null = null;
+  writeOp: WriteOp | null = null;
   connector: Parked<unknown> | null = null;
   private syn: Syn | null = null;
   private retry: CallbackEvent | null = null;

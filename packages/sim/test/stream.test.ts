@@ -75,6 +75,55 @@ describe("flow control", () => {
   });
 });
 
+describe("operations in progress together", () => {
+  it("two readers and two writers of one socket at once: each reader gets its bytes, every byte of both writers arrives", async () => {
+    const sim = pair(
+      function* (client) {
+        const buf = Buffer.alloc(1);
+        for (let i = 0; i < 100; i++) {
+          yield* readExactly(client, buf); // one read at a time: the reused operation
+          yield* write(client, buf);
+        }
+        const bufs = [Buffer.alloc(4), Buffer.alloc(4)];
+        const readers = bufs.map((b) =>
+          B.spawn(function* () {
+            return yield* read(client, b);
+          }),
+        );
+        for (const r of yield* B.awaitAll(readers)) expect(r.ok && r.value).toBe(4);
+        expect(bufs.map(String).sort()).toEqual(["abcd", "efgh"]);
+        // more than a window each: both wait for the client to read
+        const writers = [1, 2].map((fill) =>
+          B.spawn(function* () {
+            yield* write(client, Buffer.alloc(WINDOW + 1000, fill));
+          }),
+        );
+        for (const r of yield* B.awaitAll(writers)) if (!r.ok) throw r.error;
+      },
+      function* () {
+        const sock = yield* dial();
+        const echoed = Buffer.alloc(1);
+        for (let i = 0; i < 100; i++) {
+          yield* write(sock, Buffer.from([i]));
+          yield* readExactly(sock, echoed);
+          expect(echoed[0]).toBe(i);
+        }
+        yield* write(sock, Buffer.from("abcd"));
+        yield* sleep(0.1);
+        yield* write(sock, Buffer.from("efgh"));
+        const both = Buffer.alloc(2 * (WINDOW + 1000));
+        yield* readExactly(sock, both);
+        yield* close(sock);
+        return both;
+      },
+    );
+    const [both] = (await sim.run()) as [Buffer];
+    const counts = [0, 0, 0];
+    for (const byte of both) counts[byte]! += 1;
+    expect(counts).toEqual([0, WINDOW + 1000, WINDOW + 1000]);
+  });
+});
+
 describe("ending a connection", () => {
   it("shutdown(send) makes the peer read 0 while the other direction still works (half-close)", async () => {
     const sim = pair(
