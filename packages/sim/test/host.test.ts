@@ -1,5 +1,5 @@
 import * as B from "@bobbin/core";
-import { accept, bindAndListen, close, connect, onSignal, read, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
+import { accept, bindAndListen, close, connect, onSignal, read, type Socket, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim } from "../src/index.js";
 import { echoServer, echoThrough, failure } from "./support/programs.js";
@@ -74,6 +74,35 @@ describe("crash and restart", () => {
     });
     expect(await sim.run()).toEqual([2]);
     expect(sim.now()).toBe(20);
+  });
+
+  it("a socket held with `using` on a crashed host is closed and its port free for the restart; the peer is reset", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.network({ latency: 0.001 });
+    const servers: Socket[] = [];
+    sim.host("server", function* () {
+      using server = tcpv4();
+      servers.push(server);
+      yield* bindAndListen(server, { host: "0.0.0.0", port: 7 });
+      const [peer] = yield* accept(server);
+      using _ = peer;
+      yield* read(peer, Buffer.alloc(1));
+    });
+    sim.client("client", function* () {
+      const sock = tcpv4();
+      yield* connect(sock, { host: "server", port: 7 });
+      sim.crash("server");
+      const reset = (yield* failure(() => read(sock, Buffer.alloc(1)))).code;
+      yield* close(sock);
+      sim.restart("server");
+      const again = tcpv4();
+      yield* connect(again, { host: "server", port: 7 }); // the restarted main could bind port 7
+      yield* write(again, "x");
+      yield* close(again);
+      yield* sleep(1); // the second main reads the byte and returns
+      return [reset, servers.map((s) => s.state)];
+    });
+    expect(await sim.run()).toEqual([["ECONNRESET", ["closed", "closed"]]]);
   });
 
   it("faults name hosts that exist; crash, restart, reset and signal act on a running world only", () => {
