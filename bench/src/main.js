@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,domains,sync,echo,native]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,domains,sync,echo,native,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -13,6 +13,7 @@ import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes
 import * as memory from "./memory.js";
 import * as nativeEcho from "./native-echo.js";
 import * as recursion from "./recursion.js";
+import * as sim from "./sim.js";
 import * as spawnAwait from "./spawn-await.js";
 import * as contextSwitch from "./switch.js";
 import * as sync from "./sync.js";
@@ -29,6 +30,7 @@ const SCENARIOS = [
   ["sync", sync],
   ["echo", echo],
   ["native", nativeEcho],
+  ["sim", sim],
 ];
 
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));

@@ -8,6 +8,7 @@
  */
 import * as B from "@bobbin/core";
 import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
+import { type Build, CheckFailed, check, type LinkOptions, replay, Sim, SimDeadlock, simulated, type Trace } from "@bobbin/sim";
 import { Broadcast, Channel, Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";
 import { activeHandles, type ConformanceOptions, conformance, leaked } from "@bobbin/unix/conformance";
@@ -136,4 +137,38 @@ export function* crawl(
   ]);
   const total: number = sizes.reduce((a, b) => a + b, 0);
   return counted === out.length ? out : [String(first), String(total)];
+}
+
+/** A simulation of the echo server, as @bobbin/sim's README shows it: a world, faults, check and replay. */
+export async function simulate(): Promise<string> {
+  const build: Build = (sim) => {
+    const link: LinkOptions = { latency: { min: 0.001, max: 0.01 }, loss: 0.01 };
+    sim.network(link);
+    sim.host("server", function* () {
+      return yield* serve({ host: "0.0.0.0", port: 7 });
+    });
+    sim.client("client", function* () {
+      sim.partition("client", "server");
+      yield* U.sleep(1);
+      sim.repair("client", "server");
+      return sim.now();
+    });
+  };
+  try {
+    await check(build, { runs: 10, policy: "pct", depth: 2 });
+  } catch (error) {
+    if (error instanceof CheckFailed) await replay(build, error.repro, { trace: true });
+    if (error instanceof SimDeadlock) return error.message;
+  }
+  const sim = new Sim({ seed: 1, trace: true });
+  build(sim);
+  const results: unknown[] = await sim.run();
+  const trace: Trace = sim.trace();
+  await U.run(
+    function* () {
+      yield* U.sleep(3600);
+    },
+    { backend: simulated({ seed: 1 }) },
+  );
+  return `${results.length} ${trace.length} ${sim.repro}`;
 }

@@ -54,7 +54,7 @@ export { type MainOptions, main } from "./main.js";
 export { fromStream } from "./node-stream/from-stream.js";
 export type { NodeStream } from "./node-stream/socket.js";
 export { type OwnedSocket, Ownership } from "./ownership.js";
-export { Parked, removeWaiter } from "./parked.js";
+export { Parked, removeWaiter, wakeAll } from "./parked.js";
 export { type RunOptions, run } from "./run.js";
 export { type SharedSocket, ShareGuard } from "./share.js";
 export { onSignal, type SignalHandler } from "./signals.js";

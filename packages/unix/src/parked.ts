@@ -35,7 +35,17 @@ export function removeWaiter<W>(list: W[], op: W): boolean {
   return true;
 }
 
-/** @internal Calls `ready()` on every operation of a waiting list and empties it: each tries again in its own fiber. */
+/**
+ * Calls `ready()` on every operation of a backend's waiting list and empties
+ * the list: each operation tries again in its own fiber (the socket closed,
+ * or the stream ended, for all of them at once).
+ *
+ * @example
+ * ```ts
+ * close(sock) { sock.closed = true; wakeAll(sock.readers); } // each reader's attempt throws SocketClosed
+ * ```
+ * @throws never
+ */
 export function wakeAll(list: Parked<unknown>[]): void {
   if (list.length === 0) return;
   for (const op of list.splice(0)) op.ready();

@@ -179,7 +179,7 @@ export function cancellationTests(suite: Suite): void {
           yield* sleep(3600);
         });
         yield* sleep(0.01);
-        expect(activeHandles().Timeout ?? 0).toBeGreaterThan(timersBefore);
+        if (suite.systemClock) expect(activeHandles().Timeout ?? 0).toBeGreaterThan(timersBefore);
         yield* B.cancel(long);
         expect(activeHandles().Timeout ?? 0).toBe(timersBefore);
         // many sleepers share one timer

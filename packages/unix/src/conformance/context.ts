@@ -44,6 +44,14 @@ export interface ConformanceOptions {
    */
   readonly systemSockets?: boolean;
   /**
+   * Whether the backend's clock is the system's, with Node timers behind its
+   * sleepers (`"system"`, the default), or a virtual clock that jumps to the
+   * next deadline whenever every task waits and holds no Node timer
+   * (`"virtual"`, a simulation): the check that a sleeper holds a Node timer
+   * is then skipped (every other timing check holds in virtual time).
+   */
+  readonly clock?: "system" | "virtual";
+  /**
    * The soak test's size: `connections` in all (default 1,000), at most
    * `concurrency` at once (default 50), messages of 1 to `maxSize` bytes
    * (default 256 KiB), planned from `seed` (default: a random one, named in
@@ -66,6 +74,8 @@ export interface Suite {
   readonly options: ConformanceOptions;
   /** Whether plain Node sockets can be peers of the backend's (see `systemSockets`). */
   readonly systemSockets: boolean;
+  /** Whether the backend's sleepers hold Node timers (see `clock`). */
+  readonly systemClock: boolean;
   /** Runs `main` with the backend under test. */
   inRun<T>(main: Body<T>): Promise<T>;
   /** Runs `main` and checks that the process has no more active handles afterwards than before. */
@@ -81,6 +91,7 @@ export function makeSuite(backend: (domain: number) => Backend, options: Conform
     backend,
     options,
     systemSockets: options.systemSockets ?? true,
+    systemClock: options.clock !== "virtual",
     inRun,
     async leakFree<T>(main: Body<T>): Promise<T> {
       const before = activeHandles();

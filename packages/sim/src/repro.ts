@@ -1,0 +1,57 @@
+/**
+ * A reproduction: the one line that makes a simulation again, exactly —
+ * its seed, its schedule, and the options that change what happens
+ * (`seed=123 policy=pct depth=3 steps=412`). Everything else comes from the
+ * `build` function that declares the world.
+ */
+import { POLICY_NAMES, type PolicyName } from "./policy.js";
+
+/** @internal What a reproduction line holds. */
+export interface Repro {
+  readonly seed: number;
+  readonly policy: PolicyName;
+  /** PCT's depth and step horizon. */
+  readonly depth?: number;
+  readonly steps?: number;
+  /** The time limit in virtual seconds, when not the default. */
+  readonly limit?: number;
+}
+
+const KEYS = ["seed", "policy", "depth", "steps", "limit"] as const;
+
+/** @internal The line for `repro`. */
+export function formatRepro(repro: Repro): string {
+  const parts = [`seed=${repro.seed}`, `policy=${repro.policy}`];
+  if (repro.depth !== undefined) parts.push(`depth=${repro.depth}`);
+  if (repro.steps !== undefined) parts.push(`steps=${repro.steps}`);
+  if (repro.limit !== undefined) parts.push(`limit=${repro.limit}`);
+  return parts.join(" ");
+}
+
+/**
+ * @internal Reads a reproduction line.
+ * @throws TypeError when `text` is not one.
+ */
+export function parseRepro(text: unknown): Repro {
+  const usage = 'replay(build, repro) expects the line a failure\'s repro gave, such as "seed=123 policy=random"';
+  if (typeof text !== "string") throw new TypeError(`${usage}; got ${typeof text}`);
+  const fields: Record<string, string> = {};
+  for (const part of text.trim().split(/\s+/)) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq);
+    if (eq <= 0 || !(KEYS as readonly string[]).includes(key))
+      throw new TypeError(`${usage}; "${part}" is not one of its fields (${KEYS.join(", ")})`);
+    fields[key] = part.slice(eq + 1);
+  }
+  const seed = Number(fields.seed);
+  if (fields.seed === undefined || !Number.isSafeInteger(seed)) throw new TypeError(`${usage}; its seed is missing or not an integer`);
+  const policy = fields.policy as PolicyName;
+  if (!POLICY_NAMES.includes(policy)) throw new TypeError(`${usage}; its policy must be one of ${POLICY_NAMES.join(", ")}`);
+  const number = (key: string): number | undefined => {
+    if (fields[key] === undefined) return undefined;
+    const n = Number(fields[key]);
+    if (!Number.isFinite(n)) throw new TypeError(`${usage}; ${key} must be a number, got ${fields[key]}`);
+    return n;
+  };
+  return { seed, policy, depth: number("depth"), steps: number("steps"), limit: number("limit") };
+}

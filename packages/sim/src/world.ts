@@ -1,0 +1,284 @@
+/**
+ * The simulated world: one clock, one generator, one network, its hosts,
+ * and the backend that serves them all — inside one kernel. The world's
+ * root task runs a supervisor per host (each host's `main` is a subtree of
+ * the world's task tree) and ends the run once the clients are done, or at
+ * the first failure.
+ *
+ * A world also serves `@bobbin/unix`'s `run` directly (`simulated()`): then
+ * it has one host and every task of the run belongs to it.
+ */
+import { EventEmitter } from "node:events";
+import * as B from "@bobbin/core";
+import { removeWaiter } from "@bobbin/unix";
+import type { SimBackend } from "./backend.js";
+import { Clock } from "./clock.js";
+import { SimDeadlock, SimTimeLimit } from "./errors.js";
+import { type Controlled, install, realSetImmediate, uninstall } from "./globals.js";
+import type { Host, HostEvents } from "./host.js";
+import type { Lookup } from "./lookup.js";
+import { Network } from "./network.js";
+import { WorldRandom } from "./random.js";
+import { TraceRecorder } from "./trace.js";
+
+/** The wall-clock time a simulation starts at: 2000-01-01T00:00:00Z, whatever the seed. */
+const EPOCH = Date.UTC(2000, 0, 1);
+
+/** @internal How a world is made. */
+export interface WorldOptions {
+  readonly seed: number;
+  /** Whether to keep a trace. */
+  readonly trace: boolean;
+  /** The longest the world may run, in virtual seconds. */
+  readonly limit: number;
+}
+
+/** @internal */
+export class World implements Controlled, HostEvents {
+  readonly clock = new Clock();
+  readonly random: WorldRandom;
+  readonly network: Network;
+  readonly trace: TraceRecorder | null;
+  readonly epoch = EPOCH;
+  readonly signals = new EventEmitter();
+  firing = 0;
+  /** The run's first failure. */
+  failure: { readonly error: unknown } | null = null;
+  /** Set once `backend` is made (the backend needs the world first). */
+  backend!: SimBackend;
+  private readonly limitMs: number;
+  private readonly supervisors = new Map<B.Task<unknown>, Host>();
+  /** The host of every task, in a world made for `@bobbin/unix`'s `run`. */
+  private soleHost: Host | null = null;
+  /** The root task's wait for news (a host ended, the run failed). */
+  private news: B.Syscall | null = null;
+  /** Name lookups waiting for every task to wait (see lookup.ts). */
+  private lookups: Lookup[] = [];
+  /** Counts the world's waits for something from outside it, to tell one from the next. */
+  private idleCount = 0;
+  private installed = false;
+
+  constructor(options: WorldOptions) {
+    this.random = new WorldRandom(options.seed);
+    this.trace = options.trace
+      ? new TraceRecorder(
+          () => this.clock.now,
+          (task) => this.hostOf(task)?.name ?? "world",
+        )
+      : null;
+    this.network = new Network(this.clock, this.random, this.trace);
+    this.limitMs = options.limit * 1000;
+  }
+
+  // -- hosts -----------------------------------------------------------------------
+
+  /** Makes `host` the host of every task (a world for `@bobbin/unix`'s `run`). */
+  adoptAll(host: Host): void {
+    this.soleHost = host;
+    host.up = true;
+  }
+
+  /** The host `task` belongs to, or null for the world's own tasks. */
+  hostOf(task: B.Task<unknown>): Host | null {
+    for (let t: B.Task<unknown> | null = task; t !== null; t = t.parent) {
+      const host = this.supervisors.get(t);
+      if (host !== undefined) return host;
+    }
+    return this.soleHost;
+  }
+
+  /**
+   * The host of the running task.
+   * @throws TypeError when the task belongs to no host (the world's own tasks, a signal handler).
+   */
+  currentHost(what: string): Host {
+    const task = B.self();
+    const host = this.hostOf(task);
+    if (host === null) {
+      throw new TypeError(
+        `${what} in a simulation needs a host, and ${task} belongs to none: sockets are made by the tasks of a host's main (sim.host, sim.client)`,
+      );
+    }
+    return host;
+  }
+
+  started(host: Host): void {
+    this.trace?.record(host.name, host.incarnation === 1 ? "up" : `up again (incarnation ${host.incarnation})`);
+  }
+
+  ended(host: Host, result: B.Result<unknown>): void {
+    this.trace?.record(host.name, result.ok ? "main returned" : `main failed: ${String(result.error)}`);
+    if (!result.ok) this.fail(explained(result.error));
+    else this.tellRoot();
+  }
+
+  // -- the run -------------------------------------------------------------------------
+
+  /** The world's root task: starts every host, waits until the clients are done (or a failure), then stops them all. */
+  *root(): Generator<B.Instruction, unknown[], unknown> {
+    const hosts = this.network.hosts;
+    for (const host of hosts) {
+      const supervisor = B.spawn({ name: host.name }, supervise, host, this);
+      host.supervisor = supervisor;
+      this.supervisors.set(supervisor, host);
+    }
+    const clients = hosts.filter((h) => h.client);
+    const awaited = clients.length !== 0 ? clients : hosts;
+    while (this.failure === null && !awaited.every((h) => h.outcome.ended)) {
+      const news = B.syscall("world");
+      this.news = news;
+      yield* B.suspend(news);
+    }
+    for (const host of hosts) yield* B.cancel(host.supervisor!);
+    if (this.failure !== null) throw this.failure.error;
+    return clients.map((h) => (h.outcome as { result: { value: unknown } }).result.value);
+  }
+
+  /** The run fails with `error` (the first failure wins); the root stops the hosts. */
+  fail(error: unknown): void {
+    if (this.failure === null) this.failure = { error };
+    this.tellRoot();
+  }
+
+  /**
+   * A callback the world ran (a virtual timer's) threw: in a simulation the
+   * run fails; in a world made for `@bobbin/unix`'s `run`, the error is
+   * uncaught, as a real timer's would be.
+   */
+  callbackFailed(error: unknown): void {
+    if (this.soleHost === null) this.fail(error);
+    else
+      queueMicrotask(() => {
+        throw error;
+      });
+  }
+
+  private tellRoot(): void {
+    const news = this.news;
+    if (news === null) return;
+    this.news = null;
+    this.backend.signal(news);
+  }
+
+  // -- time --------------------------------------------------------------------------
+
+  /** Fires the events due now (a packet sent on the loopback, a deadline of this instant); returns whether any fired. */
+  fireDue(): boolean {
+    if (this.clock.next > this.clock.now) return false;
+    this.firing++;
+    try {
+      return this.clock.fireDue() !== 0;
+    } finally {
+      this.firing--;
+    }
+  }
+
+  /** Answers `lookup` once every task waits. */
+  defer(lookup: Lookup): void {
+    this.lookups.push(lookup);
+  }
+
+  /** Forgets a lookup nobody waits for any more. */
+  undefer(lookup: Lookup): void {
+    removeWaiter(this.lookups, lookup);
+  }
+
+  /** Whether name lookups wait for every task to wait. */
+  get lookupsPending(): boolean {
+    return this.lookups.length !== 0;
+  }
+
+  /** Whether the root task waits on its syscall (so the scheduler polls the backend while the world runs). */
+  get rootWaits(): boolean {
+    return this.news !== null;
+  }
+
+  /** Every task waits: answers the pending name lookups, at this instant. Returns whether there were any. */
+  answerLookups(): boolean {
+    if (this.lookups.length === 0) return false;
+    const lookups = this.lookups;
+    this.lookups = [];
+    for (const lookup of lookups) lookup.answer();
+    return true;
+  }
+
+  /**
+   * Every task waits: moves the clock to the next event and fires that
+   * instant's events. Returns false when nothing is to come. Past the time
+   * limit, the run fails instead (the clock then runs on, so that tasks can
+   * end their cleanup).
+   */
+  advance(): boolean {
+    const next = this.clock.next;
+    if (next === Infinity) return false;
+    if (next > this.limitMs && this.failure === null) {
+      this.clock.now = this.limitMs;
+      this.fail(new SimTimeLimit(this.limitMs / 1000));
+      return true;
+    }
+    this.firing++;
+    try {
+      this.clock.advance(Infinity);
+    } finally {
+      this.firing--;
+    }
+    return true;
+  }
+
+  /**
+   * Nothing in the world is to come, and every task waits. Only something
+   * outside the world can wake a task now (a real Promise settling in
+   * microtasks does, before Node's next turn); if nothing did by then, the
+   * world is deadlocked and the run fails.
+   */
+  idle(): void {
+    if (this.soleHost !== null) return; // a world for unix's run: core's own deadlock detection applies
+    const count = ++this.idleCount;
+    realSetImmediate(() => {
+      if (count !== this.idleCount || !this.backend.isWaiting) return;
+      const hosts = this.network.hosts.map((h) => `${h.name} (${h.up ? "up" : "down"})`).join(", ");
+      this.fail(new SimDeadlock(this.clock.now / 1000, hosts));
+      this.backend.interrupt();
+    });
+  }
+
+  // -- the globals -------------------------------------------------------------------
+
+  /** Patches the globals for this world (see globals.ts). */
+  install(): void {
+    install(this);
+    this.installed = true;
+  }
+
+  /** Restores the globals, if this world patched them. */
+  uninstall(): void {
+    if (!this.installed) return;
+    this.installed = false;
+    uninstall(this);
+  }
+
+  /** The backend drained the world (the end of `@bobbin/unix`'s `run`). */
+  drained(): void {
+    this.clock.clear();
+    if (this.soleHost !== null) this.uninstall();
+  }
+}
+
+/**
+ * A failure as the simulation's user should read it: core's advice for a
+ * `call` without worker domains ("run with { domains: n }") does not apply
+ * in a simulation, which has none by design.
+ */
+function explained(error: unknown): unknown {
+  if (!(error instanceof B.NoDomainAvailable)) return error;
+  const clear = new B.NoDomainAvailable(
+    "parallel tasks (B.call, B.parallel) do not run inside a simulation: every host runs on the world's one thread, with no worker domain " +
+      "(a worker thread would bring real time and the OS scheduler into the world); run that work as tasks (B.spawn), or test it outside the simulation",
+  );
+  Object.defineProperty(clear, "cause", { value: error, configurable: true, writable: true });
+  return clear;
+}
+
+function* supervise(host: Host, events: HostEvents): Generator<B.Instruction, never, unknown> {
+  return yield* host.supervise(events);
+}

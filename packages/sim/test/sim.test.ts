@@ -1,0 +1,205 @@
+import * as B from "@bobbin/core";
+import { accept, bindAndListen, sleep, Timeout, tcpv4, withTimeout } from "@bobbin/unix";
+import { describe, expect, it } from "vitest";
+import { Sim, SimDeadlock, SimTimeLimit } from "../src/index.js";
+import { failure } from "./support/programs.js";
+
+describe("running a world", () => {
+  it("resolves with the clients' results in declaration order, then cancels the hosts still running", async () => {
+    const sim = new Sim({ seed: 1 });
+    const cleaned: string[] = [];
+    sim.host("server", function* () {
+      try {
+        yield* sleep(Infinity);
+      } finally {
+        cleaned.push(`server at ${sim.now()}`);
+      }
+    });
+    sim.client("slow", function* () {
+      yield* sleep(2);
+      return "slow";
+    });
+    sim.client("fast", function* () {
+      yield* sleep(1);
+      return "fast";
+    });
+    expect(await sim.run()).toEqual(["slow", "fast"]);
+    expect(cleaned).toEqual(["server at 2"]);
+  });
+
+  it("without clients, runs until every host's main has returned", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.host("a", function* () {
+      yield* sleep(3);
+    });
+    sim.host("b", function* () {
+      yield* sleep(5);
+    });
+    expect(await sim.run()).toEqual([]);
+    expect(sim.now()).toBe(5);
+  });
+
+  it("virtual time: an hour of sleeps and timeouts costs no real time", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.client("client", function* () {
+      const sleepers = Array.from({ length: 100 }, (_, i) =>
+        B.spawn(function* () {
+          yield* sleep(36 * (i + 1));
+        }),
+      );
+      yield* B.awaitAll(sleepers);
+      const timedOut = yield* failure(() => withTimeout(60, sleep(3600)));
+      return [sim.now(), timedOut instanceof Timeout];
+    });
+    const t0 = performance.now();
+    expect(await sim.run()).toEqual([[3660, true]]);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
+});
+
+describe("failures", () => {
+  it("a host's error fails the run, carrying the line that replays it", async () => {
+    const sim = new Sim({ seed: 77, policy: "random" });
+    sim.host("server", function* () {
+      yield* sleep(1);
+      throw new Error("server broke");
+    });
+    sim.client("client", function* () {
+      yield* sleep(10);
+    });
+    const error = await sim.run().then(
+      () => null,
+      (e: unknown) => e as Error & { repro: string },
+    );
+    expect(error?.message).toBe("server broke");
+    expect(error?.repro).toBe("seed=77 policy=random");
+    expect(sim.repro).toBe("seed=77 policy=random");
+  });
+
+  it("a thrown value that cannot carry repro is wrapped", async () => {
+    const sim = new Sim({ seed: 3 });
+    sim.client("client", function* () {
+      throw "a string";
+    });
+    await expect(sim.run()).rejects.toMatchObject({
+      message: "the simulation failed with a string",
+      cause: "a string",
+      repro: "seed=3 policy=fifo",
+    });
+  });
+
+  it("a world where every task waits and nothing is to come fails with SimDeadlock", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.host("server", function* () {
+      const s = tcpv4();
+      yield* bindAndListen(s, { host: "0.0.0.0", port: 1 });
+      yield* accept(s); // nobody connects
+    });
+    sim.client("client", function* () {
+      yield* sleep(5);
+      yield* new B.Trigger().wait(); // nobody signals it
+    });
+    const error = await sim.run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SimDeadlock);
+    expect((error as SimDeadlock).time).toBe(5);
+    expect((error as Error).message).toMatch(/server \(up\), client \(up\)/);
+    expect((error as { repro: string }).repro).toBe("seed=1 policy=fifo");
+  });
+
+  it("a task waiting on a Promise that settles in microtasks is not a deadlock", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.client("client", function* () {
+      yield* sleep(1);
+      return yield* B.promise(() => Promise.resolve(42).then((x) => x + 1));
+    });
+    expect(await sim.run()).toEqual([43]);
+  });
+
+  it("a world that keeps busy past its limit fails with SimTimeLimit", async () => {
+    const sim = new Sim({ seed: 1, limit: 60 });
+    sim.host("ticker", function* () {
+      for (;;) yield* sleep(1);
+    });
+    sim.client("client", function* () {
+      yield* new B.Trigger().wait();
+    });
+    const error = await sim.run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SimTimeLimit);
+    expect((error as { repro: string }).repro).toBe("seed=1 policy=fifo limit=60");
+    expect(sim.now()).toBe(60);
+  });
+
+  it("core's rules still hold inside a host (a main returning with a live child)", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.client("client", function* () {
+      B.spawn(function* () {
+        yield* sleep(1);
+      });
+    });
+    await expect(sim.run()).rejects.toBeInstanceOf(B.StillHasChildren);
+  });
+});
+
+describe("declaring", () => {
+  it("checks its options", () => {
+    expect(() => new Sim({ seed: 1.5 })).toThrow(RangeError);
+    expect(() => new Sim({ policy: "lifo" as "fifo" })).toThrow(/"fifo", "random", "pct"/);
+    expect(() => new Sim({ depth: 0 })).toThrow(RangeError);
+    expect(() => new Sim({ steps: -1 })).toThrow(RangeError);
+    expect(() => new Sim({ limit: 0 })).toThrow(RangeError);
+    expect(() => new Sim({ trace: 1 as unknown as boolean })).toThrow(TypeError);
+    expect(() => new Sim({ sed: 1 } as object)).toThrow(/unknown option "sed"/);
+    expect(() => new Sim({ seed: 1 }).network({ latency: -1 })).toThrow(RangeError);
+    expect(() => new Sim({ seed: 1 }).network({ loss: 2 })).toThrow(RangeError);
+    expect(() => new Sim({ seed: 1 }).network({ latency: { min: 2, max: 1 } })).toThrow(RangeError);
+    expect(() => new Sim({ seed: 1 }).network({ jitter: 1 } as object)).toThrow(/unknown option "jitter"/);
+  });
+
+  it("checks hosts' names and mains; runs once", async () => {
+    const sim = new Sim({ seed: 1 });
+    const main = function* () {};
+    for (const bad of ["", "10.0.0.1", "::1", "localhost", "world", "two words"]) expect(() => sim.host(bad, main)).toThrow(TypeError);
+    expect(() => sim.host("a", "main" as unknown as typeof main)).toThrow(/generator function/);
+    sim.host("a", main);
+    expect(() => sim.client("a", main)).toThrow(/already named "a"/);
+    await sim.run();
+    expect(() => sim.host("b", main)).toThrow(/before sim.run/);
+    await expect(sim.run()).rejects.toThrow(/runs once/);
+  });
+
+  it("one simulation at a time per thread", async () => {
+    const a = new Sim({ seed: 1 });
+    const b = new Sim({ seed: 2 });
+    a.client("c", function* () {
+      yield* sleep(1);
+    });
+    b.client("c", function* () {});
+    const running = a.run();
+    await expect(b.run()).rejects.toThrow(/another simulation is running/);
+    await running;
+    await b.run(); // b was never started: it can run now
+  });
+
+  it("a random seed is chosen when none is given, and named in repro", () => {
+    const sim = new Sim();
+    expect(Number.isSafeInteger(sim.seed)).toBe(true);
+    expect(sim.repro).toBe(`seed=${sim.seed} policy=fifo`);
+    expect(new Sim({ seed: 5, policy: "pct", depth: 2, steps: 50 }).repro).toBe("seed=5 policy=pct depth=2 steps=50");
+  });
+});
+
+describe("parallel tasks", () => {
+  it("B.call inside a simulation fails with a NoDomainAvailable that says why", async () => {
+    const task = B.defineTask(import.meta.url, "double", function* (n: number) {
+      return n * 2;
+    });
+    const sim = new Sim({ seed: 1 });
+    sim.client("c", function* () {
+      return yield* B.awaitExn(B.call(task, 21));
+    });
+    const error = await sim.run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(B.NoDomainAvailable);
+    expect((error as Error).message).toMatch(/do not run inside a simulation: every host runs on the world's one thread/);
+    expect((error as Error).cause).toBeInstanceOf(B.NoDomainAvailable);
+  });
+});

@@ -1,0 +1,5 @@
+import { packageTests } from "../../vitest.projects.js";
+
+// The examples' sources (chapter 8's server) are imported by relative path and
+// use core, sync and unix: every package runs from source, as one instance.
+export default packageTests({ name: "sim", sources: ["core", "sync", "unix"], pool: "forks" });
