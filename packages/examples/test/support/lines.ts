@@ -2,7 +2,8 @@
  * A line-oriented test client on loopback (a chat client): keeps every line
  * it received, waits for lines with time limits.
  */
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
+import { connected } from "./net.js";
 
 /** A TCP client that splits what it receives into lines. */
 export class LineClient {
@@ -33,14 +34,8 @@ export class LineClient {
   }
 
   /** Connects to `127.0.0.1:port`. */
-  static connect(port: number): Promise<LineClient> {
-    return new Promise((resolve, reject) => {
-      const socket = connect({ port, host: "127.0.0.1", noDelay: true }, () => {
-        socket.off("error", reject);
-        resolve(new LineClient(socket));
-      });
-      socket.once("error", reject);
-    });
+  static async connect(port: number): Promise<LineClient> {
+    return new LineClient(await connected(port));
   }
 
   private notify(): void {

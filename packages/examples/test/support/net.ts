@@ -5,6 +5,17 @@
 import { connect, type Socket } from "node:net";
 import { activeHandles, leaked } from "@bobbin/unix/conformance";
 
+/** A TCP connection to `host:port` (Nagle off), once it is made. */
+export function connected(port: number, host = "127.0.0.1"): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host, noDelay: true }, () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
 /** A TCP client that keeps everything it received. */
 export class Client {
   private received = Buffer.alloc(0);
@@ -29,14 +40,8 @@ export class Client {
   }
 
   /** Connects to `127.0.0.1:port` (or `host`). */
-  static connect(port: number, host = "127.0.0.1"): Promise<Client> {
-    return new Promise((resolve, reject) => {
-      const socket = connect({ port, host, noDelay: true }, () => {
-        socket.off("error", reject);
-        resolve(new Client(socket));
-      });
-      socket.once("error", reject);
-    });
+  static async connect(port: number, host = "127.0.0.1"): Promise<Client> {
+    return new Client(await connected(port, host));
   }
 
   private notify(): void {
