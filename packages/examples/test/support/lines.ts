@@ -2,46 +2,25 @@
  * A line-oriented test client on loopback (a chat client): keeps every line
  * it received, waits for lines with time limits.
  */
-import type { Socket } from "node:net";
-import { connected } from "./net.js";
+import { StringDecoder } from "node:string_decoder";
+import { connected, TestConnection } from "./net.js";
 
 /** A TCP client that splits what it receives into lines. */
-export class LineClient {
+export class LineClient extends TestConnection {
   /** Every complete line received, without its newline. */
   readonly lines: string[] = [];
-  /** Settles when the connection closed (the server ended it, or it failed). */
-  readonly closed: Promise<void>;
-  ended = false;
+  private readonly decoder = new StringDecoder("utf8");
   private partial = "";
-  private waiters: (() => void)[] = [];
 
-  private constructor(readonly socket: Socket) {
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => {
-      const parts = (this.partial + chunk).split("\n");
-      this.partial = parts.pop()!;
-      for (const line of parts) this.lines.push(line);
-      this.notify();
-    });
-    this.closed = new Promise((resolve) => {
-      socket.on("close", () => {
-        this.ended = true;
-        this.notify();
-        resolve();
-      });
-    });
-    socket.on("error", () => undefined);
+  protected receive(chunk: Buffer): void {
+    const parts = (this.partial + this.decoder.write(chunk)).split("\n");
+    this.partial = parts.pop()!;
+    for (const line of parts) this.lines.push(line);
   }
 
   /** Connects to `127.0.0.1:port`. */
   static async connect(port: number): Promise<LineClient> {
     return new LineClient(await connected(port));
-  }
-
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
   }
 
   /** Sends `text` as it is (add the newlines). */
@@ -82,7 +61,7 @@ export class LineClient {
         } else if (this.ended && !closeIsAnswer) {
           clearTimeout(timer);
           fail("the connection closed");
-        } else this.waiters.push(check);
+        } else this.onChange(check);
       };
       check();
     });

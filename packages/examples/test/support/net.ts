@@ -16,17 +16,19 @@ export function connected(port: number, host = "127.0.0.1"): Promise<Socket> {
   });
 }
 
-/** A TCP client that keeps everything it received. */
-export class Client {
-  private received = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
+/**
+ * A test client's connection: what arrives goes to `receive`, and each
+ * arrival (or the close) wakes the waits registered with `onChange`.
+ */
+export abstract class TestConnection {
   /** Settles when the server ended the connection (or it failed). */
   readonly closed: Promise<void>;
   ended = false;
+  private waiters: (() => void)[] = [];
 
-  private constructor(readonly socket: Socket) {
+  protected constructor(readonly socket: Socket) {
     socket.on("data", (chunk: Buffer) => {
-      this.received = Buffer.concat([this.received, chunk]);
+      this.receive(chunk);
       this.notify();
     });
     this.closed = new Promise((resolve) => {
@@ -39,15 +41,32 @@ export class Client {
     socket.on("error", () => undefined);
   }
 
-  /** Connects to `127.0.0.1:port` (or `host`). */
-  static async connect(port: number, host = "127.0.0.1"): Promise<Client> {
-    return new Client(await connected(port, host));
+  /** Keeps a chunk that arrived. */
+  protected abstract receive(chunk: Buffer): void;
+
+  /** Calls `check` once at the next arrival or at the close. */
+  protected onChange(check: () => void): void {
+    this.waiters.push(check);
   }
 
   private notify(): void {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+}
+
+/** A TCP client that keeps everything it received. */
+export class Client extends TestConnection {
+  private received = Buffer.alloc(0);
+
+  protected receive(chunk: Buffer): void {
+    this.received = Buffer.concat([this.received, chunk]);
+  }
+
+  /** Connects to `127.0.0.1:port` (or `host`). */
+  static async connect(port: number, host = "127.0.0.1"): Promise<Client> {
+    return new Client(await connected(port, host));
   }
 
   /** Everything received so far, as text. */
@@ -84,7 +103,7 @@ export class Client {
         } else if (this.ended) {
           clearTimeout(timer);
           reject(new Error(`connection closed; received ${JSON.stringify(this.text)}`));
-        } else this.waiters.push(check);
+        } else this.onChange(check);
       };
       check();
     });
