@@ -48,7 +48,10 @@ function* deliver(sock: Socket, me: Member): Generator<B.Instruction, void, unkn
     if (next.index === 0) batch.push(next.value.value);
     else add(next.value);
     for (let r = me.replies.tryRecv(); r !== undefined && !r.done; r = me.replies.tryRecv()) batch.push(r.value);
-    for (let r = me.inbox.tryRecv(); r !== undefined && batch.length < BATCH && add(r); r = me.inbox.tryRecv());
+    while (batch.length < BATCH) {
+      const r = me.inbox.tryRecv();
+      if (r === undefined || !add(r)) break;
+    }
     if (batch.length === 0) continue;
     const text = `${batch.join("\n")}\n`;
     batch.length = 0;

@@ -148,6 +148,22 @@ describe.each(await backends())("the chat relay on the %s backend", (_name, back
     }
   });
 
+  it("a burst of short lines, more than one write takes: a client that reads gets every line, in order", async () => {
+    const room = new Room(2000);
+    const relay = await startRelay(room, backend);
+    try {
+      const sender = await join(relay.port);
+      const receiver = await join(relay.port);
+      await sender.waitForLine((l) => l === "* guest2 joined");
+      const lines = Array.from({ length: 1500 }, (_, j) => String(j));
+      sender.send(`${lines.join("\n")}\n`); // a read takes hundreds of them at once
+      await receiver.waitForLine((l) => l === "guest1: 1499");
+      expect(saidBy(receiver, "guest1")).toEqual(lines);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it("a client reset in the middle of a line: its half line goes nowhere, the others are told it left, the relay serves on", async () => {
     const room = new Room(64);
     const relay = await startRelay(room, backend);
