@@ -1,11 +1,40 @@
 import * as B from "@bobbin/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Channel, ChannelClosed } from "../src/index.js";
 import { drain, forever, pause, prng } from "./helpers.js";
 
-/** Node timers alive right now. */
-function timers(): number {
-  return process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+/**
+ * Watches the timers the code under test sets (with the global `setTimeout`)
+ * until `stop()`: `pending()` counts those neither fired nor cleared. Counting
+ * every timer of the process instead would count vitest's own, which come and
+ * go as it reports, more often on a loaded machine.
+ */
+function watchTimers(): { pending(): number; stop(): void } {
+  const live = new Set<NodeJS.Timeout>();
+  const { setTimeout: set, clearTimeout: clear } = globalThis;
+  const setSpy = vi.spyOn(globalThis, "setTimeout").mockImplementation(((
+    fn: (...args: unknown[]) => void,
+    ms?: number,
+    ...args: unknown[]
+  ) => {
+    const timer: NodeJS.Timeout = set(() => {
+      live.delete(timer);
+      fn(...args);
+    }, ms);
+    live.add(timer);
+    return timer;
+  }) as typeof setTimeout);
+  const clearSpy = vi.spyOn(globalThis, "clearTimeout").mockImplementation((timer) => {
+    live.delete(timer as NodeJS.Timeout);
+    clear(timer);
+  });
+  return {
+    pending: () => live.size,
+    stop() {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+    },
+  };
 }
 
 describe("Channel: send, recv, close", () => {
@@ -304,31 +333,40 @@ describe("Channel in select", () => {
   it("a select waiting on channels and a timeout: the timeout wins, nothing is left waiting, no timer left", async () => {
     const a = new Channel<number>();
     const b = new Channel<number>(1);
-    const before = timers();
-    await B.run(function* () {
-      yield* b.send(0); // b is full: a send waits
-      const r = yield* B.select([a.recv(), b.send(1), B.timeout(10)]);
-      expect(r.index).toBe(2);
-      expect([a.waiters.receivers, b.waiters.senders]).toEqual([0, 0]);
-      expect(b.size).toBe(1);
-    });
-    expect(timers()).toBe(before);
+    const timers = watchTimers();
+    try {
+      await B.run(function* () {
+        yield* b.send(0); // b is full: a send waits
+        const r = yield* B.select([a.recv(), b.send(1), B.timeout(10)]);
+        expect(r.index).toBe(2);
+        expect([a.waiters.receivers, b.waiters.senders]).toEqual([0, 0]);
+        expect(b.size).toBe(1);
+      });
+      expect(timers.pending()).toBe(0);
+    } finally {
+      timers.stop();
+    }
   });
 
   it("a select cancelled while waiting withdraws every case", async () => {
     const a = new Channel<number>();
     const b = new Channel<number>();
-    const before = timers();
-    await B.run(function* () {
-      const chooser = B.spawn(function* () {
-        yield* B.select([a.recv(), b.send(1), B.timeout(60_000)]);
+    const timers = watchTimers();
+    try {
+      await B.run(function* () {
+        const chooser = B.spawn(function* () {
+          yield* B.select([a.recv(), b.send(1), B.timeout(60_000)]);
+        });
+        yield* pause(2);
+        expect(timers.pending()).toBe(1); // the timeout case's
+        yield* B.cancel(chooser);
+        expect([a.waiters.receivers, b.waiters.senders]).toEqual([0, 0]);
+        expect(timers.pending()).toBe(0);
+        expect(b.tryRecv()).toBeUndefined(); // the cancelled send delivered nothing
       });
-      yield* pause(2);
-      yield* B.cancel(chooser);
-      expect([a.waiters.receivers, b.waiters.senders]).toEqual([0, 0]);
-      expect(timers()).toBe(before);
-      expect(b.tryRecv()).toBeUndefined(); // the cancelled send delivered nothing
-    });
+    } finally {
+      timers.stop();
+    }
   });
 
   it("a channel that closes while a select waits on it ends the select with that case", async () => {

@@ -9,6 +9,7 @@ import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "./backend.js";
 import { EndOfFile, SocketClosed, systemError } from "./errors.js";
+import { despiteExpiry } from "./timeout.js";
 
 /** An operation whose result is known at once. */
 class Immediate<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown> {
@@ -231,7 +232,12 @@ export function shutdown(sock: Socket, how: ShutdownCommand = "both"): void {
  * Closes the socket: at once no operation can use it (waiters fail with
  * `SocketClosed`), and `close` returns when the system handle is gone.
  * Closing a closed socket waits for the same and is not an error. Works in a
- * `finally` block of a cancelled task.
+ * `finally` block of a cancelled task, and in a `withTimeout` scope whose
+ * deadline passed: close is not where a timeout shows (as in Miou, where it
+ * is a plain system call), so it closes and returns, and the scope's
+ * `Timeout` comes from the next operation that can wait. A deadline that
+ * passes while close waits for the handle to go interrupts that wait with
+ * `Timeout`, the socket closed already.
  *
  * @example
  * ```ts
@@ -246,7 +252,7 @@ export function shutdown(sock: Socket, how: ShutdownCommand = "both"): void {
  */
 export function close(sock: Socket): B.Operation<void> {
   const s = checkSocket(sock, "close()");
-  return s.backend.close(s);
+  return despiteExpiry(s.backend.close(s));
 }
 
 /**

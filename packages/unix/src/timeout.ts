@@ -19,6 +19,8 @@ class TaskTimeouts {
   top: Scope | null = null;
   /** The error of the outermost scope that expired, until that scope is left. */
   expired: Timeout | null = null;
+  /** Closes under way (see `despiteExpiry`): an expired scope does not fail them at their start. */
+  closing = 0;
 }
 
 class Scope {
@@ -77,7 +79,27 @@ function recordOf(task: B.Task<unknown>): TaskTimeouts | null {
 export function checkTimeouts(): void {
   if (activeScopes === 0) return;
   const rec = recordOf(B.self());
-  if (rec !== null && rec.expired !== null) throw rec.expired;
+  if (rec !== null && rec.expired !== null && rec.closing === 0) throw rec.expired;
+}
+
+/**
+ * @internal Runs `op`, a close, so that an expired `withTimeout` scope does
+ * not fail it at its start: a close must always close (the socket would stay
+ * open otherwise, in the very `finally` meant to close it), and in Miou a
+ * close is a plain system call, never where a timeout shows. The scope's
+ * Timeout is thrown by the next operation that can wait. A deadline that
+ * passes while the close waits for the system handle to go still interrupts
+ * that wait: the socket is closed by then.
+ */
+export function* despiteExpiry<T>(op: B.Operation<T>): Generator<B.Instruction, T, unknown> {
+  const rec = activeScopes === 0 ? null : recordOf(B.self());
+  if (rec === null) return yield* op;
+  rec.closing++;
+  try {
+    return yield* op;
+  } finally {
+    rec.closing--;
+  }
 }
 
 /**

@@ -20,6 +20,7 @@ import { type Mutex, Ownership as Owner, type Semaphore } from "@bobbin/sync";
 import { type Address, type OwnedSocket, Ownership, sleep } from "@bobbin/unix";
 import { cleanUp } from "../ch06/echo.js";
 import { formatAddress } from "../support/address.js";
+import { peerGone } from "../support/peer.js";
 import { type Shutdown, stop, untilStop } from "./shutdown.js";
 
 /** What a server did, to report when it stops. */
@@ -57,12 +58,6 @@ export function printf(out: Mutex, line: string): B.Operation<void> {
   return out.protect(() => {
     process.stdout.write(`${line}\n`);
   });
-}
-
-/** Whether `error` says the peer went away (reset the connection, or stopped reading). */
-export function peerGone(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ECONNRESET" || code === "EPIPE";
 }
 
 /**

@@ -5,17 +5,30 @@
 import { connect, type Socket } from "node:net";
 import { activeHandles, leaked } from "@bobbin/unix/conformance";
 
-/** A TCP client that keeps everything it received. */
-export class Client {
-  private received = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
+/** A TCP connection to `host:port` (Nagle off), once it is made. */
+export function connected(port: number, host = "127.0.0.1"): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host, noDelay: true }, () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+/**
+ * A test client's connection: what arrives goes to `receive`, and each
+ * arrival (or the close) wakes the waits registered with `onChange`.
+ */
+export abstract class TestConnection {
   /** Settles when the server ended the connection (or it failed). */
   readonly closed: Promise<void>;
   ended = false;
+  private waiters: (() => void)[] = [];
 
-  private constructor(readonly socket: Socket) {
+  protected constructor(readonly socket: Socket) {
     socket.on("data", (chunk: Buffer) => {
-      this.received = Buffer.concat([this.received, chunk]);
+      this.receive(chunk);
       this.notify();
     });
     this.closed = new Promise((resolve) => {
@@ -28,21 +41,32 @@ export class Client {
     socket.on("error", () => undefined);
   }
 
-  /** Connects to `127.0.0.1:port` (or `host`). */
-  static connect(port: number, host = "127.0.0.1"): Promise<Client> {
-    return new Promise((resolve, reject) => {
-      const socket = connect({ port, host, noDelay: true }, () => {
-        socket.off("error", reject);
-        resolve(new Client(socket));
-      });
-      socket.once("error", reject);
-    });
+  /** Keeps a chunk that arrived. */
+  protected abstract receive(chunk: Buffer): void;
+
+  /** Calls `check` once at the next arrival or at the close. */
+  protected onChange(check: () => void): void {
+    this.waiters.push(check);
   }
 
   private notify(): void {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+}
+
+/** A TCP client that keeps everything it received. */
+export class Client extends TestConnection {
+  private received = Buffer.alloc(0);
+
+  protected receive(chunk: Buffer): void {
+    this.received = Buffer.concat([this.received, chunk]);
+  }
+
+  /** Connects to `127.0.0.1:port` (or `host`). */
+  static async connect(port: number, host = "127.0.0.1"): Promise<Client> {
+    return new Client(await connected(port, host));
   }
 
   /** Everything received so far, as text. */
@@ -79,7 +103,7 @@ export class Client {
         } else if (this.ended) {
           clearTimeout(timer);
           reject(new Error(`connection closed; received ${JSON.stringify(this.text)}`));
-        } else this.waiters.push(check);
+        } else this.onChange(check);
       };
       check();
     });

@@ -26,7 +26,7 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
 import { stuckListener } from "./peers.js";
-import { connectedPair, LO4 } from "./support.js";
+import { connectedPair, failure, LO4 } from "./support.js";
 
 /** How long a waiter may take to hear that its socket was closed. */
 const WAKE_SECONDS = 5;
@@ -64,6 +64,52 @@ function expectClosed(r: B.Result<unknown>): void {
 
 /** @internal */
 export function closingTests(suite: Suite): void {
+  describe("closing in a withTimeout scope whose deadline passed", () => {
+    it("close still closes and returns; the next I/O of the scope throws the Timeout", async () => {
+      await suite.leakFree(function* () {
+        const [sock, peer, server] = yield* connectedPair();
+        const steps: string[] = [];
+        const error = yield* failure(() =>
+          withTimeout(0.02, function* () {
+            try {
+              yield* read(sock, Buffer.alloc(1)); // nothing comes: the deadline passes here
+            } catch (e) {
+              steps.push((e as Error).name);
+            }
+            yield* close(sock);
+            steps.push(`close returned, the socket ${sock.state}`);
+            yield* read(peer, Buffer.alloc(1));
+            steps.push("read in the expired scope returned");
+          }),
+        );
+        expect(error).toBeInstanceOf(Timeout);
+        expect(steps).toEqual(["Timeout", "close returned, the socket closed"]);
+        // The peer sees the end of the stream: the connection was really closed.
+        expect(yield* withTimeout(WAKE_SECONDS, read(peer, Buffer.alloc(1)))).toBe(0);
+        for (const s of [peer, server]) yield* close(s);
+      });
+    });
+
+    it("a close in a finally block closes the socket; the Timeout goes on", async () => {
+      await suite.leakFree(function* () {
+        const [sock, peer, server] = yield* connectedPair();
+        const error = yield* failure(() =>
+          withTimeout(0.02, function* () {
+            try {
+              yield* read(sock, Buffer.alloc(1));
+            } finally {
+              yield* close(sock);
+            }
+          }),
+        );
+        expect(error).toBeInstanceOf(Timeout);
+        expect(sock.state).toBe("closed");
+        expect(yield* withTimeout(WAKE_SECONDS, read(peer, Buffer.alloc(1)))).toBe(0);
+        for (const s of [peer, server]) yield* close(s);
+      });
+    });
+  });
+
   describe("closing a socket under the operations waiting on it: each fails with SocketClosed", () => {
     it("accept", async () => {
       await suite.leakFree(function* () {

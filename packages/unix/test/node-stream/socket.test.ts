@@ -396,6 +396,26 @@ describe("fromStream: cancellation and timeouts", () => {
     });
   });
 
+  it("close in a withTimeout scope whose deadline passed destroys the stream and returns", async () => {
+    await run(function* () {
+      const pipe = new PassThrough();
+      const sock = fromStream(pipe);
+      const steps: string[] = [];
+      const error = yield* failure(() =>
+        withTimeout(0.02, function* () {
+          try {
+            yield* read(sock, Buffer.alloc(8));
+          } finally {
+            yield* close(sock);
+            steps.push(`closed: ${sock.state}, the stream destroyed: ${pipe.destroyed}`);
+          }
+        }),
+      );
+      expect(error).toBeInstanceOf(Timeout);
+      expect(steps).toEqual(["closed: closed, the stream destroyed: true"]);
+    });
+  });
+
   it("needs no backend: works under core's run", async () => {
     const text = await B.run(function* () {
       const sock = fromStream(bytes("core"));

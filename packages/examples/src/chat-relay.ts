@@ -1,0 +1,47 @@
+/**
+ * A chat relay over TCP, the kind of server structured concurrency is for:
+ *
+ *     node dist/chat-relay.js [--port 3000] [--queue 256]
+ *
+ * Every line a client sends goes to every other client (`name: text`); the
+ * relay says who joins and leaves (`* …`); `/nick name` renames, `/who`
+ * lists, `/quit` leaves. Try it with two or three `nc 127.0.0.1 3000`.
+ *
+ * A slow client holds up nobody: each client has a queue of `--queue` lines;
+ * when it is full the oldest line is dropped and the client is told how many
+ * it missed. `main` runs it: Ctrl-C (or SIGTERM) cancels the relay, every
+ * client is told and its socket closed, and the exit code is 130 (143); the
+ * last line checks that no socket was left open.
+ */
+import { bindAndListen, getsockname, main, tcpv4 } from "@bobbin/unix";
+import { Room } from "./relay/room.js";
+import { serve } from "./relay/server.js";
+import { formatAddress } from "./support/address.js";
+import { fdTable, releaseReport } from "./support/fds.js";
+import { serverProgram } from "./support/program.js";
+
+const { host, port, values, backend } = await serverProgram({ queue: { type: "string", default: "256" } });
+const queue = Number(values.queue);
+if (!Number.isInteger(queue) || queue < 1)
+  throw new RangeError(`--queue must be an integer ≥ 1 (lines kept per client), got ${values.queue}`);
+
+const before = fdTable();
+const room = new Room(queue);
+main(
+  function* () {
+    using server = tcpv4();
+    yield* bindAndListen(server, { host, port });
+    console.log(`chat relay on ${formatAddress(getsockname(server))}: ${queue} line(s) queued per client, a slow one loses its oldest`);
+    yield* serve(server, room, (line) => console.log(line));
+  },
+  {
+    backend: backend.factory,
+    // After the run, every handle released: what the relay did, and whether a socket was left open.
+    onExit(code) {
+      console.log(
+        `relay stopped (exit code ${code}): ${room.joined} client(s) served, ${room.said} line(s) relayed, ${room.told} told of the shutdown`,
+      );
+      console.log(releaseReport(before).line);
+    },
+  },
+);
