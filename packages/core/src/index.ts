@@ -27,6 +27,7 @@ export {
   BobbinError,
   CallbackFailed,
   Cancelled,
+  type ChildOutcome,
   Deadlock,
   DomainUnresponsive,
   EventOverflow,

@@ -213,7 +213,7 @@ export class Condition {
   }
 
   private *waitOn(m: Mutex): Generator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("Condition.wait()");
     if (m.holderTask !== task) throw m.notHolder(task, "wait on a condition");
     const w = new ConditionWait(this, task);
     this.queue.push(w); // queued before the unlock: a signal given right after it is not lost

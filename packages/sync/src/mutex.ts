@@ -164,7 +164,7 @@ export class Mutex {
    * @throws TypeError outside a task.
    */
   unlock(): void {
-    const task = self();
+    const task = self("Mutex.unlock()");
     if (this.holderTask !== task) throw this.notHolder(task, "unlock");
     if (this.sharedLock === null) this.handOff();
     else this.handOffShared();
@@ -182,7 +182,7 @@ export class Mutex {
    * @throws TypeError outside a task.
    */
   tryLock(): boolean {
-    const task = self();
+    const task = self("Mutex.tryLock()");
     if (this.holderTask !== null) return false;
     const shared = this.sharedLock;
     if (shared !== null) {
@@ -288,7 +288,7 @@ export class Mutex {
   // -- internals ------------------------------------------------------------
 
   private startLock(): Iterator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("Mutex.lock()");
     const holder = this.holderTask;
     if (holder === null) {
       const shared = this.sharedLock;

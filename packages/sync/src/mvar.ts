@@ -196,7 +196,7 @@ export class MVar<T> {
   // -- internals ------------------------------------------------------------
 
   private startTake(): Iterator<Instruction, T, unknown> {
-    const task = self();
+    const task = self("MVar.take()");
     if (this.full) return done(this.takeNow());
     const w = new MVarWait<T>(this.takers, task, undefined as T);
     this.takers.push(w);
@@ -204,7 +204,7 @@ export class MVar<T> {
   }
 
   private startRead(): Iterator<Instruction, T, unknown> {
-    const task = self();
+    const task = self("MVar.read()");
     if (this.full) return done(this.value);
     const w = new MVarWait<T>(this.readers, task, undefined as T);
     this.readers.push(w);
@@ -212,7 +212,7 @@ export class MVar<T> {
   }
 
   private startPut(value: T): Iterator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("MVar.put()");
     if (!this.full) {
       this.fill(value);
       return done();

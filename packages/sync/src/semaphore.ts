@@ -206,7 +206,7 @@ export class Semaphore {
   // -- internals ------------------------------------------------------------
 
   private startAcquire(n: number): Iterator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("Semaphore.acquire()");
     const shared = this.sharedPermits;
     if (shared !== null) {
       // No local waiter: take the permits if nobody waits anywhere, or ask

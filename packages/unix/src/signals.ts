@@ -153,7 +153,9 @@ export function onSignal(signal: NodeJS.Signals, handler: SignalHandler): () => 
   }
   if (UNCATCHABLE.has(signal)) throw new TypeError(`onSignal(): ${signal} cannot be caught`);
   if (typeof handler !== "function") {
-    throw new TypeError("onSignal(signal, handler) expects a generator function (function* (signal) { … }) as handler");
+    throw new TypeError(
+      `onSignal(signal, handler) expects a generator function (function* (signal) { … }) as handler, got ${describe(handler)}`,
+    );
   }
   return currentContext("onSignal()").signals.set(signal, handler);
 }

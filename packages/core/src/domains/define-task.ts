@@ -4,6 +4,7 @@
  * module that defines it and a name; a worker imports that module, which
  * defines the task again in the worker.
  */
+import { describe } from "../describe.js";
 import type { Events } from "../events.js";
 import type { TaskBody } from "../operation.js";
 
@@ -49,7 +50,8 @@ const key = (url: string, name: string): string => `${url}#${name}`;
  */
 export function defineTask<A extends unknown[], T>(url: string, name: string, body: TaskBody<A, T>): ParallelTask<A, T> {
   checkName(url, name, "defineTask");
-  if (typeof body !== "function") throw new TypeError(`defineTask(url, "${name}", body) expects a generator function as body`);
+  if (typeof body !== "function")
+    throw new TypeError(`defineTask(url, "${name}", body) expects a generator function as body, got ${describe(body)}`);
   const k = key(url, name);
   const known = tasks.get(k);
   if (known !== undefined && known !== body) {
