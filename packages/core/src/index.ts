@@ -22,6 +22,7 @@ export { describe } from "./describe.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
 export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";
+export { defineError } from "./domains/error-classes.js";
 export { definePortable, type Portable } from "./domains/portable.js";
 export {
   BobbinError,

@@ -4,7 +4,9 @@
 import { availableParallelism } from "node:os";
 import { describe } from "./describe.js";
 import { eventsLocation } from "./domains/define-task.js";
+import { ignoredRun, isWorkerDomainThread } from "./domains/loading.js";
 import type { Events } from "./events.js";
+import { current } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
 import type { SchedulingPolicy } from "./kernel/policy.js";
 import { type RandomSource, SplitMix32 } from "./kernel/random.js";
@@ -90,6 +92,7 @@ const OPTION_NAMES = new Set([
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
   if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function (function* () { … }), got ${describe(main)}`);
+  if (current === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
   }
@@ -159,6 +162,18 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     },
   );
   return signal === undefined ? settled : settled.finally(() => signal.removeEventListener("abort", onAbort!));
+}
+
+/**
+ * A worker domain imports the module of each parallel task it runs; when that
+ * module is the program's entry, its top-level `run` must not start a run of
+ * its own (whose `call`s would start workers, which import the entry, and so
+ * on). It does nothing there, and its Promise never settles, so the code after
+ * an awaited `run` does not run in the worker either.
+ */
+function ignoredInWorkerDomain<T>(): Promise<T> {
+  ignoredRun();
+  return new Promise<T>(() => undefined);
 }
 
 /** @internal How a domain's kernel starts: `run` for dom0, the worker entry for the others. */

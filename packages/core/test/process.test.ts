@@ -3,14 +3,13 @@
  * cancellations. Each case runs in a child process against the built package
  * (turbo builds it before testing).
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIVE_HANDLES } from "./support/processes.js";
+import { LIVE_HANDLES, type Ran, runNode } from "./support/processes.js";
 
 const core = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 let dir = "";
@@ -24,14 +23,10 @@ afterAll(async () => {
 });
 
 /** Runs a JavaScript module body, with `B` imported, in a fresh Node process. */
-async function runScript(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runScript(body: string): Promise<Ran> {
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.mjs`);
   await writeFile(file, `import * as B from ${JSON.stringify(core)};\n${body}\n`);
-  return new Promise((resolve) => {
-    execFile(process.execPath, [file], { timeout: 15_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runNode([file]);
 }
 
 describe("the process", () => {

@@ -17,13 +17,14 @@ import type { Kernel } from "../kernel/kernel.js";
 import { F, type Task, type Waiter } from "../kernel/task.js";
 import type { SpawnOptions } from "../lifecycle.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
+import { promise } from "../promise.js";
 import type { Result } from "../result.js";
 import { checkSpawnOptions, spawn } from "../spawn.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
 import { domainLink } from "./host.js";
 import type { DomainLink } from "./link.js";
-import { decodePortables, encodePortables } from "./portable.js";
-import { decodeError } from "./wire.js";
+import { decodePortables, encodePortables, importModules, portableModules } from "./portable.js";
+import { decodeError, errorModules } from "./wire.js";
 
 /**
  * Options of {@link call}, given first: `call({ pin: 2 }, task, ...args)`.
@@ -84,7 +85,11 @@ function* remoteCall(link: DomainLink, id: number): Generator<Instruction, unkno
     }
     throw error;
   }
-  if (result.ok) return result.portable ? decodePortables(result.value) : result.value;
+  if (result.ok && !result.portable) return result.value;
+  // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
+  const modules = result.ok ? portableModules(result.value) : errorModules(result.error);
+  if (modules.length !== 0) yield* promise(() => importModules(modules));
+  if (result.ok) return decodePortables(result.value);
   throw decodeError(result.error);
 }
 

@@ -19,8 +19,10 @@ import { Trigger } from "../trigger.js";
 import { definedTask, loadEvents, loadTask } from "./define-task.js";
 import type { Domains } from "./host.js";
 import { type CallHost, DomainLink } from "./link.js";
+import { becomeWorkerDomain } from "./loading.js";
 import type { WorkerSetup } from "./pool.js";
-import { decodePortables, encodePortables } from "./portable.js";
+import { decodePortables, encodePortables, importModules, portableModules } from "./portable.js";
+import { registerTsx } from "./typescript.js";
 import { encodeError, type Message } from "./wire.js";
 import { type CallMessage, SharingBoard, SharingPolicy } from "./work-sharing.js";
 
@@ -199,12 +201,14 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       // The call stays queued (and shareable) while its module loads.
       let body = definedTask(next.url, next.name);
       let failure: unknown = null;
-      if (body === undefined) {
-        try {
-          body = yield* promise(() => loadTask(next.url, next.name));
-        } catch (error) {
-          failure = error;
-        }
+      try {
+        body ??= yield* promise(() => loadTask(next.url, next.name));
+        // Portables among the arguments whose modules are not loaded here (imported for their types only, say).
+        const modules = next.portable === true ? portableModules(next.args) : [];
+        if (modules.length !== 0) yield* promise(() => importModules(modules));
+      } catch (error) {
+        failure = error;
+        body = undefined;
       }
       const i = host.queue.indexOf(next);
       if (i < 0) continue; // shared or cancelled meanwhile
@@ -250,6 +254,8 @@ class WorkerDomains implements Domains {
 
 async function main(): Promise<void> {
   const setup = workerData as WorkerSetup;
+  becomeWorkerDomain();
+  if (setup.tsx !== null) await registerTsx(setup.tsx);
   const events = setup.events === null ? undefined : await loadEvents(setup.events.url, setup.events.name);
   let host: WorkerHost | null = null;
   await startKernel(
