@@ -19,6 +19,9 @@ export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
 export { describe } from "./describe.js";
+export { channels } from "./diagnostics/channels.js";
+export { type Dump, dump, type TaskDump, type TaskState } from "./diagnostics/dump.js";
+export { formatDump } from "./diagnostics/format.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
 export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";

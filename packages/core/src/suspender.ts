@@ -141,8 +141,20 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     this.leave();
   }
 
-  /** What the task waits on, in words (for diagnostics); override it to say more. */
+  /** What the task waits on, in words (for dumps); override it to say more ("lock Mutex#3 held by main#1"). */
   describe(): string {
     return describe(this);
+  }
+
+  /**
+   * The task that alone can end this wait, if there is one (a lock's
+   * holder), for deadlock detection: a cycle of such waits — a task waiting
+   * for a lock held by a task that waits for it, through locks and awaited
+   * children — can never end. Override it in waits that have such a task;
+   * the default, null, means "anyone may end it" (a trigger, a condition, a
+   * channel, I/O), which no cycle goes through.
+   */
+  waitsFor(): Task<unknown> | null {
+    return null;
   }
 }

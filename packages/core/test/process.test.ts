@@ -3,6 +3,7 @@
  * cancellations. Each case runs in a child process against the built package
  * (turbo builds it before testing).
  */
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -102,5 +103,60 @@ describe("the process", () => {
     `);
     expect(r.stdout.trim()).toBe("done");
     expect(r.stderr.match(/BOBBIN_SWALLOWED_CANCEL/g)).toHaveLength(1);
+  });
+});
+
+describe("BOBBIN_DUMP_SIGNAL", () => {
+  it("prints the task tree on stderr when the signal arrives, from a live program, which goes on", async () => {
+    const file = join(dir, "live.mjs");
+    await writeFile(
+      file,
+      `import * as B from ${JSON.stringify(core)};
+      let stop;
+      const alive = setInterval(() => {}, 1000); // what keeps a server's process alive: its listening socket, say
+      const done = B.run(function* server() {
+        const child = B.spawn(function* handler() { yield* new B.Trigger().wait(); });
+        yield* B.promise(() => new Promise((resolve) => { stop = resolve; console.log("ready"); }));
+        yield* B.cancel(child);
+        return "stopped";
+      });
+      process.on("SIGTERM", () => { clearInterval(alive); stop(); });
+      console.log(await done);`,
+    );
+    const child = spawn(process.execPath, [file], { env: { ...process.env, BOBBIN_DUMP_SIGNAL: "SIGUSR2" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+      if (stdout === "ready\n") child.kill("SIGUSR2");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      if (stderr.includes("handler#2")) child.kill("SIGTERM");
+    });
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    clearTimeout(killer);
+    expect(stderr).toMatch(
+      /^Bobbin tasks at .*:\nserver#1 — waiting, [\d.]+ m?s: promise \(anonymous\)\n└─ handler#2 — waiting, [\d.]+ m?s: wait on a trigger\n$/,
+    );
+    expect(stdout).toBe("ready\nstopped\n");
+    expect(code).toBe(0);
+  });
+
+  it("a value that is not a signal is a RangeError that names the variable", async () => {
+    const bad = await new Promise<string>((resolve) =>
+      execFile(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import * as B from ${JSON.stringify(core)}; try { B.run(function* () {}); } catch (e) { console.log(e.name + ": " + e.message); }`,
+        ],
+        { env: { ...process.env, BOBBIN_DUMP_SIGNAL: "USR2" } },
+        (_error, out) => resolve(out),
+      ),
+    );
+    expect(bad.trim()).toBe('RangeError: BOBBIN_DUMP_SIGNAL must name a signal Node can catch, such as "SIGUSR2", got the string "USR2"');
   });
 });

@@ -22,6 +22,8 @@ export interface WorkerSetup {
   readonly workSharing: boolean;
   /** How long a domain may take to end a cancelled call (or to stop) before it is terminated. */
   readonly graceMs: number;
+  /** Whether the domain keeps its tasks' spawn times (for dumps). */
+  readonly taskAges: boolean;
   /** The work-sharing board (see work-sharing.ts). */
   readonly board: SharedArrayBuffer;
   /** Channels to the other workers, by domain. */

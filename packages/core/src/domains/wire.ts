@@ -3,6 +3,7 @@
  * worker threads, so everything in them is structured-cloned; errors are
  * encoded by hand so that Bobbin's error classes keep their class and name.
  */
+import type { DomainSnapshot } from "../diagnostics/dump.js";
 import * as errors from "../errors.js";
 import { registeredClass, registeredClassOf } from "./error-classes.js";
 import { decodeOne, isPortableDefined, PORTABLE_KEY, portableOf } from "./portable.js";
@@ -42,7 +43,11 @@ export type Message =
   /** A worker has started (worker → dom0). */
   | { kind: "ready"; from: number }
   /** Every worker has started: start serving calls (dom0 → workers). */
-  | { kind: "go" };
+  | { kind: "go" }
+  /** Domain `from` takes a dump: send it a snapshot of this domain's tasks, keyed by `id`. */
+  | { kind: "dump"; id: number; from: number }
+  /** The answer to a `dump`. */
+  | { kind: "snapshot"; id: number; snapshot: DomainSnapshot };
 
 const KNOWN: Record<string, new (...args: never[]) => Error> = {
   BobbinError: errors.BobbinError,

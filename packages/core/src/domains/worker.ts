@@ -7,9 +7,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { awaitTask } from "../await.js";
 import { cancel } from "../cancel.js";
+import { Tracing } from "../diagnostics/tracing.js";
 import { Cancelled, Uncloneable } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
+import { childrenOf } from "../kernel/tree.js";
 import type { Instruction, TaskBody } from "../operation.js";
 import { care, orphans } from "../orphans.js";
 import { promise } from "../promise.js";
@@ -64,6 +66,16 @@ class WorkerHost implements CallHost {
   /** Publishes the queue's length on the board. */
   queueChanged(): void {
     if (this.sharing.enabled) this.board.setQueued(this.kernel.domain, this.queue.length);
+  }
+
+  serving(): { from: number; id: number; uid: number }[] {
+    const serving: { from: number; id: number; uid: number }[] = [];
+    for (const [k, runner] of this.runners) {
+      const body = childrenOf(runner)[0]; // the runner's only child: the parallel task itself
+      const [from, id] = k.split(":").map(Number) as [number, number];
+      if (body !== undefined) serving.push({ from, id, uid: body.uid });
+    }
+    return serving;
   }
 
   /** Hands queued calls to idle domains, if there are any. */
@@ -167,7 +179,7 @@ function* runner(host: WorkerHost, message: CallMessage, body: TaskBody<unknown[
   try {
     // Decoded here, once the task's module (which defines its portables) is loaded.
     const args = message.portable === true ? (decodePortables(message.args) as unknown[]) : message.args;
-    child = spawn(body, ...args);
+    child = spawn({ name: message.name }, body, ...args); // named as its caller knows it
     const result = yield* awaitTask(child);
     if (result.ok) {
       const value = encodePortables(result.value);
@@ -271,7 +283,7 @@ async function main(): Promise<void> {
       seed: setup.seed + setup.domain,
       random: null,
       policy: null,
-      tracer: null,
+      tracing: new Tracing(null, setup.taskAges, setup.domain),
       setup: {
         seed: setup.seed,
         pollEvery: setup.pollEvery,
@@ -279,6 +291,7 @@ async function main(): Promise<void> {
         eventsLocation: setup.events,
         workSharing: setup.workSharing,
         cancelGraceMs: setup.graceMs,
+        taskAges: setup.taskAges,
       },
     },
     (kernel) => {

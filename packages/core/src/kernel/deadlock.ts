@@ -18,6 +18,11 @@ export function watchForDeadlock(kernel: Kernel): void {
   waiting.add(kernel);
 }
 
+/** @internal The runs of this thread in progress (for dumps taken outside a task). */
+export function runningKernels(): Kernel[] {
+  return [...waiting];
+}
+
 /** @internal A run settled. */
 export function unwatchForDeadlock(kernel: Kernel): void {
   if (waiting.delete(kernel) && waiting.size === 0) process.off("beforeExit", onBeforeExit);
