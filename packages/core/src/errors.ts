@@ -4,6 +4,9 @@
  * `instanceof`.
  */
 
+import type { Dump } from "./diagnostics/dump.js";
+import { formatDump } from "./diagnostics/format.js";
+
 /**
  * Base class of every error raised by Bobbin itself.
  *
@@ -222,20 +225,42 @@ export class NoSelectProvided extends BobbinError {
 }
 
 /**
- * Every task of a `run` is suspended and nothing (no syscall, no Promise, no
- * Node handle) can ever wake one of them up.
+ * The tasks of a `run` wait and nothing can wake them: Node's loop has
+ * nothing left to do (no syscall, timer, socket, Promise with work behind it,
+ * signal handler or worker), or tasks wait for each other in a cycle (locks
+ * held, children awaited) that no task is left to break. `cycle` names the
+ * cycle, if there is one; `dump` is the task tree when it was found (see
+ * `B.dump()`), also printed in the message.
  *
  * @example
  * ```ts
  * await B.run(function* () { yield* new B.Trigger().wait(); });   // rejects with Deadlock
+ * // a cycle: "a#2 (lock Mutex#1 held by b#3) → b#3 (lock Mutex#2 held by a#2) → a#2"
  * ```
  */
 export class Deadlock extends BobbinError {
-  constructor(readonly suspended: number) {
+  /** The cycle of waits, if the deadlock has one: each task with what it waits on, in order. */
+  readonly cycle: string | null;
+  /** The task tree when the deadlock was found (this domain's). */
+  readonly dump: Dump | null;
+
+  constructor(
+    readonly suspended: number,
+    details: { readonly dump?: Dump | null; readonly cycle?: string | null } = {},
+  ) {
+    const cycle = details.cycle ?? null;
+    const dump = details.dump ?? null;
     super(
-      `${suspended} task(s) are suspended and nothing can wake them up (no pending ` +
-        "syscall, promise or Node handle): a trigger, lock or condition is never signalled",
+      (cycle === null
+        ? `${suspended} task(s) are suspended and nothing can wake them up (no pending ` +
+          "syscall, timer, socket, signal handler, other domain or promise with work behind it): " +
+          "a trigger, lock or condition is never signalled"
+        : `tasks wait for each other in a cycle and no task is left to break it: ${cycle}. ` +
+          "Take locks in one order everywhere, and never await a child while holding a lock it needs") +
+        (dump === null ? "" : `\n${formatDump(dump)}`),
     );
+    this.cycle = cycle;
+    this.dump = dump;
   }
 }
 

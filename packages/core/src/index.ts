@@ -18,6 +18,7 @@
 export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
+export { registerInterrupter } from "./deadlock/cycles.js";
 export { describe } from "./describe.js";
 export { channels } from "./diagnostics/channels.js";
 export { type Dump, dump, type TaskDump, type TaskState } from "./diagnostics/dump.js";

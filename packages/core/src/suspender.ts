@@ -8,6 +8,7 @@
  * with no `select` round trip, and one microtask at most per batch of
  * wake-ups made outside the run loop.
  */
+import { heldWaitParked } from "./deadlock/report.js";
 import { describe } from "./describe.js";
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
@@ -105,6 +106,18 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     this.kernel = k;
     k.park(task, this);
     return SUSPENDED;
+  }
+
+  /**
+   * Parks the current task like `suspend()`, on a wait whose `waitsFor()`
+   * names the task holding what it waits for (a contended lock's holder):
+   * deadlock detection then looks for a cycle of such waits, once the
+   * domain's current slice is over.
+   */
+  protected suspendHeld(): IteratorResult<Instruction, T> {
+    const parked = this.suspend();
+    heldWaitParked(this.kernel!);
+    return parked;
   }
 
   /** The result that ends the operation with `value`. */

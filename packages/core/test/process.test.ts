@@ -55,6 +55,22 @@ describe("the process", () => {
     expect(r.code).toBe(0);
   });
 
+  it("the Deadlock of a drained loop names what nothing can wake and holds the task tree", async () => {
+    const r = await runScript(`
+      try {
+        await B.run(function* main() {
+          const t = B.spawn({ name: "stuck" }, function* () { yield* B.promise(() => new Promise(() => {})); });
+          yield* B.awaitTask(t);
+        });
+      } catch (e) { console.log(JSON.stringify({ message: e.message, dump: e.dump, cycle: e.cycle })); }
+    `);
+    const { message, dump, cycle } = JSON.parse(r.stdout);
+    expect(message).toMatch(/^2 task\(s\) are suspended and nothing can wake them up/);
+    expect(message).toMatch(/\nmain#1 — waiting, \d+ ms: await stuck#2\n└─ stuck#2 — waiting: promise/);
+    expect(dump.tasks[0]).toMatchObject({ uid: 1, name: "main", state: "waiting", waitsOn: "await stuck#2" });
+    expect(cycle).toBeNull();
+  });
+
   it("a task waiting on B.timeout keeps the process alive (no Deadlock), and nothing is left once it fired", async () => {
     const r = await runScript(`
       await B.run(function* () { yield* B.select([B.timeout(30)]); });
@@ -157,6 +173,6 @@ describe("BOBBIN_DUMP_SIGNAL", () => {
         (_error, out) => resolve(out),
       ),
     );
-    expect(bad.trim()).toBe('RangeError: BOBBIN_DUMP_SIGNAL must name a signal Node can catch, such as "SIGUSR2", got the string "USR2"');
+    expect(bad.trim()).toBe('RangeError: BOBBIN_DUMP_SIGNAL must name a signal Node can catch, such as "SIGUSR2", got "USR2"');
   });
 });

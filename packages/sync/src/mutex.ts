@@ -24,6 +24,11 @@ class LockWait extends WaitOp<void> {
     return DONE;
   }
 
+  /** Parks as a wait held by the mutex's holder (deadlock detection follows it). */
+  protected override start(): IteratorResult<Instruction, void> {
+    return this.suspendHeld();
+  }
+
   /** "lock Mutex#3 held by handler#9" (a dump). */
   override describe(): string {
     const m = this.mutex;

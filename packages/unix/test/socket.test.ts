@@ -169,7 +169,7 @@ describe("messages for numbers given as strings", () => {
 
   it("off and len given as strings say so too", async () => {
     await run(function* () {
-      const [client, peer, server] = yield* pair();
+      const [client, peer, server] = yield* connectedPair();
       const buf = Buffer.alloc(8);
       expect((thrown(() => read(client, buf, "2" as unknown as number)) as Error).message).toBe(
         'read(): off must be an integer ≥ 0, got "2": pass the number 2',

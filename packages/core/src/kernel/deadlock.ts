@@ -3,13 +3,17 @@
  * wait, nothing can wake their tasks any more (a syscall backend, a timer or
  * a promise with real work behind it would hold a handle), so each such run
  * fails with `Deadlock` instead of leaving its promise unsettled forever.
+ * The error names a cycle of waits if there is one, and holds the task tree
+ * (see deadlock/report.ts, which also looks for cycles while Node's loop
+ * is kept alive by other handles).
  */
+import { deadlockError } from "../deadlock/report.js";
 import type { Kernel } from "./kernel.js";
 
 const waiting = new Set<Kernel>();
 
 function onBeforeExit(): void {
-  for (const kernel of waiting) kernel.deadlocked();
+  for (const kernel of waiting) if (!kernel.done) kernel.fail(deadlockError(kernel));
 }
 
 /** @internal A run started: watch it. */

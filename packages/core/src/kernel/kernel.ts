@@ -11,7 +11,7 @@
  * nothing of workers or sockets: other domains reach it through a
  * {@link DomainHost} installed on first use.
  */
-import { CallbackFailed, Deadlock, InternalError } from "../errors.js";
+import { CallbackFailed, InternalError } from "../errors.js";
 import type { Events, Uid } from "../events.js";
 import type { HookKey } from "../hook.js";
 import { invariant } from "./assert.js";
@@ -190,12 +190,6 @@ export class Kernel {
     this.fatal = error instanceof InternalError ? error : new InternalError(error);
     this.done = true;
     this.finish();
-  }
-
-  /** Called on Node's `beforeExit`: nothing can wake this run's tasks. */
-  deadlocked(): void {
-    if (this.done) return;
-    this.fail(new Deadlock(this.liveTasks));
   }
 
   /**

@@ -81,9 +81,7 @@ describe("the run queue", () => {
     expect(() => B.run(body, { seed: 1.5 })).toThrow(RangeError);
     expect(() => B.run(body, { events: {} as never })).toThrow(TypeError);
     expect(() => B.run(body, "x" as never)).toThrow(/run\(main, options\) expects an options object, got "x"/);
-    expect(() => B.run(body, { workSharing: "no" } as never)).toThrow(
-      /run\(\{ workSharing \}\) expects true or false, got "no"/,
-    );
+    expect(() => B.run(body, { workSharing: "no" } as never)).toThrow(/run\(\{ workSharing \}\) expects true or false, got "no"/);
     expect(() => B.run(body, { domains: 2 ** 53 })).toThrow(/run\(\{ domains \}\) must be an integer from 0 to 1024/);
     expect(() => B.run(body, { sliceMs: Number.NaN })).toThrow(RangeError);
     expect(() => B.run(body, { cancelGraceMs: -1 })).toThrow(RangeError);
