@@ -67,7 +67,7 @@ export function deadlockedTasks(kernel: Kernel): { stuck: Map<Task, readonly Tas
       stuck.set(task, named);
       if (!held) held = named.some((t) => t.parent !== task);
     }
-    stack.push(...childrenOf(task));
+    for (const child of childrenOf(task)) stack.push(child); // no spread: a task may have more children than a call takes arguments
   }
   for (let changed = true; changed; ) {
     changed = false;
