@@ -70,6 +70,21 @@ describe("Deadlock: cycles of waits", () => {
     expect(error.message).toContain("never await a child while holding a lock it needs");
   });
 
+  it("a cycle that cancelling cannot break (a Condition's waiter takes the mutex back): the run still settles with Deadlock", async () => {
+    const error = await deadlockOf(function* main() {
+      const m = new Mutex();
+      const c = new Condition();
+      const waiter = B.spawn({ name: "waiter" }, function* () {
+        yield* m.lock();
+        yield* c.wait(m);
+      });
+      yield* pause(2);
+      yield* m.lock();
+      yield* B.cancel(waiter); // the waiter must lock m again to end: it never can
+    });
+    expect(error.cycle).toMatch(/^main#1 \(cancel waiter#2\) → waiter#2 \(lock Mutex#\d+ held by main#1\) → main#1$/);
+  });
+
   it("a cycle that a task above it can still break is a warning, and the run goes on", async () => {
     const r = await B.run(function* () {
       const first = new Mutex();

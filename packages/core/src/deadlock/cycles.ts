@@ -11,7 +11,7 @@
  */
 import { describe } from "../describe.js";
 import type { Kernel } from "../kernel/kernel.js";
-import type { Task } from "../kernel/task.js";
+import { F, State, type Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
 
 const interrupters: ((task: Task<unknown>) => boolean)[] = [];
@@ -43,8 +43,9 @@ function interruptible(task: Task): boolean {
   return false;
 }
 
-/** The tasks `task` waits for, when it is parked on a wait that names them. */
+/** The tasks `task` waits for: its live children once its body ended, or those its wait names. */
 function waitsFor(kernel: Kernel, task: Task): readonly Task[] | null {
+  if ((task.flags & F.ENDING) !== 0) return childrenOf(task).filter((t) => (t.flags & F.STATE) === State.Pending);
   const waiter = kernel.waiterOf(task);
   const named = waiter?.waitsFor?.();
   if (named === undefined || named === null) return null;

@@ -6,7 +6,8 @@
  * current slice (at most once per 50 ms), and again later while such waits
  * last — not per step, and never while no such wait exists — so that it is found even when unrelated
  * Node handles (a server, an interval) keep the process alive: the run fails
- * with `Deadlock` when no task is left that could break the cycle, and the
+ * with `Deadlock` when no task is left that could break the cycle (and is
+ * settled at once if cancelling its tasks did not end the cycle), and the
  * process gets a warning (`BOBBIN_DEADLOCK`) when one could (a task above
  * the cycle waiting on a timeout may cancel it).
  */
@@ -35,6 +36,8 @@ interface Watch {
   backoff: number;
   /** When the last check ran (`Date.now()`). */
   lastCheck: number;
+  /** The Deadlock the run was failed with; if the cycle outlives the cancellation, the run is abandoned with it. */
+  failed: Deadlock | null;
   /** The deadlocked sets already warned about (their uids), not to warn twice. */
   readonly warned: Set<string>;
 }
@@ -44,7 +47,7 @@ const watches = new WeakMap<Kernel, Watch>();
 /** @internal A task of `kernel` parked on a wait another task holds: look for a cycle soon. */
 export function heldWaitParked(kernel: Kernel): void {
   let watch = watches.get(kernel);
-  if (watch === undefined) watches.set(kernel, (watch = { scheduled: false, backoff: 0, lastCheck: 0, warned: new Set() }));
+  if (watch === undefined) watches.set(kernel, (watch = { scheduled: false, backoff: 0, lastCheck: 0, failed: null, warned: new Set() }));
   if (watch.scheduled) return;
   watch.scheduled = true;
   watch.backoff = 0;
@@ -62,11 +65,17 @@ function check(kernel: Kernel, watch: Watch): void {
     if (held) recheckLater(kernel, watch);
     return;
   }
-  const cycle = describeCycle(kernel, cycleAmong(stuck));
   if (nobodyCanBreak(stuck)) {
-    kernel.fail(new Deadlock(stuck.size, { dump: localDump(kernel), cycle }));
+    if (watch.failed !== null) {
+      kernel.abandon(watch.failed); // its tasks were cancelled and still wait for each other: nothing will end them
+      return;
+    }
+    watch.failed = deadlockError(kernel);
+    kernel.fail(watch.failed);
+    recheckLater(kernel, watch);
     return;
   }
+  const cycle = describeCycle(kernel, cycleAmong(stuck));
   const key = [...stuck.keys()]
     .map((t) => t.uid)
     .sort((a, b) => a - b)

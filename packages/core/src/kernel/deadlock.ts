@@ -12,8 +12,21 @@ import type { Kernel } from "./kernel.js";
 
 const waiting = new Set<Kernel>();
 
+/** The runs failed with `Deadlock` here, and the error: if their loop drains again, they are abandoned. */
+const failed = new WeakMap<Kernel, Error>();
+
 function onBeforeExit(): void {
-  for (const kernel of waiting) if (!kernel.done) kernel.fail(deadlockError(kernel));
+  for (const kernel of waiting) {
+    if (kernel.done) continue;
+    const error = failed.get(kernel);
+    if (error !== undefined) {
+      kernel.abandon(error); // cancelling its tasks did not end them: nothing else will
+      continue;
+    }
+    const deadlock = deadlockError(kernel);
+    failed.set(kernel, deadlock);
+    kernel.fail(deadlock);
+  }
 }
 
 /** @internal A run started: watch it. */

@@ -179,6 +179,18 @@ export class Kernel {
     this.loop.schedule();
   }
 
+  /**
+   * A run that failed with `error` (a deadlock) but whose tasks cannot end:
+   * cancelling them did not break their cycle (a wait that cannot be
+   * interrupted twice). Settle it now, leaving them, rather than never.
+   */
+  abandon(error: unknown): void {
+    if (this.settle === null || this.done) return;
+    this.fatal = error;
+    this.done = true;
+    this.finish();
+  }
+
   /** Code the kernel called but does not own threw `error`: the run fails naming `source`. */
   callbackFailed(source: string, error: unknown): void {
     this.fail(new CallbackFailed(source, error));
