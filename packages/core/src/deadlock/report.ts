@@ -30,8 +30,10 @@ const RECHECK_MS = [50, 250, 1000, 5000];
 const MIN_INTERVAL_MS = 50;
 
 interface Watch {
-  /** A check is scheduled (an immediate or a timer). */
+  /** A check is scheduled. */
   scheduled: boolean;
+  /** Its timer, cleared when the run ends (no timer outlives the run). */
+  pending: NodeJS.Timeout | null;
   /** Index into `RECHECK_MS` of the next re-check. */
   backoff: number;
   /** When the last check ran (`Date.now()`). */
@@ -47,17 +49,26 @@ const watches = new WeakMap<Kernel, Watch>();
 /** @internal A task of `kernel` parked on a wait another task holds: look for a cycle soon. */
 export function heldWaitParked(kernel: Kernel): void {
   let watch = watches.get(kernel);
-  if (watch === undefined) watches.set(kernel, (watch = { scheduled: false, backoff: 0, lastCheck: 0, failed: null, warned: new Set() }));
+  if (watch === undefined)
+    watches.set(kernel, (watch = { scheduled: false, pending: null, backoff: 0, lastCheck: 0, failed: null, warned: new Set() }));
   if (watch.scheduled) return;
   watch.scheduled = true;
   watch.backoff = 0;
   const wait = watch.lastCheck + MIN_INTERVAL_MS - Date.now();
-  if (wait <= 0) setImmediate(check, kernel, watch).unref();
-  else setTimeout(check, wait, kernel, watch).unref();
+  watch.pending = setTimeout(check, Math.max(0, wait), kernel, watch).unref();
+}
+
+/** @internal The run of `kernel` settled: cancel its next check. */
+export function stopWatching(kernel: Kernel): void {
+  const watch = watches.get(kernel);
+  if (watch === undefined) return;
+  watches.delete(kernel);
+  if (watch.pending !== null) clearTimeout(watch.pending);
 }
 
 function check(kernel: Kernel, watch: Watch): void {
   watch.scheduled = false;
+  watch.pending = null;
   watch.lastCheck = Date.now();
   if (kernel.done) return;
   const { stuck, held } = deadlockedTasks(kernel);
@@ -95,7 +106,7 @@ function check(kernel: Kernel, watch: Watch): void {
 function recheckLater(kernel: Kernel, watch: Watch): void {
   watch.scheduled = true;
   const ms = RECHECK_MS[Math.min(watch.backoff++, RECHECK_MS.length - 1)];
-  setTimeout(check, ms, kernel, watch).unref();
+  watch.pending = setTimeout(check, ms, kernel, watch).unref();
 }
 
 function localDumpText(kernel: Kernel): string {

@@ -7,7 +7,7 @@
  * (see deadlock/report.ts, which also looks for cycles while Node's loop
  * is kept alive by other handles).
  */
-import { deadlockError } from "../deadlock/report.js";
+import { deadlockError, stopWatching } from "../deadlock/report.js";
 import type { Kernel } from "./kernel.js";
 
 const waiting = new Set<Kernel>();
@@ -42,5 +42,6 @@ export function runningKernels(): Kernel[] {
 
 /** @internal A run settled. */
 export function unwatchForDeadlock(kernel: Kernel): void {
+  stopWatching(kernel);
   if (waiting.delete(kernel) && waiting.size === 0) process.off("beforeExit", onBeforeExit);
 }
