@@ -1,11 +1,12 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,domains,sync,echo,native,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,domains,sync,echo,native,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import * as channels from "./channels.js";
 import * as domains from "./domains.js";
 import * as echo from "./echo.js";
 import * as groupCancel from "./group-cancel.js";
@@ -26,6 +27,7 @@ const SCENARIOS = [
   ["memory", memory],
   ["record", taskRecord],
   ["group", groupCancel],
+  ["channels", channels],
   ["domains", domains],
   ["sync", sync],
   ["echo", echo],

@@ -8,14 +8,14 @@ import * as Effection from "effection";
 import { QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "spawn+await";
-const N = QUICK ? 20_000 : 100_000;
-const expected = (n) => (n * (n - 1)) / 2;
+export const N = QUICK ? 20_000 : 100_000;
+export const expected = (n) => (n * (n - 1)) / 2;
 
 // --- async/await: async functions + awaiting their promises --------------------
 async function asyncChild(i) {
   return i;
 }
-async function asyncParent(n) {
+export async function asyncParent(n) {
   const ps = new Array(n);
   for (let i = 0; i < n; i++) ps[i] = asyncChild(i);
   let sum = 0;
@@ -56,7 +56,7 @@ const effect3Parent = (n) => effectParent(E3.Effect, E3.Fiber, E3.Effect.fork, n
 const effect4Parent = (n) => effectParent(E4.Effect, E4.Fiber, E4.Effect.forkChild, n);
 
 // --- Bobbin: hoisted generator functions, arguments passed through spawn -------
-function makeBobbin(B) {
+export function makeBobbin(B) {
   function* child(i) {
     return i;
   }

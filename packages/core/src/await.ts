@@ -70,6 +70,10 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
   describe(): string {
     return `await ${this.target}`;
   }
+
+  waitsFor(): Task {
+    return this.target;
+  }
 }
 
 /**
@@ -191,6 +195,10 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
 
   describe(): string {
     return `${this.name.slice(0, -2)} [${this.distinct.join(", ")}]`;
+  }
+
+  waitsFor(): Task[] {
+    return this.distinct.filter((t) => (t.flags & F.STATE) === State.Pending);
   }
 
   private join(parent: Task, k: Kernel): void {

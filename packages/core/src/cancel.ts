@@ -34,6 +34,10 @@ class CancelOp extends SingleShot<void> implements Waiter {
   describe(): string {
     return `cancel ${this.target}`;
   }
+
+  waitsFor(): Task {
+    return this.target;
+  }
 }
 
 /**

@@ -2,8 +2,10 @@
  * A value in a few words, for error messages that say what a function got:
  * `null`, `undefined`, `function name`, `an array of 3`, `an object`,
  * `a Map` (the class name), a quoted string, or `number 3` (the type and
- * value of a primitive). Packages built on core use it so that every message
- * describes values alike.
+ * value of a primitive). A generator object — what calling a generator
+ * function returns — says so, since it is the usual mistake where a
+ * generator function belongs. Packages built on core use it so that every
+ * message describes values alike.
  *
  * @example
  * ```ts
@@ -15,11 +17,24 @@ export function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (typeof value === "function") return `function ${value.name || "(anonymous)"}`;
   if (typeof value === "object") {
-    const name = (value as object).constructor?.name;
+    if (isGeneratorObject(value)) return GENERATOR_OBJECT;
     if (Array.isArray(value)) return `an array of ${value.length}`;
-    return name === undefined || name === "Object" ? "an object" : `a ${name}`;
+    const name = (value as object).constructor?.name;
+    return name === undefined || name === "" || name === "Object" ? "an object" : `a ${name}`;
   }
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "symbol") return value.toString();
   return `${typeof value} ${String(value)}`;
+}
+
+const GENERATOR_OBJECT = "a generator object (the generator function was called: pass the function itself, with its arguments after it)";
+
+/** @internal Whether `value` is an iterator with `next` and `throw`: a generator object, most likely. */
+export function isGeneratorObject(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as Generator).next === "function" &&
+    typeof (value as Generator).throw === "function"
+  );
 }

@@ -48,14 +48,17 @@ export const Domain = {
 };
 
 /**
- * The task that is running (Miou's `self`).
+ * The task that is running (Miou's `self`). `caller` names the operation in
+ * the error thrown outside a task: packages built on core pass their own
+ * (`self("Mutex.lock()")`), so the message names what the program called.
  *
  * @example
  * ```ts
  * console.log(`${B.self()} on domain ${B.Domain.self()}`);   // "main#1 on domain 0"
+ * const task = B.self("Queue.push()");   // outside a task: "Queue.push() must be called from inside a task…"
  * ```
  * @throws TypeError outside a task.
  */
-export function self(): Task<unknown> {
-  return currentTask("self()");
+export function self(caller = "self()"): Task<unknown> {
+  return currentTask(caller);
 }

@@ -4,6 +4,9 @@
  * `instanceof`.
  */
 
+import type { Dump } from "./diagnostics/dump.js";
+import { formatDump } from "./diagnostics/format.js";
+
 /**
  * Base class of every error raised by Bobbin itself.
  *
@@ -37,10 +40,15 @@ export class Cancelled extends BobbinError {
 /**
  * A task returned normally while one of its children was neither awaited nor
  * cancelled (Miou's first rule). Fails the whole `run`; the task cannot catch it.
+ * It says how each of those children stood: a child that had failed keeps its
+ * error, in `outcomes`, in `errors` (every failed child's, in order), as the
+ * `cause` (the first of them) and in the message — so an error nobody awaited
+ * is not lost.
  *
  * @example
  * ```ts
  * await B.run(function* () { B.spawn(child); });   // rejects with StillHasChildren
+ * // main#1 returned while its children [loadConfig#2 (failed: Error: cannot parse config)] were still …
  * ```
  */
 export class StillHasChildren extends BobbinError {
@@ -48,16 +56,48 @@ export class StillHasChildren extends BobbinError {
   readonly task: number;
   /** The uids of its children that were still alive or unconsumed. */
   readonly children: readonly number[];
+  /** How each of those children stood when the task returned. */
+  readonly outcomes: readonly ChildOutcome[];
+  /** The errors of the children that had failed, in the order of `outcomes`. */
+  readonly errors: readonly unknown[];
 
-  constructor(task: TaskName, children: readonly TaskName[]) {
+  constructor(task: TaskName, children: readonly ChildOutcome[]) {
+    const errors = children.filter((c) => c.status === "failed").map((c) => c.error);
     super(
-      `${task} returned while its children [${children.join(", ")}] were still ` +
+      `${task} returned while its children [${children.map(describeOutcome).join(", ")}] were still ` +
         "alive or unconsumed: await or cancel every child before returning " +
         "(for background tasks, use orphans() and care())",
+      errors.length === 0 ? undefined : { cause: errors[0] },
     );
     this.task = task.uid;
     this.children = children.map((c) => c.uid);
+    this.outcomes = children;
+    this.errors = errors;
   }
+}
+
+/**
+ * How a child stood when its parent ended: see {@link StillHasChildren}.
+ *
+ * @example
+ * ```ts
+ * for (const o of error.outcomes) if (o.status === "failed") console.error(o.task, o.error);
+ * ```
+ */
+export interface ChildOutcome {
+  /** The child, as `name#uid`. */
+  readonly task: string;
+  readonly uid: number;
+  /** `"pending"` while it (or its subtree) still ran; otherwise how it ended. */
+  readonly status: "pending" | "resolved" | "failed" | "cancelled";
+  /** What it failed with (`"failed"`, `"cancelled"`); absent otherwise. */
+  readonly error?: unknown;
+}
+
+function describeOutcome(child: ChildOutcome): string {
+  if (child.status === "pending") return `${child.task} (still running)`;
+  if (child.status === "failed") return `${child.task} (failed: ${describeError(child.error)})`;
+  return `${child.task} (${child.status}, not awaited)`;
 }
 
 /** What errors need of a task: its uid, and `name#uid` from `toString` (a `Task` has both). */
@@ -114,7 +154,9 @@ export class NoDomainAvailable extends BobbinError {
 
 /**
  * A task returned normally while still owning a resource (see `@bobbin/sync`'s
- * `Ownership`). The resource's finaliser has run; the whole `run` fails.
+ * `Ownership`). The resources' finalisers have run; the whole `run` fails. A
+ * finaliser that threw is not lost: its error is in `errors`, is the `cause`
+ * (the first of them) and is named in the message.
  *
  * @example
  * ```ts
@@ -122,14 +164,25 @@ export class NoDomainAvailable extends BobbinError {
  * ```
  */
 export class ResourceLeaked extends BobbinError {
+  /** The uid of the task that returned. */
+  readonly task: number;
+  /** What the finalisers of the leaked resources threw, if anything. */
+  readonly errors: readonly unknown[];
+
   constructor(
-    readonly task: number,
+    task: TaskName | number,
+    /** How many resources it still owned. */
     readonly resources: number,
+    errors: readonly unknown[] = [],
   ) {
     super(
-      `task ${task} returned normally while still owning ${resources} resource(s); ` +
-        "their finalisers ran. Release (or transfer) every owned resource before returning",
+      `${typeof task === "number" ? `task ${task}` : task} returned normally while still owning ${resources} resource(s); ` +
+        `their finalisers ran${errors.length === 0 ? "" : ` (${errors.length} threw: ${errors.map(describeError).join("; ")})`}. ` +
+        "Release (or transfer) every owned resource before returning",
+      errors.length === 0 ? undefined : { cause: errors[0] },
     );
+    this.task = typeof task === "number" ? task : task.uid;
+    this.errors = errors;
   }
 }
 
@@ -172,20 +225,42 @@ export class NoSelectProvided extends BobbinError {
 }
 
 /**
- * Every task of a `run` is suspended and nothing (no syscall, no Promise, no
- * Node handle) can ever wake one of them up.
+ * The tasks of a `run` wait and nothing can wake them: Node's loop has
+ * nothing left to do (no syscall, timer, socket, Promise with work behind it,
+ * signal handler or worker), or tasks wait for each other in a cycle (locks
+ * held, children awaited) that no task is left to break. `cycle` names the
+ * cycle, if there is one; `dump` is the task tree when it was found (see
+ * `B.dump()`), also printed in the message.
  *
  * @example
  * ```ts
  * await B.run(function* () { yield* new B.Trigger().wait(); });   // rejects with Deadlock
+ * // a cycle: "a#2 (lock Mutex#1 held by b#3) → b#3 (lock Mutex#2 held by a#2) → a#2"
  * ```
  */
 export class Deadlock extends BobbinError {
-  constructor(readonly suspended: number) {
+  /** The cycle of waits, if the deadlock has one: each task with what it waits on, in order. */
+  readonly cycle: string | null;
+  /** The task tree when the deadlock was found (this domain's). */
+  readonly dump: Dump | null;
+
+  constructor(
+    readonly suspended: number,
+    details: { readonly dump?: Dump | null; readonly cycle?: string | null } = {},
+  ) {
+    const cycle = details.cycle ?? null;
+    const dump = details.dump ?? null;
     super(
-      `${suspended} task(s) are suspended and nothing can wake them up (no pending ` +
-        "syscall, promise or Node handle): a trigger, lock or condition is never signalled",
+      (cycle === null
+        ? `${suspended} task(s) are suspended and nothing can wake them up (no pending ` +
+          "syscall, timer, socket, signal handler, other domain or promise with work behind it): " +
+          "a trigger, lock or condition is never signalled"
+        : `tasks wait for each other in a cycle and no task is left to break it: ${cycle}. ` +
+          "Take locks in one order everywhere, and never await a child while holding a lock it needs") +
+        (dump === null ? "" : `\n${formatDump(dump)}`),
     );
+    this.cycle = cycle;
+    this.dump = dump;
   }
 }
 

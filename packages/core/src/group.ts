@@ -7,7 +7,7 @@
  * rules), and it waits for them as a supervisor. The body runs as a task too,
  * so that a failure elsewhere in the group can cancel it like any other.
  */
-import { describe } from "./describe.js";
+import { describe, isGeneratorObject } from "./describe.js";
 import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
@@ -239,7 +239,7 @@ export function group<T>(body: TaskBody<[Group], T>): Operation<T>;
 export function group<T>(options: GroupOptions, body: TaskBody<[Group], T>): Operation<T>;
 export function group(first: unknown, second?: unknown): Operation<unknown> {
   if (typeof first === "function") return runGroup({}, first);
-  if (first === null || typeof first !== "object" || Array.isArray(first)) {
+  if (first === null || typeof first !== "object" || Array.isArray(first) || isGeneratorObject(first)) {
     throw new TypeError(`group() expects a generator function, or options then a generator function; got ${describe(first)}`);
   }
   return runGroup(first as GroupOptions, second);

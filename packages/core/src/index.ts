@@ -18,15 +18,21 @@
 export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
+export { registerInterrupter } from "./deadlock/cycles.js";
 export { describe } from "./describe.js";
+export { channels } from "./diagnostics/channels.js";
+export { type Dump, dump, type TaskDump, type TaskState } from "./diagnostics/dump.js";
+export { formatDump } from "./diagnostics/format.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
 export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";
+export { defineError } from "./domains/error-classes.js";
 export { definePortable, type Portable } from "./domains/portable.js";
 export {
   BobbinError,
   CallbackFailed,
   Cancelled,
+  type ChildOutcome,
   Deadlock,
   DomainUnresponsive,
   EventOverflow,

@@ -3,8 +3,12 @@
  */
 import { availableParallelism } from "node:os";
 import { describe } from "./describe.js";
+import { dumpSignalOf, listenForDumps } from "./diagnostics/dump-signal.js";
+import { Tracing } from "./diagnostics/tracing.js";
 import { eventsLocation } from "./domains/define-task.js";
+import { ignoredRun, isWorkerDomainThread } from "./domains/loading.js";
 import type { Events } from "./events.js";
+import { current } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
 import type { SchedulingPolicy } from "./kernel/policy.js";
 import { type RandomSource, SplitMix32 } from "./kernel/random.js";
@@ -40,6 +44,19 @@ export interface RunOptions {
   readonly policy?: SchedulingPolicy;
   /** Hears the life of every task of dom0 (spawn, start, suspend, resume, cancel, end). */
   readonly tracer?: Tracer;
+  /**
+   * Keeps each task's spawn time, in every domain, so that dumps show ages
+   * (`B.dump()`): a map entry per task, kept while the task lives. Default:
+   * on when a dump signal is set, otherwise off (ages are then known for the
+   * root, and for tasks spawned while diagnostics channels are subscribed).
+   */
+  readonly taskAges?: boolean;
+  /**
+   * Prints the task tree (`B.formatDump(await B.dump())`) on stderr each time
+   * this signal arrives, while the run lasts: `{ dumpSignal: "SIGUSR2" }`, then
+   * `kill -USR2 <pid>`. Default: the environment's `BOBBIN_DUMP_SIGNAL`, if set.
+   */
+  readonly dumpSignal?: NodeJS.Signals;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */
   readonly pollEvery?: number;
   /** Longest time, in ms, the scheduler runs before giving Node's event loop a turn. Default 10. */
@@ -62,6 +79,8 @@ const OPTION_NAMES = new Set([
   "random",
   "policy",
   "tracer",
+  "taskAges",
+  "dumpSignal",
   "pollEvery",
   "sliceMs",
   "cancelGraceMs",
@@ -90,6 +109,7 @@ const OPTION_NAMES = new Set([
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
   if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function (function* () { … }), got ${describe(main)}`);
+  if (current === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
   }
@@ -121,6 +141,11 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
   if (options.tracer !== undefined && (options.tracer === null || typeof options.tracer !== "object")) {
     throw new TypeError(`run({ tracer }) expects an object of trace functions, got ${describe(options.tracer)}`);
   }
+  if (options.taskAges !== undefined && typeof options.taskAges !== "boolean") {
+    throw new TypeError(`run({ taskAges }) expects true or false, got ${describe(options.taskAges)}`);
+  }
+  const dumpSignal = dumpSignalOf(options.dumpSignal);
+  const taskAges = options.taskAges ?? dumpSignal !== null;
   const signal = options.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw new TypeError(`run({ signal }) expects an AbortSignal, got ${describe(signal)}`);
@@ -141,7 +166,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
       seed,
       random: options.random ?? null,
       policy: options.policy ?? null,
-      tracer: options.tracer ?? null,
+      tracing: new Tracing(options.tracer ?? null, taskAges, 0),
       setup: {
         seed,
         pollEvery,
@@ -149,6 +174,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
         eventsLocation: eventsLocation(options.events),
         workSharing: options.workSharing ?? true,
         cancelGraceMs,
+        taskAges,
       },
     },
     (kernel) => {
@@ -158,7 +184,24 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
       else signal.addEventListener("abort", onAbort, { once: true });
     },
   );
-  return signal === undefined ? settled : settled.finally(() => signal.removeEventListener("abort", onAbort!));
+  const stopDumps = dumpSignal === null ? null : listenForDumps(dumpSignal);
+  if (signal === undefined && stopDumps === null) return settled;
+  return settled.finally(() => {
+    if (signal !== undefined) signal.removeEventListener("abort", onAbort!);
+    stopDumps?.();
+  });
+}
+
+/**
+ * A worker domain imports the module of each parallel task it runs; when that
+ * module is the program's entry, its top-level `run` must not start a run of
+ * its own (whose `call`s would start workers, which import the entry, and so
+ * on). It does nothing there, and its Promise never settles, so the code after
+ * an awaited `run` does not run in the worker either.
+ */
+function ignoredInWorkerDomain<T>(): Promise<T> {
+  ignoredRun();
+  return new Promise<T>(() => undefined);
 }
 
 /** @internal How a domain's kernel starts: `run` for dom0, the worker entry for the others. */

@@ -69,9 +69,27 @@ export abstract class SelectCase<T, R = unknown> implements Operation<T> {
   /** Forgets a registration `enlist` returned. */
   abstract withdraw(registration: R): void;
 
+  /**
+   * What a task waiting on this case waits for, in words, for dumps
+   * ("receive on Channel#3"); `registration` is what `enlist` returned.
+   * Override it: the default names the case's class.
+   */
+  describe(registration: R): string {
+    void registration;
+    return `a ${this.constructor.name} case`;
+  }
+
   /** The case alone: waits until it happens and evaluates to its value. */
   [Symbol.iterator](): Iterator<Instruction, T, unknown> {
     return new Choice([this], true) as unknown as Iterator<Instruction, T, unknown>;
+  }
+}
+
+function describeCase(c: SelectCase<unknown>, registration: unknown): string {
+  try {
+    return c.describe(registration);
+  } catch (error) {
+    return `a case whose describe threw (${String(error)})`;
   }
 }
 
@@ -194,7 +212,9 @@ export class Choice {
 
   /** @internal */
   describe(): string {
-    return this.lone ? "wait on a select case" : `select over ${this.cases.length} cases`;
+    const registrations = this.registrations ?? [];
+    const cases = this.cases.map((c, i) => describeCase(c, registrations[i]));
+    return this.lone ? cases[0]! : `select over [${cases.join(", ")}]`;
   }
 
   /** @internal */

@@ -2,7 +2,7 @@
  * `spawn` (Miou's `async`, formerly `call_cc`): a child task on the current domain.
  */
 
-import { describe } from "./describe.js";
+import { describe, isGeneratorObject } from "./describe.js";
 import { currentTask, kernelOf } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
 import type { Kernel } from "./kernel/kernel.js";
@@ -120,7 +120,7 @@ export function spawnSystem<A extends unknown[], T>(fn: TaskBody<A, T>, ...args:
  */
 export function startFiber(fn: unknown, args: readonly unknown[], caller: string): Generator<Instruction, unknown, unknown> {
   if (typeof fn !== "function") {
-    throw new TypeError(`${caller} expects a generator function (function* () { … }), got ${describe(fn)}${generatorHint(fn)}`);
+    throw new TypeError(`${caller} expects a generator function (function* () { … }), got ${describe(fn)}`);
   }
   const gen = args.length === 0 ? fn() : fn(...args);
   if (gen === null || typeof gen !== "object" || typeof gen.next !== "function" || typeof gen.throw !== "function") {
@@ -133,25 +133,13 @@ export function startFiber(fn: unknown, args: readonly unknown[], caller: string
   return asGenerator(gen as Generator<Instruction, unknown, unknown>);
 }
 
-/** What to do when a generator object was passed where its function belongs. */
-function generatorHint(value: unknown): string {
-  const looksLikeGenerator =
-    value !== null &&
-    typeof value === "object" &&
-    typeof (value as Generator).next === "function" &&
-    typeof (value as Generator).throw === "function";
-  return looksLikeGenerator ? ": this is a generator object (body()), pass the function itself (body) and its arguments after it" : "";
-}
-
 /**
  * @internal Checks `spawn`'s (or `call`'s) options object.
  * @throws TypeError naming the bad option.
  */
 export function checkSpawnOptions(options: unknown, caller: string): SpawnOptions {
-  if (options === null || typeof options !== "object" || Array.isArray(options) || generatorHint(options) !== "") {
-    throw new TypeError(
-      `${caller} expects a generator function, or options then a generator function; got ${describe(options)}${generatorHint(options)}`,
-    );
+  if (options === null || typeof options !== "object" || Array.isArray(options) || isGeneratorObject(options)) {
+    throw new TypeError(`${caller} expects a generator function, or options then a generator function; got ${describe(options)}`);
   }
   const { orphans, give, name } = options as SpawnOptions;
   if (orphans !== undefined && !(orphans instanceof Orphans)) {

@@ -44,6 +44,11 @@ export abstract class Supervisor extends SingleShot<void> {
   /** Says what the owner waits on, in words (for diagnostics). */
   abstract describe(): string;
 
+  /** The owner waits for its live children (deadlock detection). */
+  waitsFor(): Task[] {
+    return [...this.live];
+  }
+
   /**
    * Stops the supervision early: every live child is cancelled. Subclasses
    * that keep children outside `live` stop those too.

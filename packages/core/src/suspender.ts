@@ -8,6 +8,7 @@
  * with no `select` round trip, and one microtask at most per batch of
  * wake-ups made outside the run loop.
  */
+import { heldWaitParked } from "./deadlock/report.js";
 import { describe } from "./describe.js";
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
@@ -107,6 +108,18 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     return SUSPENDED;
   }
 
+  /**
+   * Parks the current task like `suspend()`, on a wait whose `waitsFor()`
+   * names the task holding what it waits for (a contended lock's holder):
+   * deadlock detection then looks for a cycle of such waits, once the
+   * domain's current slice is over.
+   */
+  protected suspendHeld(): IteratorResult<Instruction, T> {
+    const parked = this.suspend();
+    heldWaitParked(this.kernel!);
+    return parked;
+  }
+
   /** The result that ends the operation with `value`. */
   protected complete(value: T): IteratorResult<Instruction, T> {
     return { done: true, value };
@@ -141,8 +154,20 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     this.leave();
   }
 
-  /** What the task waits on, in words (for diagnostics); override it to say more. */
+  /** What the task waits on, in words (for dumps); override it to say more ("lock Mutex#3 held by main#1"). */
   describe(): string {
     return describe(this);
+  }
+
+  /**
+   * The task that alone can end this wait, if there is one (a lock's
+   * holder), for deadlock detection: a cycle of such waits — a task waiting
+   * for a lock held by a task that waits for it, through locks and awaited
+   * children — can never end. Override it in waits that have such a task;
+   * the default, null, means "anyone may end it" (a trigger, a condition, a
+   * channel, I/O), which no cycle goes through.
+   */
+  waitsFor(): Task<unknown> | null {
+    return null;
   }
 }

@@ -9,6 +9,7 @@
  * loop and the run fail with `Deadlock` before the timeout fires.
  */
 import { describe } from "./describe.js";
+import { formatAge } from "./diagnostics/format.js";
 import { type Choice, SelectCase } from "./select.js";
 
 /** The longest delay Node's timers take (about 24.8 days); longer ones fire at once. */
@@ -16,7 +17,13 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
 
 type Timer = ReturnType<typeof setTimeout>;
 
-class Timeout extends SelectCase<undefined, Timer> {
+/** A waiting timeout: its Node timer, and when it fires (`performance.now()`), for dumps. */
+interface Armed {
+  readonly timer: Timer;
+  readonly at: number;
+}
+
+class Timeout extends SelectCase<undefined, Armed> {
   constructor(private readonly ms: number) {
     super();
   }
@@ -25,12 +32,17 @@ class Timeout extends SelectCase<undefined, Timer> {
     if (this.ms === 0) choice.claim(index, undefined);
   }
 
-  enlist(choice: Choice, index: number): Timer {
-    return setTimeout(expire, this.ms, choice, index);
+  enlist(choice: Choice, index: number): Armed {
+    return { timer: setTimeout(expire, this.ms, choice, index), at: performance.now() + this.ms };
   }
 
-  withdraw(timer: Timer): void {
-    clearTimeout(timer);
+  withdraw(armed: Armed): void {
+    clearTimeout(armed.timer);
+  }
+
+  /** "timeout, 2.4 s left". */
+  override describe(armed: Armed | undefined): string {
+    return armed === undefined ? `timeout of ${this.ms} ms` : `timeout, ${formatAge(Math.max(0, armed.at - performance.now()))} left`;
   }
 }
 

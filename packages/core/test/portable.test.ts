@@ -173,3 +173,38 @@ describe("portables across domains", () => {
     expect(error.message).toMatch(/"test\/MainOnly"/);
   });
 });
+
+describe("a portable whose module the parallel task's module does not import", () => {
+  it("crosses all the same when defined with its module's URL: the worker imports that module by itself", async () => {
+    const { Tally } = await import("./fixtures/carried-portable.mjs");
+    const { addThrough } = await import("./fixtures/carried-tasks.mjs");
+    const tally = new Tally();
+    const results = await B.run(
+      function* () {
+        return yield* B.awaitAll([B.call(addThrough, tally, 2), B.call(addThrough, tally, 3)]);
+      },
+      { domains: 2 },
+    );
+    expect(results.map((r) => (r.ok ? r.value.kind : String(r.error)))).toEqual(["Tally", "Tally"]);
+    expect(tally.cells[0]).toBe(5);
+  });
+
+  it("defined without a URL, fails the call with a message that names the real fix", async () => {
+    const { Stranger } = await import("./fixtures/carried-portable.mjs");
+    const { addThrough } = await import("./fixtures/carried-tasks.mjs");
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(addThrough, new Stranger(), 1));
+      },
+      { domains: 1 },
+    );
+    expect(r.ok).toBe(false);
+    const message = (r as { error: Error }).error.message;
+    expect(message).toContain(
+      'a value of kind "test/Stranger" came from another domain, but no portable of that name is defined in this one',
+    );
+    expect(message).toContain("Import that module for its side effects in the parallel task's module");
+    expect(message).toContain("an import used only for types is dropped by TypeScript");
+    expect(message).toContain('definePortable(import.meta.url, "test/Stranger", …)');
+  });
+});

@@ -3,14 +3,14 @@
  * cancellations. Each case runs in a child process against the built package
  * (turbo builds it before testing).
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIVE_HANDLES } from "./support/processes.js";
+import { LIVE_HANDLES, type Ran, runNode } from "./support/processes.js";
 
 const core = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 let dir = "";
@@ -24,14 +24,10 @@ afterAll(async () => {
 });
 
 /** Runs a JavaScript module body, with `B` imported, in a fresh Node process. */
-async function runScript(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runScript(body: string): Promise<Ran> {
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.mjs`);
   await writeFile(file, `import * as B from ${JSON.stringify(core)};\n${body}\n`);
-  return new Promise((resolve) => {
-    execFile(process.execPath, [file], { timeout: 15_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runNode([file]);
 }
 
 describe("the process", () => {
@@ -57,6 +53,22 @@ describe("the process", () => {
     `);
     expect(r.stdout.trim()).toBe("Deadlock");
     expect(r.code).toBe(0);
+  });
+
+  it("the Deadlock of a drained loop names what nothing can wake and holds the task tree", async () => {
+    const r = await runScript(`
+      try {
+        await B.run(function* main() {
+          const t = B.spawn({ name: "stuck" }, function* () { yield* B.promise(() => new Promise(() => {})); });
+          yield* B.awaitTask(t);
+        });
+      } catch (e) { console.log(JSON.stringify({ message: e.message, dump: e.dump, cycle: e.cycle })); }
+    `);
+    const { message, dump, cycle } = JSON.parse(r.stdout);
+    expect(message).toMatch(/^2 task\(s\) are suspended and nothing can wake them up/);
+    expect(message).toMatch(/\nmain#1 — waiting, \d+ ms: await stuck#2\n└─ stuck#2 — waiting: promise/);
+    expect(dump.tasks[0]).toMatchObject({ uid: 1, name: "main", state: "waiting", waitsOn: "await stuck#2" });
+    expect(cycle).toBeNull();
   });
 
   it("a task waiting on B.timeout keeps the process alive (no Deadlock), and nothing is left once it fired", async () => {
@@ -107,5 +119,60 @@ describe("the process", () => {
     `);
     expect(r.stdout.trim()).toBe("done");
     expect(r.stderr.match(/BOBBIN_SWALLOWED_CANCEL/g)).toHaveLength(1);
+  });
+});
+
+describe("BOBBIN_DUMP_SIGNAL", () => {
+  it("prints the task tree on stderr when the signal arrives, from a live program, which goes on", async () => {
+    const file = join(dir, "live.mjs");
+    await writeFile(
+      file,
+      `import * as B from ${JSON.stringify(core)};
+      let stop;
+      const alive = setInterval(() => {}, 1000); // what keeps a server's process alive: its listening socket, say
+      const done = B.run(function* server() {
+        const child = B.spawn(function* handler() { yield* new B.Trigger().wait(); });
+        yield* B.promise(() => new Promise((resolve) => { stop = resolve; console.log("ready"); }));
+        yield* B.cancel(child);
+        return "stopped";
+      });
+      process.on("SIGTERM", () => { clearInterval(alive); stop(); });
+      console.log(await done);`,
+    );
+    const child = spawn(process.execPath, [file], { env: { ...process.env, BOBBIN_DUMP_SIGNAL: "SIGUSR2" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+      if (stdout === "ready\n") child.kill("SIGUSR2");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      if (stderr.includes("handler#2")) child.kill("SIGTERM");
+    });
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    clearTimeout(killer);
+    expect(stderr).toMatch(
+      /^Bobbin tasks at .*:\nserver#1 — waiting, [\d.]+ m?s: promise \(anonymous\)\n└─ handler#2 — waiting, [\d.]+ m?s: wait on a trigger\n$/,
+    );
+    expect(stdout).toBe("ready\nstopped\n");
+    expect(code).toBe(0);
+  });
+
+  it("a value that is not a signal is a RangeError that names the variable", async () => {
+    const bad = await new Promise<string>((resolve) =>
+      execFile(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import * as B from ${JSON.stringify(core)}; try { B.run(function* () {}); } catch (e) { console.log(e.name + ": " + e.message); }`,
+        ],
+        { env: { ...process.env, BOBBIN_DUMP_SIGNAL: "USR2" } },
+        (_error, out) => resolve(out),
+      ),
+    );
+    expect(bad.trim()).toBe('RangeError: BOBBIN_DUMP_SIGNAL must name a signal Node can catch, such as "SIGUSR2", got "USR2"');
   });
 });

@@ -87,7 +87,7 @@ describe("spawn", () => {
   it("says what to do when given a generator object instead of its function", async () => {
     await B.run(function* () {
       function* body() {}
-      expect(() => B.spawn(body() as never)).toThrow(/this is a generator object \(body\(\)\), pass the function itself/);
+      expect(() => B.spawn(body() as never)).toThrow(/a generator object \(the generator function was called: pass the function itself/);
     });
   });
 

@@ -10,7 +10,7 @@ import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";
 import { ENDED, endReceivers, handToReceiver, Receive, type Waiting } from "./receive.js";
 import { keepLocal } from "./shared/portable.js";
-import { WaitQueue } from "./waiters.js";
+import { nextSerial, WaitQueue } from "./waiters.js";
 
 /**
  * What a subscriber receives: a value and how many values it missed just
@@ -50,6 +50,11 @@ export class Subscription<T> implements Disposable {
     private readonly broadcast: Broadcast<T>,
     private readonly capacity: number,
   ) {}
+
+  /** "a subscription to Broadcast#2", as diagnostics name it. */
+  toString(): string {
+    return `a subscription to ${this.broadcast}`;
+  }
 
   /** How many values wait to be received. */
   get size(): number {
@@ -166,12 +171,18 @@ export class Broadcast<T> {
   readonly capacity: number;
   /** @internal */ private readonly subscriptions = new Set<Subscription<T>>();
   /** @internal */ private closed = false;
+  private readonly serial = nextSerial();
 
   constructor(capacity: number) {
     if (capacity !== Number.POSITIVE_INFINITY && !(Number.isInteger(capacity) && capacity >= 1)) {
       throw new RangeError(`Broadcast(capacity) expects an integer ≥ 1 (values kept per subscriber) or Infinity, got ${String(capacity)}`);
     }
     this.capacity = capacity;
+  }
+
+  /** `Broadcast#n`, as diagnostics name it. */
+  toString(): string {
+    return `Broadcast#${this.serial}`;
   }
 
   /** How many subscriptions are open. */

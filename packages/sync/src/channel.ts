@@ -12,7 +12,7 @@ import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";
 import { ENDED, endReceivers, handToReceiver, Receive, Waiting } from "./receive.js";
 import { keepLocal } from "./shared/portable.js";
-import { WaitQueue } from "./waiters.js";
+import { nextSerial, WaitQueue } from "./waiters.js";
 
 /** A `send` of one value: delivered to a receiver, into the buffer, or waiting for room. */
 class Send<T> extends SelectCase<void, Waiting<T>> {
@@ -21,6 +21,10 @@ class Send<T> extends SelectCase<void, Waiting<T>> {
     private readonly value: T,
   ) {
     super();
+  }
+
+  override describe(): string {
+    return `send on ${this.channel}`;
   }
 
   offer(choice: Choice, index: number): void {
@@ -80,6 +84,12 @@ export class Channel<T> {
   /** @internal Selects waiting to receive. */
   readonly receivers = new WaitQueue<Waiting<undefined>>();
   /** @internal */ private closed = false;
+  private readonly serial = nextSerial();
+
+  /** `Channel#n`, as diagnostics name it. */
+  toString(): string {
+    return `Channel#${this.serial}`;
+  }
 
   constructor(capacity = 0) {
     if (capacity !== Number.POSITIVE_INFINITY && !(Number.isInteger(capacity) && capacity >= 0)) {

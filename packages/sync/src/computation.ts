@@ -343,7 +343,7 @@ export class Computation<T> {
   private startAwait<R>(deliver: Deliver<T, R>): Iterator<Instruction, R, unknown> {
     const outcome = this.outcome;
     if (outcome !== null) return done(deliver(outcome));
-    const w = new AwaitWait(this, self(), deliver);
+    const w = new AwaitWait(this, self("Computation.await()"), deliver);
     this.triggers!.add(w);
     return w;
   }

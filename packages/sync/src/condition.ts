@@ -9,7 +9,7 @@ import { type Instruction, type Operation, self, type Task } from "@bobbin/core"
 import { Mutex } from "./mutex.js";
 import { CONDITION, SharedSignals } from "./shared/condition.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
-import { DONE, WaitOp, WaitQueue } from "./waiters.js";
+import { DONE, nextSerial, WaitOp, WaitQueue } from "./waiters.js";
 
 /** @internal A task parked in `wait`. */
 export class ConditionWait extends WaitOp<void> {
@@ -25,6 +25,11 @@ export class ConditionWait extends WaitOp<void> {
 
   protected resume(): IteratorResult<Instruction, void> {
     return DONE;
+  }
+
+  /** "wait on Condition#4" (a dump). */
+  override describe(): string {
+    return `wait on ${this.condition}`;
   }
 
   protected leave(): void {
@@ -69,6 +74,12 @@ const NONE: unique symbol = Symbol("none");
 export class Condition {
   /** @internal Waiters of this domain. */ readonly queue = new WaitQueue<ConditionWait>();
   /** @internal The signals shared with other domains, for `Condition.shared()`. */ signals: SharedSignals | null = null;
+  private readonly serial = nextSerial();
+
+  /** `Condition#n`, as diagnostics name it. */
+  toString(): string {
+    return `Condition#${this.serial}`;
+  }
 
   /**
    * Makes a new condition (Miou's `Condition.create`).
@@ -213,7 +224,7 @@ export class Condition {
   }
 
   private *waitOn(m: Mutex): Generator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("Condition.wait()");
     if (m.holderTask !== task) throw m.notHolder(task, "wait on a condition");
     const w = new ConditionWait(this, task);
     this.queue.push(w); // queued before the unlock: a signal given right after it is not lost

@@ -152,7 +152,7 @@ export class Lazy<T> {
   }
 
   private *run(): Generator<Instruction, T, unknown> {
-    const task = self();
+    const task = self("Lazy.force()");
     for (;;) {
       switch (this.state) {
         case VAL:

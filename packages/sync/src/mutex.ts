@@ -9,7 +9,7 @@ import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
 import { MUTEX, SharedLock } from "./shared/mutex.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
-import { DONE, WaitOp, WaitQueue } from "./waiters.js";
+import { DONE, nextSerial, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `lock`: the unlocker makes it the holder before waking it. */
 class LockWait extends WaitOp<void> {
@@ -22,6 +22,23 @@ class LockWait extends WaitOp<void> {
 
   protected resume(): IteratorResult<Instruction, void> {
     return DONE;
+  }
+
+  /** Parks as a wait held by the mutex's holder (deadlock detection follows it). */
+  protected override start(): IteratorResult<Instruction, void> {
+    return this.suspendHeld();
+  }
+
+  /** "lock Mutex#3 held by handler#9" (a dump). */
+  override describe(): string {
+    const m = this.mutex;
+    const holder = m.holderTask !== null ? String(m.holderTask) : m.sharedLock?.isLocked ? "a task of another domain" : "nobody yet";
+    return `lock ${m} held by ${holder}`;
+  }
+
+  /** Deadlock detection: only the holder can end this wait (a holder of another domain is not followed). */
+  override waitsFor(): Task<unknown> | null {
+    return this.mutex.holderTask;
   }
 
   protected leave(): void {
@@ -68,6 +85,7 @@ export class Mutex {
   /** @internal The lock shared with other domains, for `Mutex.shared()`. */ sharedLock: SharedLock | null = null;
   private readonly lockOp: Operation<void>;
   private readonly guardOp: Operation<MutexGuard>;
+  private readonly serial = nextSerial();
 
   constructor() {
     // One operation per mutex: `yield*` calls [Symbol.iterator]() exactly when
@@ -113,6 +131,11 @@ export class Mutex {
    */
   static shared(): Mutex {
     return createShared(sharing);
+  }
+
+  /** `Mutex#n`, as diagnostics name it. */
+  toString(): string {
+    return `Mutex#${this.serial}`;
   }
 
   /** Whether this mutex works across domains (made by {@link Mutex.shared}). */
@@ -164,7 +187,7 @@ export class Mutex {
    * @throws TypeError outside a task.
    */
   unlock(): void {
-    const task = self();
+    const task = self("Mutex.unlock()");
     if (this.holderTask !== task) throw this.notHolder(task, "unlock");
     if (this.sharedLock === null) this.handOff();
     else this.handOffShared();
@@ -182,7 +205,7 @@ export class Mutex {
    * @throws TypeError outside a task.
    */
   tryLock(): boolean {
-    const task = self();
+    const task = self("Mutex.tryLock()");
     if (this.holderTask !== null) return false;
     const shared = this.sharedLock;
     if (shared !== null) {
@@ -288,7 +311,7 @@ export class Mutex {
   // -- internals ------------------------------------------------------------
 
   private startLock(): Iterator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("Mutex.lock()");
     const holder = this.holderTask;
     if (holder === null) {
       const shared = this.sharedLock;

@@ -2,7 +2,7 @@
  * `MVar` (µthreads, after Concurrent Haskell): a box that is empty or full.
  */
 import { done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
-import { WaitOp, WaitQueue } from "./waiters.js";
+import { nextSerial, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `take`, `read` or `put`; `value` is what it gives or receives. */
 class MVarWait<T> extends WaitOp<T> {
@@ -10,8 +10,14 @@ class MVarWait<T> extends WaitOp<T> {
     private readonly queueOf: WaitQueue<MVarWait<T>>,
     task: Task<unknown>,
     /** @internal */ public value: T,
+    /** What it waits to do, for dumps: "take from MVar#2". */
+    private readonly doing: string,
   ) {
     super(task);
+  }
+
+  override describe(): string {
+    return this.doing;
   }
 
   protected resume(): IteratorResult<Instruction, T> {
@@ -71,6 +77,12 @@ export class MVar<T> {
   private readonly takers = new WaitQueue<MVarWait<T>>();
   private readonly readers = new WaitQueue<MVarWait<T>>();
   private readonly putters = new WaitQueue<MVarWait<T>>();
+  private readonly serial = nextSerial();
+
+  /** `MVar#n`, as diagnostics name it. */
+  toString(): string {
+    return `MVar#${this.serial}`;
+  }
 
   /**
    * Makes an empty MVar.
@@ -196,28 +208,28 @@ export class MVar<T> {
   // -- internals ------------------------------------------------------------
 
   private startTake(): Iterator<Instruction, T, unknown> {
-    const task = self();
+    const task = self("MVar.take()");
     if (this.full) return done(this.takeNow());
-    const w = new MVarWait<T>(this.takers, task, undefined as T);
+    const w = new MVarWait<T>(this.takers, task, undefined as T, `take from ${this}`);
     this.takers.push(w);
     return w;
   }
 
   private startRead(): Iterator<Instruction, T, unknown> {
-    const task = self();
+    const task = self("MVar.read()");
     if (this.full) return done(this.value);
-    const w = new MVarWait<T>(this.readers, task, undefined as T);
+    const w = new MVarWait<T>(this.readers, task, undefined as T, `read ${this}`);
     this.readers.push(w);
     return w;
   }
 
   private startPut(value: T): Iterator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("MVar.put()");
     if (!this.full) {
       this.fill(value);
       return done();
     }
-    const w = new MVarWait<T>(this.putters, task, value);
+    const w = new MVarWait<T>(this.putters, task, value, `put into ${this}`);
     this.putters.push(w);
     // Woken, it completes with `undefined`: the taker that made room cleared its value.
     return w as unknown as Iterator<Instruction, void, unknown>;

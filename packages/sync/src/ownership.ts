@@ -100,18 +100,29 @@ function finaliseOnExit(task: Task, ending: Ending): unknown {
   if (set.size === 0) return undefined;
   const leaked = [...set].reverse(); // the last owned is finalised first
   set.clear();
+  const failures: [Resource, unknown][] = [];
   for (const r of leaked) {
     r.holder = null;
     r.released = true;
     try {
       r.finalise();
     } catch (error) {
-      process.emitWarning(`the finaliser of resource ${r.uid} (owned by task ${task.uid}) threw: ${String(error)}`, {
-        code: "BOBBIN_FINALISER_THREW",
-      });
+      failures.push([r, error]);
     }
   }
-  return ending === "resolved" ? new ResourceLeaked(task.uid, leaked.length) : undefined;
+  if (ending === "resolved")
+    return new ResourceLeaked(
+      task,
+      leaked.length,
+      failures.map(([, error]) => error),
+    );
+  // The task failed or was cancelled: it has an error of its own; a finaliser's goes to a warning.
+  for (const [r, error] of failures) {
+    process.emitWarning(`the finaliser of resource ${r.uid} (owned by ${task}) threw: ${String(error)}`, {
+      code: "BOBBIN_FINALISER_THREW",
+    });
+  }
+  return undefined;
 }
 
 function notOwner(task: Task, r: Resource, operation: string): NotOwner {
@@ -135,7 +146,7 @@ function checkResource(r: unknown, name: string): Resource {
 /** The current task, which must own `r` (allocates nothing: `check` is on hot paths). */
 function mustOwn(r: unknown, name: string, operation: string): Task {
   const res = checkResource(r, name);
-  const task = self();
+  const task = self(`${name}()`);
   if (res.holder !== task) throw notOwner(task, res, operation);
   return task;
 }
@@ -155,8 +166,10 @@ function mustOwn(r: unknown, name: string, operation: string): Task {
  *   owning resources, their finalisers run too and the whole `run` fails
  *   with `ResourceLeaked`.
  *
- * Finalisers are plain synchronous functions; one that throws is reported as
- * a process warning (`BOBBIN_FINALISER_THREW`) and the others still run.
+ * Finalisers are plain synchronous functions; the others still run when one
+ * throws. Its error is carried by `ResourceLeaked` (`errors`, `cause`) after a
+ * normal return, and reported as a process warning (`BOBBIN_FINALISER_THREW`)
+ * after a failure or a cancellation (the task's own error is the one kept).
  *
  * @example
  * ```ts
@@ -197,7 +210,7 @@ export const Ownership = {
    */
   own(r: Resource<unknown>): void {
     const res = checkResource(r, "Ownership.own");
-    const task = self();
+    const task = self("Ownership.own()");
     if (res.released) throw new TypeError(`Ownership.own: resource ${res.uid} was released (its finaliser ran); create a new resource`);
     if (res.holder !== null) throw new AlreadyOwned(task.uid, res.holder.uid, res.uid);
     res.holder = task;
@@ -286,7 +299,7 @@ export const Ownership = {
    * @throws TypeError outside a task when no task is given.
    */
   owned(task?: Task<unknown>): Resource<unknown>[] {
-    const t = task ?? self();
+    const t = task ?? self("Ownership.owned()");
     return owned.has(t) ? [...owned.get(t)] : [];
   },
 };

@@ -54,6 +54,10 @@ export class Receive<R> extends SelectCase<R, Waiting<undefined>> {
     super();
   }
 
+  override describe(): string {
+    return `receive on ${this.source}`;
+  }
+
   offer(choice: Choice, index: number): void {
     const item = this.source.tryRecv();
     if (item !== undefined) choice.claim(index, item);

@@ -8,7 +8,7 @@ import { done, type Instruction, type Operation, self, type Task } from "@bobbin
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
 import { checkShared, PERMITS, SEMAPHORE, SharedPermits } from "./shared/semaphore.js";
-import { DONE, WaitOp, WaitQueue } from "./waiters.js";
+import { DONE, nextSerial, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `acquire(n)`: `release` takes its permits off the count before waking it. */
 class AcquireWait extends WaitOp<void> {
@@ -22,6 +22,11 @@ class AcquireWait extends WaitOp<void> {
 
   protected resume(): IteratorResult<Instruction, void> {
     return DONE;
+  }
+
+  /** "acquire 2 of Semaphore#5 (1 free)" (a dump). */
+  override describe(): string {
+    return `acquire ${this.permits} of ${this.semaphore} (${this.semaphore.available} free)`;
   }
 
   protected leave(): void {
@@ -63,6 +68,7 @@ export class Semaphore {
   /** @internal The permits shared with other domains, for `Semaphore.shared(n)`. */ sharedPermits: SharedPermits | null = null;
   private permits: number;
   private readonly acquireOne: Operation<void>;
+  private readonly serial = nextSerial();
 
   /**
    * @param permits the initial number of permits (an integer ≥ 0).
@@ -112,6 +118,11 @@ export class Semaphore {
   /** Whether this semaphore's permits are shared between domains (made by {@link Semaphore.shared}). */
   get isShared(): boolean {
     return this.sharedPermits !== null;
+  }
+
+  /** `Semaphore#n`, as diagnostics name it. */
+  toString(): string {
+    return `Semaphore#${this.serial}`;
   }
 
   /** Permits available right now (over every domain, for a shared semaphore). */
@@ -206,7 +217,7 @@ export class Semaphore {
   // -- internals ------------------------------------------------------------
 
   private startAcquire(n: number): Iterator<Instruction, void, unknown> {
-    const task = self();
+    const task = self("Semaphore.acquire()");
     const shared = this.sharedPermits;
     if (shared !== null) {
       // No local waiter: take the permits if nobody waits anywhere, or ask

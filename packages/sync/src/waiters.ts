@@ -25,6 +25,13 @@
  */
 import { type Instruction, Suspender, type Task } from "@bobbin/core";
 
+let lastSerial = 0;
+
+/** @internal A number naming a primitive in diagnostics (`Mutex#3`), unique in its thread. */
+export function nextSerial(): number {
+  return ++lastSerial;
+}
+
 /** @internal The `done` result of operations that produce nothing. */
 export const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
 

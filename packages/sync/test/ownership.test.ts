@@ -341,7 +341,35 @@ describe("Ownership: finalisers when the owner ends", () => {
     });
     expect(closed).toEqual(["ok"]);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/finaliser of resource \d+ .*threw: Error: finaliser failed/);
+    expect(String(warn.mock.calls[0]![0])).toMatch(
+      /the finaliser of resource \d+ \(owned by anonymous#\d+\) threw: Error: finaliser failed/,
+    );
+  });
+
+  it("a finaliser that throws at a normal return: its error travels with ResourceLeaked, not as a warning", async () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    const failure = new Error("close failed");
+    const error = await B.run(function* () {
+      yield* B.awaitTask(
+        B.spawn(function* leaker() {
+          Ownership.own(
+            Ownership.create("bad", () => {
+              throw failure;
+            }),
+          );
+        }),
+      );
+    }).then(
+      () => undefined,
+      (e: unknown) => e as ResourceLeaked,
+    );
+    expect(error).toBeInstanceOf(ResourceLeaked);
+    expect(error!.errors).toEqual([failure]);
+    expect(error!.cause).toBe(failure);
+    expect(error!.message).toMatch(
+      /^leaker#2 returned normally while still owning 1 resource\(s\); their finalisers ran \(1 threw: Error: close failed\)/,
+    );
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it("Miou's accept-or-die: resources given to the losing task of awaitFirst are finalised", async () => {

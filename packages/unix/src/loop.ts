@@ -199,6 +199,13 @@ class SleepOp extends Parked<void> implements Deadline {
     this.timers.remove(this);
   }
 
+  /** "sleep, 2.4 s left" (a dump). */
+  override describe(): string {
+    if (this.at === Infinity) return "sleep forever";
+    const left = Math.max(0, this.at - performance.now()) / 1000;
+    return `sleep, ${left < 10 ? left.toFixed(1) : Math.round(left)} s left`;
+  }
+
   fire(): void {
     this.expired = true;
     this.ready();

@@ -23,6 +23,8 @@ export type SignalHandler = (signal: NodeJS.Signals) => Generator<B.Instruction,
 
 const NO_FAILURE = Symbol("no failure");
 const UNCATCHABLE = new Set(["SIGKILL", "SIGSTOP"]);
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** @internal The signal handlers of one run and the queue of signals not yet handled. */
 export class SignalTable {
@@ -36,6 +38,13 @@ export class SignalTable {
   failure: unknown = NO_FAILURE;
   private disposed = false;
   private dispatching = false;
+  /**
+   * Keeps Node's loop alive while a handler is set: a signal listener alone
+   * holds no handle, so a run whose tasks wait for a signal (Ctrl-C, say)
+   * would see its loop drain and fail with `Deadlock` though a signal can
+   * still wake them.
+   */
+  private keepAlive: NodeJS.Timeout | null = null;
 
   /** Sets a handler, from a task of the run on dom0 (the first one starts the dispatcher). */
   set(signal: NodeJS.Signals, handler: SignalHandler): () => void {
@@ -45,6 +54,7 @@ export class SignalTable {
       B.spawnSystem(signalDispatcher, this);
     }
     this.handlers.set(signal, handler);
+    this.keepAlive ??= setInterval(() => {}, MAX_TIMER_MS);
     if (!this.listeners.has(signal)) {
       const listener = (s: NodeJS.Signals): void => this.deliver(s);
       this.listeners.set(signal, listener);
@@ -58,7 +68,13 @@ export class SignalTable {
         this.listeners.delete(signal);
         process.off(signal, listener);
       }
+      if (this.handlers.size === 0) this.letGo();
     };
+  }
+
+  private letGo(): void {
+    if (this.keepAlive !== null) clearInterval(this.keepAlive);
+    this.keepAlive = null;
   }
 
   /** Whether a handler is set for `signal` (`main` leaves such a signal to it). */
@@ -88,6 +104,7 @@ export class SignalTable {
     for (const [signal, listener] of this.listeners) process.off(signal, listener);
     this.listeners.clear();
     this.handlers.clear();
+    this.letGo();
     this.queue.length = 0;
   }
 }
@@ -133,7 +150,8 @@ function* signalDispatcher(table: SignalTable): Generator<B.Instruction, never, 
  * `handler(signal)` runs as a new task on dom0 (as the book's SIGINT
  * handler that broadcasts a condition). Setting a handler again replaces
  * it. While a handler is set, Node's default action (exiting on SIGINT,
- * SIGTERM…) does not happen. Returns a function that removes the handler;
+ * SIGTERM…) does not happen, and the process stays alive (a run whose
+ * tasks only wait for the signal is not a deadlock). Returns a function that removes the handler;
  * handlers are removed when the run ends. A handler that throws fails the
  * run (its `main` is cancelled).
  *
@@ -153,7 +171,9 @@ export function onSignal(signal: NodeJS.Signals, handler: SignalHandler): () => 
   }
   if (UNCATCHABLE.has(signal)) throw new TypeError(`onSignal(): ${signal} cannot be caught`);
   if (typeof handler !== "function") {
-    throw new TypeError("onSignal(signal, handler) expects a generator function (function* (signal) { … }) as handler");
+    throw new TypeError(
+      `onSignal(signal, handler) expects a generator function (function* (signal) { … }) as handler, got ${describe(handler)}`,
+    );
   }
   return currentContext("onSignal()").signals.set(signal, handler);
 }

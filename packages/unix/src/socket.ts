@@ -81,12 +81,12 @@ export function checkRange(buf: unknown, off: unknown, len: unknown, what: strin
   if (!(buf instanceof Uint8Array)) throw new TypeError(`${what} expects a Buffer or Uint8Array, got ${describe(buf)}`);
   const o = off === undefined ? 0 : off;
   if (typeof o !== "number" || !Number.isInteger(o) || o < 0) {
-    throw new RangeError(`${what}: off must be an integer ≥ 0, got ${String(off)}`);
+    throw new RangeError(`${what}: off must be an integer ≥ 0, got ${describe(off)}${numberHint(off)}`);
   }
   if (o > buf.length) throw new RangeError(`${what}: off (${o}) is past the end of the buffer (length ${buf.length})`);
   const l = len === undefined ? buf.length - o : len;
   if (typeof l !== "number" || !Number.isInteger(l) || l < 0) {
-    throw new RangeError(`${what}: len must be an integer ≥ 0, got ${String(len)}`);
+    throw new RangeError(`${what}: len must be an integer ≥ 0, got ${describe(len)}${numberHint(len)}`);
   }
   if (o + l > buf.length) {
     throw new RangeError(`${what}: off + len (${o} + ${l}) exceeds the buffer's length ${buf.length}`);
@@ -115,7 +115,7 @@ export function checkAddress(addr: unknown, kind: SocketKind, what: string, conn
   }
   const min = connecting ? 1 : 0;
   if (typeof port !== "number" || !Number.isInteger(port) || port < min || port > 65535) {
-    throw new RangeError(`${what}: port must be an integer in [${min}, 65535], got ${String(port)}`);
+    throw new RangeError(`${what}: port must be a number, an integer in [${min}, 65535]; got ${describe(port)}${numberHint(port)}`);
   }
   const family = net.isIP(host);
   const wanted = kind === "tcp6" || kind === "udp6" ? 6 : 4;
@@ -123,6 +123,11 @@ export function checkAddress(addr: unknown, kind: SocketKind, what: string, conn
     throw systemError("EAFNOSUPPORT", what.replace(/\(\)$/, ""), `${host} is an IPv${family} address but the socket is ${kind}`);
   }
   return { host, port };
+}
+
+/** What to pass instead of a number given as a string ("3000" → 3000). */
+function numberHint(value: unknown): string {
+  return typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? `: pass the number ${Number(value)}` : "";
 }
 
 /**

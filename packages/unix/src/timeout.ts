@@ -65,6 +65,9 @@ function recordOf(task: B.Task<unknown>): TaskTimeouts | null {
   return timeouts.has(task) ? timeouts.get(task) : null;
 }
 
+// A task waiting inside an armed scope is in no deadlock: its deadline will interrupt the wait.
+B.registerInterrupter((task) => (recordOf(task)?.top ?? null) !== null);
+
 /**
  * For backends: throws the expired timeout of the current task, if any. Call
  * it when an operation starts (the `Parked` base class does), so that I/O

@@ -125,6 +125,16 @@ describe("main: how the program ends is the exit code", () => {
     expect(exit.stdout).toMatch(/^READY\nhandler: stopping\nstopped by its handler\nEXIT 0 /);
   });
 
+  it("a program that only waits for Ctrl-C (a handler that broadcasts a Condition) stays alive until it comes: no Deadlock", async () => {
+    const program = new Program("wait-for-signal");
+    await program.printed("READY");
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a Deadlock would fail the run well within this
+    program.kill("SIGINT");
+    const exit = await program.exited;
+    expect(exit).toMatchObject({ code: 0, stderr: "" });
+    expect(exit.stdout).toMatch(/^READY\nstopped by its handler\nEXIT 0 /);
+  });
+
   it("…and a second SIGINT still forces the exit", async () => {
     const program = new Program("stuck-handled");
     await program.printed("READY");

@@ -155,3 +155,29 @@ describe("stream sockets", () => {
     });
   });
 });
+
+describe("messages for numbers given as strings", () => {
+  it('port: "3000" says it got a string and to pass the number, not "got 3000"', async () => {
+    await run(function* () {
+      const sock = tcpv4();
+      const error = thrown(() => connect(sock, { host: "127.0.0.1", port: "3000" as unknown as number })) as Error;
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.message).toBe('connect(): port must be a number, an integer in [1, 65535]; got "3000": pass the number 3000');
+      yield* close(sock);
+    });
+  });
+
+  it("off and len given as strings say so too", async () => {
+    await run(function* () {
+      const [client, peer, server] = yield* connectedPair();
+      const buf = Buffer.alloc(8);
+      expect((thrown(() => read(client, buf, "2" as unknown as number)) as Error).message).toBe(
+        'read(): off must be an integer ≥ 0, got "2": pass the number 2',
+      );
+      expect((thrown(() => write(client, buf, 0, "4" as unknown as number)) as Error).message).toBe(
+        'write(): len must be an integer ≥ 0, got "4": pass the number 4',
+      );
+      for (const s of [client, peer, server]) yield* close(s);
+    });
+  });
+});

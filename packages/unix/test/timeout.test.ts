@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import { Mutex } from "@bobbin/sync";
 import { describe, expect, it } from "vitest";
 import { run, sleep, Timeout, withTimeout } from "../src/index.js";
 import { count, expectRange, failure, thrown } from "./helpers.js";
@@ -155,6 +156,30 @@ describe("withTimeout", () => {
       )) as Timeout;
       expect(outer.seconds).toBe(0.05);
     });
+  });
+
+  it("a lock in a cycle of waits under a deadline is no Deadlock: the deadline ends the wait", async () => {
+    const unrelated = setInterval(() => {}, 1000); // cycles are looked for while other handles keep Node alive
+    try {
+      const r = await run(function* () {
+        const first = new Mutex();
+        const second = new Mutex();
+        const a = B.spawn({ name: "a" }, function* () {
+          yield* first.lock();
+          yield* sleep(0.01);
+          yield* second.lock();
+        });
+        yield* second.lock();
+        yield* sleep(0.01);
+        const late = yield* failure(() => withTimeout(0.3, first.lock()));
+        second.unlock();
+        yield* B.awaitTask(a);
+        return late;
+      });
+      expect(r).toBeInstanceOf(Timeout);
+    } finally {
+      clearInterval(unrelated);
+    }
   });
 
   it("timeouts of different tasks are independent; cancelling a task in a scope leaves no timer", async () => {

@@ -11,19 +11,21 @@
 import type { TransferListItem } from "node:worker_threads";
 import { awaitAll, type Results } from "../await.js";
 import { describe } from "../describe.js";
+import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled, NoDomainAvailable } from "../errors.js";
 import { current, currentKernel, currentTask, kernelOf } from "../kernel/current.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { F, type Task, type Waiter } from "../kernel/task.js";
 import type { SpawnOptions } from "../lifecycle.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
+import { promise } from "../promise.js";
 import type { Result } from "../result.js";
 import { checkSpawnOptions, spawn } from "../spawn.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
 import { domainLink } from "./host.js";
 import type { DomainLink } from "./link.js";
-import { decodePortables, encodePortables } from "./portable.js";
-import { decodeError } from "./wire.js";
+import { decodePortables, encodePortables, importModules, portableModules } from "./portable.js";
+import { decodeError, errorModules } from "./wire.js";
 
 /**
  * Options of {@link call}, given first: `call({ pin: 2 }, task, ...args)`.
@@ -72,8 +74,8 @@ function awaitResult(link: DomainLink, id: number): Operation<CallResult> {
   return new AwaitResult(link, id);
 }
 
-/** The body of a proxy: waits for call `id` and passes on its cancellation. */
-function* remoteCall(link: DomainLink, id: number): Generator<Instruction, unknown, unknown> {
+/** The body of a proxy: waits for call `id` (sent to `domain`) and passes on its cancellation. */
+function* remoteCall(link: DomainLink, id: number, domain: number): Generator<Instruction, unknown, unknown> {
   let result: CallResult;
   try {
     result = yield* awaitResult(link, id);
@@ -84,8 +86,20 @@ function* remoteCall(link: DomainLink, id: number): Generator<Instruction, unkno
     }
     throw error;
   }
-  if (result.ok) return result.portable ? decodePortables(result.value) : result.value;
-  throw decodeError(result.error);
+  if (result.ok && !result.portable) {
+    publishCallEnd(current!, domain, true, undefined);
+    return result.value;
+  }
+  // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
+  const modules = result.ok ? portableModules(result.value) : errorModules(result.error);
+  if (modules.length !== 0) yield* promise(() => importModules(modules));
+  if (result.ok) {
+    publishCallEnd(current!, domain, true, undefined);
+    return decodePortables(result.value);
+  }
+  const error = decodeError(result.error);
+  publishCallEnd(current!, domain, false, error);
+  throw error;
 }
 
 const PLAIN_FUNCTION =
@@ -135,19 +149,20 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link, k);
   const sent = encodePortables(args) as unknown[];
   const id = link.sendCall(domain, task.url, task.name, sent, pinned, options.transfer ?? [], sent !== args);
-  return spawnProxy(link, id, { orphans: options.orphans, give: options.give, name: options.name ?? task.name });
+  return spawnProxy(link, id, domain, task.name, { orphans: options.orphans, give: options.give, name: options.name ?? task.name });
 }
 
-/** The caller's task standing for call `id`; the call was sent already, so it must hear of a cancellation. */
-function spawnProxy(link: DomainLink, id: number, options: SpawnOptions): Task<unknown> {
+/** The caller's task standing for call `id` of task `name`; the call was sent already, so it must hear of a cancellation. */
+function spawnProxy(link: DomainLink, id: number, domain: number, name: string, options: SpawnOptions): Task<unknown> {
   let proxy: Task<unknown>;
   try {
-    proxy = spawn(options, remoteCall, link, id);
+    proxy = spawn(options, remoteCall, link, id, domain);
   } catch (error) {
     link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
     throw error;
   }
   proxy.flags |= F.NO_EARLY_CANCEL;
+  publishCallStart(proxy, name, link.kernel.domain, domain);
   return proxy;
 }
 
@@ -186,7 +201,8 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   });
   const tasks = encoded.map(({ sent, portable }, i) => {
     const domain = others[i % others.length]!;
-    return spawnProxy(link, link.sendCall(domain, task.url, task.name, sent, false, [], portable), { name: task.name }) as Task<T>;
+    const id = link.sendCall(domain, task.url, task.name, sent, false, [], portable);
+    return spawnProxy(link, id, domain, task.name, { name: task.name }) as Task<T>;
   });
   return (yield* awaitAll(tasks)) as Results<Task<T>[]>;
 }

@@ -4,8 +4,10 @@
  * module that defines it and a name; a worker imports that module, which
  * defines the task again in the worker.
  */
+import { describe } from "../describe.js";
 import type { Events } from "../events.js";
 import type { TaskBody } from "../operation.js";
+import { definitionAdded, loadDefinition } from "./loading.js";
 
 declare const parallelBrand: unique symbol;
 
@@ -49,13 +51,15 @@ const key = (url: string, name: string): string => `${url}#${name}`;
  */
 export function defineTask<A extends unknown[], T>(url: string, name: string, body: TaskBody<A, T>): ParallelTask<A, T> {
   checkName(url, name, "defineTask");
-  if (typeof body !== "function") throw new TypeError(`defineTask(url, "${name}", body) expects a generator function as body`);
+  if (typeof body !== "function")
+    throw new TypeError(`defineTask(url, "${name}", body) expects a generator function as body, got ${describe(body)}`);
   const k = key(url, name);
   const known = tasks.get(k);
   if (known !== undefined && known !== body) {
     throw new TypeError(`defineTask: ${name} is defined twice in ${url}; give each parallel task its own name`);
   }
   tasks.set(k, body as TaskBody<unknown[], unknown>);
+  definitionAdded();
   return Object.freeze({ url, name, body });
 }
 
@@ -75,6 +79,7 @@ export function defineEvents(url: string, name: string, factory: (domain: number
   if (typeof factory !== "function") throw new TypeError("defineEvents expects a factory (domain) => Events");
   eventsFactories.set(key(url, name), factory);
   eventsNames.set(factory, { url, name });
+  definitionAdded();
   return factory;
 }
 
@@ -89,21 +94,31 @@ export function definedTask(url: string, name: string): TaskBody<unknown[], unkn
 }
 
 /** @internal Loads the module of a task in this thread and returns its body. */
-export async function loadTask(url: string, name: string): Promise<TaskBody<unknown[], unknown>> {
-  await import(url);
-  const body = tasks.get(key(url, name));
-  if (body === undefined) {
-    throw new TypeError(`module ${url} does not define a parallel task named "${name}" with defineTask at its top level`);
-  }
-  return body;
+export function loadTask(url: string, name: string): Promise<TaskBody<unknown[], unknown>> {
+  return loadDefinition(
+    url,
+    () => tasks.get(key(url, name)),
+    () => new TypeError(`module ${url} does not define a parallel task named "${name}" with defineTask at its top level`),
+    () => stalledOn(url, `the parallel task "${name}"`),
+  );
 }
 
 /** @internal Loads the module of an events factory in this thread. */
-export async function loadEvents(url: string, name: string): Promise<(domain: number) => Events> {
-  await import(url);
-  const factory = eventsFactories.get(key(url, name));
-  if (factory === undefined) throw new TypeError(`module ${url} does not define events named "${name}" with defineEvents`);
-  return factory;
+export function loadEvents(url: string, name: string): Promise<(domain: number) => Events> {
+  return loadDefinition(
+    url,
+    () => eventsFactories.get(key(url, name)),
+    () => new TypeError(`module ${url} does not define events named "${name}" with defineEvents`),
+    () => stalledOn(url, `the events factory "${name}"`),
+  );
+}
+
+function stalledOn(url: string, what: string): TypeError {
+  return new TypeError(
+    `a worker domain imported ${url} to find ${what}, but that module awaits run() at its top level before defining it ` +
+      "(in a worker domain, run() outside a task does nothing and never settles): define parallel tasks above the call " +
+      "of run(), or better, in a module of their own that only defines things",
+  );
 }
 
 /** @internal */

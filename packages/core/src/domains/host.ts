@@ -24,10 +24,10 @@ class Dom0Domains implements Domains {
       this.pool = null;
       return;
     }
-    const { seed, pollEvery, sliceMs, eventsLocation, workSharing, cancelGraceMs } = kernel.setup;
+    const { seed, pollEvery, sliceMs, eventsLocation, workSharing, cancelGraceMs, taskAges } = kernel.setup;
     const pool = new DomainPool(
       link,
-      { workers: kernel.workers, seed, pollEvery, sliceMs, events: eventsLocation, workSharing, graceMs: cancelGraceMs },
+      { workers: kernel.workers, seed, pollEvery, sliceMs, events: eventsLocation, workSharing, graceMs: cancelGraceMs, taskAges },
       (error) => kernel.fail(error),
     );
     this.pool = pool;

@@ -5,6 +5,7 @@
  * own (a full mesh), so a nested `call` never goes through a busy dom0.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
+import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
 import { DomainUnresponsive, Uncloneable } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
@@ -37,6 +38,8 @@ export interface CallHost {
   go(): void;
   /** Dom0 says the run is over. */
   shutdown(): void;
+  /** The calls this domain runs: the caller's domain, the call's id there, and the task running it. */
+  serving?(): DomainSnapshot["serving"];
 }
 
 /** @internal */
@@ -54,6 +57,9 @@ export class DomainLink {
   onUnresponsive: ((domain: number, error: DomainUnresponsive) => void) | null = null;
   /** Domains a `call` from here may land on: every worker but this one. */
   readonly others: number[];
+  /** Dumps waiting for the other domains' snapshots, by id. */
+  private readonly dumps = new Map<number, (snapshot: DomainSnapshot) => void>();
+  private nextDump = 1;
 
   constructor(
     readonly kernel: Kernel,
@@ -133,6 +139,45 @@ export class DomainLink {
   /** The domain running call `id` (for diagnostics). */
   domainOf(id: number): number | undefined {
     return this.pending.get(id)?.domain;
+  }
+
+  /** The id of the call `task` (a proxy) is parked waiting for, if any (for dumps). */
+  callWaitedBy(task: Task): number | undefined {
+    for (const [id, call] of this.pending) if (call.waiter === task) return id;
+    return undefined;
+  }
+
+  /**
+   * Asks every connected domain for a snapshot of its tasks; resolves with
+   * those that answered within `ms`, and the domains that did not.
+   */
+  requestSnapshots(ms: number): Promise<{ answers: DomainSnapshot[]; unanswered: number[] }> {
+    const id = this.nextDump++;
+    const answers: DomainSnapshot[] = [];
+    const waiting = new Set<number>();
+    for (const domain of this.ports.keys()) {
+      if (this.down.has(domain)) continue;
+      try {
+        this.send(domain, { kind: "dump", id, from: this.kernel.domain });
+        waiting.add(domain);
+      } catch {
+        // a port closing: that domain is counted as unanswered below
+      }
+    }
+    if (waiting.size === 0) return Promise.resolve({ answers, unanswered: [] });
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.dumps.delete(id);
+        resolve({ answers, unanswered: [...waiting].sort((a, b) => a - b) });
+      };
+      const timer = setTimeout(done, ms);
+      this.dumps.set(id, (snapshot) => {
+        answers.push(snapshot);
+        waiting.delete(snapshot.domain);
+        if (waiting.size === 0) done();
+      });
+    });
   }
 
   /** Forgets the waiter of call `id` (its proxy was cancelled and stops waiting). */
@@ -219,6 +264,12 @@ export class DomainLink {
         return;
       case "go":
         this.host?.go();
+        return;
+      case "dump":
+        this.send(message.from, { kind: "snapshot", id: message.id, snapshot: snapshotDomain(this.kernel, this.host?.serving?.() ?? []) });
+        return;
+      case "snapshot":
+        this.dumps.get(message.id)?.(message.snapshot);
         return;
     }
   }

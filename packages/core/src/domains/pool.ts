@@ -2,8 +2,12 @@
  * Dom0's worker domains: started together on the first `call`/`parallel`,
  * wired to each other, and stopped before `run` settles.
  */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { NoDomainAvailable } from "../errors.js";
 import type { DomainLink } from "./link.js";
+import { tsxLocation } from "./typescript.js";
 import type { Message } from "./wire.js";
 import { SharingBoard } from "./work-sharing.js";
 
@@ -18,10 +22,14 @@ export interface WorkerSetup {
   readonly workSharing: boolean;
   /** How long a domain may take to end a cancelled call (or to stop) before it is terminated. */
   readonly graceMs: number;
+  /** Whether the domain keeps its tasks' spawn times (for dumps). */
+  readonly taskAges: boolean;
   /** The work-sharing board (see work-sharing.ts). */
   readonly board: SharedArrayBuffer;
   /** Channels to the other workers, by domain. */
   readonly peers: [number, MessagePort][];
+  /** Where to find tsx, when the program runs under it (see typescript.ts). */
+  readonly tsx: string | null;
 }
 
 /**
@@ -35,6 +43,25 @@ function workerExecArgv(): string[] | undefined {
   return process.execArgv.some((arg) => /^(-e|--eval|-p|--print|--input-type)(=|$)/.test(arg)) ? [] : undefined;
 }
 
+/**
+ * The worker entry, beside this code. A program bundled into one file has
+ * none: the workers could not start (and Node would fail the whole process
+ * when one tried), so `call` fails instead, saying how to bundle.
+ * @throws NoDomainAvailable when the entry is missing.
+ */
+function workerEntry(): URL {
+  const entry = new URL("./worker.js", import.meta.url);
+  if (entry.protocol === "file:" && !existsSync(fileURLToPath(entry))) {
+    throw new NoDomainAvailable(
+      `no domain is available for a parallel task: the worker entry of @bobbin/core, ${fileURLToPath(entry)}, is missing ` +
+        "(the program was bundled). Bundle @bobbin/core/worker as a second entry point beside the program, sharing core: " +
+        "esbuild main.ts @bobbin/core/worker --bundle --splitting --format=esm --platform=node --entry-names=[name] --outdir=out " +
+        '(see "Bundlers and TypeScript" in @bobbin/core\'s README)',
+    );
+  }
+  return entry;
+}
+
 /** @internal */
 export class DomainPool {
   private readonly workers: Worker[] = [];
@@ -45,9 +72,10 @@ export class DomainPool {
 
   constructor(
     private readonly link: DomainLink,
-    setup: Omit<WorkerSetup, "domain" | "peers" | "board">,
+    setup: Omit<WorkerSetup, "domain" | "peers" | "board" | "tsx">,
     onCrash: (error: Error) => void,
   ) {
+    const entry = workerEntry();
     const n = setup.workers;
     this.graceMs = setup.graceMs;
     const peers: [number, MessagePort][][] = Array.from({ length: n + 1 }, () => []);
@@ -67,10 +95,10 @@ export class DomainPool {
       const go: Message = { kind: "go" };
       for (let d = 1; d <= n; d++) link.send(d, go);
     };
-    const entry = new URL("./worker.js", import.meta.url);
     const board = SharingBoard.create(n);
+    const tsx = tsxLocation(process.execArgv);
     for (let d = 1; d <= n; d++) {
-      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]!, board };
+      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]!, board, tsx };
       const worker = new Worker(entry, {
         workerData,
         execArgv: workerExecArgv(),

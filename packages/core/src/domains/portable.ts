@@ -10,10 +10,13 @@
  * in the receiving domain, where the module that defined the portable must be
  * loaded too (the task's module imports it).
  *
- * On the wire a portable is `{ "@bobbin/portable": name, data }`; a message
- * says whether it holds any, so messages without portables are not walked
- * when they arrive.
+ * On the wire a portable is `{ "@bobbin/portable": name, data, module? }`
+ * (`module`: the URL of its defining module, when given); a message says
+ * whether it holds any, so messages without portables are not walked when
+ * they arrive.
  */
+import { describe } from "../describe.js";
+import { definitionAdded } from "./loading.js";
 
 /**
  * How values of one kind cross domains: see {@link definePortable}.
@@ -48,6 +51,8 @@ const MAX_DEPTH = 16;
 interface Entry {
   readonly name: string;
   readonly portable: Portable<object, unknown>;
+  /** The URL of the module that defines it, sent along so that a domain that lacks it imports it. */
+  readonly module: string | null;
 }
 
 const entries: Entry[] = [];
@@ -63,9 +68,13 @@ const byName = new Map<string, Entry>();
  * class instances or typed arrays. The first portable whose `test` accepts a
  * value encodes it.
  *
- * Call it at the top level of a module that the parallel task's module
- * imports, so that the worker domain defines it too; `decode` fails the call
- * with a `TypeError` in a domain that does not know `name`.
+ * Give the defining module's `import.meta.url` first (as for `defineTask`):
+ * a domain that receives such a value without having loaded that module
+ * imports it by itself before decoding — even when the parallel task's module
+ * imported it for its types only (TypeScript then drops the import). Without
+ * the URL, the module must be imported, for its side effects, by the
+ * parallel task's module; a domain that does not know `name` fails the call
+ * with a `TypeError` that says so.
  *
  * @example
  * ```ts
@@ -74,7 +83,7 @@ const byName = new Map<string, Entry>();
  *   constructor(readonly cells = new Int32Array(new SharedArrayBuffer(4))) {}
  *   add(n: number) { return Atomics.add(this.cells, 0, n) + n; }
  * }
- * B.definePortable("my-lib/SharedCounter", {
+ * B.definePortable(import.meta.url, "my-lib/SharedCounter", {
  *   test: (v) => v instanceof SharedCounter,
  *   encode: (c: SharedCounter) => c.cells.buffer,
  *   decode: (buffer: SharedArrayBuffer) => new SharedCounter(new Int32Array(buffer)),
@@ -83,10 +92,22 @@ const byName = new Map<string, Entry>();
  * const counter = new SharedCounter();
  * yield* B.parallel(bump, [counter, counter]);   // each task gets a SharedCounter
  * ```
- * @throws TypeError when `name` is empty, when `test`, `encode` or `decode`
- * is not a function, or when another portable already has this name.
+ * @throws TypeError when `url` is not a module URL, `name` is empty, when
+ * `test`, `encode` or `decode` is not a function, or when another portable
+ * already has this name.
  */
-export function definePortable<T extends object, D>(name: string, portable: Portable<T, D>): void {
+export function definePortable<T extends object, D>(url: string, name: string, portable: Portable<T, D>): void;
+export function definePortable<T extends object, D>(name: string, portable: Portable<T, D>): void;
+export function definePortable(first: string, second: unknown, third?: unknown): void {
+  const withModule = typeof second === "string";
+  const module = withModule ? first : null;
+  const name = (withModule ? second : first) as string;
+  const portable = (withModule ? third : second) as Portable<object, unknown>;
+  if (module !== null && !/^[a-z][a-z0-9+.-]*:/i.test(module)) {
+    throw new TypeError(
+      `definePortable(url, name, portable) expects the defining module's import.meta.url as url, got ${describe(module)}`,
+    );
+  }
   if (typeof name !== "string" || name.length === 0) throw new TypeError("definePortable(name, portable) expects a non-empty name");
   if (
     portable === null ||
@@ -102,9 +123,10 @@ export function definePortable<T extends object, D>(name: string, portable: Port
     if (known.portable === portable) return;
     throw new TypeError(`definePortable: a portable named "${name}" is defined already; give each kind of value its own name`);
   }
-  const entry: Entry = { name, portable: portable as unknown as Portable<object, unknown> };
+  const entry: Entry = { name, portable, module };
   entries.push(entry);
   byName.set(name, entry);
+  definitionAdded();
 }
 
 /**
@@ -126,8 +148,8 @@ interface Visit {
 }
 
 function encode(value: object, depth: number, seen: Map<object, Visit>): unknown {
-  for (const { name, portable } of entries) {
-    if (portable.test(value)) return { [PORTABLE_KEY]: name, data: portable.encode(value) };
+  for (const entry of entries) {
+    if (entry.portable.test(value)) return marker(entry, value);
   }
   if (depth >= MAX_DEPTH) return value;
   const visit = seen.get(value);
@@ -160,6 +182,18 @@ function shallowCopy(value: object): Record<string, unknown> {
   return Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>;
 }
 
+/** A portable on the wire: its name, its data and, when it was defined with one, its module's URL. */
+interface Marker {
+  readonly [PORTABLE_KEY]: string;
+  readonly data: unknown;
+  readonly module?: string;
+}
+
+function marker(entry: Entry, value: object): Marker {
+  const data = entry.portable.encode(value);
+  return entry.module === null ? { [PORTABLE_KEY]: entry.name, data } : { [PORTABLE_KEY]: entry.name, data, module: entry.module };
+}
+
 /**
  * @internal Decodes, in place, the portables of a value that arrived from
  * another domain (a structured clone of `encodePortables`' output).
@@ -168,29 +202,51 @@ function shallowCopy(value: object): Record<string, unknown> {
  */
 export function decodePortables(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
-  return decode(value, 0, new Set());
+  return walk(value, 0, new Set(), decodeMarker);
 }
 
-function decode(value: object, depth: number, seen: Set<object>): unknown {
-  if (Object.hasOwn(value, PORTABLE_KEY)) {
-    const marker = value as { [PORTABLE_KEY]: string; data: unknown };
-    return decodeOne(marker[PORTABLE_KEY], marker.data);
+/**
+ * @internal The modules this domain must import before it can decode
+ * `value`: those of its portables whose names are not defined here.
+ */
+export function portableModules(value: unknown): string[] {
+  const modules = new Set<string>();
+  if (value !== null && typeof value === "object") {
+    walk(value, 0, new Set(), (m) => {
+      if (m.module !== undefined && !isPortableDefined(m[PORTABLE_KEY])) modules.add(m.module);
+      return m;
+    });
   }
+  return [...modules];
+}
+
+/** @internal Whether a portable named `name` is defined in this domain. */
+export function isPortableDefined(name: string): boolean {
+  return byName.has(name);
+}
+
+/** Visits the portables of an arrived value, in place: each is replaced by what `visit` returns. */
+function walk(value: object, depth: number, seen: Set<object>, visit: (m: Marker) => unknown): unknown {
+  if (Object.hasOwn(value, PORTABLE_KEY)) return visit(value as Marker);
   if (depth >= MAX_DEPTH || seen.has(value)) return value;
   seen.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
-      if (v !== null && typeof v === "object") value[i] = decode(v, depth + 1, seen);
+      if (v !== null && typeof v === "object") value[i] = walk(v, depth + 1, seen, visit);
     }
   } else if (isPlainObject(value)) {
     const record = value as Record<string, unknown>;
     for (const key of Object.keys(record)) {
       const v = record[key];
-      if (v !== null && typeof v === "object") record[key] = decode(v, depth + 1, seen);
+      if (v !== null && typeof v === "object") record[key] = walk(v, depth + 1, seen, visit);
     }
   }
   return value;
+}
+
+function decodeMarker(m: Marker): unknown {
+  return decodeOne(m[PORTABLE_KEY], m.data);
 }
 
 /** @internal Makes one portable again from its name and data. */
@@ -198,19 +254,26 @@ export function decodeOne(name: string, data: unknown): unknown {
   const entry = byName.get(name);
   if (entry === undefined) {
     throw new TypeError(
-      `a value of kind "${name}" came from another domain, but no portable of that name is defined here: ` +
-        "call definePortable at the top level of a module that the parallel task's module imports",
+      `a value of kind "${name}" came from another domain, but no portable of that name is defined in this one: ` +
+        "the module that defines it was not loaded here. Import that module for its side effects in the parallel task's " +
+        'module (import "my-lib";): an import used only for types is dropped by TypeScript. Better, define it with ' +
+        `definePortable(import.meta.url, "${name}", …): domains then import its module by themselves`,
     );
   }
   return entry.portable.decode(data);
 }
 
 /** @internal The portable that encodes `error`, if any (errors cross domains through `encodeError`). */
-export function portableOf(value: object): { name: string; data: unknown } | null {
-  for (const { name, portable } of entries) {
-    if (portable.test(value)) return { name, data: portable.encode(value) };
+export function portableOf(value: object): Marker | null {
+  for (const entry of entries) {
+    if (entry.portable.test(value)) return marker(entry, value);
   }
   return null;
+}
+
+/** @internal Imports the modules a domain lacks (see `portableModules`). */
+export async function importModules(modules: readonly string[]): Promise<void> {
+  await Promise.all(modules.map((url) => import(url)));
 }
 
 function isPlainObject(value: object): boolean {

@@ -7,9 +7,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { awaitTask } from "../await.js";
 import { cancel } from "../cancel.js";
+import { Tracing } from "../diagnostics/tracing.js";
 import { Cancelled, Uncloneable } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
+import { childrenOf } from "../kernel/tree.js";
 import type { Instruction, TaskBody } from "../operation.js";
 import { care, orphans } from "../orphans.js";
 import { promise } from "../promise.js";
@@ -19,8 +21,10 @@ import { Trigger } from "../trigger.js";
 import { definedTask, loadEvents, loadTask } from "./define-task.js";
 import type { Domains } from "./host.js";
 import { type CallHost, DomainLink } from "./link.js";
+import { becomeWorkerDomain } from "./loading.js";
 import type { WorkerSetup } from "./pool.js";
-import { decodePortables, encodePortables } from "./portable.js";
+import { decodePortables, encodePortables, importModules, portableModules } from "./portable.js";
+import { registerTsx } from "./typescript.js";
 import { encodeError, type Message } from "./wire.js";
 import { type CallMessage, SharingBoard, SharingPolicy } from "./work-sharing.js";
 
@@ -62,6 +66,16 @@ class WorkerHost implements CallHost {
   /** Publishes the queue's length on the board. */
   queueChanged(): void {
     if (this.sharing.enabled) this.board.setQueued(this.kernel.domain, this.queue.length);
+  }
+
+  serving(): { from: number; id: number; uid: number }[] {
+    const serving: { from: number; id: number; uid: number }[] = [];
+    for (const [k, runner] of this.runners) {
+      const body = childrenOf(runner)[0]; // the runner's only child: the parallel task itself
+      const [from, id] = k.split(":").map(Number) as [number, number];
+      if (body !== undefined) serving.push({ from, id, uid: body.uid });
+    }
+    return serving;
   }
 
   /** Hands queued calls to idle domains, if there are any. */
@@ -165,7 +179,7 @@ function* runner(host: WorkerHost, message: CallMessage, body: TaskBody<unknown[
   try {
     // Decoded here, once the task's module (which defines its portables) is loaded.
     const args = message.portable === true ? (decodePortables(message.args) as unknown[]) : message.args;
-    child = spawn(body, ...args);
+    child = spawn({ name: message.name }, body, ...args); // named as its caller knows it
     const result = yield* awaitTask(child);
     if (result.ok) {
       const value = encodePortables(result.value);
@@ -199,12 +213,14 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       // The call stays queued (and shareable) while its module loads.
       let body = definedTask(next.url, next.name);
       let failure: unknown = null;
-      if (body === undefined) {
-        try {
-          body = yield* promise(() => loadTask(next.url, next.name));
-        } catch (error) {
-          failure = error;
-        }
+      try {
+        body ??= yield* promise(() => loadTask(next.url, next.name));
+        // Portables among the arguments whose modules are not loaded here (imported for their types only, say).
+        const modules = next.portable === true ? portableModules(next.args) : [];
+        if (modules.length !== 0) yield* promise(() => importModules(modules));
+      } catch (error) {
+        failure = error;
+        body = undefined;
       }
       const i = host.queue.indexOf(next);
       if (i < 0) continue; // shared or cancelled meanwhile
@@ -250,6 +266,8 @@ class WorkerDomains implements Domains {
 
 async function main(): Promise<void> {
   const setup = workerData as WorkerSetup;
+  becomeWorkerDomain();
+  if (setup.tsx !== null) await registerTsx(setup.tsx);
   const events = setup.events === null ? undefined : await loadEvents(setup.events.url, setup.events.name);
   let host: WorkerHost | null = null;
   await startKernel(
@@ -265,7 +283,7 @@ async function main(): Promise<void> {
       seed: setup.seed + setup.domain,
       random: null,
       policy: null,
-      tracer: null,
+      tracing: new Tracing(null, setup.taskAges, setup.domain),
       setup: {
         seed: setup.seed,
         pollEvery: setup.pollEvery,
@@ -273,6 +291,7 @@ async function main(): Promise<void> {
         eventsLocation: setup.events,
         workSharing: setup.workSharing,
         cancelGraceMs: setup.graceMs,
+        taskAges: setup.taskAges,
       },
     },
     (kernel) => {

@@ -15,10 +15,15 @@ export function setCurrent(task: Task | null): void {
   current = task;
 }
 
-/** @internal Enters a kernel's loop; returns the kernel that was running (loops of two runs may nest). */
+/**
+ * @internal Enters a kernel's loop (a slice begins: the kernel refreshes what
+ * is checked once per slice); returns the kernel that was running (loops of
+ * two runs may nest).
+ */
 export function enterKernel(kernel: Kernel | null): Kernel | null {
   const outer = currentKernel;
   currentKernel = kernel;
+  kernel?.sliceBegins();
   return outer;
 }
 

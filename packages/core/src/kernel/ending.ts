@@ -6,7 +6,7 @@
  * tree in a loop, never by recursion, so a chain of any depth ends in
  * constant stack.
  */
-import { CallbackFailed, Cancelled, StillHasChildren } from "../errors.js";
+import { CallbackFailed, Cancelled, type ChildOutcome, StillHasChildren } from "../errors.js";
 import { type Ending, exitHooks } from "../lifecycle.js";
 import { invariant } from "./assert.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
@@ -31,7 +31,7 @@ export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown
       terminate(k, task, State.Resolved, value);
       return;
     }
-    const error = new StillHasChildren(task, childrenOf(task));
+    const error = new StillHasChildren(task, childrenOf(task).map(childOutcome));
     k.fail(error);
     state = State.Failed;
     value = error;
@@ -43,6 +43,14 @@ export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown
   }
   task.flags = (task.flags & ~F.ENDING_STATE) | F.ENDING | (state << F.ENDING_SHIFT);
   task.value = value;
+}
+
+/** How a child stood when its parent returned (for `StillHasChildren`). */
+function childOutcome(child: Task): ChildOutcome {
+  const state: State = child.flags & F.STATE;
+  const task = String(child);
+  if (state === State.Pending || state === State.Resolved) return { task, uid: child.uid, status: child.status };
+  return { task, uid: child.uid, status: child.status, error: child.value };
 }
 
 /** @internal A task cancelled before its first step ends without running its body. */

@@ -11,7 +11,7 @@
  * nothing of workers or sockets: other domains reach it through a
  * {@link DomainHost} installed on first use.
  */
-import { CallbackFailed, Deadlock, InternalError } from "../errors.js";
+import { CallbackFailed, InternalError } from "../errors.js";
 import type { Events, Uid } from "../events.js";
 import type { HookKey } from "../hook.js";
 import { invariant } from "./assert.js";
@@ -21,7 +21,7 @@ import { Loop } from "./loop.js";
 import { ReadyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
 import { F, State, Task, type Waiter } from "./task.js";
-import type { TracePoint, Tracer } from "./trace.js";
+import type { TracePoint, Tracer, TraceSource } from "./trace.js";
 import { addChild, forgetChild } from "./tree.js";
 
 /** @internal What the other domains of a run need to know (the kernel only keeps it for them). */
@@ -35,6 +35,8 @@ export interface RunSetup {
   readonly workSharing: boolean;
   /** How long a domain may take to end a cancelled call before it is terminated. */
   readonly cancelGraceMs: number;
+  /** Whether every domain keeps its tasks' spawn times (for dumps). */
+  readonly taskAges: boolean;
 }
 
 /** @internal How a domain's kernel is set up. */
@@ -48,7 +50,8 @@ export interface KernelOptions {
   readonly events: Events | null;
   readonly random: RandomSource;
   readonly policy: SchedulingPolicy | null;
-  readonly tracer: Tracer | null;
+  /** Which tracer the kernel reports to, slice by slice (null: none, ever). */
+  readonly tracing: TraceSource | null;
 }
 
 /** @internal How a run ended, reported to `run`'s promise. */
@@ -80,7 +83,11 @@ export class Kernel {
   readonly random: RandomSource;
   readonly ready: ReadyQueue;
   readonly loop: Loop;
+  /** The tracer of the current slice (see `sliceBegins`); null when nobody listens. */
   tracer: Tracer | null;
+  private readonly tracing: TraceSource | null;
+  /** When the run started here (`performance.now()`): the root's age. */
+  readonly startedAt = performance.now();
   /** Tick hooks (`Hook.add`), run before every step. */
   readonly tickHooks: HookKey[] = [];
   /** Tasks that have not ended yet. */
@@ -106,7 +113,8 @@ export class Kernel {
     this.setup = options.setup;
     this.events = options.events;
     this.random = options.random;
-    this.tracer = options.tracer;
+    this.tracing = options.tracing;
+    this.tracer = options.tracing?.current() ?? null;
     this.ready = new ReadyQueue(options.policy, (error) => this.callbackFailed("the scheduling policy", error));
     this.loop = new Loop(this, options.pollEvery, options.sliceMs);
   }
@@ -116,6 +124,19 @@ export class Kernel {
     let root = task;
     while (root.parent !== null) root = root.parent;
     return kernelOfRoot.get(root) ?? null;
+  }
+
+  /** A slice of the loop begins (current.ts): the tracer follows who listens now. */
+  sliceBegins(): void {
+    if (this.tracing !== null) this.tracer = this.tracing.current();
+  }
+
+  /** The tasks without a parent: the root, then the system tasks not ended yet (for diagnostics). */
+  topTasks(): Task[] {
+    const root = this.root;
+    const tops = root === null ? [] : [root];
+    if (this.system !== null) tops.push(...this.system);
+    return tops;
   }
 
   // -- the run ---------------------------------------------------------------
@@ -158,6 +179,18 @@ export class Kernel {
     this.loop.schedule();
   }
 
+  /**
+   * A run that failed with `error` (a deadlock) but whose tasks cannot end:
+   * cancelling them did not break their cycle (a wait that cannot be
+   * interrupted twice). Settle it now, leaving them, rather than never.
+   */
+  abandon(error: unknown): void {
+    if (this.settle === null || this.done) return;
+    this.fatal = error;
+    this.done = true;
+    this.finish();
+  }
+
   /** Code the kernel called but does not own threw `error`: the run fails naming `source`. */
   callbackFailed(source: string, error: unknown): void {
     this.fail(new CallbackFailed(source, error));
@@ -169,12 +202,6 @@ export class Kernel {
     this.fatal = error instanceof InternalError ? error : new InternalError(error);
     this.done = true;
     this.finish();
-  }
-
-  /** Called on Node's `beforeExit`: nothing can wake this run's tasks. */
-  deadlocked(): void {
-    if (this.done) return;
-    this.fail(new Deadlock(this.liveTasks));
   }
 
   /**

@@ -86,6 +86,12 @@ export interface Waiter {
   childEnded?(k: Kernel, parent: Task, child: Task): void;
   /** Says what the task waits on, in words (for diagnostics). */
   describe?(): string;
+  /**
+   * The tasks one of which must act for the wait to end (an awaited child,
+   * a lock's holder); absent or null when anyone may end it. Deadlock
+   * detection follows these (see deadlock/cycles.ts).
+   */
+  waitsFor?(): Task | readonly Task[] | null;
 }
 
 /** @internal */

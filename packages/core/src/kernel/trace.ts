@@ -34,3 +34,13 @@ export interface Tracer {
 
 /** @internal The trace points, by name. */
 export type TracePoint = keyof Tracer;
+
+/**
+ * @internal Says which tracer a kernel reports to: asked when the kernel
+ * starts and at the start of each slice of its loop, never per step, so that
+ * listeners that come and go (diagnostics channels) cost nothing while none
+ * listens (see diagnostics/tracing.ts).
+ */
+export interface TraceSource {
+  current(): Tracer | null;
+}

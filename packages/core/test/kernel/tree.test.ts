@@ -39,6 +39,45 @@ describe("forgetting a child", () => {
     expect(error).toBeInstanceOf(B.StillHasChildren);
   });
 
+  it("keeps the error of a failed child nobody awaited: in outcomes, errors, cause and the message", async () => {
+    const parseError = new Error("cannot parse config");
+    const error = errorOf(
+      await settle(function* main() {
+        B.spawn(function* loadConfig() {
+          throw parseError;
+        });
+        B.spawn({ name: "ticker" }, function* () {
+          yield* new B.Trigger().wait();
+        });
+        yield* B.yieldNow();
+        yield* B.yieldNow();
+      }),
+    ) as B.StillHasChildren;
+    expect(error).toBeInstanceOf(B.StillHasChildren);
+    expect(error.message).toContain(
+      "main#1 returned while its children [loadConfig#2 (failed: Error: cannot parse config), ticker#3 (still running)]",
+    );
+    expect(error.cause).toBe(parseError);
+    expect(error.errors).toEqual([parseError]);
+    expect(error.outcomes).toEqual([
+      { task: "loadConfig#2", uid: 2, status: "failed", error: parseError },
+      { task: "ticker#3", uid: 3, status: "pending" },
+    ]);
+    expect(error.children).toEqual([2, 3]);
+  });
+
+  it("has no cause when no forgotten child failed", async () => {
+    const error = errorOf(
+      await settle(function* () {
+        B.spawn(function* quick() {});
+        yield* B.yieldNow();
+      }),
+    ) as B.StillHasChildren;
+    expect(error.message).toContain("[quick#2 (resolved, not awaited)]");
+    expect(error.cause).toBeUndefined();
+    expect(error.errors).toEqual([]);
+  });
+
   it("cannot be caught by the task: run fails even if the parent handles the error", async () => {
     const error = errorOf(
       await settle(function* () {

@@ -73,7 +73,9 @@ export function sharePortable<P extends object>(sharing: Sharing<P>): Portable<P
       return adopt(data.id, () => sharing.make(data.id, cells));
     },
   };
-  definePortable(`@bobbin/sync/${kind.name}`, portable);
+  // With this module's URL: a domain that receives one imports @bobbin/sync itself, even when the
+  // parallel task's module imported Mutex for its type only (TypeScript then drops the import).
+  definePortable(import.meta.url, `@bobbin/sync/${kind.name}`, portable);
   return portable;
 }
 

@@ -29,6 +29,11 @@ abstract class QueuedOp<T> extends Parked<T> {
   protected unwait(): void {
     removeWaiter(this.queue, this);
   }
+
+  /** "read tcp4 127.0.0.1:3000 ← 127.0.0.1:51234" (a dump). */
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describeEnds()}`;
+  }
 }
 
 /**
@@ -88,6 +93,10 @@ export class WriteOp extends Parked<void> implements WriteWaiter {
 
   constructor(private readonly sock: UvSocket) {
     super("write");
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describeEnds()}`;
   }
 
   /** Prepares the operation for a call of `write`. */
@@ -184,6 +193,10 @@ abstract class OpenOp extends Parked<void> {
     label: string,
   ) {
     super(label);
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describeEnds()}`;
   }
 
   /** Starts opening (once): bind and listen, or connect. */

@@ -55,6 +55,16 @@ function shareFailed(cause: unknown): Error {
   });
 }
 
+/** `host:port` of what `address()` returns, if it is an internet address (an unbound dgram socket throws). */
+function endpoint(address: () => unknown): string | null {
+  try {
+    const a = address() as { address?: unknown; port?: unknown } | null | undefined;
+    return typeof a?.address === "string" && typeof a.port === "number" ? `${a.address}:${a.port}` : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs `fn` once the handles closed now are really gone (after a "close callbacks" phase of Node's loop). */
 export function afterHandleClose(fn: () => void): void {
   setImmediate(() => setImmediate(fn));
@@ -63,6 +73,16 @@ export function afterHandleClose(fn: () => void): void {
 /** A socket of the libuv backend. */
 export class UvSocket implements Socket {
   state: SocketState = "fresh";
+
+  /** "tcp4 127.0.0.1:3000 ← 127.0.0.1:51234", "tcp4 127.0.0.1:3000 (listening)": the socket in dumps. */
+  describeEnds(): string {
+    if (this.kind === "unix") return `unix ${this.path || "(unbound)"}${this.state === "listening" ? " (listening)" : ""}`;
+    const local = endpoint(() => this.server?.address() ?? this.udp?.address() ?? this.stream?.address());
+    if (this.stream === null) return `${this.kind} ${local ?? "(unbound)"}${this.state === "listening" ? " (listening)" : ""}`;
+    const peer = this.stream.remoteAddress === undefined ? "(connecting)" : `${this.stream.remoteAddress}:${this.stream.remotePort}`;
+    return `${this.kind} ${local ?? "(unbound)"} ← ${peer}`;
+  }
+
   /** A Node handle exists and has not finished closing. */
   handleOpen = false;
   /** Name lookups in progress for this socket (see `resolve`). */

@@ -7,15 +7,29 @@ import { SocketClosed } from "../errors.js";
 import { Parked, removeWaiter } from "../parked.js";
 import type { StreamSocket } from "./socket.js";
 
-/** `read(sock, buf, off, len)`: bytes the stream has, 0 at its end. */
-export class StreamRead extends Parked<number> {
+/** An operation on a socket over a stream: a dump names the stream ("read stream TLSSocket 127.0.0.1:3000 ← …"). */
+abstract class StreamOp<T> extends Parked<T> {
   constructor(
-    private readonly sock: StreamSocket,
+    label: string,
+    protected readonly sock: StreamSocket,
+  ) {
+    super(label);
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describeStream()}`;
+  }
+}
+
+/** `read(sock, buf, off, len)`: bytes the stream has, 0 at its end. */
+export class StreamRead extends StreamOp<number> {
+  constructor(
+    sock: StreamSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
   ) {
-    super("read");
+    super("read", sock);
   }
 
   protected attempt(): boolean {
@@ -38,7 +52,7 @@ export class StreamRead extends Parked<number> {
  * `write(sock, buf, off, len)`: handed to the stream, done once the stream
  * took the bytes (at once, or when its write callback came).
  */
-export class StreamWrite extends Parked<void> {
+export class StreamWrite extends StreamOp<void> {
   private started = false;
   private done = false;
   private error: Error | null = null;
@@ -50,12 +64,12 @@ export class StreamWrite extends Parked<void> {
   };
 
   constructor(
-    private readonly sock: StreamSocket,
+    sock: StreamSocket,
     private readonly buf: Uint8Array,
     private readonly off: number,
     private readonly len: number,
   ) {
-    super("write");
+    super("write", sock);
   }
 
   protected attempt(): boolean {
@@ -82,11 +96,11 @@ export class StreamWrite extends Parked<void> {
 }
 
 /** `close(sock)`: begins closing, then waits until the stream emitted `'close'`. */
-export class StreamClose extends Parked<void> {
+export class StreamClose extends StreamOp<void> {
   private started = false;
 
-  constructor(private readonly sock: StreamSocket) {
-    super("close");
+  constructor(sock: StreamSocket) {
+    super("close", sock);
   }
 
   protected attempt(): boolean {

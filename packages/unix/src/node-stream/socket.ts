@@ -66,6 +66,14 @@ export class StreamSocket implements Socket {
     wakeAll(this.closers);
   };
 
+  /** "stream TLSSocket 127.0.0.1:3000 ← 127.0.0.1:51234", or "stream Socket" for a pipe (a dump). */
+  describeStream(): string {
+    const { localAddress, localPort, remoteAddress, remotePort } = this.stream as unknown as Partial<Record<string, unknown>>;
+    const kind = `stream ${this.stream.constructor?.name || "(anonymous)"}`;
+    if (typeof remoteAddress !== "string") return kind;
+    return `${kind} ${String(localAddress)}:${String(localPort)} ← ${remoteAddress}:${String(remotePort)}`;
+  }
+
   constructor(
     stream: NodeStream,
     /** The stream has a readable side (`read`). */

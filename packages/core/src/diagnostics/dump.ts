@@ -1,0 +1,188 @@
+/**
+ * `dump`: the task tree of a run as plain data — every task with its uid,
+ * name, domain, state, age and what it waits on in words — for a person
+ * looking at a live program (see `formatDump`, the `dumpSignal` option) and
+ * for `Deadlock` errors. Worker domains answer over the domain link with a
+ * snapshot of their own tasks; the subtree a worker runs for a call is shown
+ * under the caller's task that stands for the call.
+ */
+
+import type { Domains } from "../domains/host.js";
+import { current, currentKernel } from "../kernel/current.js";
+import { runningKernels } from "../kernel/deadlock.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { F, State, type Task } from "../kernel/task.js";
+import { childrenOf } from "../kernel/tree.js";
+import { ageOf } from "./ages.js";
+
+/**
+ * How a task stands in a dump: `running` (it is the task that took the
+ * dump), `ready` (queued to run), `waiting` (parked: `waitsOn` says on what),
+ * `ending` (its body ended; it waits for its children), or how it ended
+ * (`resolved`, `failed`, `cancelled`: ended, not yet awaited by its parent).
+ */
+export type TaskState = "running" | "ready" | "waiting" | "ending" | "resolved" | "failed" | "cancelled";
+
+/**
+ * One task of a {@link Dump}, with its subtree.
+ *
+ * @example
+ * ```ts
+ * const walk = (t: B.TaskDump): number => 1 + t.children.reduce((n, c) => n + walk(c), 0);
+ * ```
+ */
+export interface TaskDump {
+  readonly uid: number;
+  readonly name: string;
+  /** The domain it runs on (0: the main thread). */
+  readonly domain: number;
+  readonly state: TaskState;
+  /** Whether its cancellation was asked for and it has not ended yet. */
+  readonly cancelling: boolean;
+  /** How long ago it was spawned, in ms; null when the run keeps no ages (see `run`'s `taskAges`). */
+  readonly ageMs: number | null;
+  /** What it waits on, in words ("lock Mutex#3 held by handler#9", "call → domain 2"); null unless `waiting`. */
+  readonly waitsOn: string | null;
+  /** Its children, oldest first; for a call to another domain, the task running there. */
+  readonly children: readonly TaskDump[];
+}
+
+/**
+ * The task tree of a run: see {@link dump}.
+ *
+ * @example
+ * ```ts
+ * const d: B.Dump = await B.dump();
+ * console.log(d.tasks.length, "top-level tasks; unanswered domains:", d.unanswered);
+ * ```
+ */
+export interface Dump {
+  /** When it was taken (`Date.now()`). */
+  readonly takenAt: number;
+  /** The tasks without a parent (each run's root, then its system tasks), with their subtrees. */
+  readonly tasks: readonly TaskDump[];
+  /** Worker domains that did not answer in time (busy in a synchronous loop, say): their subtrees are missing. */
+  readonly unanswered: readonly number[];
+}
+
+/** @internal A task as a domain reports it: `call` names the call it waits for, to graft the other domain's subtree. */
+export interface TaskSnapshot extends Omit<TaskDump, "children"> {
+  readonly children: readonly TaskSnapshot[];
+  readonly call?: number;
+}
+
+/** @internal What a domain reports: its tasks, and which of them serve calls of other domains. */
+export interface DomainSnapshot {
+  readonly domain: number;
+  readonly tasks: readonly TaskSnapshot[];
+  /** For each call it runs: the caller's domain, the call's id there, and the uid of the task running it. */
+  readonly serving: readonly { readonly from: number; readonly id: number; readonly uid: number }[];
+}
+
+/** How long `dump` waits for the other domains' answers. */
+const ANSWER_MS = 1000;
+
+/**
+ * The task tree of the current run, every domain included, as plain data:
+ * each task's uid, name, domain, state, age and what it waits on in words,
+ * with its children. Called in a task, the run of that task; outside any
+ * task (from a signal handler, a timer), every run in progress on this
+ * thread. Worker domains answer over their link (within a second; those
+ * that do not are listed in `unanswered`); the tasks a worker runs for a
+ * call appear under the caller's task standing for the call. Ages are known
+ * only for tasks spawned while the run kept them (`run`'s `taskAges`).
+ *
+ * @example
+ * ```ts
+ * process.on("SIGUSR2", () => void B.dump().then((d) => process.stderr.write(B.formatDump(d))));
+ * ```
+ * @throws never (it resolves; a domain that does not answer is listed in `unanswered`).
+ */
+export async function dump(): Promise<Dump> {
+  const kernels = current !== null && currentKernel !== null ? [currentKernel] : runningKernels();
+  const tasks: TaskDump[] = [];
+  const unanswered: number[] = [];
+  for (const kernel of kernels) {
+    const local = snapshotDomain(kernel, []);
+    const link = (kernel.domains as Domains | null)?.link ?? null;
+    const remote = link === null ? { answers: [], unanswered: [] } : await link.requestSnapshots(ANSWER_MS);
+    const graft = grafter([local, ...remote.answers]);
+    tasks.push(...local.tasks.map((t) => graft(t, local.domain)));
+    unanswered.push(...remote.unanswered);
+  }
+  return { takenAt: Date.now(), tasks, unanswered };
+}
+
+/** @internal This domain's tasks as a dump sees them (synchronous: dom0's part of a `Deadlock` error). */
+export function localDump(kernel: Kernel): Dump {
+  const local = snapshotDomain(kernel, []);
+  const graft = grafter([local]);
+  return { takenAt: Date.now(), tasks: local.tasks.map((t) => graft(t, local.domain)), unanswered: [] };
+}
+
+/**
+ * @internal A snapshot of a domain's tasks; `serving` lists the tasks that
+ * run calls of other domains (a worker's).
+ */
+export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"]): DomainSnapshot {
+  const link = (kernel.domains as Domains | null)?.link ?? null;
+  const snapshot = (task: Task): TaskSnapshot => {
+    const flags = task.flags;
+    const parked = (flags & F.PARKED) !== 0;
+    const call = parked ? link?.callWaitedBy(task) : undefined;
+    const base = {
+      uid: task.uid,
+      name: task.name,
+      domain: kernel.domain,
+      state: stateOf(task, flags),
+      cancelling: (flags & F.CANCEL_REQUESTED) !== 0 && (flags & F.STATE) === State.Pending,
+      ageMs: ageOf(task, kernel),
+      waitsOn: parked ? waitOf(task) : null,
+      children: childrenOf(task).map(snapshot),
+    };
+    return call === undefined ? base : { ...base, call };
+  };
+  return { domain: kernel.domain, tasks: kernel.topTasks().map(snapshot), serving };
+}
+
+const ENDED: readonly TaskState[] = ["ready", "resolved", "failed", "cancelled"];
+
+function stateOf(task: Task, flags: number): TaskState {
+  if ((flags & F.STATE) !== State.Pending) return ENDED[flags & F.STATE]!;
+  if (task === current) return "running";
+  if ((flags & F.PARKED) !== 0) return "waiting";
+  if ((flags & F.ENDING) !== 0) return "ending";
+  return "ready";
+}
+
+function waitOf(task: Task): string {
+  const waiter = task.value as { describe?(): string };
+  try {
+    return waiter.describe?.() ?? "an operation that does not say what it waits on";
+  } catch (error) {
+    return `an operation whose describe() threw (${String(error)})`;
+  }
+}
+
+/** Turns snapshots into dumps, putting under each call's task the subtree that runs it elsewhere. */
+function grafter(domains: readonly DomainSnapshot[]): (task: TaskSnapshot, domain: number) => TaskDump {
+  const byUid = new Map<string, TaskSnapshot>();
+  const servers = new Map<string, string>();
+  const index = (d: number, t: TaskSnapshot): void => {
+    byUid.set(`${d}:${t.uid}`, t);
+    for (const c of t.children) index(d, c);
+  };
+  for (const d of domains) {
+    for (const t of d.tasks) index(d.domain, t);
+    for (const s of d.serving) servers.set(`${s.from}:${s.id}`, `${d.domain}:${s.uid}`);
+  }
+  const graft = (t: TaskSnapshot, domain: number, depth: number): TaskDump => {
+    const children = t.children.map((c) => graft(c, domain, depth + 1));
+    const remote = t.call === undefined || depth > 64 ? undefined : servers.get(`${domain}:${t.call}`);
+    const body = remote === undefined ? undefined : byUid.get(remote);
+    if (body !== undefined) children.push(graft(body, body.domain, depth + 1));
+    const { call: _, ...dumped } = t;
+    return { ...dumped, children };
+  };
+  return (task, domain) => graft(task, domain, 0);
+}
