@@ -10,7 +10,7 @@ import { DomainUnresponsive, Uncloneable } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import { RESUMED } from "../operation.js";
-import { decodeError, encodeError, type Message, uncloneablePart, type WireError } from "./wire.js";
+import { type Call, callMessage, decodeError, failedMessage, M, type Message, readCall, uncloneablePart, type WireError } from "./wire.js";
 
 /** @internal A Worker, a MessagePort or a worker's parentPort. */
 export type Port = Pick<MessagePort, "postMessage" | "on" | "off" | "unref" | "ref"> | Worker;
@@ -31,7 +31,7 @@ export interface PendingCall {
 
 /** @internal What a worker domain does with the calls and cancellations it receives. */
 export interface CallHost {
-  call(message: Extract<Message, { kind: "call" }>): void;
+  call(call: Call): void;
   cancel(from: number, id: number): void;
   idle?(from: number): void;
   /** Dom0 says every worker has started: calls may start. */
@@ -91,9 +91,7 @@ export class DomainLink {
     const dead = this.down.get(domain);
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
-    const message: Message = portable
-      ? { kind: "call", id, from: this.kernel.domain, url, name, args, pinned, portable: true }
-      : { kind: "call", id, from: this.kernel.domain, url, name, args, pinned };
+    const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, portable });
     try {
       this.port(domain).postMessage(message, transfer as TransferListItem[]);
     } catch (error) {
@@ -115,7 +113,7 @@ export class DomainLink {
   cancelCall(id: number, caller: Task, graceMs: number): void {
     const call = this.pending.get(id);
     if (call === undefined) return;
-    this.send(call.domain, { kind: "cancel", id, from: this.kernel.domain });
+    this.send(call.domain, [M.CANCEL, id, this.kernel.domain]);
     if (call.result !== null || call.grace !== null) return;
     call.grace = setTimeout(() => {
       call.grace = null;
@@ -158,7 +156,7 @@ export class DomainLink {
     for (const domain of this.ports.keys()) {
       if (this.down.has(domain)) continue;
       try {
-        this.send(domain, { kind: "dump", id, from: this.kernel.domain });
+        this.send(domain, [M.DUMP, id, this.kernel.domain]);
         waiting.add(domain);
       } catch {
         // a port closing: that domain is counted as unanswered below
@@ -189,9 +187,8 @@ export class DomainLink {
   /** A domain died: every call pending on it fails with `error`, and so will calls to it. */
   domainDown(domain: number, error: Error): void {
     if (!this.down.has(domain)) this.down.set(domain, error);
-    const wire = encodeError(error);
     for (const [id, call] of this.pending) {
-      if (call.domain === domain && call.result === null) this.receive({ kind: "result", id, ok: false, error: wire });
+      if (call.domain === domain && call.result === null) this.receive(failedMessage(id, error));
     }
   }
 
@@ -226,51 +223,59 @@ export class DomainLink {
   }
 
   private receive(message: Message): void {
-    switch (message.kind) {
-      case "result": {
-        const call = this.pending.get(message.id);
-        if (call === undefined || call.result !== null) return;
-        if (call.grace !== null) {
-          clearTimeout(call.grace);
-          call.grace = null;
-        }
-        call.result = message.ok
-          ? { ok: true, value: message.value, portable: message.portable === true }
-          : { ok: false, error: message.error };
-        const waiter = call.waiter;
-        if (waiter !== null) {
-          call.waiter = null;
-          this.kernel.wake(waiter, RESUMED);
-        }
+    switch (message[0]) {
+      case M.RETURNED:
+        this.settle(message[1], { ok: true, value: message[2], portable: false });
         return;
-      }
-      case "call":
-        this.host?.call(message);
+      case M.RETURNED_PORTABLE:
+        this.settle(message[1], { ok: true, value: message[2], portable: true });
         return;
-      case "cancel":
-        this.host?.cancel(message.from, message.id);
+      case M.FAILED:
+        this.settle(message[1], { ok: false, error: message[2] });
         return;
-      case "idle":
-        this.host?.idle?.(message.from);
+      case M.CALL:
+        this.host?.call(readCall(message));
         return;
-      case "fatal":
-        this.kernel.fail(decodeError(message.error));
+      case M.CANCEL:
+        this.host?.cancel(message[2], message[1]);
         return;
-      case "shutdown":
+      case M.IDLE:
+        this.host?.idle?.(message[1]);
+        return;
+      case M.FATAL:
+        this.kernel.fail(decodeError(message[1]));
+        return;
+      case M.SHUTDOWN:
         this.host?.shutdown();
         return;
-      case "ready":
-        this.onReady?.(message.from);
+      case M.READY:
+        this.onReady?.(message[1]);
         return;
-      case "go":
+      case M.GO:
         this.host?.go();
         return;
-      case "dump":
-        this.send(message.from, { kind: "snapshot", id: message.id, snapshot: snapshotDomain(this.kernel, this.host?.serving?.() ?? []) });
+      case M.DUMP:
+        this.send(message[2], [M.SNAPSHOT, message[1], snapshotDomain(this.kernel, this.host?.serving?.() ?? [])]);
         return;
-      case "snapshot":
-        this.dumps.get(message.id)?.(message.snapshot);
+      case M.SNAPSHOT:
+        this.dumps.get(message[1])?.(message[2]);
         return;
+    }
+  }
+
+  /** Call `id` ended: its proxy, if parked, wakes up to take the result. */
+  private settle(id: number, result: NonNullable<PendingCall["result"]>): void {
+    const call = this.pending.get(id);
+    if (call === undefined || call.result !== null) return;
+    if (call.grace !== null) {
+      clearTimeout(call.grace);
+      call.grace = null;
+    }
+    call.result = result;
+    const waiter = call.waiter;
+    if (waiter !== null) {
+      call.waiter = null;
+      this.kernel.wake(waiter, RESUMED);
     }
   }
 }
