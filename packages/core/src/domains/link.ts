@@ -3,6 +3,14 @@
  * calls, cancellations and results travel. Dom0 talks to each worker through
  * its `Worker`; workers talk to each other through MessageChannels of their
  * own (a full mesh), so a nested `call` never goes through a busy dom0.
+ *
+ * A postMessage costs far more than cloning a small message: it wakes the
+ * receiving thread. So messages to one domain wait in an outbox until the
+ * current slice of the scheduler ends (a microtask), and go as one message
+ * when there are several: a worker that ran many calls in a slice sends their
+ * results together. A call is posted at once (after what the outbox holds for
+ * that domain, to keep the order), so that an argument that cannot be cloned
+ * makes `call` itself throw.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
@@ -60,6 +68,10 @@ export class DomainLink {
   /** Dumps waiting for the other domains' snapshots, by id. */
   private readonly dumps = new Map<number, (snapshot: DomainSnapshot) => void>();
   private nextDump = 1;
+  /** Messages not posted yet, by domain (see the file comment). */
+  private readonly outbox = new Map<number, Message[]>();
+  private flushQueued = false;
+  private readonly flushFn = (): void => this.flush();
 
   constructor(
     readonly kernel: Kernel,
@@ -92,8 +104,10 @@ export class DomainLink {
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
     const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, portable });
+    const port = this.port(domain);
+    this.flushTo(domain, port);
     try {
-      this.port(domain).postMessage(message, transfer as TransferListItem[]);
+      port.postMessage(message, transfer as TransferListItem[]);
     } catch (error) {
       throw new Uncloneable(
         uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`),
@@ -203,12 +217,57 @@ export class DomainLink {
     }
   }
 
+  /** Queues `message` for `domain`: it is posted when the current slice ends (see the file comment). */
   send(domain: number, message: Message): void {
-    this.port(domain).postMessage(message);
+    this.port(domain);
+    const queued = this.outbox.get(domain);
+    if (queued === undefined) this.outbox.set(domain, [message]);
+    else queued.push(message);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(this.flushFn);
+    }
   }
 
-  /** Closes the worker-to-worker channels (a worker stopping). */
+  /** Posts every queued message now. */
+  flush(): void {
+    this.flushQueued = false;
+    for (const [domain, port] of this.ports) this.flushTo(domain, port);
+  }
+
+  private flushTo(domain: number, port: Port): void {
+    const queued = this.outbox.get(domain);
+    if (queued === undefined) return;
+    this.outbox.delete(domain);
+    try {
+      port.postMessage(queued.length === 1 ? queued[0] : [M.BATCH, queued]);
+    } catch {
+      // Something in the batch cannot be cloned: one by one, to find it.
+      for (const message of queued) this.postAlone(port, message);
+    }
+  }
+
+  /**
+   * Posts one message; a result that cannot be cloned becomes an
+   * `Uncloneable` failure of its call (the call must end all the same).
+   */
+  private postAlone(port: Port, message: Message): void {
+    try {
+      port.postMessage(message);
+    } catch (error) {
+      if (message[0] !== M.RETURNED && message[0] !== M.RETURNED_PORTABLE) {
+        this.kernel.internalError(error);
+        return;
+      }
+      port.postMessage(
+        failedMessage(message[1], new Uncloneable("the result of a parallel task", String((error as Error).message ?? error))),
+      );
+    }
+  }
+
+  /** Closes the worker-to-worker channels (a worker stopping), once what is queued has been posted. */
   close(): void {
+    this.flush();
     for (const port of this.ports.values()) {
       port.off("message", this.onMessage);
       if ("close" in port && typeof port.close === "function") port.close();
@@ -259,6 +318,9 @@ export class DomainLink {
         return;
       case M.SNAPSHOT:
         this.dumps.get(message[1])?.(message[2]);
+        return;
+      case M.BATCH:
+        for (const m of message[1]) this.receive(m);
         return;
     }
   }

@@ -135,8 +135,9 @@ export class DomainPool {
     const stop: Message = [M.SHUTDOWN];
     for (let d = 1; d <= this.workers.length; d++) {
       this.stopped.add(d);
-      this.workers[d - 1]!.postMessage(stop);
+      this.link.send(d, stop);
     }
+    this.link.flush();
     const timer = setTimeout(() => {
       for (const worker of this.workers) void worker.terminate();
     }, this.graceMs);

@@ -55,6 +55,8 @@ export const M = {
   DUMP: 10,
   /** `[SNAPSHOT, id, snapshot]`: the answer to a `DUMP`. */
   SNAPSHOT: 11,
+  /** `[BATCH, messages]`: several messages, in order, posted together (see link.ts). */
+  BATCH: 12,
 } as const;
 
 /** @internal The `flags` of a call message. */
@@ -83,7 +85,8 @@ export type Message =
   | readonly [kind: typeof M.IDLE | typeof M.READY, from: number]
   | readonly [kind: typeof M.SHUTDOWN | typeof M.GO]
   | readonly [kind: typeof M.DUMP, id: number, from: number]
-  | readonly [kind: typeof M.SNAPSHOT, id: number, snapshot: DomainSnapshot];
+  | readonly [kind: typeof M.SNAPSHOT, id: number, snapshot: DomainSnapshot]
+  | readonly [kind: typeof M.BATCH, messages: Message[]];
 
 /** @internal A call as the domain that runs it (or shares it) holds it, read from its message. */
 export interface Call {

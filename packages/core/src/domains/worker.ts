@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { awaitTask } from "../await.js";
 import { cancel } from "../cancel.js";
 import { Tracing } from "../diagnostics/tracing.js";
-import { Cancelled, Uncloneable } from "../errors.js";
+import { Cancelled } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
@@ -106,7 +106,7 @@ class WorkerHost implements CallHost {
     if (i >= 0) {
       this.queue.splice(i, 1);
       this.queueChanged();
-      this.reply(from, failedMessage(id, new Cancelled("the call was cancelled before it started")));
+      this.link.send(from, failedMessage(id, new Cancelled("the call was cancelled before it started")));
     }
   }
 
@@ -155,18 +155,6 @@ class WorkerHost implements CallHost {
     const busiest = this.board.busiest(this.kernel.domain);
     if (busiest > 0) this.link.send(busiest, [M.IDLE, this.kernel.domain]);
   }
-
-  reply(domain: number, message: Message): void {
-    try {
-      this.link.send(domain, message);
-    } catch (error) {
-      if (message[0] !== M.RETURNED && message[0] !== M.RETURNED_PORTABLE) throw error;
-      this.link.send(
-        domain,
-        failedMessage(message[1], new Uncloneable("the result of a parallel task", String((error as Error).message ?? error))),
-      );
-    }
-  }
 }
 
 /** Runs one call; its module was loaded by `serve`. */
@@ -189,7 +177,7 @@ function* runner(host: WorkerHost, call: Call, body: TaskBody<unknown[], unknown
     reply = failedMessage(id, error);
   }
   host.runners.delete(key(from, id));
-  host.reply(from, reply);
+  host.link.send(from, reply);
 }
 
 function* park(host: WorkerHost, untilIdle: boolean): Generator<Instruction, void, unknown> {
@@ -226,7 +214,7 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       host.queueChanged();
       if (host.queue.length === 0) host.sharing.reset();
       if (body === undefined) {
-        host.reply(next.from, failedMessage(next.id, failure));
+        host.link.send(next.from, failedMessage(next.id, failure));
         continue;
       }
       host.runners.set(key(next.from, next.id), spawn({ orphans: runners }, runner, host, next, body));
