@@ -121,7 +121,7 @@ describe("call", () => {
       },
       { domains: 1 },
     );
-    expect(results.map((r) => (r.ok ? r.value : r.error.name))).toEqual([2, "Uncloneable", 4, 6]);
+    expect(results.map((r) => (r.ok ? r.value : (r.error as Error).name))).toEqual([2, "Uncloneable", 4, 6]);
   });
 
   it("errors keep their class and message across domains", async () => {

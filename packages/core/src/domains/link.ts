@@ -8,9 +8,10 @@
  * receiving thread. So messages to one domain wait in an outbox until the
  * current slice of the scheduler ends (a microtask), and go as one message
  * when there are several: a worker that ran many calls in a slice sends their
- * results together. A call is posted at once (after what the outbox holds for
- * that domain, to keep the order), so that an argument that cannot be cloned
- * makes `call` itself throw.
+ * results together. A call whose arguments are all primitives but symbols
+ * (they always clone) waits in the outbox too; any other call is posted at once (after what
+ * the outbox holds for that domain, to keep the order), so that an argument
+ * that cannot be cloned makes `call` itself throw.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
@@ -104,8 +105,17 @@ export class DomainLink {
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
     const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, portable });
-    const port = this.port(domain);
-    this.flushTo(domain, port);
+    if (transfer.length === 0 && args.every(alwaysClones)) this.send(domain, message);
+    else {
+      const port = this.port(domain);
+      this.flushTo(domain, port);
+      this.postCall(port, message, transfer, args, name);
+    }
+    this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
+    return id;
+  }
+
+  private postCall(port: Port, message: Message, transfer: readonly TransferListItem[], args: unknown[], name: string): void {
     try {
       port.postMessage(message, transfer as TransferListItem[]);
     } catch (error) {
@@ -114,8 +124,6 @@ export class DomainLink {
         String((error as Error).message ?? error),
       );
     }
-    this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
-    return id;
   }
 
   /**
@@ -340,4 +348,9 @@ export class DomainLink {
       this.kernel.wake(waiter, RESUMED);
     }
   }
+}
+
+/** A value that structured clone always takes: a primitive other than a symbol. */
+function alwaysClones(value: unknown): boolean {
+  return value === null || (typeof value !== "object" && typeof value !== "function" && typeof value !== "symbol");
 }
