@@ -22,6 +22,22 @@ export const ATOMICS_LAYOUT = { requested: 0, replied: 1, slots: 64, requests: 2
 /** Written into `requested`: the worker stops. */
 export const STOP = -1;
 
+/**
+ * The sum of `start(i)`'s results for i in 0..n-1, with at most `window` calls
+ * in flight, awaited in order (1: sequential).
+ */
+export async function slidingWindow(n, window, start) {
+  const ring = new Array(window);
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    const slot = i % window;
+    if (i >= window) sum += await ring[slot];
+    ring[slot] = start(i);
+  }
+  for (let i = Math.max(0, n - window); i < n; i++) sum += await ring[i % window];
+  return sum;
+}
+
 function startWorkers(threads, workerData) {
   const workers = Array.from({ length: threads }, (_, j) => new Worker(PING_WORKER, { workerData: workerData(j) }));
   const online = Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once("online", resolve).once("error", reject))));
@@ -41,7 +57,9 @@ export class PostPingPong {
     this.window = window;
     // A worker replies in order: its pending calls' resolvers, oldest first.
     this.waiting = workers.map(() => []);
-    workers.forEach((w, j) => w.on("message", (x) => this.waiting[j].shift()(x)));
+    workers.forEach((w, j) => {
+      w.on("message", (x) => this.waiting[j].shift()(x));
+    });
   }
 
   send(i) {
@@ -52,17 +70,8 @@ export class PostPingPong {
     });
   }
 
-  async round(n) {
-    const { window } = this;
-    const ring = new Array(window);
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const slot = i % window;
-      if (i >= window) sum += await ring[slot];
-      ring[slot] = this.send(i);
-    }
-    for (let i = Math.max(0, n - window); i < n; i++) sum += await ring[i % window];
-    return sum;
+  round(n) {
+    return slidingWindow(n, this.window, (i) => this.send(i));
   }
 
   close() {

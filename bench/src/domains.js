@@ -35,7 +35,7 @@ import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { AtomicsPingPong, PostPingPong } from "./domains-ping.js";
+import { AtomicsPingPong, PostPingPong, slidingWindow } from "./domains-ping.js";
 import { collectRows, fmtRatio, fmtValue, gc, median, QUICK, textNotes, textTable, withTimeout } from "./harness.js";
 
 export const SCENARIO = "domains (call, parallel speedup, skew)";
@@ -154,17 +154,7 @@ async function bobbinCaller(B, T, domains, window) {
 function piscinaCaller(Piscina, threads, window) {
   const pool = new Piscina({ filename: PISCINA_ECHO, minThreads: threads, maxThreads: threads, idleTimeout: TIMEOUT_MS });
   return {
-    async round(n) {
-      const ring = new Array(window);
-      let sum = 0;
-      for (let i = 0; i < n; i++) {
-        const slot = i % window;
-        if (i >= window) sum += await ring[slot];
-        ring[slot] = pool.run(i);
-      }
-      for (let i = Math.max(0, n - window); i < n; i++) sum += await ring[i % window];
-      return sum;
-    },
+    round: (n) => slidingWindow(n, window, (i) => pool.run(i)),
     close: () => pool.destroy(),
   };
 }
