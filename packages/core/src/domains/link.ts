@@ -6,12 +6,14 @@
  *
  * A postMessage costs far more than cloning a small message: it wakes the
  * receiving thread. So messages to one domain wait in an outbox until the
- * current slice of the scheduler ends (a microtask), and go as one message
- * when there are several: a worker that ran many calls in a slice sends their
- * results together. A call whose arguments are all primitives but symbols
- * (they always clone) waits in the outbox too; any other call is posted at once (after what
- * the outbox holds for that domain, to keep the order), so that an argument
- * that cannot be cloned makes `call` itself throw.
+ * current slice of the scheduler ends (a microtask; at most `sliceMs` later
+ * when the domain stays busy), and go as one message when there are several:
+ * a worker that ran many calls in a slice sends their results together.
+ * Calls are posted at once (after what the outbox holds for their domain, to
+ * keep the order): an argument that cannot be cloned makes `call` itself
+ * throw, and a worker gets the calls one message each, as they were made, so
+ * what it shares with idle domains (see work-sharing.ts) does not depend on
+ * how they were grouped.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
@@ -105,25 +107,23 @@ export class DomainLink {
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
     const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, portable });
-    if (transfer.length === 0 && args.every(alwaysClones)) this.send(domain, message);
-    else {
-      const port = this.port(domain);
-      this.flushTo(domain, port);
-      this.postCall(port, message, transfer, args, name);
-    }
-    this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
-    return id;
-  }
-
-  private postCall(port: Port, message: Message, transfer: readonly TransferListItem[], args: unknown[], name: string): void {
     try {
-      port.postMessage(message, transfer as TransferListItem[]);
+      this.post(domain, message, transfer);
     } catch (error) {
       throw new Uncloneable(
         uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`),
         String((error as Error).message ?? error),
       );
     }
+    this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
+    return id;
+  }
+
+  /** Posts `message` to `domain` now, after what the outbox holds for it. */
+  post(domain: number, message: Message, transfer: readonly TransferListItem[] = []): void {
+    const port = this.port(domain);
+    this.flushTo(domain, port);
+    port.postMessage(message, transfer as TransferListItem[]);
   }
 
   /**
@@ -227,7 +227,7 @@ export class DomainLink {
 
   /** Queues `message` for `domain`: it is posted when the current slice ends (see the file comment). */
   send(domain: number, message: Message): void {
-    this.port(domain);
+    this.port(domain); // a domain not connected is a RangeError now, not when the outbox is flushed
     const queued = this.outbox.get(domain);
     if (queued === undefined) this.outbox.set(domain, [message]);
     else queued.push(message);
@@ -348,9 +348,4 @@ export class DomainLink {
       this.kernel.wake(waiter, RESUMED);
     }
   }
-}
-
-/** A value that structured clone always takes: a primitive other than a symbol. */
-function alwaysClones(value: unknown): boolean {
-  return value === null || (typeof value !== "object" && typeof value !== "function" && typeof value !== "symbol");
 }

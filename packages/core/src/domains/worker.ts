@@ -119,7 +119,7 @@ class WorkerHost implements CallHost {
   private shareWith(thief: number, keep: number): void {
     for (const call of this.sharing.share(this.queue, thief, keep)) {
       this.forwarded.set(key(call.from, call.id), thief);
-      this.link.send(thief, callMessage(call));
+      this.link.post(thief, callMessage(call));
     }
     this.queueChanged();
   }
