@@ -43,8 +43,8 @@ export const SCENARIO = "domains (call, parallel speedup, skew)";
 const LATENCY_N = QUICK ? 500 : 2_000; // sequential round trips per round
 const THROUGHPUT_N = QUICK ? 2_000 : 10_000; // calls per round
 const IN_FLIGHT = 64; // throughput: calls in flight at most
-const CALL_WARMUP = 2;
-const CALL_ITERS = QUICK ? 3 : 7;
+const CALL_WARMUP = 5; // rounds: the worker side of a call needs thousands of calls before V8 has optimized it
+const CALL_ITERS = QUICK ? 3 : 11;
 
 const HEAVY_MS = 20; // CPU cost of one heavy item (calibrated on dom0)
 const LIGHT_DIV = 100; // a light item costs HEAVY_MS / LIGHT_DIV
