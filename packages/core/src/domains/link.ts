@@ -7,7 +7,8 @@
  * A postMessage costs far more than cloning a small message: it wakes the
  * receiving thread. So messages to one domain wait in an outbox until the
  * current slice of the scheduler ends (a microtask; at most `sliceMs` later
- * when the domain stays busy), and go as one message when there are several:
+ * when the domain stays busy) or the domain has nothing to run (its events
+ * backend may block in `select`), and go as one message when there are several:
  * a worker that ran many calls in a slice sends their results together.
  * Calls are posted at once (after what the outbox holds for their domain, to
  * keep the order): an argument that cannot be cloned makes `call` itself

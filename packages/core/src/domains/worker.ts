@@ -236,7 +236,10 @@ class WorkerDomains implements Domains {
   ) {}
 
   idle(): boolean {
-    return this.host.domainIdle();
+    if (this.host.domainIdle()) return true;
+    // The loop may now block in its events backend's select: what waits in the outbox goes first.
+    this.link.flush();
+    return false;
   }
 
   fatal(error: unknown): boolean {
