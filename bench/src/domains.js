@@ -4,7 +4,9 @@
 //      latency (sequential: await each call before the next) and throughput
 //      (THROUGHPUT_N calls, at most IN_FLIGHT in flight), Bobbin `B.call(echo, i)`
 //      with { domains: 1 } and { domains: 2 } side by side with piscina with
-//      the same number of threads. Time per round trip; anchor: piscina.
+//      the same number of threads, a raw postMessage ping-pong and a
+//      SharedArrayBuffer + Atomics ping-pong (the floor; domains-ping.js), their
+//      rounds interleaved. Time per round trip; anchor: piscina.
 //   2. CPU-bound `parallel` speedup — `B.parallel(spin, inputs)` over SPEEDUP_ITEMS items of
 //      ~20 ms of CPU each, with { domains: 1 } and { domains: 2 }. Time per item;
 //      anchor: the ideal (the domains: 1 time / 2, i.e. a 2.0× speedup).
@@ -33,15 +35,16 @@ import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { collectRows, fmtRatio, gc, median, QUICK, textNotes, textTable, withTimeout } from "./harness.js";
+import { AtomicsPingPong, PostPingPong, slidingWindow } from "./domains-ping.js";
+import { collectRows, fmtRatio, fmtValue, gc, median, QUICK, textNotes, textTable, withTimeout } from "./harness.js";
 
 export const SCENARIO = "domains (call, parallel speedup, skew)";
 
 const LATENCY_N = QUICK ? 500 : 2_000; // sequential round trips per round
 const THROUGHPUT_N = QUICK ? 2_000 : 10_000; // calls per round
 const IN_FLIGHT = 64; // throughput: calls in flight at most
-const CALL_WARMUP = 2;
-const CALL_ITERS = QUICK ? 3 : 7;
+const CALL_WARMUP = 5; // rounds: the worker side of a call needs thousands of calls before V8 has optimized it
+const CALL_ITERS = QUICK ? 3 : 11;
 
 const HEAVY_MS = 20; // CPU cost of one heavy item (calibrated on dom0)
 const LIGHT_DIV = 100; // a light item costs HEAVY_MS / LIGHT_DIV
@@ -56,8 +59,8 @@ const PISCINA_ECHO = new URL("./piscina-echo.js", import.meta.url).href;
 const RAW_WORKER = new URL("./domains-raw-worker.js", import.meta.url);
 
 const ANCHOR_NOTE =
-  'Domains rows: the "vs async/await" column is against each scenario\'s anchor — piscina (call), the ideal 2.0× (speedup), workSharing: false (skew). ' +
-  `time/op: call = per round trip (median of ${CALL_ITERS} rounds after ${CALL_WARMUP} warm-up rounds); parallel = per item, i.e. batch time / items (median of ${PAR_ITERS} batches after ${PAR_WARMUP} warm-up). Worker start-up is not timed; run in a child process without --expose-gc.`;
+  'Domains rows: the "vs async/await" column is against each scenario\'s anchor — piscina (call), the ideal 2.0× (speedup), workSharing: false (skew); in the call rows "vs raw generator" is against the SharedArrayBuffer + Atomics ping-pong (the floor). ' +
+  `time/op: call = per round trip (median of ${CALL_ITERS} rounds after ${CALL_WARMUP} warm-up rounds, the rounds of a scenario's contenders interleaved); parallel = per item, i.e. batch time / items (median of ${PAR_ITERS} batches after ${PAR_WARMUP} warm-up). Worker start-up is not timed; run in a child process without --expose-gc.`;
 
 // ------------------------------------------------------------------ loading
 
@@ -96,78 +99,120 @@ const message = (e) => (e?.message ? e.message : String(e));
 // ------------------------------------------------------- 1. call round trip
 
 const expectedSum = (n) => (n * (n - 1)) / 2;
+const callsPerRound = (mode) => (mode === "latency" ? LATENCY_N : THROUGHPUT_N);
+const windowOf = (mode) => (mode === "latency" ? 1 : IN_FLIGHT);
 
-/** Bobbin: sequential round trips, each awaited before the next. */
-function* bobbinSequential(B, T, n) {
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += yield* B.awaitExn(B.call(T.echo, i));
-  return sum;
-}
-
-/** Bobbin: n calls, at most IN_FLIGHT in flight (a sliding window, awaited in order). */
-function* bobbinWindowed(B, T, n) {
-  const ring = new Array(IN_FLIGHT);
+/** Bobbin: n calls, at most `window` in flight (a sliding window, awaited in order; 1: sequential). */
+function* bobbinWindowed(B, T, n, window) {
+  const ring = new Array(window);
   let sum = 0;
   for (let i = 0; i < n; i++) {
-    const slot = i % IN_FLIGHT;
-    if (i >= IN_FLIGHT) sum += yield* B.awaitExn(ring[slot]);
+    const slot = i % window;
+    if (i >= window) sum += yield* B.awaitExn(ring[slot]);
     ring[slot] = B.call(T.echo, i);
   }
-  for (let i = Math.max(0, n - IN_FLIGHT); i < n; i++) sum += yield* B.awaitExn(ring[i % IN_FLIGHT]);
+  for (let i = Math.max(0, n - window); i < n; i++) sum += yield* B.awaitExn(ring[i % window]);
   return sum;
 }
 
-/** Per-call times (ns) of the measured rounds, all in one run of `domains` workers. */
-function bobbinCalls(B, T, domains, mode, label) {
-  const n = mode === "latency" ? LATENCY_N : THROUGHPUT_N;
+/**
+ * One `B.run` with `domains` workers that measures a round each time
+ * `round(n)` is called (its workers idle in between), until `close()`.
+ */
+async function bobbinCaller(B, T, domains, window) {
+  let command = null; // resolves the run's wait for its next command
+  let answer = null; // the round in progress: { resolve, reject }
+  let next = new Promise((resolve) => {
+    command = resolve;
+  });
   function* main() {
-    const samples = [];
-    for (let round = 0; round < CALL_WARMUP + CALL_ITERS; round++) {
-      const t0 = performance.now();
-      const sum = mode === "latency" ? yield* bobbinSequential(B, T, n) : yield* bobbinWindowed(B, T, n);
-      const t1 = performance.now();
-      if (sum !== expectedSum(n)) throw new Error(`${label}: wrong checksum ${sum} (expected ${expectedSum(n)})`);
-      if (round >= CALL_WARMUP) samples.push(((t1 - t0) * 1e6) / n);
+    for (;;) {
+      const n = yield* B.promise(() => next);
+      if (n === null) return;
+      next = new Promise((resolve) => {
+        command = resolve;
+      });
+      answer.resolve(yield* bobbinWindowed(B, T, n, window));
     }
-    return samples;
   }
-  return withTimeout(B.run(main, { domains }), TIMEOUT_MS, label);
+  const done = B.run(main, { domains });
+  done.catch((e) => answer?.reject(e));
+  return {
+    round: (n) =>
+      new Promise((resolve, reject) => {
+        answer = { resolve, reject };
+        command(n);
+      }),
+    close: () => {
+      command(null);
+      return done;
+    },
+  };
 }
 
-async function piscinaSequential(pool, n) {
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += await pool.run(i);
-  return sum;
-}
-
-async function piscinaWindowed(pool, n) {
-  const ring = new Array(IN_FLIGHT);
-  let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const slot = i % IN_FLIGHT;
-    if (i >= IN_FLIGHT) sum += await ring[slot];
-    ring[slot] = pool.run(i);
-  }
-  for (let i = Math.max(0, n - IN_FLIGHT); i < n; i++) sum += await ring[i % IN_FLIGHT];
-  return sum;
-}
-
-/** Per-call times (ns) of the measured rounds, on one pool of `threads` threads. */
-async function piscinaCalls(Piscina, threads, mode, label) {
-  const n = mode === "latency" ? LATENCY_N : THROUGHPUT_N;
+/** piscina: `pool.run(i)` on a pool of `threads` threads, at most `window` in flight. */
+function piscinaCaller(Piscina, threads, window) {
   const pool = new Piscina({ filename: PISCINA_ECHO, minThreads: threads, maxThreads: threads, idleTimeout: TIMEOUT_MS });
-  try {
-    const samples = [];
-    for (let round = 0; round < CALL_WARMUP + CALL_ITERS; round++) {
-      const t0 = performance.now();
-      const sum = await withTimeout(mode === "latency" ? piscinaSequential(pool, n) : piscinaWindowed(pool, n), TIMEOUT_MS, label);
-      const t1 = performance.now();
-      if (sum !== expectedSum(n)) throw new Error(`${label}: wrong checksum ${sum} (expected ${expectedSum(n)})`);
-      if (round >= CALL_WARMUP) samples.push(((t1 - t0) * 1e6) / n);
+  return {
+    round: (n) => slidingWindow(n, window, (i) => pool.run(i)),
+    close: () => pool.destroy(),
+  };
+}
+
+/**
+ * Measures the contenders of one call scenario round by round, interleaved:
+ * round r of every contender runs before round r + 1 of any, the order
+ * rotating, so that a burst of load elsewhere on the machine falls on all of
+ * them. Adds one row per contender: the median time per call, and in the
+ * note the median CPU time of the whole process per call.
+ */
+async function interleavedCalls(results, scenario, n, contenders) {
+  const live = [];
+  for (const c of contenders) {
+    const row = { scenario, contender: c.contender, anchor: c.anchor, n, kind: "time", targetSpec: c.targetSpec, note: c.note ?? "" };
+    if (!c.start) {
+      results.add({ ...row, error: c.error ?? "not available" });
+      continue;
     }
-    return samples;
-  } finally {
-    await pool.destroy();
+    try {
+      live.push({ row, caller: await withTimeout(c.start(), TIMEOUT_MS, `${scenario} ${c.contender}`), samples: [], cpu: [], error: null });
+    } catch (e) {
+      results.add({ ...row, error: message(e) });
+    }
+  }
+  for (let round = 0; round < CALL_WARMUP + CALL_ITERS; round++) {
+    for (let k = 0; k < live.length; k++) {
+      const c = live[(round + k) % live.length];
+      if (c.error) continue;
+      gc();
+      try {
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const sum = await withTimeout(c.caller.round(n), TIMEOUT_MS, `${scenario} ${c.row.contender}`);
+        const t1 = performance.now();
+        const cpu = process.cpuUsage(c0);
+        if (sum !== expectedSum(n)) throw new Error(`wrong checksum ${sum} (expected ${expectedSum(n)})`);
+        if (round >= CALL_WARMUP) {
+          c.samples.push(((t1 - t0) * 1e6) / n);
+          c.cpu.push(((cpu.user + cpu.system) * 1e3) / n);
+        }
+      } catch (e) {
+        c.error = message(e);
+      }
+    }
+  }
+  for (const c of live) {
+    try {
+      await withTimeout(c.caller.close(), TIMEOUT_MS, `${scenario} ${c.row.contender} (closing)`);
+    } catch (e) {
+      c.error ??= message(e);
+    }
+    if (c.error) {
+      results.add({ ...c.row, error: c.error });
+      continue;
+    }
+    const cpu = `CPU ${fmtValue(median(c.cpu), "time")} per call (all threads)`;
+    results.add({ ...c.row, perOp: median(c.samples), samples: c.samples, note: c.row.note ? `${cpu}; ${c.row.note}` : cpu });
   }
 }
 
@@ -176,40 +221,36 @@ async function callScenarios(results, env) {
   let first = true;
   for (const mode of ["latency", "throughput"]) {
     for (const domains of [1, 2]) {
-      const n = mode === "latency" ? LATENCY_N : THROUGHPUT_N;
+      const n = callsPerRound(mode);
+      const window = windowOf(mode);
       const plural = domains === 1 ? "" : "s";
       const scenario = mode === "latency" ? `call latency, ${domains} domain${plural}` : `call throughput, ${domains} domain${plural}`;
       const how = mode === "latency" ? "sequential" : `${IN_FLIGHT} in flight`;
-      const contenders = [
+      await interleavedCalls(results, scenario, n, [
         {
           contender: `piscina 5 (${domains} thread${plural}, ${how})`,
           anchor: "async",
           note: first ? ANCHOR_NOTE : "",
           error: piscinaError,
-          measure: Piscina ? () => piscinaCalls(Piscina, domains, mode, `${scenario} piscina`) : null,
+          start: Piscina && (async () => piscinaCaller(Piscina, domains, window)),
         },
         {
           contender: `Bobbin call (domains: ${domains}, ${how})`,
           error: bobbinError,
           targetSpec: { against: "async", max: 1.0, text: "≤ piscina" },
-          measure: B ? () => bobbinCalls(B, T, domains, mode, `${scenario} Bobbin`) : null,
+          start: B && (() => bobbinCaller(B, T, domains, window)),
         },
-      ];
+        {
+          contender: `raw postMessage ping-pong (${domains} thread${plural}, ${how})`,
+          start: () => PostPingPong.start(domains, window),
+        },
+        {
+          contender: `SharedArrayBuffer + Atomics ping-pong (${domains} thread${plural}, ${how}): floor`,
+          anchor: "floor",
+          start: () => AtomicsPingPong.start(domains, window),
+        },
+      ]);
       first = false;
-      for (const c of contenders) {
-        const row = { scenario, contender: c.contender, anchor: c.anchor, n, kind: "time", targetSpec: c.targetSpec, note: c.note ?? "" };
-        if (!c.measure) {
-          results.add({ ...row, error: c.error ?? "not available" });
-          continue;
-        }
-        try {
-          gc();
-          const samples = await c.measure();
-          results.add({ ...row, perOp: median(samples), samples });
-        } catch (e) {
-          results.add({ ...row, error: message(e) });
-        }
-      }
     }
   }
 }

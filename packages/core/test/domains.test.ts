@@ -112,6 +112,18 @@ describe("call", () => {
     );
   });
 
+  it("results posted together: one that cannot be cloned fails its own call only", async () => {
+    const results = await B.run(
+      function* () {
+        // Started in one slice, so the worker runs them in one slice too and posts their results together.
+        const tasks = [B.call(F.double, 1), B.call(F.returnsFunction), B.call(F.double, 2), B.call(F.double, 3)];
+        return yield* B.awaitAll(tasks);
+      },
+      { domains: 1 },
+    );
+    expect(results.map((r) => (r.ok ? r.value : (r.error as Error).name))).toEqual([2, "Uncloneable", 4, 6]);
+  });
+
   it("errors keep their class and message across domains", async () => {
     const r = await B.run(
       function* () {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../dist/index.js";
-import { type CallMessage, SharingBoard, SharingPolicy } from "../src/domains/work-sharing.js";
+import type { Call } from "../src/domains/wire.js";
+import { SharingBoard, SharingPolicy } from "../src/domains/work-sharing.js";
 import * as F from "./fixtures/parallel-tasks.mjs";
 
-const calls = (n: number, from = 0, pinned = false): CallMessage[] =>
-  Array.from({ length: n }, (_, i) => ({ kind: "call", id: i, from, url: "file:///t.js", name: "t", args: [], pinned }));
+const calls = (n: number, from = 0, pinned = false): Call[] =>
+  Array.from({ length: n }, (_, i) => ({ id: i, from, url: "file:///t.js", name: "t", args: [], pinned, portable: false }));
 
 describe("the sharing policy", () => {
   it("shares one call, then doubles each time the idle domain comes back, from the oldest", () => {

@@ -38,6 +38,8 @@ class Dom0Domains implements Domains {
   }
 
   idle(): boolean {
+    // The loop may now block in its events backend's select: what waits in the outbox goes first.
+    this.link.flush();
     return false;
   }
 

@@ -3,6 +3,18 @@
  * calls, cancellations and results travel. Dom0 talks to each worker through
  * its `Worker`; workers talk to each other through MessageChannels of their
  * own (a full mesh), so a nested `call` never goes through a busy dom0.
+ *
+ * A postMessage costs far more than cloning a small message: it wakes the
+ * receiving thread. So messages to one domain wait in an outbox until the
+ * current slice of the scheduler ends (a microtask; at most `sliceMs` later
+ * when the domain stays busy) or the domain has nothing to run (its events
+ * backend may block in `select`), and go as one message when there are several:
+ * a worker that ran many calls in a slice sends their results together.
+ * Calls are posted at once (after what the outbox holds for their domain, to
+ * keep the order): an argument that cannot be cloned makes `call` itself
+ * throw, and a worker gets the calls one message each, as they were made, so
+ * what it shares with idle domains (see work-sharing.ts) does not depend on
+ * how they were grouped.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
@@ -10,7 +22,7 @@ import { DomainUnresponsive, Uncloneable } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import { RESUMED } from "../operation.js";
-import { decodeError, encodeError, type Message, uncloneablePart, type WireError } from "./wire.js";
+import { type Call, callMessage, decodeError, failedMessage, M, type Message, readCall, uncloneablePart, type WireError } from "./wire.js";
 
 /** @internal A Worker, a MessagePort or a worker's parentPort. */
 export type Port = Pick<MessagePort, "postMessage" | "on" | "off" | "unref" | "ref"> | Worker;
@@ -31,7 +43,7 @@ export interface PendingCall {
 
 /** @internal What a worker domain does with the calls and cancellations it receives. */
 export interface CallHost {
-  call(message: Extract<Message, { kind: "call" }>): void;
+  call(call: Call): void;
   cancel(from: number, id: number): void;
   idle?(from: number): void;
   /** Dom0 says every worker has started: calls may start. */
@@ -60,6 +72,10 @@ export class DomainLink {
   /** Dumps waiting for the other domains' snapshots, by id. */
   private readonly dumps = new Map<number, (snapshot: DomainSnapshot) => void>();
   private nextDump = 1;
+  /** Messages not posted yet, by domain (see the file comment). */
+  private readonly outbox = new Map<number, Message[]>();
+  private flushQueued = false;
+  private readonly flushFn = (): void => this.flush();
 
   constructor(
     readonly kernel: Kernel,
@@ -91,11 +107,9 @@ export class DomainLink {
     const dead = this.down.get(domain);
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
-    const message: Message = portable
-      ? { kind: "call", id, from: this.kernel.domain, url, name, args, pinned, portable: true }
-      : { kind: "call", id, from: this.kernel.domain, url, name, args, pinned };
+    const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, portable });
     try {
-      this.port(domain).postMessage(message, transfer as TransferListItem[]);
+      this.post(domain, message, transfer);
     } catch (error) {
       throw new Uncloneable(
         uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`),
@@ -104,6 +118,13 @@ export class DomainLink {
     }
     this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
     return id;
+  }
+
+  /** Posts `message` to `domain` now, after what the outbox holds for it. */
+  post(domain: number, message: Message, transfer: readonly TransferListItem[] = []): void {
+    const port = this.port(domain);
+    this.flushTo(domain, port);
+    port.postMessage(message, transfer as TransferListItem[]);
   }
 
   /**
@@ -115,7 +136,7 @@ export class DomainLink {
   cancelCall(id: number, caller: Task, graceMs: number): void {
     const call = this.pending.get(id);
     if (call === undefined) return;
-    this.send(call.domain, { kind: "cancel", id, from: this.kernel.domain });
+    this.send(call.domain, [M.CANCEL, id, this.kernel.domain]);
     if (call.result !== null || call.grace !== null) return;
     call.grace = setTimeout(() => {
       call.grace = null;
@@ -158,7 +179,7 @@ export class DomainLink {
     for (const domain of this.ports.keys()) {
       if (this.down.has(domain)) continue;
       try {
-        this.send(domain, { kind: "dump", id, from: this.kernel.domain });
+        this.send(domain, [M.DUMP, id, this.kernel.domain]);
         waiting.add(domain);
       } catch {
         // a port closing: that domain is counted as unanswered below
@@ -189,9 +210,8 @@ export class DomainLink {
   /** A domain died: every call pending on it fails with `error`, and so will calls to it. */
   domainDown(domain: number, error: Error): void {
     if (!this.down.has(domain)) this.down.set(domain, error);
-    const wire = encodeError(error);
     for (const [id, call] of this.pending) {
-      if (call.domain === domain && call.result === null) this.receive({ kind: "result", id, ok: false, error: wire });
+      if (call.domain === domain && call.result === null) this.receive(failedMessage(id, error));
     }
   }
 
@@ -206,12 +226,57 @@ export class DomainLink {
     }
   }
 
+  /** Queues `message` for `domain`: it is posted when the current slice ends (see the file comment). */
   send(domain: number, message: Message): void {
-    this.port(domain).postMessage(message);
+    this.port(domain); // a domain not connected is a RangeError now, not when the outbox is flushed
+    const queued = this.outbox.get(domain);
+    if (queued === undefined) this.outbox.set(domain, [message]);
+    else queued.push(message);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(this.flushFn);
+    }
   }
 
-  /** Closes the worker-to-worker channels (a worker stopping). */
+  /** Posts every queued message now. */
+  flush(): void {
+    this.flushQueued = false;
+    for (const [domain, port] of this.ports) this.flushTo(domain, port);
+  }
+
+  private flushTo(domain: number, port: Port): void {
+    const queued = this.outbox.get(domain);
+    if (queued === undefined) return;
+    this.outbox.delete(domain);
+    try {
+      port.postMessage(queued.length === 1 ? queued[0] : [M.BATCH, queued]);
+    } catch {
+      // Something in the batch cannot be cloned: one by one, to find it.
+      for (const message of queued) this.postAlone(port, message);
+    }
+  }
+
+  /**
+   * Posts one message; a result that cannot be cloned becomes an
+   * `Uncloneable` failure of its call (the call must end all the same).
+   */
+  private postAlone(port: Port, message: Message): void {
+    try {
+      port.postMessage(message);
+    } catch (error) {
+      if (message[0] !== M.RETURNED && message[0] !== M.RETURNED_PORTABLE) {
+        this.kernel.internalError(error);
+        return;
+      }
+      port.postMessage(
+        failedMessage(message[1], new Uncloneable("the result of a parallel task", String((error as Error).message ?? error))),
+      );
+    }
+  }
+
+  /** Closes the worker-to-worker channels (a worker stopping), once what is queued has been posted. */
   close(): void {
+    this.flush();
     for (const port of this.ports.values()) {
       port.off("message", this.onMessage);
       if ("close" in port && typeof port.close === "function") port.close();
@@ -226,51 +291,62 @@ export class DomainLink {
   }
 
   private receive(message: Message): void {
-    switch (message.kind) {
-      case "result": {
-        const call = this.pending.get(message.id);
-        if (call === undefined || call.result !== null) return;
-        if (call.grace !== null) {
-          clearTimeout(call.grace);
-          call.grace = null;
-        }
-        call.result = message.ok
-          ? { ok: true, value: message.value, portable: message.portable === true }
-          : { ok: false, error: message.error };
-        const waiter = call.waiter;
-        if (waiter !== null) {
-          call.waiter = null;
-          this.kernel.wake(waiter, RESUMED);
-        }
+    switch (message[0]) {
+      case M.RETURNED:
+        this.settle(message[1], { ok: true, value: message[2], portable: false });
         return;
-      }
-      case "call":
-        this.host?.call(message);
+      case M.RETURNED_PORTABLE:
+        this.settle(message[1], { ok: true, value: message[2], portable: true });
         return;
-      case "cancel":
-        this.host?.cancel(message.from, message.id);
+      case M.FAILED:
+        this.settle(message[1], { ok: false, error: message[2] });
         return;
-      case "idle":
-        this.host?.idle?.(message.from);
+      case M.CALL:
+        this.host?.call(readCall(message));
         return;
-      case "fatal":
-        this.kernel.fail(decodeError(message.error));
+      case M.CANCEL:
+        this.host?.cancel(message[2], message[1]);
         return;
-      case "shutdown":
+      case M.IDLE:
+        this.host?.idle?.(message[1]);
+        return;
+      case M.FATAL:
+        this.kernel.fail(decodeError(message[1]));
+        return;
+      case M.SHUTDOWN:
         this.host?.shutdown();
         return;
-      case "ready":
-        this.onReady?.(message.from);
+      case M.READY:
+        this.onReady?.(message[1]);
         return;
-      case "go":
+      case M.GO:
         this.host?.go();
         return;
-      case "dump":
-        this.send(message.from, { kind: "snapshot", id: message.id, snapshot: snapshotDomain(this.kernel, this.host?.serving?.() ?? []) });
+      case M.DUMP:
+        this.send(message[2], [M.SNAPSHOT, message[1], snapshotDomain(this.kernel, this.host?.serving?.() ?? [])]);
         return;
-      case "snapshot":
-        this.dumps.get(message.id)?.(message.snapshot);
+      case M.SNAPSHOT:
+        this.dumps.get(message[1])?.(message[2]);
         return;
+      case M.BATCH:
+        for (const m of message[1]) this.receive(m);
+        return;
+    }
+  }
+
+  /** Call `id` ended: its proxy, if parked, wakes up to take the result. */
+  private settle(id: number, result: NonNullable<PendingCall["result"]>): void {
+    const call = this.pending.get(id);
+    if (call === undefined || call.result !== null) return;
+    if (call.grace !== null) {
+      clearTimeout(call.grace);
+      call.grace = null;
+    }
+    call.result = result;
+    const waiter = call.waiter;
+    if (waiter !== null) {
+      call.waiter = null;
+      this.kernel.wake(waiter, RESUMED);
     }
   }
 }

@@ -8,7 +8,7 @@ import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { NoDomainAvailable } from "../errors.js";
 import type { DomainLink } from "./link.js";
 import { tsxLocation } from "./typescript.js";
-import type { Message } from "./wire.js";
+import { M, type Message } from "./wire.js";
 import { SharingBoard } from "./work-sharing.js";
 
 /** @internal What a worker needs to become a domain. */
@@ -92,7 +92,7 @@ export class DomainPool {
     let ready = 0;
     link.onReady = () => {
       if (++ready !== n) return;
-      const go: Message = { kind: "go" };
+      const go: Message = [M.GO];
       for (let d = 1; d <= n; d++) link.send(d, go);
     };
     const board = SharingBoard.create(n);
@@ -132,11 +132,12 @@ export class DomainPool {
    * is terminated.
    */
   async shutdown(): Promise<void> {
-    const stop: Message = { kind: "shutdown" };
+    const stop: Message = [M.SHUTDOWN];
     for (let d = 1; d <= this.workers.length; d++) {
       this.stopped.add(d);
-      this.workers[d - 1]!.postMessage(stop);
+      this.link.send(d, stop);
     }
+    this.link.flush();
     const timer = setTimeout(() => {
       for (const worker of this.workers) void worker.terminate();
     }, this.graceMs);

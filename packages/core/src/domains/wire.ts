@@ -1,7 +1,8 @@
 /**
  * What domains say to each other. Messages travel over MessagePorts between
- * worker threads, so everything in them is structured-cloned; errors are
- * encoded by hand so that Bobbin's error classes keep their class and name.
+ * worker threads, so everything in them is structured-cloned: they are small
+ * arrays (see `M`); errors are encoded by hand so that they keep their class,
+ * name and cause.
  */
 import type { DomainSnapshot } from "../diagnostics/dump.js";
 import * as errors from "../errors.js";
@@ -22,32 +23,101 @@ export interface WireError {
   readonly cause?: { readonly error: WireError } | { readonly value: unknown };
 }
 
+/**
+ * @internal What kind of message a domain received: the first element of
+ * every message. Messages are small arrays rather than objects: structured
+ * clone writes an object's keys into every message and reads them back, an
+ * array of numbers is only its elements (and a typed array costs more than
+ * either for a handful of numbers: its buffer is allocated on both sides).
+ */
+export const M = {
+  /** `[CALL, id, from, flags, url, name, args]`: run `name` of module `url` for domain `from`; its reply is keyed by `id`. */
+  CALL: 0,
+  /** `[CANCEL, id, from]`: the caller cancelled call `id`. */
+  CANCEL: 1,
+  /** `[RETURNED, id, value]`: call `id` of this domain ended with its whole subtree, returning `value`. */
+  RETURNED: 2,
+  /** `[RETURNED_PORTABLE, id, value]`: the same, `value` holding encoded portables (see portable.ts). */
+  RETURNED_PORTABLE: 3,
+  /** `[FAILED, id, error]`: call `id` ended with its whole subtree, failing. */
+  FAILED: 4,
+  /** `[FATAL, error]`: a rule was broken in a worker: the run fails. */
+  FATAL: 5,
+  /** `[IDLE, from]`: a worker has nothing to run (work sharing). */
+  IDLE: 6,
+  /** `[SHUTDOWN]`: dom0 tells a worker to stop: the run is over. */
+  SHUTDOWN: 7,
+  /** `[READY, from]`: a worker has started (worker → dom0). */
+  READY: 8,
+  /** `[GO]`: every worker has started: start serving calls (dom0 → workers). */
+  GO: 9,
+  /** `[DUMP, id, from]`: domain `from` takes a dump: send it a snapshot of this domain's tasks, keyed by `id`. */
+  DUMP: 10,
+  /** `[SNAPSHOT, id, snapshot]`: the answer to a `DUMP`. */
+  SNAPSHOT: 11,
+  /** `[BATCH, messages]`: several messages, in order, posted together (see link.ts). */
+  BATCH: 12,
+} as const;
+
+/** @internal The `flags` of a call message. */
+export const CALL_PINNED = 1;
+/** @internal The call's `args` hold encoded portables (see portable.ts). */
+export const CALL_PORTABLE = 2;
+
+/** @internal */
+export type CallMessage = readonly [
+  kind: typeof M.CALL,
+  id: number,
+  from: number,
+  flags: number,
+  url: string,
+  name: string,
+  args: unknown[],
+];
+
 /** @internal */
 export type Message =
-  /**
-   * Run `name` of module `url` for domain `from`; its reply is keyed by `id`.
-   * `portable`: `args` hold encoded portables (see portable.ts).
-   */
-  | { kind: "call"; id: number; from: number; url: string; name: string; args: unknown[]; pinned: boolean; portable?: true }
-  /** The caller cancelled call `id`. */
-  | { kind: "cancel"; id: number; from: number }
-  /** Call `id` of this domain ended, with its whole subtree. */
-  | { kind: "result"; id: number; ok: true; value: unknown; portable?: true }
-  | { kind: "result"; id: number; ok: false; error: WireError }
-  /** A rule was broken in a worker: the run fails. */
-  | { kind: "fatal"; error: WireError }
-  /** A worker has nothing to run (work sharing). */
-  | { kind: "idle"; from: number }
-  /** Dom0 tells a worker to stop: the run is over. */
-  | { kind: "shutdown" }
-  /** A worker has started (worker → dom0). */
-  | { kind: "ready"; from: number }
-  /** Every worker has started: start serving calls (dom0 → workers). */
-  | { kind: "go" }
-  /** Domain `from` takes a dump: send it a snapshot of this domain's tasks, keyed by `id`. */
-  | { kind: "dump"; id: number; from: number }
-  /** The answer to a `dump`. */
-  | { kind: "snapshot"; id: number; snapshot: DomainSnapshot };
+  | CallMessage
+  | readonly [kind: typeof M.CANCEL, id: number, from: number]
+  | readonly [kind: typeof M.RETURNED | typeof M.RETURNED_PORTABLE, id: number, value: unknown]
+  | readonly [kind: typeof M.FAILED, id: number, error: WireError]
+  | readonly [kind: typeof M.FATAL, error: WireError]
+  | readonly [kind: typeof M.IDLE | typeof M.READY, from: number]
+  | readonly [kind: typeof M.SHUTDOWN | typeof M.GO]
+  | readonly [kind: typeof M.DUMP, id: number, from: number]
+  | readonly [kind: typeof M.SNAPSHOT, id: number, snapshot: DomainSnapshot]
+  | readonly [kind: typeof M.BATCH, messages: Message[]];
+
+/** @internal A call as the domain that runs it (or shares it) holds it, read from its message. */
+export interface Call {
+  readonly id: number;
+  /** The caller's domain, which the result goes back to. */
+  readonly from: number;
+  readonly url: string;
+  readonly name: string;
+  readonly args: unknown[];
+  /** Pinned to its domain: never shared. */
+  readonly pinned: boolean;
+  /** `args` hold encoded portables. */
+  readonly portable: boolean;
+}
+
+/** @internal The message that sends `call`. */
+export function callMessage(call: Call): CallMessage {
+  const flags = (call.pinned ? CALL_PINNED : 0) | (call.portable ? CALL_PORTABLE : 0);
+  return [M.CALL, call.id, call.from, flags, call.url, call.name, call.args];
+}
+
+/** @internal The call a call message sends. */
+export function readCall(message: CallMessage): Call {
+  const [, id, from, flags, url, name, args] = message;
+  return { id, from, url, name, args, pinned: (flags & CALL_PINNED) !== 0, portable: (flags & CALL_PORTABLE) !== 0 };
+}
+
+/** @internal The message that fails call `id` with `error`. */
+export function failedMessage(id: number, error: unknown): Message {
+  return [M.FAILED, id, encodeError(error)];
+}
 
 const KNOWN: Record<string, new (...args: never[]) => Error> = {
   BobbinError: errors.BobbinError,

@@ -16,10 +16,7 @@
  * compare-and-swap means a stale notice shares nothing and two busy domains
  * never both feed one idle domain.
  */
-import type { Message } from "./wire.js";
-
-/** @internal */
-export type CallMessage = Extract<Message, { kind: "call" }>;
+import type { Call } from "./wire.js";
 
 /** @internal Idle flags and queue lengths of every domain, shared by all of them. */
 export class SharingBoard {
@@ -85,10 +82,10 @@ export class SharingPolicy {
    * Removes from `queue` the calls to hand to the idle domain `thief`: the
    * oldest shareable ones after the first `keep`, up to the current batch.
    */
-  share(queue: CallMessage[], thief: number, keep: number): CallMessage[] {
+  share(queue: Call[], thief: number, keep: number): Call[] {
     if (!this.enabled || queue.length <= keep) return [];
     if (this.shared) this.batch *= 2;
-    const taken: CallMessage[] = [];
+    const taken: Call[] = [];
     for (let i = keep; i < queue.length && taken.length < this.batch; ) {
       const call = queue[i]!;
       if (!call.pinned && call.from !== thief) {

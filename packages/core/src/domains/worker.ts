@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { awaitTask } from "../await.js";
 import { cancel } from "../cancel.js";
 import { Tracing } from "../diagnostics/tracing.js";
-import { Cancelled, Uncloneable } from "../errors.js";
+import { Cancelled } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
@@ -25,15 +25,15 @@ import { becomeWorkerDomain } from "./loading.js";
 import type { WorkerSetup } from "./pool.js";
 import { decodePortables, encodePortables, importModules, portableModules } from "./portable.js";
 import { registerTsx } from "./typescript.js";
-import { encodeError, type Message } from "./wire.js";
-import { type CallMessage, SharingBoard, SharingPolicy } from "./work-sharing.js";
+import { type Call, callMessage, encodeError, failedMessage, M, type Message } from "./wire.js";
+import { SharingBoard, SharingPolicy } from "./work-sharing.js";
 
 const key = (from: number, id: number): string => `${from}:${id}`;
 
 /** Receives calls, cancellations and idle notices from other domains. */
 class WorkerHost implements CallHost {
   /** Calls received and not started yet (the shareable queue). */
-  readonly queue: CallMessage[] = [];
+  readonly queue: Call[] = [];
   readonly runners = new Map<string, Task>();
   /** Calls handed to another domain, which hears of their cancellation through us. */
   readonly forwarded = new Map<string, number>();
@@ -54,8 +54,8 @@ class WorkerHost implements CallHost {
     readonly board: SharingBoard,
   ) {}
 
-  call(message: CallMessage): void {
-    this.queue.push(message);
+  call(call: Call): void {
+    this.queue.push(call);
     this.announcedIdle = false;
     this.board.setIdle(this.kernel.domain, false);
     this.queueChanged();
@@ -99,14 +99,14 @@ class WorkerHost implements CallHost {
     const thief = this.forwarded.get(k);
     if (thief !== undefined) {
       this.forwarded.delete(k);
-      this.link.send(thief, { kind: "cancel", id, from });
+      this.link.send(thief, [M.CANCEL, id, from]);
       return;
     }
     const i = this.queue.findIndex((m) => m.from === from && m.id === id);
     if (i >= 0) {
       this.queue.splice(i, 1);
       this.queueChanged();
-      this.reply(from, { kind: "result", id, ok: false, error: encodeError(new Cancelled("the call was cancelled before it started")) });
+      this.link.send(from, failedMessage(id, new Cancelled("the call was cancelled before it started")));
     }
   }
 
@@ -119,7 +119,7 @@ class WorkerHost implements CallHost {
   private shareWith(thief: number, keep: number): void {
     for (const call of this.sharing.share(this.queue, thief, keep)) {
       this.forwarded.set(key(call.from, call.id), thief);
-      this.link.send(thief, call);
+      this.link.post(thief, callMessage(call));
     }
     this.queueChanged();
   }
@@ -153,45 +153,31 @@ class WorkerHost implements CallHost {
     this.announcedIdle = true;
     this.board.setIdle(this.kernel.domain, true);
     const busiest = this.board.busiest(this.kernel.domain);
-    if (busiest > 0) this.link.send(busiest, { kind: "idle", from: this.kernel.domain });
-  }
-
-  reply(domain: number, message: Message): void {
-    try {
-      this.link.send(domain, message);
-    } catch (error) {
-      if (message.kind !== "result") throw error;
-      this.link.send(domain, {
-        kind: "result",
-        id: message.id,
-        ok: false,
-        error: encodeError(new Uncloneable("the result of a parallel task", String((error as Error).message ?? error))),
-      });
-    }
+    if (busiest > 0) this.link.send(busiest, [M.IDLE, this.kernel.domain]);
   }
 }
 
 /** Runs one call; its module was loaded by `serve`. */
-function* runner(host: WorkerHost, message: CallMessage, body: TaskBody<unknown[], unknown>): Generator<Instruction, void, unknown> {
-  const { id, from } = message;
+function* runner(host: WorkerHost, call: Call, body: TaskBody<unknown[], unknown>): Generator<Instruction, void, unknown> {
+  const { id, from } = call;
   let child: Task | null = null;
   let reply: Message;
   try {
     // Decoded here, once the task's module (which defines its portables) is loaded.
-    const args = message.portable === true ? (decodePortables(message.args) as unknown[]) : message.args;
-    child = spawn({ name: message.name }, body, ...args); // named as its caller knows it
+    const args = call.portable ? (decodePortables(call.args) as unknown[]) : call.args;
+    child = spawn({ name: call.name }, body, ...args); // named as its caller knows it
     const result = yield* awaitTask(child);
     if (result.ok) {
       const value = encodePortables(result.value);
-      reply = value === result.value ? { kind: "result", id, ok: true, value } : { kind: "result", id, ok: true, value, portable: true };
-    } else reply = { kind: "result", id, ok: false, error: encodeError(result.error) };
+      reply = [value === result.value ? M.RETURNED : M.RETURNED_PORTABLE, id, value];
+    } else reply = failedMessage(id, result.error);
   } catch (error) {
     // Cancelled by the caller (or failing here): the child's subtree ends before the reply.
     if (child !== null && child.status === "pending") yield* cancel(child);
-    reply = { kind: "result", id, ok: false, error: encodeError(error) };
+    reply = failedMessage(id, error);
   }
   host.runners.delete(key(from, id));
-  host.reply(from, reply);
+  host.link.send(from, reply);
 }
 
 function* park(host: WorkerHost, untilIdle: boolean): Generator<Instruction, void, unknown> {
@@ -203,7 +189,7 @@ function* park(host: WorkerHost, untilIdle: boolean): Generator<Instruction, voi
 
 function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
   const runners = orphans<void>();
-  host.link.send(0, { kind: "ready", from: host.kernel.domain });
+  host.link.send(0, [M.READY, host.kernel.domain]);
   while (!host.started && !host.stopping) yield* park(host, false);
   for (;;) {
     for (let t = care(runners); t; t = care(runners)) yield* awaitTask(t);
@@ -216,7 +202,7 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       try {
         body ??= yield* promise(() => loadTask(next.url, next.name));
         // Portables among the arguments whose modules are not loaded here (imported for their types only, say).
-        const modules = next.portable === true ? portableModules(next.args) : [];
+        const modules = next.portable ? portableModules(next.args) : [];
         if (modules.length !== 0) yield* promise(() => importModules(modules));
       } catch (error) {
         failure = error;
@@ -228,7 +214,7 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       host.queueChanged();
       if (host.queue.length === 0) host.sharing.reset();
       if (body === undefined) {
-        host.reply(next.from, { kind: "result", id: next.id, ok: false, error: encodeError(failure) });
+        host.link.send(next.from, failedMessage(next.id, failure));
         continue;
       }
       host.runners.set(key(next.from, next.id), spawn({ orphans: runners }, runner, host, next, body));
@@ -250,12 +236,15 @@ class WorkerDomains implements Domains {
   ) {}
 
   idle(): boolean {
-    return this.host.domainIdle();
+    if (this.host.domainIdle()) return true;
+    // The loop may now block in its events backend's select: what waits in the outbox goes first.
+    this.link.flush();
+    return false;
   }
 
   fatal(error: unknown): boolean {
     // Dom0's run fails, and cancels the calls running here.
-    this.link.send(0, { kind: "fatal", error: encodeError(error) });
+    this.link.send(0, [M.FATAL, encodeError(error)]);
     return true;
   }
 
@@ -309,6 +298,6 @@ async function main(): Promise<void> {
 }
 
 void main().catch((error: unknown) => {
-  parentPort?.postMessage({ kind: "fatal", error: encodeError(error) } satisfies Message);
+  parentPort?.postMessage([M.FATAL, encodeError(error)] satisfies Message);
   parentPort?.close();
 });
