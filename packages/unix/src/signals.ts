@@ -23,8 +23,7 @@ export type SignalHandler = (signal: NodeJS.Signals) => Generator<B.Instruction,
 
 const NO_FAILURE = Symbol("no failure");
 const UNCATCHABLE = new Set(["SIGKILL", "SIGSTOP"]);
-/** The longest delay a Node timer takes. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+const ignore = (): void => {};
 
 /** @internal The signal handlers of one run and the queue of signals not yet handled. */
 export class SignalTable {
@@ -42,9 +41,11 @@ export class SignalTable {
    * Keeps Node's loop alive while a handler is set: a signal listener alone
    * holds no handle, so a run whose tasks wait for a signal (Ctrl-C, say)
    * would see its loop drain and fail with `Deadlock` though a signal can
-   * still wake them.
+   * still wake them. A listening message port holds the loop as a handle
+   * does and, unlike a timer, never fires and is not a timer to whoever
+   * counts or virtualises them (a simulated clock would run to its end).
    */
-  private keepAlive: NodeJS.Timeout | null = null;
+  private keepAlive: MessagePort | null = null;
 
   /** Sets a handler, from a task of the run on dom0 (the first one starts the dispatcher). */
   set(signal: NodeJS.Signals, handler: SignalHandler): () => void {
@@ -54,7 +55,10 @@ export class SignalTable {
       B.spawnSystem(signalDispatcher, this);
     }
     this.handlers.set(signal, handler);
-    this.keepAlive ??= setInterval(() => {}, MAX_TIMER_MS);
+    if (this.keepAlive === null) {
+      this.keepAlive = new MessageChannel().port1;
+      this.keepAlive.onmessage = ignore;
+    }
     if (!this.listeners.has(signal)) {
       const listener = (s: NodeJS.Signals): void => this.deliver(s);
       this.listeners.set(signal, listener);
@@ -73,7 +77,7 @@ export class SignalTable {
   }
 
   private letGo(): void {
-    if (this.keepAlive !== null) clearInterval(this.keepAlive);
+    this.keepAlive?.close();
     this.keepAlive = null;
   }
 
