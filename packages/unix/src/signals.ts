@@ -7,6 +7,7 @@
  */
 
 import { constants } from "node:os";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
 import { currentContext } from "./context.js";
@@ -57,7 +58,7 @@ export class SignalTable {
     this.handlers.set(signal, handler);
     if (this.keepAlive === null) {
       this.keepAlive = new MessageChannel().port1;
-      this.keepAlive.onmessage = ignore;
+      this.keepAlive.on("message", ignore);
     }
     if (!this.listeners.has(signal)) {
       const listener = (s: NodeJS.Signals): void => this.deliver(s);
