@@ -19,7 +19,8 @@
 // published declarations turns a namespace's type re-exports into values.
 export type { Address, InetAddress, SocketKind, UnixAddress } from "@bobbin/unix";
 export { ArenaPool, type ArenaPoolOptions, type ArenaStats, Slot } from "./arena.js";
-export { NativeBackend, type NativeBackendOptions, nativeBackend, readSlot, releaseSlot } from "./backend.js";
+export { NativeBackend, type NativeBackendOptions, nativeBackend } from "./epoll/backend.js";
+export { readSlot, releaseSlot } from "./epoll/slots.js";
 export { type ArenaErrorKind, ArenaOverflow, check, errnoException, errnoName, SlotNotAllocated } from "./errors.js";
 export { loadNative, type NativeInfo, NativeUnavailable, nativeAvailable } from "./load.js";
 export { PollEvent, Poller, type PollerOptions, type PollHandler, type PollMode } from "./poller.js";

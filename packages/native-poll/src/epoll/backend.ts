@@ -1,26 +1,16 @@
 /**
  * The native backend for `@bobbin/unix`: sockets are raw non-blocking fds in
  * the poller's epoll/kqueue set, registered once, edge-triggered, for both
- * directions. An operation tries its system call in the task's fiber first
- * and parks only on `EAGAIN`; the poller's batch marks sockets ready and wakes
- * the first waiter of each direction.
- *
- * Readiness bookkeeping (per socket and direction, `readable`/`writable`):
- * - set by an event (readable: READABLE, HANGUP or ERROR; writable: WRITABLE,
- *   HANGUP or ERROR), and initially;
- * - cleared by `EAGAIN`, by a short read of a stream (the receive queue was
- *   empty: any later arrival is a new edge, so the next read parks without a
- *   system call) unless the peer has hung up, and by a short write (the send
- *   buffer was full).
- * A parked operation is woken only by an event, so a cleared flag is never
- * trusted to stay clear: it only saves the system call that would say EAGAIN.
+ * directions (src/epoll/socket.ts keeps their readiness). An operation tries
+ * its system call in the task's fiber first and parks only on `EAGAIN`
+ * (src/epoll/ops.ts); the poller's batch marks sockets ready and wakes the
+ * first waiter of each direction.
  */
 import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
   type Backend,
-  checkTimeouts,
   defineBackend,
   type InetAddress,
   type ListenOptions,
@@ -28,31 +18,16 @@ import {
   type SharedSocket,
   type ShutdownCommand,
   type Socket,
-  SocketClosed,
   type SocketKind,
 } from "@bobbin/unix";
-import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
-import { errnoException } from "./errors.js";
-import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
-import { Parking } from "./parking.js";
-import {
-  adoptDescriptor,
-  ConnectOp,
-  describeListener,
-  EMPTY,
-  ListenOp,
-  localAddressOf,
-  RawSocket,
-  ReaderOp,
-  reuseRead,
-  reuseWrite,
-  SendToOp,
-  SocketOp,
-  StreamWriteOp,
-  type Waiter,
-  wouldBlock,
-} from "./sockets.js";
-import { Errno, familyOf, typeOf } from "./syscalls.js";
+import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
+import { errnoException } from "../errors.js";
+import { loadAddon, type NativePollerHandle, type NativeSyscalls } from "../load.js";
+import { Parking } from "../parking.js";
+import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
+import { familyOf, typeOf } from "../syscalls.js";
+import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
+import { NativeSocket } from "./socket.js";
 
 const READABLE = 1;
 const WRITABLE = 2;
@@ -80,24 +55,10 @@ export interface NativeBackendOptions {
    */
   readonly eagerPoll?: boolean;
   /**
-   * The arena pool behind {@link readSlot} (a pool, or options for a new one).
+   * The arena pool behind `readSlot` (a pool, or options for a new one).
    * Default: 16 KiB slots, no cap.
    */
   readonly pool?: ArenaPool | ArenaPoolOptions;
-}
-
-/** A socket of the native backend: an fd and its readiness. */
-class NativeSocket extends RawSocket<NativeBackend> {
-  /** The fd's poller generation; events carrying another one are stale. */
-  gen = 0;
-  readable = true;
-  writable = true;
-  /** The peer hung up (or the socket has an error): reads go on until 0/error. */
-  hup = false;
-  sendShut = false;
-  receiveShut = false;
-  /** The stream write in progress: it owns the sending side until its last byte is out. */
-  writing: Waiter | null = null;
 }
 
 /**
@@ -115,7 +76,7 @@ class NativeSocket extends RawSocket<NativeBackend> {
  */
 export class NativeBackend extends NodeLoop implements Backend {
   readonly name = "native";
-  /** The arena pool behind {@link readSlot}. */
+  /** The arena pool behind `readSlot`. */
   readonly pool: ArenaPool;
   /** @internal */ readonly sys: NativeSyscalls;
   /** @internal */ readonly solSocket: number;
@@ -164,6 +125,11 @@ export class NativeBackend extends NodeLoop implements Backend {
 
   // -- events -------------------------------------------------------------------
 
+  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
+  pending(): boolean {
+    return this.parking.count !== 0 && !this.destroyed;
+  }
+
   /**
    * Core's `select`. While operations are parked, the set is first drained
    * right here, without waiting (one `epoll_wait`/`kevent` with a zero
@@ -175,11 +141,6 @@ export class NativeBackend extends NodeLoop implements Backend {
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
    * Node's loop a turn after every time slice (`run`'s `sliceMs`).
    */
-  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
-  pending(): boolean {
-    return this.parking.count !== 0 && !this.destroyed;
-  }
-
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (this.parking.count !== 0 && !this.destroyed && (!block || this.eager)) {
       const n = this.poller.poll(0);
@@ -404,214 +365,6 @@ export class NativeBackend extends NodeLoop implements Backend {
     // The set's fd is closed by uv_close's callback, in the "close callbacks"
     // phase of Node's loop: after two check phases, one of those has run.
     return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-  }
-}
-
-// -- operations ---------------------------------------------------------------------
-
-/** `accept`: one pending connection, taken with `accept4`. */
-class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("accept()");
-    for (;;) {
-      if (!s.readable) return false;
-      const out: NativeAddressOut = {};
-      const fd = b.sys.accept(s.fd, out);
-      if (fd >= 0) {
-        const client = new NativeSocket(s.kind, b);
-        client.state = "connected";
-        b.attach(client, fd);
-        this.value = [client, s.kind === "unix" ? { path: "" } : (out as InetAddress)];
-        b.passRead(s); // more connections may be pending for other acceptors
-        return true;
-      }
-      // None pending (another domain may have taken it: a shared listener).
-      if (wouldBlock(fd)) return (s.readable = false);
-      // The connection died before we took it: take the next one.
-      if (fd === ECONNABORTED || fd === EPROTO) continue;
-      throw errnoException(fd, "accept"); // EMFILE, ENFILE…: the listener stays
-    }
-  }
-}
-
-/** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
-class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
-  /** Over: the socket keeps it for its next `read` (no allocation per read). */
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.sock.spareRead ??= this;
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("read()");
-    if (s.receiveShut) {
-      this.value = 0;
-      return true;
-    }
-    if (!s.readable) return false;
-    const n = this.backend.sys.read(s.fd, this.buf, this.off, this.len);
-    if (n >= 0) {
-      // A short read emptied the receive queue: the next arrival is a new edge.
-      if (n < this.len && n !== 0 && !s.hup) s.readable = false;
-      else if (s.readers.length !== 0) this.backend.passRead(s);
-      this.value = n;
-      return true;
-    }
-    if (wouldBlock(n)) return (s.readable = false);
-    throw errnoException(n, "read");
-  }
-}
-
-/**
- * `write`: `send(2)` until every byte is handed to the kernel. Writes to one
- * socket never interleave: the write in progress owns the socket's sending
- * side (`sock.writing`) until its last byte is out, and later writes queue
- * behind it in order.
- */
-class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("write()");
-    if (!this.takeTurn()) return false;
-    const sys = this.backend.sys;
-    const len = this.len;
-    while (this.done < len) {
-      if (!s.writable) return false;
-      const n = sys.write(s.fd, this.buf, this.off + this.done, len - this.done);
-      if (n >= 0) {
-        this.done += n;
-        if (this.done < len) s.writable = false; // the send buffer is full
-        continue;
-      }
-      if (wouldBlock(n)) return (s.writable = false);
-      this.release();
-      throw errnoException(n, "write");
-    }
-    this.release();
-    return true;
-  }
-}
-
-/** `recvfrom`: one datagram and its sender. */
-class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("recvfrom()");
-    if (!s.readable) return false;
-    const out: NativeAddressOut = {};
-    const n = this.backend.sys.recvfrom(s.fd, this.buf, this.off, this.len, out);
-    if (n >= 0) {
-      if (s.readers.length !== 0) this.backend.passRead(s);
-      this.value = [n, out as Address];
-      return true;
-    }
-    if (wouldBlock(n)) return (s.readable = false);
-    throw errnoException(n, "recvmsg");
-  }
-}
-
-/** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
-class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
-  protected attempt(): boolean {
-    this.backend.closeNow(this.sock);
-    return true;
-  }
-
-  protected wait(): void {}
-
-  protected unwait(): void {}
-}
-
-// errno values, negative, read once from the platform.
-const { ECONNABORTED, EPROTO } = Errno;
-
-// -- readSlot -----------------------------------------------------------------------
-
-/**
- * Reads from a connected stream socket of the native backend into a slot of
- * the backend's arena pool: the task holds no buffer while it waits for data
- * (a slot is taken only once the socket is readable, waiting for one at the
- * pool's memory cap), and the slot's bytes are the first `slot.length`.
- * Returns `null` at the end of the stream. Release the slot with
- * `backend.pool.release(slot)` (or {@link releaseSlot}) when done with it.
- *
- * @example
- * ```ts
- * for (let slot; (slot = yield* readSlot(sock)) !== null; ) {
- *   try {
- *     yield* write(sock, slot.buffer, 0, slot.length);
- *   } finally {
- *     releaseSlot(slot);
- *   }
- * }
- * ```
- * @throws TypeError when `sock` is not a connected stream socket of a native backend.
- * @throws SocketClosed, Node-style system errors, Cancelled and Timeout, as `read`.
- */
-export function readSlot(sock: Socket): B.Operation<Slot | null> {
-  const s = sock as NativeSocket;
-  if (!(s instanceof NativeSocket)) {
-    throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
-  }
-  if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
-  if (s.state === "closed") throw new SocketClosed("readSlot()");
-  if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
-  return readSlotOp(s);
-}
-
-/**
- * Gives a slot from {@link readSlot} back to its pool.
- *
- * @example
- * ```ts
- * releaseSlot(slot);
- * ```
- * @throws ArenaOverflow when something wrote past the end of the slot; SlotNotAllocated when released twice.
- */
-export function releaseSlot(slot: Slot): void {
-  slot.pool.release(slot);
-}
-
-function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unknown> {
-  const b = s.backend;
-  const pool = b.pool;
-  for (;;) {
-    // Park without a slot until the socket is (maybe) readable.
-    if (!s.readable && !s.receiveShut) yield* new ReadableOp(b, s, "readSlot");
-    checkTimeouts();
-    if (s.state === "closed") throw new SocketClosed("readSlot()");
-    if (s.receiveShut) return null;
-    const slot = pool.alloc() ?? (yield* pool.acquire()); // waits only at the cap
-    let n: number;
-    try {
-      n = b.sys.read(s.fd, slot.buffer, 0, slot.buffer.length);
-    } catch (error) {
-      pool.release(slot);
-      throw error;
-    }
-    if (n > 0) {
-      if (n < slot.buffer.length && !s.hup)
-        s.readable = false; // drained: the next arrival is an edge
-      else b.passRead(s);
-      slot.length = n;
-      return slot;
-    }
-    pool.release(slot);
-    if (n === 0) return null;
-    if (!wouldBlock(n)) throw errnoException(n, "read");
-    s.readable = false; // a spurious wake-up: wait again, holding nothing
-  }
-}
-
-/** Waits until the socket is readable, without a buffer and without a system call. */
-class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("readSlot()");
-    return s.readable || s.receiveShut;
   }
 }
 
