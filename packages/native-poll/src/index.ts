@@ -23,7 +23,7 @@ export { NativeBackend, type NativeBackendOptions, nativeBackend } from "./epoll
 export { readSlot, releaseSlot } from "./epoll/slots.js";
 export { type ArenaErrorKind, ArenaOverflow, check, errnoException, errnoName, SlotNotAllocated } from "./errors.js";
 export { loadNative, type NativeInfo, NativeUnavailable, nativeAvailable } from "./load.js";
-export { PollEvent, Poller, type PollerOptions, type PollHandler, type PollMode } from "./poller.js";
+export { PollEvent, Poller, type PollerOptions, type PollerStats, type PollHandler, type PollMode } from "./poller.js";
 export * as syscalls from "./syscalls.js";
 export { Errno } from "./syscalls.js";
 export { UringBackend, type UringBackendOptions, uringBackend } from "./uring/backend.js";

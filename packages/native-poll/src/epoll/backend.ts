@@ -22,20 +22,17 @@ import {
 } from "@bobbin/unix";
 import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
 import { errnoException } from "../errors.js";
-import { loadAddon, type NativePollerHandle, type NativeSyscalls } from "../load.js";
+import { loadAddon, type NativeSyscalls } from "../load.js";
 import { Parking } from "../parking.js";
+import { PollEvent, Poller, type PollerStats } from "../poller.js";
 import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
 import { familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { NativeSocket } from "./socket.js";
 
-const READABLE = 1;
-const WRITABLE = 2;
-const HANGUP = 4;
-const ERROR = 8;
+const { READABLE, WRITABLE, HANGUP, ERROR } = PollEvent;
 const READ_BITS = READABLE | HANGUP | ERROR;
 const WRITE_BITS = WRITABLE | HANGUP | ERROR;
-const EDGE = 0;
 
 /**
  * Options of {@link nativeBackend}.
@@ -81,17 +78,11 @@ export class NativeBackend extends NodeLoop implements Backend {
   /** @internal */ readonly sys: NativeSyscalls;
   /** @internal */ readonly solSocket: number;
   /** @internal */ readonly soReuseAddr: number;
-  private readonly poller: NativePollerHandle;
-  private readonly batch: Int32Array;
+  private readonly poller: Poller;
   /** Sockets by fd. */
   private readonly byFd: (NativeSocket | undefined)[] = [];
   /** @internal Sockets with an open fd. */
   readonly live = new Set<NativeSocket>();
-  /**
-   * Counters for tuning: batches delivered by Node's loop, drains done by a
-   * non-blocking `select`, and the events each brought.
-   */
-  readonly stats = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
   /** @internal Operations parked on I/O: while there are some, the poller keeps Node alive. */
   readonly parking: Parking;
   private destroyed = false;
@@ -111,19 +102,22 @@ export class NativeBackend extends NodeLoop implements Backend {
     this.sys = native.syscalls;
     this.solSocket = native.sockopts.SOL_SOCKET!;
     this.soReuseAddr = native.sockopts.SO_REUSEADDR!;
-    this.batch = new Int32Array(size * native.constants.EVENT_INTS);
-    this.poller = new native.NativePoller(this.batch, (count) => {
-      this.stats.batches++;
-      this.stats.batchEvents += count;
-      this.dispatch(count);
-    });
-    this.poller.unref();
+    // Unreferenced: Node's loop is held only while operations are parked (Parking).
+    this.poller = new Poller((fd, events) => this.onEvent(fd, events), { batchSize: size, ref: false });
     this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
     this.pool = options.pool instanceof ArenaPool ? options.pool : new ArenaPool(options.pool ?? {});
   }
 
   // -- events -------------------------------------------------------------------
+
+  /**
+   * Counters for tuning, the poller's: batches delivered by Node's loop,
+   * drains done by `select`, and the events each brought.
+   */
+  get stats(): PollerStats {
+    return this.poller.stats;
+  }
 
   /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
   pending(): boolean {
@@ -143,35 +137,28 @@ export class NativeBackend extends NodeLoop implements Backend {
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (this.parking.count !== 0 && !this.destroyed && (!block || this.eager)) {
-      const n = this.poller.poll(0);
-      this.stats.polls++;
-      if (n > 0) {
-        this.stats.pollEvents += n;
-        this.dispatch(n);
-        // Tasks were woken: nothing to wait for.
-        return super.select(false, cancelled);
-      }
+      // Tasks were woken: nothing to wait for.
+      if (this.poller.poll(0) > 0) return super.select(false, cancelled);
     }
     return super.select(block, cancelled);
   }
 
-  private dispatch(count: number): void {
-    const batch = this.batch;
-    const byFd = this.byFd;
-    for (let i = 0, j = 0; i < count; i++, j += 3) {
-      const s = byFd[batch[j]!];
-      if (s === undefined || s.gen !== batch[j + 1]) continue; // closed during this batch
-      const bits = batch[j + 2]!;
-      if ((bits & (HANGUP | ERROR)) !== 0) s.hup = true;
-      if ((bits & READ_BITS) !== 0) {
-        s.readable = true;
-        if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
-      }
-      if ((bits & WRITE_BITS) !== 0) {
-        s.writable = true;
-        // Not past a write in progress that is already on its way back.
-        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
-      }
+  /**
+   * An event of the poller's batch (the poller drops those of an fd closed
+   * or registered again since it was drained): marks the socket ready and
+   * wakes the first waiter of each direction it names.
+   */
+  private onEvent(fd: number, events: number): void {
+    const s = this.byFd[fd]!;
+    if ((events & (HANGUP | ERROR)) !== 0) s.hup = true;
+    if ((events & READ_BITS) !== 0) {
+      s.readable = true;
+      if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
+    }
+    if ((events & WRITE_BITS) !== 0) {
+      s.writable = true;
+      // Not past a write in progress that is already on its way back.
+      if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
     }
   }
 
@@ -210,13 +197,13 @@ export class NativeBackend extends NodeLoop implements Backend {
 
   /** @internal Registers `fd` as `s`'s, for both directions, edge-triggered. */
   attach(s: NativeSocket, fd: number): void {
-    const gen = this.poller.add(fd, READABLE | WRITABLE, EDGE);
-    if (gen < 0) {
+    try {
+      this.poller.add(fd, READABLE | WRITABLE, "edge");
+    } catch (error) {
       this.sys.close(fd);
-      throw errnoException(gen, "epoll_ctl");
+      throw error;
     }
     s.fd = fd;
-    s.gen = gen;
     s.readable = true;
     s.writable = true;
     s.hup = false;
@@ -229,11 +216,18 @@ export class NativeBackend extends NodeLoop implements Backend {
     const fd = s.fd;
     if (fd < 0) return;
     s.fd = -1;
-    s.gen = 0;
     if (this.byFd[fd] === s) this.byFd[fd] = undefined;
     this.live.delete(s);
-    if (!this.destroyed) this.poller.close(fd);
-    else this.sys.close(fd);
+    if (this.destroyed) {
+      this.sys.close(fd);
+      return;
+    }
+    try {
+      this.poller.close(fd);
+    } catch {
+      // close(2) lets go of the number even when it reports an error (EINTR,
+      // EIO): the fd is gone, and the socket's close goes on.
+    }
   }
 
   // -- the Backend contract ------------------------------------------------------

@@ -18,8 +18,6 @@ import type { NativeBackend } from "./backend.js";
 
 /** @internal */
 export class NativeSocket extends RawSocket<NativeBackend> {
-  /** The fd's poller generation; events carrying another one are stale. */
-  gen = 0;
   readable = true;
   writable = true;
   /** The peer hung up (or the socket has an error): reads go on until 0/error. */
