@@ -92,13 +92,13 @@ export interface PollerOptions {
  */
 export interface PollerStats {
   /** Batches delivered by Node's loop. */
-  batches: number;
+  readonly batches: number;
   /** Events those batches drained. */
-  batchEvents: number;
+  readonly batchEvents: number;
   /** Calls of {@link Poller.poll}. */
-  polls: number;
+  readonly polls: number;
   /** Events those calls drained. */
-  pollEvents: number;
+  readonly pollEvents: number;
 }
 
 const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };
@@ -123,8 +123,7 @@ const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };
  * @throws NativeUnavailable (from the constructor) when the addon is not built.
  */
 export class Poller implements Disposable {
-  /** What the poller has delivered (see {@link PollerStats}); for tuning and tests. */
-  readonly stats: PollerStats = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
+  private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
   private readonly native: NativePollerHandle;
   private readonly batch: Int32Array;
   /** The live generation of each fd (0: not registered), for filtering within a batch. */
@@ -153,11 +152,16 @@ export class Poller implements Disposable {
     const native = loadAddon();
     this.batch = new Int32Array(size * native.constants.EVENT_INTS);
     this.native = new native.NativePoller(this.batch, (count, woken) => {
-      this.stats.batches++;
-      this.stats.batchEvents += count;
+      this.counts.batches++;
+      this.counts.batchEvents += count;
       this.dispatch(count, woken);
     });
     if (options.ref === false) this.native.unref();
+  }
+
+  /** What the poller has delivered so far (see {@link PollerStats}), kept up to date: for tuning and tests. */
+  get stats(): PollerStats {
+    return this.counts;
   }
 
   /** The epoll/kqueue fd (-1 once destroyed). */
@@ -329,8 +333,8 @@ export class Poller implements Disposable {
     }
     const n = this.live("poll").poll(timeoutMs);
     if (n < 0) throw errnoException(n, "epoll_wait");
-    this.stats.polls++;
-    this.stats.pollEvents += n;
+    this.counts.polls++;
+    this.counts.pollEvents += n;
     this.dispatch(n, false);
     return n;
   }
