@@ -19,10 +19,11 @@
 // published declarations turns a namespace's type re-exports into values.
 export type { Address, InetAddress, SocketKind, UnixAddress } from "@bobbin/unix";
 export { ArenaPool, type ArenaPoolOptions, type ArenaStats, Slot } from "./arena.js";
-export { NativeBackend, type NativeBackendOptions, nativeBackend, readSlot, releaseSlot } from "./backend.js";
+export { NativeBackend, type NativeBackendOptions, nativeBackend } from "./epoll/backend.js";
+export { readSlot, releaseSlot } from "./epoll/slots.js";
 export { type ArenaErrorKind, ArenaOverflow, check, errnoException, errnoName, SlotNotAllocated } from "./errors.js";
 export { loadNative, type NativeInfo, NativeUnavailable, nativeAvailable } from "./load.js";
-export { PollEvent, Poller, type PollerOptions, type PollHandler, type PollMode } from "./poller.js";
+export { PollEvent, Poller, type PollerOptions, type PollerStats, type PollHandler, type PollMode } from "./poller.js";
 export * as syscalls from "./syscalls.js";
 export { Errno } from "./syscalls.js";
 export { UringBackend, type UringBackendOptions, uringBackend } from "./uring/backend.js";

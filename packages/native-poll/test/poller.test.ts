@@ -222,6 +222,26 @@ describe("Poller: in Node's loop", () => {
     expect(new Set(seen.map(([fd]) => fd)).size).toBe(7);
   });
 
+  it("stats count the batches of Node's loop and the polls apart, with their events", async () => {
+    const { poller, seen } = make({ batchSize: 2 });
+    const pipes = Array.from({ length: 3 }, () => pipe());
+    for (const [r, w] of pipes) {
+      closeLater(r, w);
+      poller.add(r, READABLE);
+    }
+    syscalls.write(pipes[0]![1], byte);
+    expect(poller.poll()).toBe(1);
+    expect(poller.poll()).toBe(0);
+    expect(poller.stats).toEqual({ batches: 0, batchEvents: 0, polls: 2, pollEvents: 1 });
+    syscalls.read(pipes[0]![0], Buffer.alloc(1)); // empty again: the next byte is a new edge
+    for (const [, w] of pipes) syscalls.write(w, byte);
+    await until(() => seen.length === 4);
+    await turn(10);
+    expect(poller.stats.batches).toBeGreaterThanOrEqual(2); // 2 events per batch at most
+    expect(poller.stats.batchEvents).toBe(3);
+    expect(poller.stats).toMatchObject({ polls: 2, pollEvents: 1 });
+  });
+
   it("interrupt() wakes the loop with onInterrupt", async () => {
     let woken = 0;
     const { poller } = make({ onInterrupt: () => woken++ });

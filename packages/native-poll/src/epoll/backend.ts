@@ -1,26 +1,16 @@
 /**
  * The native backend for `@bobbin/unix`: sockets are raw non-blocking fds in
  * the poller's epoll/kqueue set, registered once, edge-triggered, for both
- * directions. An operation tries its system call in the task's fiber first
- * and parks only on `EAGAIN`; the poller's batch marks sockets ready and wakes
- * the first waiter of each direction.
- *
- * Readiness bookkeeping (per socket and direction, `readable`/`writable`):
- * - set by an event (readable: READABLE, HANGUP or ERROR; writable: WRITABLE,
- *   HANGUP or ERROR), and initially;
- * - cleared by `EAGAIN`, by a short read of a stream (the receive queue was
- *   empty: any later arrival is a new edge, so the next read parks without a
- *   system call) unless the peer has hung up, and by a short write (the send
- *   buffer was full).
- * A parked operation is woken only by an event, so a cleared flag is never
- * trusted to stay clear: it only saves the system call that would say EAGAIN.
+ * directions (src/epoll/socket.ts keeps their readiness). An operation tries
+ * its system call in the task's fiber first and parks only on `EAGAIN`
+ * (src/epoll/ops.ts); the poller's batch marks sockets ready and wakes the
+ * first waiter of each direction.
  */
 import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
   type Backend,
-  checkTimeouts,
   defineBackend,
   type InetAddress,
   type ListenOptions,
@@ -28,39 +18,21 @@ import {
   type SharedSocket,
   type ShutdownCommand,
   type Socket,
-  SocketClosed,
   type SocketKind,
 } from "@bobbin/unix";
-import { ArenaPool, type ArenaPoolOptions, type Slot } from "./arena.js";
-import { errnoException } from "./errors.js";
-import { loadAddon, type NativeAddressOut, type NativePollerHandle, type NativeSyscalls } from "./load.js";
-import { Parking } from "./parking.js";
-import {
-  adoptDescriptor,
-  ConnectOp,
-  describeListener,
-  EMPTY,
-  ListenOp,
-  localAddressOf,
-  RawSocket,
-  ReaderOp,
-  reuseRead,
-  reuseWrite,
-  SendToOp,
-  SocketOp,
-  StreamWriteOp,
-  type Waiter,
-  wouldBlock,
-} from "./sockets.js";
-import { Errno, familyOf, typeOf } from "./syscalls.js";
+import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
+import { errnoException } from "../errors.js";
+import { loadAddon, type NativeSyscalls } from "../load.js";
+import { Parking } from "../parking.js";
+import { PollEvent, Poller, type PollerStats } from "../poller.js";
+import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
+import { familyOf, typeOf } from "../syscalls.js";
+import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
+import { NativeSocket } from "./socket.js";
 
-const READABLE = 1;
-const WRITABLE = 2;
-const HANGUP = 4;
-const ERROR = 8;
+const { READABLE, WRITABLE, HANGUP, ERROR } = PollEvent;
 const READ_BITS = READABLE | HANGUP | ERROR;
 const WRITE_BITS = WRITABLE | HANGUP | ERROR;
-const EDGE = 0;
 
 /**
  * Options of {@link nativeBackend}.
@@ -80,24 +52,10 @@ export interface NativeBackendOptions {
    */
   readonly eagerPoll?: boolean;
   /**
-   * The arena pool behind {@link readSlot} (a pool, or options for a new one).
+   * The arena pool behind `readSlot` (a pool, or options for a new one).
    * Default: 16 KiB slots, no cap.
    */
   readonly pool?: ArenaPool | ArenaPoolOptions;
-}
-
-/** A socket of the native backend: an fd and its readiness. */
-class NativeSocket extends RawSocket<NativeBackend> {
-  /** The fd's poller generation; events carrying another one are stale. */
-  gen = 0;
-  readable = true;
-  writable = true;
-  /** The peer hung up (or the socket has an error): reads go on until 0/error. */
-  hup = false;
-  sendShut = false;
-  receiveShut = false;
-  /** The stream write in progress: it owns the sending side until its last byte is out. */
-  writing: Waiter | null = null;
 }
 
 /**
@@ -115,22 +73,16 @@ class NativeSocket extends RawSocket<NativeBackend> {
  */
 export class NativeBackend extends NodeLoop implements Backend {
   readonly name = "native";
-  /** The arena pool behind {@link readSlot}. */
+  /** The arena pool behind `readSlot`. */
   readonly pool: ArenaPool;
   /** @internal */ readonly sys: NativeSyscalls;
   /** @internal */ readonly solSocket: number;
   /** @internal */ readonly soReuseAddr: number;
-  private readonly poller: NativePollerHandle;
-  private readonly batch: Int32Array;
+  private readonly poller: Poller;
   /** Sockets by fd. */
   private readonly byFd: (NativeSocket | undefined)[] = [];
   /** @internal Sockets with an open fd. */
   readonly live = new Set<NativeSocket>();
-  /**
-   * Counters for tuning: batches delivered by Node's loop, drains done by a
-   * non-blocking `select`, and the events each brought.
-   */
-  readonly stats = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
   /** @internal Operations parked on I/O: while there are some, the poller keeps Node alive. */
   readonly parking: Parking;
   private destroyed = false;
@@ -150,19 +102,27 @@ export class NativeBackend extends NodeLoop implements Backend {
     this.sys = native.syscalls;
     this.solSocket = native.sockopts.SOL_SOCKET!;
     this.soReuseAddr = native.sockopts.SO_REUSEADDR!;
-    this.batch = new Int32Array(size * native.constants.EVENT_INTS);
-    this.poller = new native.NativePoller(this.batch, (count) => {
-      this.stats.batches++;
-      this.stats.batchEvents += count;
-      this.dispatch(count);
-    });
-    this.poller.unref();
+    // Unreferenced: Node's loop is held only while operations are parked (Parking).
+    this.poller = new Poller((fd, events) => this.onEvent(fd, events), { batchSize: size, ref: false });
     this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
     this.pool = options.pool instanceof ArenaPool ? options.pool : new ArenaPool(options.pool ?? {});
   }
 
   // -- events -------------------------------------------------------------------
+
+  /**
+   * Counters for tuning, the poller's: batches delivered by Node's loop,
+   * drains done by `select`, and the events each brought.
+   */
+  get stats(): PollerStats {
+    return this.poller.stats;
+  }
+
+  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
+  pending(): boolean {
+    return this.parking.count !== 0 && !this.destroyed;
+  }
 
   /**
    * Core's `select`. While operations are parked, the set is first drained
@@ -175,42 +135,30 @@ export class NativeBackend extends NodeLoop implements Backend {
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
    * Node's loop a turn after every time slice (`run`'s `sliceMs`).
    */
-  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
-  pending(): boolean {
-    return this.parking.count !== 0 && !this.destroyed;
-  }
-
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (this.parking.count !== 0 && !this.destroyed && (!block || this.eager)) {
-      const n = this.poller.poll(0);
-      this.stats.polls++;
-      if (n > 0) {
-        this.stats.pollEvents += n;
-        this.dispatch(n);
-        // Tasks were woken: nothing to wait for.
-        return super.select(false, cancelled);
-      }
+      // Tasks were woken: nothing to wait for.
+      if (this.poller.poll(0) > 0) return super.select(false, cancelled);
     }
     return super.select(block, cancelled);
   }
 
-  private dispatch(count: number): void {
-    const batch = this.batch;
-    const byFd = this.byFd;
-    for (let i = 0, j = 0; i < count; i++, j += 3) {
-      const s = byFd[batch[j]!];
-      if (s === undefined || s.gen !== batch[j + 1]) continue; // closed during this batch
-      const bits = batch[j + 2]!;
-      if ((bits & (HANGUP | ERROR)) !== 0) s.hup = true;
-      if ((bits & READ_BITS) !== 0) {
-        s.readable = true;
-        if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
-      }
-      if ((bits & WRITE_BITS) !== 0) {
-        s.writable = true;
-        // Not past a write in progress that is already on its way back.
-        if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
-      }
+  /**
+   * An event of the poller's batch (the poller drops those of an fd closed
+   * or registered again since it was drained): marks the socket ready and
+   * wakes the first waiter of each direction it names.
+   */
+  private onEvent(fd: number, events: number): void {
+    const s = this.byFd[fd]!;
+    if ((events & (HANGUP | ERROR)) !== 0) s.hup = true;
+    if ((events & READ_BITS) !== 0) {
+      s.readable = true;
+      if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
+    }
+    if ((events & WRITE_BITS) !== 0) {
+      s.writable = true;
+      // Not past a write in progress that is already on its way back.
+      if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
     }
   }
 
@@ -249,13 +197,13 @@ export class NativeBackend extends NodeLoop implements Backend {
 
   /** @internal Registers `fd` as `s`'s, for both directions, edge-triggered. */
   attach(s: NativeSocket, fd: number): void {
-    const gen = this.poller.add(fd, READABLE | WRITABLE, EDGE);
-    if (gen < 0) {
+    try {
+      this.poller.add(fd, READABLE | WRITABLE, "edge");
+    } catch (error) {
       this.sys.close(fd);
-      throw errnoException(gen, "epoll_ctl");
+      throw error;
     }
     s.fd = fd;
-    s.gen = gen;
     s.readable = true;
     s.writable = true;
     s.hup = false;
@@ -268,11 +216,18 @@ export class NativeBackend extends NodeLoop implements Backend {
     const fd = s.fd;
     if (fd < 0) return;
     s.fd = -1;
-    s.gen = 0;
     if (this.byFd[fd] === s) this.byFd[fd] = undefined;
     this.live.delete(s);
-    if (!this.destroyed) this.poller.close(fd);
-    else this.sys.close(fd);
+    if (this.destroyed) {
+      this.sys.close(fd);
+      return;
+    }
+    try {
+      this.poller.close(fd);
+    } catch {
+      // close(2) lets go of the number even when it reports an error (EINTR,
+      // EIO): the fd is gone, and the socket's close goes on.
+    }
   }
 
   // -- the Backend contract ------------------------------------------------------
@@ -404,214 +359,6 @@ export class NativeBackend extends NodeLoop implements Backend {
     // The set's fd is closed by uv_close's callback, in the "close callbacks"
     // phase of Node's loop: after two check phases, one of those has run.
     return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-  }
-}
-
-// -- operations ---------------------------------------------------------------------
-
-/** `accept`: one pending connection, taken with `accept4`. */
-class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("accept()");
-    for (;;) {
-      if (!s.readable) return false;
-      const out: NativeAddressOut = {};
-      const fd = b.sys.accept(s.fd, out);
-      if (fd >= 0) {
-        const client = new NativeSocket(s.kind, b);
-        client.state = "connected";
-        b.attach(client, fd);
-        this.value = [client, s.kind === "unix" ? { path: "" } : (out as InetAddress)];
-        b.passRead(s); // more connections may be pending for other acceptors
-        return true;
-      }
-      // None pending (another domain may have taken it: a shared listener).
-      if (wouldBlock(fd)) return (s.readable = false);
-      // The connection died before we took it: take the next one.
-      if (fd === ECONNABORTED || fd === EPROTO) continue;
-      throw errnoException(fd, "accept"); // EMFILE, ENFILE…: the listener stays
-    }
-  }
-}
-
-/** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
-class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
-  /** Over: the socket keeps it for its next `read` (no allocation per read). */
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.sock.spareRead ??= this;
-  }
-
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("read()");
-    if (s.receiveShut) {
-      this.value = 0;
-      return true;
-    }
-    if (!s.readable) return false;
-    const n = this.backend.sys.read(s.fd, this.buf, this.off, this.len);
-    if (n >= 0) {
-      // A short read emptied the receive queue: the next arrival is a new edge.
-      if (n < this.len && n !== 0 && !s.hup) s.readable = false;
-      else if (s.readers.length !== 0) this.backend.passRead(s);
-      this.value = n;
-      return true;
-    }
-    if (wouldBlock(n)) return (s.readable = false);
-    throw errnoException(n, "read");
-  }
-}
-
-/**
- * `write`: `send(2)` until every byte is handed to the kernel. Writes to one
- * socket never interleave: the write in progress owns the socket's sending
- * side (`sock.writing`) until its last byte is out, and later writes queue
- * behind it in order.
- */
-class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("write()");
-    if (!this.takeTurn()) return false;
-    const sys = this.backend.sys;
-    const len = this.len;
-    while (this.done < len) {
-      if (!s.writable) return false;
-      const n = sys.write(s.fd, this.buf, this.off + this.done, len - this.done);
-      if (n >= 0) {
-        this.done += n;
-        if (this.done < len) s.writable = false; // the send buffer is full
-        continue;
-      }
-      if (wouldBlock(n)) return (s.writable = false);
-      this.release();
-      throw errnoException(n, "write");
-    }
-    this.release();
-    return true;
-  }
-}
-
-/** `recvfrom`: one datagram and its sender. */
-class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("recvfrom()");
-    if (!s.readable) return false;
-    const out: NativeAddressOut = {};
-    const n = this.backend.sys.recvfrom(s.fd, this.buf, this.off, this.len, out);
-    if (n >= 0) {
-      if (s.readers.length !== 0) this.backend.passRead(s);
-      this.value = [n, out as Address];
-      return true;
-    }
-    if (wouldBlock(n)) return (s.readable = false);
-    throw errnoException(n, "recvmsg");
-  }
-}
-
-/** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
-class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
-  protected attempt(): boolean {
-    this.backend.closeNow(this.sock);
-    return true;
-  }
-
-  protected wait(): void {}
-
-  protected unwait(): void {}
-}
-
-// errno values, negative, read once from the platform.
-const { ECONNABORTED, EPROTO } = Errno;
-
-// -- readSlot -----------------------------------------------------------------------
-
-/**
- * Reads from a connected stream socket of the native backend into a slot of
- * the backend's arena pool: the task holds no buffer while it waits for data
- * (a slot is taken only once the socket is readable, waiting for one at the
- * pool's memory cap), and the slot's bytes are the first `slot.length`.
- * Returns `null` at the end of the stream. Release the slot with
- * `backend.pool.release(slot)` (or {@link releaseSlot}) when done with it.
- *
- * @example
- * ```ts
- * for (let slot; (slot = yield* readSlot(sock)) !== null; ) {
- *   try {
- *     yield* write(sock, slot.buffer, 0, slot.length);
- *   } finally {
- *     releaseSlot(slot);
- *   }
- * }
- * ```
- * @throws TypeError when `sock` is not a connected stream socket of a native backend.
- * @throws SocketClosed, Node-style system errors, Cancelled and Timeout, as `read`.
- */
-export function readSlot(sock: Socket): B.Operation<Slot | null> {
-  const s = sock as NativeSocket;
-  if (!(s instanceof NativeSocket)) {
-    throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
-  }
-  if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
-  if (s.state === "closed") throw new SocketClosed("readSlot()");
-  if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
-  return readSlotOp(s);
-}
-
-/**
- * Gives a slot from {@link readSlot} back to its pool.
- *
- * @example
- * ```ts
- * releaseSlot(slot);
- * ```
- * @throws ArenaOverflow when something wrote past the end of the slot; SlotNotAllocated when released twice.
- */
-export function releaseSlot(slot: Slot): void {
-  slot.pool.release(slot);
-}
-
-function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unknown> {
-  const b = s.backend;
-  const pool = b.pool;
-  for (;;) {
-    // Park without a slot until the socket is (maybe) readable.
-    if (!s.readable && !s.receiveShut) yield* new ReadableOp(b, s, "readSlot");
-    checkTimeouts();
-    if (s.state === "closed") throw new SocketClosed("readSlot()");
-    if (s.receiveShut) return null;
-    const slot = pool.alloc() ?? (yield* pool.acquire()); // waits only at the cap
-    let n: number;
-    try {
-      n = b.sys.read(s.fd, slot.buffer, 0, slot.buffer.length);
-    } catch (error) {
-      pool.release(slot);
-      throw error;
-    }
-    if (n > 0) {
-      if (n < slot.buffer.length && !s.hup)
-        s.readable = false; // drained: the next arrival is an edge
-      else b.passRead(s);
-      slot.length = n;
-      return slot;
-    }
-    pool.release(slot);
-    if (n === 0) return null;
-    if (!wouldBlock(n)) throw errnoException(n, "read");
-    s.readable = false; // a spurious wake-up: wait again, holding nothing
-  }
-}
-
-/** Waits until the socket is readable, without a buffer and without a system call. */
-class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("readSlot()");
-    return s.readable || s.receiveShut;
   }
 }
 

@@ -1,8 +1,8 @@
 import * as B from "@bobbin/core";
 import { close, read, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { ArenaOverflow, ArenaPool, NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../src/index.js";
-import { noProcFds, openFdsOf, pair, procFds } from "./helpers.js";
+import { ArenaOverflow, ArenaPool, NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../../src/index.js";
+import { noProcFds, openFdsOf, pair, procFds } from "../helpers.js";
 
 describe("native backend", () => {
   it("is made by nativeBackend() and named", () => {

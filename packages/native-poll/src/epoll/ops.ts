@@ -1,0 +1,140 @@
+/**
+ * The native backend's operations, each a `Parked` iterator: they try their
+ * system call in the task's fiber first and park only on `EAGAIN`, until
+ * the poller's batch says the socket is ready again.
+ */
+import { type Address, type InetAddress, type Socket, SocketClosed } from "@bobbin/unix";
+import { errnoException } from "../errors.js";
+import type { NativeAddressOut } from "../load.js";
+import { EMPTY, ReaderOp, SocketOp, StreamWriteOp, wouldBlock } from "../sockets.js";
+import { Errno } from "../syscalls.js";
+import type { NativeBackend } from "./backend.js";
+import { NativeSocket } from "./socket.js";
+
+// errno values, negative, read once from the platform.
+const { ECONNABORTED, EPROTO } = Errno;
+
+/** `accept`: one pending connection, taken with `accept4`. */
+export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
+  protected attempt(): boolean {
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state === "closed") throw new SocketClosed("accept()");
+    for (;;) {
+      if (!s.readable) return false;
+      const out: NativeAddressOut = {};
+      const fd = b.sys.accept(s.fd, out);
+      if (fd >= 0) {
+        const client = new NativeSocket(s.kind, b);
+        client.state = "connected";
+        b.attach(client, fd);
+        this.value = [client, s.kind === "unix" ? { path: "" } : (out as InetAddress)];
+        b.passRead(s); // more connections may be pending for other acceptors
+        return true;
+      }
+      // None pending (another domain may have taken it: a shared listener).
+      if (wouldBlock(fd)) return (s.readable = false);
+      // The connection died before we took it: take the next one.
+      if (fd === ECONNABORTED || fd === EPROTO) continue;
+      throw errnoException(fd, "accept"); // EMFILE, ENFILE…: the listener stays
+    }
+  }
+}
+
+/** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
+export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
+  /** Over: the socket keeps it for its next `read` (no allocation per read). */
+  protected override finished(): void {
+    this.buf = EMPTY;
+    this.sock.spareRead ??= this;
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("read()");
+    if (s.receiveShut) {
+      this.value = 0;
+      return true;
+    }
+    if (!s.readable) return false;
+    const n = this.backend.sys.read(s.fd, this.buf, this.off, this.len);
+    if (n >= 0) {
+      // A short read emptied the receive queue: the next arrival is a new edge.
+      if (n < this.len && n !== 0 && !s.hup) s.readable = false;
+      else if (s.readers.length !== 0) this.backend.passRead(s);
+      this.value = n;
+      return true;
+    }
+    if (wouldBlock(n)) return (s.readable = false);
+    throw errnoException(n, "read");
+  }
+}
+
+/**
+ * `write`: `send(2)` until every byte is handed to the kernel. Writes to one
+ * socket never interleave: the write in progress owns the socket's sending
+ * side (`sock.writing`) until its last byte is out, and later writes queue
+ * behind it in order.
+ */
+export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("write()");
+    if (!this.takeTurn()) return false;
+    const sys = this.backend.sys;
+    const len = this.len;
+    while (this.done < len) {
+      if (!s.writable) return false;
+      const n = sys.write(s.fd, this.buf, this.off + this.done, len - this.done);
+      if (n >= 0) {
+        this.done += n;
+        if (this.done < len) s.writable = false; // the send buffer is full
+        continue;
+      }
+      if (wouldBlock(n)) return (s.writable = false);
+      this.release();
+      throw errnoException(n, "write");
+    }
+    this.release();
+    return true;
+  }
+}
+
+/** `recvfrom`: one datagram and its sender. */
+export class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("recvfrom()");
+    if (!s.readable) return false;
+    const out: NativeAddressOut = {};
+    const n = this.backend.sys.recvfrom(s.fd, this.buf, this.off, this.len, out);
+    if (n >= 0) {
+      if (s.readers.length !== 0) this.backend.passRead(s);
+      this.value = [n, out as Address];
+      return true;
+    }
+    if (wouldBlock(n)) return (s.readable = false);
+    throw errnoException(n, "recvmsg");
+  }
+}
+
+/** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
+export class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
+  protected attempt(): boolean {
+    this.backend.closeNow(this.sock);
+    return true;
+  }
+
+  protected wait(): void {}
+
+  protected unwait(): void {}
+}
+
+/** Waits until the socket is readable, without a buffer and without a system call. */
+export class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") throw new SocketClosed("readSlot()");
+    return s.readable || s.receiveShut;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * A socket of the native backend: a raw non-blocking fd in the poller's set,
+ * registered once for both directions, edge-triggered, and what the backend
+ * last heard of its readiness.
+ *
+ * Readiness bookkeeping (per direction, `readable`/`writable`):
+ * - set by an event (readable: READABLE, HANGUP or ERROR; writable: WRITABLE,
+ *   HANGUP or ERROR), and initially;
+ * - cleared by `EAGAIN`, by a short read of a stream (the receive queue was
+ *   empty: any later arrival is a new edge, so the next read parks without a
+ *   system call) unless the peer has hung up, and by a short write (the send
+ *   buffer was full).
+ * A parked operation is woken only by an event, so a cleared flag is never
+ * trusted to stay clear: it only saves the system call that would say EAGAIN.
+ */
+import { RawSocket, type Waiter } from "../sockets.js";
+import type { NativeBackend } from "./backend.js";
+
+/** @internal */
+export class NativeSocket extends RawSocket<NativeBackend> {
+  readable = true;
+  writable = true;
+  /** The peer hung up (or the socket has an error): reads go on until 0/error. */
+  hup = false;
+  sendShut = false;
+  receiveShut = false;
+  /** The stream write in progress: it owns the sending side until its last byte is out. */
+  writing: Waiter | null = null;
+}
