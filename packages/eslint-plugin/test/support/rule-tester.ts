@@ -10,7 +10,6 @@ import { afterAll, describe, it } from "vitest";
 RuleTester.afterAll = afterAll;
 RuleTester.describe = describe;
 RuleTester.it = it;
-RuleTester.itOnly = it.only;
 
 /** The fixture project's directory: the tester's files (`file.ts`) are linted as if they were in it. */
 export const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
