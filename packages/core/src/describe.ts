@@ -11,6 +11,7 @@
  * ```ts
  * throw new TypeError(`listen(port) expects a number, got ${B.describe(port)}`);   // … got "3000"
  * ```
+ * @throws never.
  */
 export function describe(value: unknown): string {
   if (value === null) return "null";

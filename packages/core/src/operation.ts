@@ -85,6 +85,7 @@ export abstract class SingleShot<T> implements Operation<T>, Iterator<Instructio
  * }
  * const n = yield* read();
  * ```
+ * @throws never.
  */
 export function done(): Operation<void> & Iterator<Instruction, void, unknown>;
 export function done<T>(value: T): Operation<T> & Iterator<Instruction, T, unknown>;

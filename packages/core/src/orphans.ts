@@ -113,6 +113,7 @@ export class Orphans<T = unknown> {
  * ```ts
  * const bg = B.orphans<number>();
  * ```
+ * @throws never.
  */
 export function orphans<T = unknown>(): Orphans<T> {
   return new Orphans<T>();

@@ -27,6 +27,7 @@ import { checkTimeouts } from "./timeout.js";
  * ```ts
  * protected unwait() { removeWaiter(this.sock.readers, this); }
  * ```
+ * @throws never.
  */
 export function removeWaiter<W>(list: W[], op: W): boolean {
   const i = list.indexOf(op);

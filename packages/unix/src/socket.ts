@@ -32,6 +32,7 @@ const NOTHING = new Immediate<void>(undefined);
  * ```ts
  * if (!isStreamKind(sock.kind)) throw new TypeError("accept needs a stream socket");
  * ```
+ * @throws never.
  */
 export function isStreamKind(kind: SocketKind): boolean {
   return kind === "tcp4" || kind === "tcp6" || kind === "unix" || kind === "stream";

@@ -30,6 +30,7 @@ import type { Tracer } from "../kernel/trace.js";
  * import { subscribe } from "node:diagnostics_channel";
  * subscribe(B.channels.task.end, ({ task, status }) => console.log(`${task} ${status}`));
  * ```
+ * @throws never: a subscriber that throws is reported by `node:diagnostics_channel` (as an uncaught exception), not to the task.
  */
 export const channels = {
   task: {
