@@ -19,7 +19,9 @@ import type { Task } from "./kernel/task.js";
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    return current !== null ? currentKernel!.domain : 0;
+    if (current === null) return 0;
+    const k = currentKernel!;
+    return k.domains === null ? k.domain : k.domains.domainOf(current);
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).

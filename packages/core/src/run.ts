@@ -33,6 +33,14 @@ export interface RunOptions {
    * (ParaSail-style work sharing; see the package README). Default true.
    */
   readonly workSharing?: boolean;
+  /**
+   * Simulate the `domains` worker domains on this thread: `call`/`parallel`
+   * run their task here, as the caller's child, with arguments and results
+   * cloned as between threads and the domain chosen from the run's random
+   * source, so that a run replays from its seed (no parallelism, no work
+   * sharing; see the package README). Default false.
+   */
+  readonly simulateDomains?: boolean;
   /** Seeds every random choice of the run (`awaitOne`/`awaitFirst`/`get` ties, `call` placement). */
   readonly seed?: number;
   /**
@@ -75,6 +83,7 @@ const OPTION_NAMES = new Set([
   "events",
   "domains",
   "workSharing",
+  "simulateDomains",
   "seed",
   "random",
   "policy",
@@ -132,6 +141,9 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
   if (options.workSharing !== undefined && typeof options.workSharing !== "boolean") {
     throw new TypeError(`run({ workSharing }) expects true or false, got ${describe(options.workSharing)}`);
   }
+  if (options.simulateDomains !== undefined && typeof options.simulateDomains !== "boolean") {
+    throw new TypeError(`run({ simulateDomains }) expects true or false, got ${describe(options.simulateDomains)}`);
+  }
   if (options.events !== undefined && typeof options.events !== "function") {
     throw new TypeError(`run({ events }) expects a function (domain) => Events, got ${describe(options.events)}`);
   }
@@ -173,6 +185,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
         sliceMs,
         eventsLocation: eventsLocation(options.events),
         workSharing: options.workSharing ?? true,
+        simulateDomains: options.simulateDomains ?? false,
         cancelGraceMs,
         taskAges,
       },

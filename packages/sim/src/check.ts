@@ -41,6 +41,8 @@ export interface CheckOptions {
   readonly depth?: number;
   /** Each run's limit in virtual seconds (see `SimOptions.limit`). */
   readonly limit?: number;
+  /** Each run's simulated worker domains (see `SimOptions.domains`). */
+  readonly domains?: number;
 }
 
 /**
@@ -78,7 +80,7 @@ export interface CheckReport {
 export async function check(build: Build, options: CheckOptions = {}): Promise<CheckReport> {
   if (typeof build !== "function") throw new TypeError("check(build, options) expects build to be a function (sim) => { sim.host(…); … }");
   if (options === null || typeof options !== "object") throw new TypeError("check(build, options) expects an options object");
-  const { runs = 100, seed = Math.floor(Math.random() * 2 ** 32), policy = "random", depth, limit } = options;
+  const { runs = 100, seed = Math.floor(Math.random() * 2 ** 32), policy = "random", depth, limit, domains } = options;
   if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`check({ runs }) must be an integer ≥ 1, got ${String(runs)}`);
   if (!Number.isSafeInteger(seed)) throw new RangeError(`check({ seed }) must be a safe integer, got ${String(seed)}`);
   let steps = DEFAULT_STEPS;
@@ -89,6 +91,7 @@ export async function check(build: Build, options: CheckOptions = {}): Promise<C
       ...(depth !== undefined ? { depth } : {}),
       ...(policy === "pct" ? { steps } : {}),
       ...(limit !== undefined ? { limit } : {}),
+      ...(domains !== undefined ? { domains } : {}),
     });
     await build(sim);
     try {
@@ -131,13 +134,14 @@ export interface ReplayOptions {
  */
 export async function replay(build: Build, repro: string, options: ReplayOptions = {}): Promise<unknown[]> {
   if (typeof build !== "function") throw new TypeError("replay(build, repro) expects build to be a function (sim) => { sim.host(…); … }");
-  const { seed, policy, depth, steps, limit } = parseRepro(repro);
+  const { seed, policy, depth, steps, limit, domains } = parseRepro(repro);
   const sim = new Sim({
     seed,
     policy,
     ...(depth !== undefined ? { depth } : {}),
     ...(steps !== undefined ? { steps } : {}),
     ...(limit !== undefined ? { limit } : {}),
+    ...(domains !== undefined ? { domains } : {}),
     ...(options.trace !== undefined ? { trace: options.trace } : {}),
   });
   await build(sim);

@@ -15,9 +15,11 @@ export interface Repro {
   readonly steps?: number;
   /** The time limit in virtual seconds, when not the default. */
   readonly limit?: number;
+  /** How many simulated worker domains, when not the default. */
+  readonly domains?: number;
 }
 
-const KEYS = ["seed", "policy", "depth", "steps", "limit"] as const;
+const KEYS = ["seed", "policy", "depth", "steps", "limit", "domains"] as const;
 
 /** @internal The line for `repro`. */
 export function formatRepro(repro: Repro): string {
@@ -25,6 +27,7 @@ export function formatRepro(repro: Repro): string {
   if (repro.depth !== undefined) parts.push(`depth=${repro.depth}`);
   if (repro.steps !== undefined) parts.push(`steps=${repro.steps}`);
   if (repro.limit !== undefined) parts.push(`limit=${repro.limit}`);
+  if (repro.domains !== undefined) parts.push(`domains=${repro.domains}`);
   return parts.join(" ");
 }
 
@@ -53,5 +56,5 @@ export function parseRepro(text: unknown): Repro {
     if (!Number.isFinite(n)) throw new TypeError(`${usage}; ${key} must be a number, got ${fields[key]}`);
     return n;
   };
-  return { seed, policy, depth: number("depth"), steps: number("steps"), limit: number("limit") };
+  return { seed, policy, depth: number("depth"), steps: number("steps"), limit: number("limit"), domains: number("domains") };
 }

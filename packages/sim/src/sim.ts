@@ -16,6 +16,8 @@ import { World } from "./world.js";
 
 /** How long a simulation may run by default: one virtual day. */
 const DEFAULT_LIMIT = 86_400;
+/** How many simulated worker domains a world has by default: fixed, so that a seed replays on any machine. */
+const DEFAULT_DOMAINS = 2;
 /** PCT's first guess at how many scheduling steps a run takes (`check` learns it from the runs). */
 export const DEFAULT_STEPS = 100;
 const DEFAULT_DEPTH = 3;
@@ -42,9 +44,14 @@ export interface SimOptions {
   readonly trace?: boolean;
   /** The longest the world may run, in virtual seconds (default one day); past it the run fails with `SimTimeLimit`. */
   readonly limit?: number;
+  /**
+   * How many worker domains `B.call`/`B.parallel` may use, simulated on the
+   * world's thread (default 2, whatever the machine: see "Parallel tasks" in the README).
+   */
+  readonly domains?: number;
 }
 
-const OPTION_NAMES = ["seed", "policy", "depth", "steps", "trace", "limit"];
+const OPTION_NAMES = ["seed", "policy", "depth", "steps", "trace", "limit", "domains"];
 
 /**
  * A simulated world: hosts running `@bobbin/unix` programs unchanged, one
@@ -80,6 +87,7 @@ export class Sim {
   private readonly depth: number;
   private readonly steps: number;
   private readonly limit: number;
+  private readonly domains: number;
   private readonly scheduling: B.SchedulingPolicy | undefined;
   private state: "declaring" | "running" | "over" = "declaring";
 
@@ -89,7 +97,7 @@ export class Sim {
       if (!OPTION_NAMES.includes(key)) throw new TypeError(`new Sim: unknown option "${key}"; the options are ${OPTION_NAMES.join(", ")}`);
     }
     const { seed = Math.floor(Math.random() * 2 ** 32), policy = "fifo", depth = DEFAULT_DEPTH, steps = DEFAULT_STEPS } = options;
-    const { trace = false, limit = DEFAULT_LIMIT } = options;
+    const { trace = false, limit = DEFAULT_LIMIT, domains = DEFAULT_DOMAINS } = options;
     if (!Number.isSafeInteger(seed)) throw new RangeError(`new Sim({ seed }): the seed must be a safe integer, got ${String(seed)}`);
     if (!POLICY_NAMES.includes(policy)) {
       throw new TypeError(
@@ -101,12 +109,15 @@ export class Sim {
     if (typeof trace !== "boolean") throw new TypeError(`new Sim({ trace }) expects true or false, got ${String(trace)}`);
     if (typeof limit !== "number" || !(limit > 0))
       throw new RangeError(`new Sim({ limit }): the limit must be a number of virtual seconds > 0, got ${String(limit)}`);
+    if (!Number.isInteger(domains) || domains < 0)
+      throw new RangeError(`new Sim({ domains }) must be an integer ≥ 0, got ${String(domains)}`);
     this.seed = seed;
     this.policy = policy;
     this.depth = depth;
     this.steps = steps;
     this.limit = limit;
-    this.world = new World({ seed, trace, limit });
+    this.domains = domains;
+    this.world = new World({ seed, trace, limit, domains });
     this.world.backend = new SimBackend(this.world);
     this.scheduling = makePolicy(policy, this.world.random, depth, steps);
   }
@@ -125,6 +136,7 @@ export class Sim {
       policy: this.policy,
       ...(this.policy === "pct" ? { depth: this.depth, steps: this.steps } : {}),
       ...(this.limit !== DEFAULT_LIMIT ? { limit: this.limit } : {}),
+      ...(this.domains !== DEFAULT_DOMAINS ? { domains: this.domains } : {}),
     };
     return formatRepro(repro);
   }
@@ -451,7 +463,8 @@ export class Sim {
         random: simulated.random,
         ...(this.scheduling !== undefined ? { policy: this.scheduling } : {}),
         ...(simulated.trace !== null ? { tracer: simulated.trace } : {}),
-        domains: 0,
+        domains: this.domains,
+        simulateDomains: true,
       });
     } catch (error) {
       throw withRepro(error, this.repro);

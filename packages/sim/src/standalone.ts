@@ -42,8 +42,11 @@ export function simulated(options: SimulatedOptions = {}): (domain: number) => B
   const seed = options.seed ?? 0;
   if (!Number.isSafeInteger(seed)) throw new RangeError(`simulated({ seed }): the seed must be a safe integer, got ${String(seed)}`);
   return (domain) => {
-    if (domain !== 0) throw new TypeError("simulated(): the simulated backend serves dom0 only (parallel tasks have no simulated backend)");
-    const world = new World({ seed, trace: false, limit: Infinity });
+    if (domain !== 0)
+      throw new TypeError(
+        "simulated(): the simulated backend serves dom0 only; for B.call and B.parallel, run with { simulateDomains: true } (worker domains simulated on this thread)",
+      );
+    const world = new World({ seed, trace: false, limit: Infinity, domains: 0 });
     world.backend = new SimBackend(world);
     const host = new Host("local", 1, null, false);
     world.network.add(host);

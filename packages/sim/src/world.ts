@@ -31,6 +31,8 @@ export interface WorldOptions {
   readonly trace: boolean;
   /** The longest the world may run, in virtual seconds. */
   readonly limit: number;
+  /** How many simulated worker domains the world has. */
+  readonly domains: number;
 }
 
 /** @internal */
@@ -47,6 +49,7 @@ export class World implements Controlled, HostEvents {
   /** Set once `backend` is made (the backend needs the world first). */
   backend!: SimBackend;
   private readonly limitMs: number;
+  private readonly domains: number;
   private readonly supervisors = new Map<B.Task<unknown>, Host>();
   /** The host of every task, in a world made for `@bobbin/unix`'s `run`. */
   private soleHost: Host | null = null;
@@ -68,6 +71,7 @@ export class World implements Controlled, HostEvents {
       : null;
     this.network = new Network(this.clock, this.random, this.trace);
     this.limitMs = options.limit * 1000;
+    this.domains = options.domains;
   }
 
   // -- hosts -----------------------------------------------------------------------
@@ -108,7 +112,7 @@ export class World implements Controlled, HostEvents {
 
   ended(host: Host, result: B.Result<unknown>): void {
     this.trace?.record(host.name, result.ok ? "main returned" : `main failed: ${String(result.error)}`);
-    if (!result.ok) this.fail(explained(result.error));
+    if (!result.ok) this.fail(this.domains === 0 ? explained(result.error) : result.error);
     else this.tellRoot();
   }
 
@@ -265,15 +269,15 @@ export class World implements Controlled, HostEvents {
 }
 
 /**
- * A failure as the simulation's user should read it: core's advice for a
- * `call` without worker domains ("run with { domains: n }") does not apply
- * in a simulation, which has none by design.
+ * A failure as the simulation's user should read it: in a world made with
+ * `domains: 0`, core's advice for a `call` without worker domains ("run with
+ * { domains: n }") is the Sim's option.
  */
 function explained(error: unknown): unknown {
   if (!(error instanceof B.NoDomainAvailable)) return error;
   const clear = new B.NoDomainAvailable(
-    "parallel tasks (B.call, B.parallel) do not run inside a simulation: every host runs on the world's one thread, with no worker domain " +
-      "(a worker thread would bring real time and the OS scheduler into the world); run that work as tasks (B.spawn), or test it outside the simulation",
+    "no domain is available for a parallel task (B.call, B.parallel): this simulation has 0 worker domains; " +
+      "make it with new Sim({ domains: n }) (n ≥ 1; they are simulated on the world's thread)",
   );
   Object.defineProperty(clear, "cause", { value: error, configurable: true, writable: true });
   return clear;

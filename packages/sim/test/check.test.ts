@@ -1,3 +1,4 @@
+import * as B from "@bobbin/core";
 import { sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { type Build, CheckFailed, check, replay, type Sim } from "../src/index.js";
@@ -97,5 +98,36 @@ describe("check", () => {
     await expect(replay(bank, "seed=1 policy=lifo")).rejects.toThrow(/policy must be one of fifo, random, pct/);
     await expect(replay(bank, "seed=1 colour=red")).rejects.toThrow(/"colour=red" is not one of its fields/);
     await expect(replay(bank, 42 as unknown as string)).rejects.toThrow(TypeError);
+  });
+});
+
+/**
+ * Parallel tasks on simulated domains: two calls race, and a client wrongly
+ * assumes the first one made always answers first. Which answers first
+ * depends only on the schedule, so `check` finds the bad order and the seed
+ * replays it.
+ */
+const firstCall = B.defineTask(import.meta.url, "firstCall", function* (name: string) {
+  for (let i = 0; i < 3; i++) yield* B.yieldNow();
+  return `${name}@${B.Domain.self()}`;
+});
+
+const callRace: Build = (sim) => {
+  sim.client("c", function* () {
+    const winner = yield* B.awaitFirst([B.call(firstCall, "early"), B.call(firstCall, "late")]);
+    const value = winner.ok ? winner.value : "failed";
+    if (!value.startsWith("early")) throw new Error(`the later call answered first: ${value}`);
+    return value;
+  });
+};
+
+describe("check with parallel tasks", () => {
+  it("finds an order of calls on simulated domains, and replay gives it 10 times out of 10", async () => {
+    const failed = (await check(callRace, { runs: 100, seed: 3, domains: 3 }).catch((e: unknown) => e)) as CheckFailed;
+    expect(failed).toBeInstanceOf(CheckFailed);
+    expect(failed.repro).toMatch(/^seed=\d+ policy=random domains=3$/);
+    const message = (failed.cause as Error).message;
+    expect(message).toMatch(/^the later call answered first: late@[123]$/);
+    for (let i = 0; i < 10; i++) await expect(replay(callRace, failed.repro)).rejects.toThrow(message);
   });
 });

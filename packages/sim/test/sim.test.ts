@@ -188,18 +188,59 @@ describe("declaring", () => {
   });
 });
 
+const double = B.defineTask(import.meta.url, "double", function* (n: number) {
+  yield* sleep(n / 1000);
+  return { n: n * 2, domain: B.Domain.self() };
+});
+
+/** A client that calls `double` on every input at once and lists the results as they come back. */
+function* doubles(): Generator<B.Instruction, string, unknown> {
+  const tasks = [5, 1, 3, 2].map((n) => B.call(double, n));
+  const results = yield* B.parallel(double, [7, 4]);
+  const called = yield* B.awaitAll(tasks);
+  return [...called, ...results].map((r) => (r.ok ? `${r.value.n}@${r.value.domain}` : "failed")).join(" ");
+}
+
 describe("parallel tasks", () => {
-  it("B.call inside a simulation fails with a NoDomainAvailable that says why", async () => {
-    const task = B.defineTask(import.meta.url, "double", function* (n: number) {
-      return n * 2;
-    });
-    const sim = new Sim({ seed: 1 });
+  it("run on simulated domains (2 by default), placed from the seed, in virtual time", async () => {
+    const world = async (seed: number) => {
+      const sim = new Sim({ seed, trace: true });
+      sim.client("c", doubles);
+      const [result] = await sim.run();
+      return { result: result as string, trace: String(sim.trace()), now: sim.now() };
+    };
+    const first = await world(3);
+    const doubled = first.result.split(" ").map((x) => x.split("@"));
+    expect(doubled.map(([n]) => Number(n))).toEqual([10, 2, 6, 4, 14, 8]);
+    expect(new Set(doubled.map(([, d]) => Number(d)))).toEqual(new Set([1, 2]));
+    expect(first.now).toBeCloseTo(0.007);
+    const again = await world(3);
+    expect(again.result).toBe(first.result);
+    expect(again.trace).toBe(first.trace);
+    const placements = new Set<string>();
+    for (let seed = 1; seed <= 6; seed++) placements.add((await world(seed)).result);
+    expect(placements.size).toBeGreaterThan(1);
+  });
+
+  it("the number of domains is an option, and part of the repro when not the default", async () => {
+    const sim = new Sim({ seed: 4, domains: 3 });
+    expect(sim.repro).toBe("seed=4 policy=fifo domains=3");
     sim.client("c", function* () {
-      return yield* B.awaitExn(B.call(task, 21));
+      const r = yield* B.parallel(double, [1, 1, 1]);
+      return r.map((x) => (x.ok ? x.value.domain : 0));
+    });
+    expect(await sim.run()).toEqual([[1, 2, 3]]);
+    expect(() => new Sim({ domains: -1 })).toThrow(/domains/);
+  });
+
+  it("a world without domains fails a call with a NoDomainAvailable that names the option", async () => {
+    const sim = new Sim({ seed: 1, domains: 0 });
+    sim.client("c", function* () {
+      return yield* B.awaitExn(B.call(double, 21));
     });
     const error = await sim.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(B.NoDomainAvailable);
-    expect((error as Error).message).toMatch(/do not run inside a simulation: every host runs on the world's one thread/);
+    expect((error as Error).message).toMatch(/new Sim\(\{ domains: n \}\)/);
     expect((error as Error).cause).toBeInstanceOf(B.NoDomainAvailable);
   });
 });

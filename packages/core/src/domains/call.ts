@@ -1,31 +1,24 @@
 /**
- * `call` and `parallel`: tasks on other domains (worker threads).
- *
- * A parallel task is represented in its caller's domain by a proxy task, an
- * ordinary child of the caller named after the parallel task: awaiting,
- * cancelling, orphans and every rule of the tree apply to it unchanged. The
- * proxy sends the call, parks until the result comes back, and when cancelled
- * tells the other domain and waits until the remote subtree has ended (or
- * the domain is terminated for not ending it within the grace period).
+ * `call` and `parallel`: tasks on other domains. This file checks what the
+ * program asked for and chooses the domain; the run's domains start the call
+ * (host.ts): on another thread (remote-call.ts), or simulated on this one
+ * (simulated.ts). Either way the caller gets a task of its own standing for
+ * the call, awaited or cancelled like any other.
  */
 import type { TransferListItem } from "node:worker_threads";
 import { awaitAll, type Results } from "../await.js";
 import { describe } from "../describe.js";
-import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
-import { Cancelled, NoDomainAvailable } from "../errors.js";
-import { current, currentKernel, currentTask, kernelOf } from "../kernel/current.js";
+import { NoDomainAvailable } from "../errors.js";
+import { current, currentTask, kernelOf } from "../kernel/current.js";
 import type { Kernel } from "../kernel/kernel.js";
-import { F, type Task, type Waiter } from "../kernel/task.js";
+import type { Task } from "../kernel/task.js";
 import type { SpawnOptions } from "../lifecycle.js";
-import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
-import { promise } from "../promise.js";
+import type { Instruction, Operation } from "../operation.js";
 import type { Result } from "../result.js";
-import { checkSpawnOptions, spawn } from "../spawn.js";
+import { checkSpawnOptions } from "../spawn.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
-import { domainLink } from "./host.js";
-import type { DomainLink } from "./link.js";
-import { decodePortables, encodePortables, importModules, portableModules } from "./portable.js";
-import { decodeError, errorModules } from "./wire.js";
+import { type Domains, domainsOf } from "./host.js";
+import { encodePortables } from "./portable.js";
 
 /**
  * Options of {@link call}, given first: `call({ pin: 2 }, task, ...args)`.
@@ -40,66 +33,6 @@ export interface CallOptions extends SpawnOptions {
   readonly pin?: number;
   /** Transferables (ArrayBuffers, MessagePorts…) moved, not copied, to the other domain, as for `postMessage`. */
   readonly transfer?: readonly TransferListItem[];
-}
-
-type CallResult = NonNullable<ReturnType<DomainLink["takeResult"]>>;
-
-/** Parks a proxy until its call's result is back. */
-class AwaitResult extends SingleShot<CallResult> implements Waiter {
-  constructor(
-    private readonly link: DomainLink,
-    private readonly id: number,
-  ) {
-    super();
-  }
-
-  next(): IteratorResult<Instruction, CallResult> {
-    const task = current!;
-    const result = this.link.takeResult(this.id, task);
-    if (result !== null) return { done: true, value: result };
-    currentKernel!.park(task, this);
-    return SUSPENDED;
-  }
-
-  detach(): void {
-    this.link.forgetWaiter(this.id);
-  }
-
-  describe(): string {
-    return `call → domain ${this.link.domainOf(this.id)}`;
-  }
-}
-
-function awaitResult(link: DomainLink, id: number): Operation<CallResult> {
-  return new AwaitResult(link, id);
-}
-
-/** The body of a proxy: waits for call `id` (sent to `domain`) and passes on its cancellation. */
-function* remoteCall(link: DomainLink, id: number, domain: number): Generator<Instruction, unknown, unknown> {
-  let result: CallResult;
-  try {
-    result = yield* awaitResult(link, id);
-  } catch (error) {
-    if (error instanceof Cancelled) {
-      link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
-      yield* awaitResult(link, id); // the remote subtree has ended
-    }
-    throw error;
-  }
-  if (result.ok && !result.portable) {
-    publishCallEnd(current!, domain, true, undefined);
-    return result.value;
-  }
-  // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
-  const modules = result.ok ? portableModules(result.value) : errorModules(result.error);
-  if (modules.length !== 0) yield* promise(() => importModules(modules));
-  if (result.ok) {
-    publishCallEnd(current!, domain, true, undefined);
-    return decodePortables(result.value);
-  }
-  const error = decodeError(result.error);
-  publishCallEnd(current!, domain, false, error);
-  throw error;
 }
 
 const PLAIN_FUNCTION =
@@ -144,26 +77,18 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   if (typeof task === "function") throw new TypeError(PLAIN_FUNCTION);
   if (!isParallelTask(task))
     throw new TypeError(`call expects a task made by B.defineTask, optionally preceded by options; got ${describe(task)}`);
-  const link = domainLink(k);
+  const domains = domainsOf(k);
   const pinned = options.pin !== undefined;
-  const domain = pinned ? checkPin(link, options.pin!) : pickDomain(link, k);
+  const domain = pinned ? checkPin(domains, k, options.pin!) : pickDomain(domains, k);
   const sent = encodePortables(args) as unknown[];
-  const id = link.sendCall(domain, task.url, task.name, sent, pinned, options.transfer ?? [], sent !== args);
-  return spawnProxy(link, id, domain, task.name, { orphans: options.orphans, give: options.give, name: options.name ?? task.name });
-}
-
-/** The caller's task standing for call `id` of task `name`; the call was sent already, so it must hear of a cancellation. */
-function spawnProxy(link: DomainLink, id: number, domain: number, name: string, options: SpawnOptions): Task<unknown> {
-  let proxy: Task<unknown>;
-  try {
-    proxy = spawn(options, remoteCall, link, id, domain);
-  } catch (error) {
-    link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
-    throw error;
-  }
-  proxy.flags |= F.NO_EARLY_CANCEL;
-  publishCallStart(proxy, name, link.kernel.domain, domain);
-  return proxy;
+  return domains.start(domain, {
+    task: task as ParallelTask<unknown[], unknown>,
+    sent,
+    portable: sent !== args,
+    pinned,
+    transfer: options.transfer ?? [],
+    spawn: { orphans: options.orphans, give: options.give, name: options.name ?? task.name },
+  });
 }
 
 /**
@@ -190,9 +115,10 @@ export function parallel<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[])
 
 function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]): Generator<Instruction, Result<T>[], unknown> {
   currentTask("parallel()");
-  const link = domainLink(kernelOf("parallel()"));
-  const others = link.others;
-  if (others.length === 0) throw noDomain(link);
+  const k = kernelOf("parallel()");
+  const domains = domainsOf(k);
+  const others = domains.others(current!);
+  if (others.length === 0) throw noDomain(domains, k);
   // Encoded first: a portable refusing to cross fails parallel before anything was sent.
   const encoded = inputs.map((input) => {
     const args = [input];
@@ -200,9 +126,15 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
     return { sent, portable: sent !== args };
   });
   const tasks = encoded.map(({ sent, portable }, i) => {
-    const domain = others[i % others.length]!;
-    const id = link.sendCall(domain, task.url, task.name, sent, false, [], portable);
-    return spawnProxy(link, id, domain, task.name, { name: task.name }) as Task<T>;
+    const request = {
+      task: task as ParallelTask<unknown[], unknown>,
+      sent,
+      portable,
+      pinned: false,
+      transfer: [],
+      spawn: { name: task.name },
+    };
+    return domains.start(others[i % others.length]!, request) as Task<T>;
   });
   return (yield* awaitAll(tasks)) as Results<Task<T>[]>;
 }
@@ -215,29 +147,27 @@ function checkCallOptions(options: object): CallOptions {
   return checked;
 }
 
-function pickDomain(link: DomainLink, k: Kernel): number {
-  const others = link.others;
-  if (others.length === 0) throw noDomain(link);
+function pickDomain(domains: Domains, k: Kernel): number {
+  const others = domains.others(current!);
+  if (others.length === 0) throw noDomain(domains, k);
   return others.length === 1 ? others[0]! : others[k.random.below(others.length)]!;
 }
 
-function checkPin(link: DomainLink, pin: number): number {
-  if (!Number.isInteger(pin) || pin < 0 || pin > link.workers) {
-    throw new RangeError(
-      `call({ pin: ${String(pin)} }): this run's worker domains are 1..${link.workers} (dom0 never runs parallel tasks)`,
-    );
+function checkPin(domains: Domains, k: Kernel, pin: number): number {
+  if (!Number.isInteger(pin) || pin < 0 || pin > k.workers) {
+    throw new RangeError(`call({ pin: ${String(pin)} }): this run's worker domains are 1..${k.workers} (dom0 never runs parallel tasks)`);
   }
   if (pin === 0) throw new RangeError("call({ pin: 0 }): parallel tasks never run on dom0; use spawn to run on dom0");
-  if (pin === link.kernel.domain) {
+  if (pin === domains.domainOf(current!)) {
     throw new RangeError(`call({ pin: ${pin} }): a parallel task never runs on its caller's domain; use spawn for that`);
   }
   return pin;
 }
 
-function noDomain(link: DomainLink): NoDomainAvailable {
+function noDomain(domains: Domains, k: Kernel): NoDomainAvailable {
   return new NoDomainAvailable(
-    link.workers === 0
+    k.workers === 0
       ? "no domain is available for a parallel task: this run has 0 worker domains; run with { domains: n } (n ≥ 1)"
-      : `no domain is available for a parallel task: domain ${link.kernel.domain} is the only worker and a task never runs on its caller's domain nor on dom0`,
+      : `no domain is available for a parallel task: domain ${domains.domainOf(current!)} is the only worker and a task never runs on its caller's domain nor on dom0`,
   );
 }

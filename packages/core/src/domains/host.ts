@@ -1,25 +1,75 @@
 /**
- * How the kernel of dom0 reaches the other domains: installed on the first
- * `call`/`parallel` of a run (the workers start then), never before, so a run
- * that stays on dom0 loads no worker code.
+ * How a domain's kernel reaches the other domains: installed on the first
+ * `call`/`parallel` of a run, never before, so a run that stays on dom0 loads
+ * no worker code. On dom0 the worker domains are threads (the pool starts
+ * then), or, with `run({ simulateDomains: true })`, simulated on dom0's own
+ * thread (simulated.ts); a worker installs its side in its entry (worker.ts).
  */
+import type { TransferListItem } from "node:worker_threads";
 import type { DomainHost, Kernel } from "../kernel/kernel.js";
+import type { Task } from "../kernel/task.js";
+import type { SpawnOptions } from "../lifecycle.js";
+import type { ParallelTask } from "./define-task.js";
 import { DomainLink } from "./link.js";
 import { DomainPool } from "./pool.js";
+import { startRemoteCall } from "./remote-call.js";
+import { SimulatedDomains } from "./simulated.js";
 
-/** @internal A domain's host: the kernel's view of the other domains, and the mailbox to them. */
-export interface Domains extends DomainHost {
-  readonly link: DomainLink;
+/** @internal A call `call`/`parallel` has checked and is about to start. */
+export interface CallRequest {
+  readonly task: ParallelTask<unknown[], unknown>;
+  /** The arguments, portables encoded (`encodePortables`). */
+  readonly sent: unknown[];
+  /** Whether `sent` holds encoded portables. */
+  readonly portable: boolean;
+  /** Whether the caller chose the domain (a pinned call is never shared). */
+  readonly pinned: boolean;
+  readonly transfer: readonly TransferListItem[];
+  /** Options of the caller's task standing for the call. */
+  readonly spawn: SpawnOptions;
 }
 
-/** @internal Dom0's side: the worker pool it started. */
-class Dom0Domains implements Domains {
-  readonly link: DomainLink;
+/** @internal A domain's host: the kernel's view of the other domains, and the way calls reach them. */
+export interface Domains extends DomainHost {
+  /** The mailbox to the other domains; null when they are simulated on this thread. */
+  readonly link: DomainLink | null;
+  /** Worker domains a call from `task` may land on: every one but the task's own. */
+  others(task: Task): readonly number[];
+  /**
+   * Starts `request` on `domain` and returns the caller's task standing for it.
+   * @throws Uncloneable when an argument cannot cross (then nothing started).
+   */
+  start(domain: number, request: CallRequest): Task<unknown>;
+}
+
+/** @internal A domain whose peers are other threads, reached through its mailbox. */
+export abstract class ThreadDomains implements Domains {
+  constructor(readonly link: DomainLink) {}
+
+  domainOf(): number {
+    return this.link.kernel.domain;
+  }
+
+  others(): readonly number[] {
+    return this.link.others;
+  }
+
+  start(domain: number, request: CallRequest): Task<unknown> {
+    return startRemoteCall(this.link, domain, request);
+  }
+
+  abstract idle(): boolean;
+  abstract fatal(error: unknown): boolean;
+  abstract shutdown(): Promise<void>;
+}
+
+/** @internal Dom0's side when its worker domains are threads: the pool it started. */
+class Dom0Domains extends ThreadDomains {
   private readonly pool: DomainPool | null;
 
   constructor(kernel: Kernel) {
     const link = new DomainLink(kernel, kernel.workers);
-    this.link = link;
+    super(link);
     if (kernel.workers === 0) {
       this.pool = null;
       return;
@@ -52,11 +102,11 @@ class Dom0Domains implements Domains {
   }
 }
 
-/** @internal The mailbox of the running kernel's domain; on dom0 the first use starts the workers. */
-export function domainLink(kernel: Kernel): DomainLink {
+/** @internal The running kernel's other domains; on dom0 the first use installs them (and starts worker threads). */
+export function domainsOf(kernel: Kernel): Domains {
   const domains = kernel.domains as Domains | null;
-  if (domains !== null) return domains.link;
-  const installed = new Dom0Domains(kernel);
+  if (domains !== null) return domains;
+  const installed = kernel.setup.simulateDomains ? new SimulatedDomains(kernel) : new Dom0Domains(kernel);
   kernel.domains = installed;
-  return installed.link;
+  return installed;
 }

@@ -18,11 +18,22 @@
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
-import { DomainUnresponsive, Uncloneable } from "../errors.js";
+import { DomainUnresponsive } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import { RESUMED } from "../operation.js";
-import { type Call, callMessage, decodeError, failedMessage, M, type Message, readCall, uncloneablePart, type WireError } from "./wire.js";
+import {
+  type Call,
+  callMessage,
+  decodeError,
+  failedMessage,
+  M,
+  type Message,
+  readCall,
+  uncloneableArguments,
+  uncloneableResult,
+  type WireError,
+} from "./wire.js";
 
 /** @internal A Worker, a MessagePort or a worker's parentPort. */
 export type Port = Pick<MessagePort, "postMessage" | "on" | "off" | "unref" | "ref"> | Worker;
@@ -111,10 +122,7 @@ export class DomainLink {
     try {
       this.post(domain, message, transfer);
     } catch (error) {
-      throw new Uncloneable(
-        uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`),
-        String((error as Error).message ?? error),
-      );
+      throw uncloneableArguments(name, args, error);
     }
     this.pending.set(id, { domain, name, grace: null, waiter: null, result: null });
     return id;
@@ -268,9 +276,7 @@ export class DomainLink {
         this.kernel.internalError(error);
         return;
       }
-      port.postMessage(
-        failedMessage(message[1], new Uncloneable("the result of a parallel task", String((error as Error).message ?? error))),
-      );
+      port.postMessage(failedMessage(message[1], uncloneableResult(error)));
     }
   }
 

@@ -244,7 +244,20 @@ function safeString(value: unknown): string {
  * @internal When postMessage refused a message, finds which value could not
  * be cloned, for an error that names it.
  */
-export function uncloneablePart(values: readonly unknown[], label: (i: number) => string): string {
+function uncloneablePart(values: readonly unknown[], label: (i: number) => string): string {
   for (let i = 0; i < values.length; i++) if (!isCloneable(values[i])) return label(i);
   return "a value";
+}
+
+/** @internal The error of a call to `name` whose arguments could not be cloned (`error` is the cloning's). */
+export function uncloneableArguments(name: string, args: readonly unknown[], error: unknown): errors.Uncloneable {
+  return new errors.Uncloneable(
+    uncloneablePart(args, (i) => `argument ${i + 1} of call(${name})`),
+    String((error as Error).message ?? error),
+  );
+}
+
+/** @internal The error of a call whose result could not be cloned (`error` is the cloning's). */
+export function uncloneableResult(error: unknown): errors.Uncloneable {
+  return new errors.Uncloneable("the result of a parallel task", String((error as Error).message ?? error));
 }

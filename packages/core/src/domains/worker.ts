@@ -19,7 +19,7 @@ import { startKernel } from "../run.js";
 import { spawn } from "../spawn.js";
 import { Trigger } from "../trigger.js";
 import { definedTask, loadEvents, loadTask } from "./define-task.js";
-import type { Domains } from "./host.js";
+import { ThreadDomains } from "./host.js";
 import { type CallHost, DomainLink } from "./link.js";
 import { becomeWorkerDomain } from "./loading.js";
 import type { WorkerSetup } from "./pool.js";
@@ -229,11 +229,13 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
 }
 
 /** The kernel's view of the other domains, from a worker. */
-class WorkerDomains implements Domains {
+class WorkerDomains extends ThreadDomains {
   constructor(
-    readonly link: DomainLink,
+    link: DomainLink,
     private readonly host: WorkerHost,
-  ) {}
+  ) {
+    super(link);
+  }
 
   idle(): boolean {
     if (this.host.domainIdle()) return true;
@@ -281,6 +283,7 @@ async function main(): Promise<void> {
         workSharing: setup.workSharing,
         cancelGraceMs: setup.graceMs,
         taskAges: setup.taskAges,
+        simulateDomains: false,
       },
     },
     (kernel) => {

@@ -37,6 +37,8 @@ export interface RunSetup {
   readonly cancelGraceMs: number;
   /** Whether every domain keeps its tasks' spawn times (for dumps). */
   readonly taskAges: boolean;
+  /** Whether the worker domains are simulated on dom0's thread (see domains/simulated.ts). */
+  readonly simulateDomains: boolean;
 }
 
 /** @internal How a domain's kernel is set up. */
@@ -62,6 +64,8 @@ export type Settle = (ok: boolean, value: unknown) => void;
  * `call`/`parallel` (dom0) or by a worker's entry.
  */
 export interface DomainHost {
+  /** The domain `task` runs on (simulated domains share one kernel). */
+  domainOf(task: Task): number;
   /** Nothing is ready here: returns whether this domain took new work (work sharing). */
   idle(): boolean;
   /** The run fails here: returns true when the failure was handed elsewhere (a worker tells dom0). */

@@ -1,0 +1,100 @@
+/**
+ * A call to a domain on another thread. The parallel task is represented in
+ * its caller's domain by a proxy task, an ordinary child of the caller named
+ * after the parallel task: awaiting, cancelling, orphans and every rule of the
+ * tree apply to it unchanged. The proxy sends the call, parks until the result
+ * comes back, and when cancelled tells the other domain and waits until the
+ * remote subtree has ended (or the domain is terminated for not ending it
+ * within the grace period).
+ */
+import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
+import { Cancelled } from "../errors.js";
+import { current, currentKernel } from "../kernel/current.js";
+import { F, type Task, type Waiter } from "../kernel/task.js";
+import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
+import { promise } from "../promise.js";
+import { spawn } from "../spawn.js";
+import type { CallRequest } from "./host.js";
+import type { DomainLink } from "./link.js";
+import { decodePortables, importModules, portableModules } from "./portable.js";
+import { decodeError, errorModules } from "./wire.js";
+
+type CallResult = NonNullable<ReturnType<DomainLink["takeResult"]>>;
+
+/** Parks a proxy until its call's result is back. */
+class AwaitResult extends SingleShot<CallResult> implements Waiter {
+  constructor(
+    private readonly link: DomainLink,
+    private readonly id: number,
+  ) {
+    super();
+  }
+
+  next(): IteratorResult<Instruction, CallResult> {
+    const task = current!;
+    const result = this.link.takeResult(this.id, task);
+    if (result !== null) return { done: true, value: result };
+    currentKernel!.park(task, this);
+    return SUSPENDED;
+  }
+
+  detach(): void {
+    this.link.forgetWaiter(this.id);
+  }
+
+  describe(): string {
+    return `call → domain ${this.link.domainOf(this.id)}`;
+  }
+}
+
+function awaitResult(link: DomainLink, id: number): Operation<CallResult> {
+  return new AwaitResult(link, id);
+}
+
+/** The body of a proxy: waits for call `id` (sent to `domain`) and passes on its cancellation. */
+function* remoteCall(link: DomainLink, id: number, domain: number): Generator<Instruction, unknown, unknown> {
+  let result: CallResult;
+  try {
+    result = yield* awaitResult(link, id);
+  } catch (error) {
+    if (error instanceof Cancelled) {
+      link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
+      yield* awaitResult(link, id); // the remote subtree has ended
+    }
+    throw error;
+  }
+  if (result.ok && !result.portable) {
+    publishCallEnd(current!, domain, true, undefined);
+    return result.value;
+  }
+  // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
+  const modules = result.ok ? portableModules(result.value) : errorModules(result.error);
+  if (modules.length !== 0) yield* promise(() => importModules(modules));
+  if (result.ok) {
+    publishCallEnd(current!, domain, true, undefined);
+    return decodePortables(result.value);
+  }
+  const error = decodeError(result.error);
+  publishCallEnd(current!, domain, false, error);
+  throw error;
+}
+
+/**
+ * @internal Sends `request` to `domain` through `link` and returns its proxy.
+ * @throws Uncloneable when an argument cannot be posted (nothing was sent).
+ */
+export function startRemoteCall(link: DomainLink, domain: number, request: CallRequest): Task<unknown> {
+  const { task, sent, pinned, transfer, portable } = request;
+  const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, portable);
+  let proxy: Task<unknown>;
+  try {
+    proxy = spawn(request.spawn, remoteCall, link, id, domain);
+  } catch (error) {
+    // The call was sent already: its domain must hear that nobody waits for it.
+    link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
+    throw error;
+  }
+  proxy.flags |= F.NO_EARLY_CANCEL;
+  publishCallStart(proxy, task.name, link.kernel.domain, domain);
+  return proxy;
+}

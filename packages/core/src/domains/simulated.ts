@@ -1,0 +1,109 @@
+/**
+ * Worker domains simulated on dom0's thread (`run({ simulateDomains: true })`;
+ * `@bobbin/sim` runs every world this way). A parallel task runs as the
+ * caller's child in dom0's kernel, so the run's scheduling policy and random
+ * source decide everything about it, and a run replays from its seed. What
+ * crosses a domain still crosses by structured cloning, as between threads:
+ * arguments, results and errors are copies, portables are encoded and made
+ * again, and a value that cannot cross fails as it would. `Domain.self()`
+ * inside the task and its subtree says which domain it was placed on, and a
+ * call from there never lands on that domain.
+ *
+ * What threads do and this does not: no parallelism (the domains take turns
+ * on one thread, so CPU-bound work costs the sum, not the maximum), no work
+ * sharing (placement alone spreads calls), and a call cancelled before its
+ * task started never starts (threads may already have begun it). A parallel
+ * task stuck in a synchronous loop blocks the whole run, as any task would.
+ */
+import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
+import { Cancelled } from "../errors.js";
+import { current } from "../kernel/current.js";
+import type { Kernel } from "../kernel/kernel.js";
+import type { Task } from "../kernel/task.js";
+import type { Instruction } from "../operation.js";
+import { spawn } from "../spawn.js";
+import type { ParallelTask } from "./define-task.js";
+import type { CallRequest, Domains } from "./host.js";
+import { decodePortables, encodePortables } from "./portable.js";
+import { decodeError, encodeError, uncloneableArguments, uncloneableResult } from "./wire.js";
+
+/** @internal */
+export class SimulatedDomains implements Domains {
+  readonly link = null;
+  /** The tasks that stand for calls, and the domain each was placed on; their subtrees run there. */
+  private readonly placed = new WeakMap<Task, number>();
+
+  constructor(private readonly kernel: Kernel) {}
+
+  domainOf(task: Task): number {
+    for (let t: Task | null = task; t !== null; t = t.parent) {
+      const domain = this.placed.get(t);
+      if (domain !== undefined) return domain;
+    }
+    return this.kernel.domain;
+  }
+
+  others(task: Task): readonly number[] {
+    const self = this.domainOf(task);
+    const others: number[] = [];
+    for (let d = 1; d <= this.kernel.workers; d++) if (d !== self) others.push(d);
+    return others;
+  }
+
+  start(domain: number, request: CallRequest): Task<unknown> {
+    const { task, sent, transfer } = request;
+    let args: unknown[];
+    try {
+      args = structuredClone(sent, { transfer: [...transfer] });
+    } catch (error) {
+      throw uncloneableArguments(task.name, sent, error);
+    }
+    const from = this.domainOf(current!);
+    const proxy = spawn(request.spawn, simulatedCall, task, args, request.portable, domain);
+    this.placed.set(proxy, domain);
+    publishCallStart(proxy, task.name, from, domain);
+    return proxy;
+  }
+
+  idle(): boolean {
+    return false;
+  }
+
+  fatal(): boolean {
+    return false;
+  }
+
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The body of a call's task: the parallel task's body on copies, whose result and error cross back as copies. */
+function* simulatedCall(
+  task: ParallelTask<unknown[], unknown>,
+  args: unknown[],
+  portable: boolean,
+  domain: number,
+): Generator<Instruction, unknown, unknown> {
+  let value: unknown;
+  try {
+    value = yield* task.body(...(portable ? (decodePortables(args) as unknown[]) : args));
+  } catch (error) {
+    // The task's own cancellation stays what the kernel made; any other error crosses back as a copy.
+    if (error instanceof Cancelled) throw error;
+    const copy = decodeError(encodeError(error));
+    publishCallEnd(current!, domain, false, copy);
+    throw copy;
+  }
+  const encoded = encodePortables(value);
+  let copy: unknown;
+  try {
+    copy = structuredClone(encoded);
+  } catch (error) {
+    const failure = uncloneableResult(error);
+    publishCallEnd(current!, domain, false, failure);
+    throw failure;
+  }
+  publishCallEnd(current!, domain, true, undefined);
+  return encoded === value ? copy : decodePortables(copy);
+}
