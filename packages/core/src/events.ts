@@ -50,6 +50,11 @@ export type Uid = number;
  *   through syscalls — operations built on `Suspender`, which the backend
  *   wakes itself, but which need `select` to run (it drains a poller, or
  *   advances a virtual clock).
+ * - `batchWakes` (optional): tasks woken from outside the run loop (from
+ *   Node's callbacks) run together once Node's current loop phase is over
+ *   (`setImmediate`), rather than after each callback (a microtask): for a
+ *   backend whose readiness arrives as one callback per socket, one slice of
+ *   the scheduler then runs everything a poll of the loop made ready.
  *
  * @example
  * ```ts
@@ -66,4 +71,5 @@ export interface Events {
   interrupt(): void;
   finaliser?(): void;
   pending?(): boolean;
+  readonly batchWakes?: boolean;
 }

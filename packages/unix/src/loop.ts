@@ -66,6 +66,8 @@ export class NodeLoop implements B.Events {
   private resolve: ((signals: B.Signal[]) => void) | null = null;
   private flushScheduled = false;
   private readonly flushMode: FlushMode;
+  /** Core's `batchWakes`: in `"immediate"` mode, the tasks a phase of Node's loop woke run in one slice. */
+  readonly batchWakes: boolean;
   private readonly capture = (resolve: (signals: B.Signal[]) => void): void => {
     this.resolve = resolve;
   };
@@ -79,6 +81,7 @@ export class NodeLoop implements B.Events {
    */
   constructor(flushMode: FlushMode = "immediate") {
     this.flushMode = flushMode;
+    this.batchWakes = flushMode === "immediate";
   }
 
   /**

@@ -44,7 +44,9 @@ export class Loop {
     if (this.running || this.scheduled || this.k.done) return;
     this.scheduled = true;
     if (this.selectInFlight) this.k.interruptSelect();
-    queueMicrotask(this.runFn);
+    // A wake from a Node callback: the backend may ask to run with the rest of this phase's callbacks.
+    if (this.k.events?.batchWakes === true) setImmediate(this.runFn);
+    else queueMicrotask(this.runFn);
   }
 
   /** Whether a slice is running right now (a wake-up from a step needs no scheduling). */

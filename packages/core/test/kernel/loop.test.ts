@@ -119,3 +119,44 @@ describe("the run queue", () => {
     expect(await Promise.all([one, two])).toEqual([0, 2]);
   });
 });
+
+describe("wakes from Node's callbacks", () => {
+  /** Two timers of one phase of Node's loop each wake a task; returns who ran in what order. */
+  async function twoTimersWake(batchWakes: boolean | undefined): Promise<string[]> {
+    const order: string[] = [];
+    const events: B.Events = { select: () => [], interrupt() {}, ...(batchWakes === undefined ? {} : { batchWakes }) };
+    await B.run(
+      function* () {
+        const a = new B.Trigger();
+        const b = new B.Trigger();
+        const waiter = (t: B.Trigger, name: string) =>
+          B.spawn(function* () {
+            yield* t.wait();
+            order.push(`${name} ran`);
+          });
+        const tasks = [waiter(a, "a"), waiter(b, "b")];
+        yield* B.yieldNow(); // both wait
+        // Same delay, created in turn: Node runs both callbacks in one phase of its loop.
+        setTimeout(() => {
+          order.push("timer 1");
+          a.signal();
+        }, 5);
+        setTimeout(() => {
+          order.push("timer 2");
+          b.signal();
+        }, 5);
+        yield* B.awaitAll(tasks);
+      },
+      { events: () => events },
+    );
+    return order;
+  }
+
+  it("run after each callback by default (a microtask)", async () => {
+    expect(await twoTimersWake(undefined)).toEqual(["timer 1", "a ran", "timer 2", "b ran"]);
+  });
+
+  it("run together after the phase when the backend batches wakes (one slice for the batch)", async () => {
+    expect(await twoTimersWake(true)).toEqual(["timer 1", "timer 2", "a ran", "b ran"]);
+  });
+});

@@ -55,6 +55,12 @@ describe("the libuv backend", () => {
     }
   });
 
+  it("asks core to run the fibers a loop phase woke in one slice, unless flushed per callback", () => {
+    expect(libuv().batchWakes).toBe(true);
+    expect(libuv({ flush: "immediate" }).batchWakes).toBe(true);
+    expect(libuv({ flush: "microtask" }).batchWakes).toBe(false);
+  });
+
   it("stops reading from the system while a socket's queue is full, and resumes when it drains", async () => {
     await run(function* () {
       const [a, b] = yield* pair();
