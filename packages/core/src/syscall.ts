@@ -30,8 +30,11 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
   /** @internal */ readonly owner: Task;
   /** @internal */ readonly kernel: Kernel;
   /** @internal */ register: ((s: Syscall) => void) | undefined = undefined;
-  /** @internal Reported ready before its task suspended on it. */
-  private early = false;
+  /**
+   * @internal Reported ready. As Miou's, a point stays signalled: suspending on
+   * it again returns at once (whether the signal came before or during a suspension).
+   */
+  private signalled = false;
   /** @internal */ private parked = false;
   /** @internal Its task was cancelled while suspended here: later signals are ignored. */
   private cancelled = false;
@@ -59,18 +62,12 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
     }
     const k = this.kernel;
     if (k.events === null) throw new NoSelectProvided();
-    if (this.early) {
-      this.early = false;
-      return DONE_VOID;
-    }
+    if (this.signalled) return DONE_VOID;
     if (this.parked) throw new TypeError(`syscall ${this.uid} (${this.name}) is already suspended on`);
     // Registered before parking: a register that throws leaves nothing parked,
     // and one that signals at once makes the suspension return at once.
     this.register?.(this);
-    if (this.early) {
-      this.early = false;
-      return DONE_VOID;
-    }
+    if (this.signalled) return DONE_VOID;
     this.parked = true;
     k.park(task, this);
     k.syscallParked();
@@ -79,11 +76,9 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
 
   /** @internal The backend signalled this point. */
   fire(): void {
-    if (this.cancelled) return;
-    if (!this.parked) {
-      this.early = true; // ready before its task suspended on it
-      return;
-    }
+    if (this.cancelled || this.signalled) return;
+    this.signalled = true;
+    if (!this.parked) return; // ready before its task suspended on it
     this.parked = false;
     this.kernel.syscallFired();
     this.kernel.wake(this.owner, RESUMED);
@@ -120,7 +115,9 @@ export function syscall(name = "syscall"): Syscall {
 /**
  * Parks the current task until the events backend returns `signal(s)`.
  * `register` runs as the task suspends: register the real operation there
- * (if `s` is signalled while it runs, the task does not park at all).
+ * (if `s` is signalled while it runs, the task does not park at all). As in
+ * Miou, a point once signalled stays signalled: suspending on it again
+ * returns at once, so wait for the next readiness on a new `syscall()`.
  *
  * @example
  * ```ts

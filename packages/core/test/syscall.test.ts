@@ -119,6 +119,39 @@ describe("events", () => {
     expect(events.selects.length).toBe(1);
   });
 
+  it("a signalled point stays signalled: suspending on it again returns at once, as Miou's (early signal)", async () => {
+    const events = new ManualEvents();
+    await B.run(
+      function* () {
+        const s = B.syscall();
+        events.ready.push(s);
+        const other = B.syscall();
+        events.ready.push(other);
+        yield* B.suspend(other); // select delivers both
+        yield* B.suspend(s);
+        yield* B.suspend(s); // still signalled
+      },
+      { events: () => events },
+    );
+    expect(events.selects.length).toBe(1);
+  });
+
+  it("a signalled point stays signalled: suspending on it again returns at once, as Miou's (after a wake)", async () => {
+    const events = new ManualEvents();
+    let point: B.Syscall | null = null;
+    events.onBlock = () => events.ready.push(point!);
+    await B.run(
+      function* () {
+        point = B.syscall();
+        yield* B.suspend(point); // woken by the blocking select
+        yield* B.suspend(point); // signalled already
+        yield* B.suspend(point);
+      },
+      { events: () => events },
+    );
+    expect(events.selects.filter((s) => s.block).length).toBe(1);
+  });
+
   it("suspending without events is NoSelectProvided", async () => {
     const error = errorOf(
       await settle(function* () {
