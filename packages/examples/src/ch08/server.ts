@@ -13,13 +13,14 @@
  * it: the other domains close theirs).
  *
  * One departure from the book: a server out of file descriptors (`EMFILE`)
- * does not stop; it waits and accepts again (`acceptWhenPossible`).
+ * does not stop; it waits and accepts again (`acceptWhenPossible` in support/descriptors.ts).
  */
 import * as B from "@bobbin/core";
 import { type Mutex, Ownership as Owner, type Semaphore } from "@bobbin/sync";
-import { type Address, type OwnedSocket, Ownership, sleep } from "@bobbin/unix";
+import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
 import { cleanUp } from "../ch06/echo.js";
 import { formatAddress } from "../support/address.js";
+import { acceptWhenPossible } from "../support/descriptors.js";
 import { peerGone } from "../support/peer.js";
 import { type Shutdown, stop, untilStop } from "./shutdown.js";
 
@@ -84,55 +85,6 @@ export function* echo(client: OwnedSocket, stats: Stats): Generator<B.Instructio
   yield* Ownership.close(client);
 }
 
-/**
- * Whether `error` says the process (or the system) has no file descriptor,
- * or no memory, left for a new connection (`EMFILE`, `ENFILE`, `ENOBUFS`,
- * `ENOMEM`): a reason to wait and accept again, not to stop.
- *
- * @example
- * ```ts
- * if (!outOfDescriptors(error)) throw error;
- * ```
- * @throws never.
- */
-export function outOfDescriptors(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "EMFILE" || code === "ENFILE" || code === "ENOBUFS" || code === "ENOMEM";
-}
-
-/** The first pause of a server out of descriptors, in seconds; it doubles up to the longest. */
-const FIRST_PAUSE = 0.005;
-const LONGEST_PAUSE = 0.1;
-
-/**
- * Accepts a client, waiting while the process is out of file descriptors
- * (a departure from the book, whose server would stop at the first
- * `EMFILE`): pauses of 5 ms doubling up to 0.1 s, until accepting works
- * again once clients have left; the connections that came meanwhile wait in
- * the kernel's queue (a backend that accepts on its own, such as libuv, may
- * close some of them instead). Says it once per shortage, under `out`.
- *
- * @example
- * ```ts
- * const [client, peer] = yield* acceptWhenPossible(socket, ctx.out);
- * ```
- * @throws the other errors of `accept`.
- */
-export function* acceptWhenPossible(fd: OwnedSocket, out: Mutex): Generator<B.Instruction, [OwnedSocket, Address], unknown> {
-  for (let pause = FIRST_PAUSE; ; pause = Math.min(2 * pause, LONGEST_PAUSE)) {
-    try {
-      return yield* Ownership.accept(fd);
-    } catch (error) {
-      if (!outOfDescriptors(error)) throw error;
-      if (pause === FIRST_PAUSE) {
-        const code = (error as { code: string }).code;
-        yield* printf(out, `domain ${B.Domain.self()}: accept failed with ${code}: accepting again once clients leave`);
-      }
-      yield* sleep(pause);
-    }
-  }
-}
-
 /** What `acceptOrDie` returns: a client, or the order to stop. */
 export type AcceptOrDie = { readonly kind: "accept"; readonly client: OwnedSocket; readonly peer: Address } | { readonly kind: "die" };
 
@@ -148,7 +100,10 @@ export type AcceptOrDie = { readonly kind: "accept"; readonly client: OwnedSocke
  */
 export function* acceptOrDie(fd: OwnedSocket, shutdown: Shutdown, out: Mutex): Generator<B.Instruction, AcceptOrDie, unknown> {
   function* accept(): Generator<B.Instruction, AcceptOrDie, unknown> {
-    const [client, peer] = yield* acceptWhenPossible(fd, out);
+    const [client, peer] = yield* acceptWhenPossible(
+      () => Ownership.accept(fd),
+      (code) => printf(out, `domain ${B.Domain.self()}: accept failed with ${code}: accepting again once clients leave`),
+    );
     Owner.transfer(client); // the new client goes to the parent, for its echo task…
     Owner.transfer(fd); // …and the listening socket back to it, for the next accept
     return { kind: "accept", client, peer };

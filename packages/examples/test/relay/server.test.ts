@@ -5,7 +5,7 @@ import { serve } from "../../src/relay/server.js";
 import { MAX_LINE } from "../../src/relay/session.js";
 import { liveSocketHandles, openSockets } from "../../src/support/fds.js";
 import { LineClient } from "../support/lines.js";
-import { settledFds } from "../support/net.js";
+import { delay, settledFds } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends, type RunningServer, startServer } from "../support/servers.js";
 
@@ -201,6 +201,8 @@ describe.each(await backends())("the chat relay on the %s backend", (_name, back
   });
 });
 
+const backendNames = (await backends()).map(([name]) => name);
+
 describe("node dist/chat-relay.js", () => {
   it.each([
     ["SIGTERM", 143],
@@ -231,6 +233,51 @@ describe("node dist/chat-relay.js", () => {
       program.kill();
     }
   });
+
+  it.each(backendNames)(
+    "out of file descriptors on the %s backend: it waits for clients to leave, welcomes every client, and stops cleanly",
+    async (name) => {
+      const CLIENTS = 60;
+      const program = Program.start("chat-relay.js", ["--port", "0"], { BOBBIN_BACKEND: name }, 40);
+      try {
+        const [, port] = await program.waitFor(/chat relay on 127\.0\.0\.1:(\d+)/);
+        /** Joins (again while the relay closes the connection unanswered), stays a moment, leaves; returns the tries. */
+        const visit = async (): Promise<number> => {
+          for (let tries = 1; tries <= 50; tries++) {
+            const client = await LineClient.connect(Number(port));
+            try {
+              await client.waitForLine((l) => l.startsWith("* welcome, "), 20_000);
+            } catch (error) {
+              if (!client.ended) throw error;
+              await delay(20); // closed unanswered (libuv closes what it cannot accept): come again
+              continue;
+            }
+            await delay(100);
+            client.send("/quit\n");
+            await client.waitForClose();
+            return tries;
+          }
+          throw new Error("closed unanswered 50 times");
+        };
+        const tries = await Promise.all(Array.from({ length: CLIENTS }, visit));
+        if (name === "native") {
+          // accept reports EMFILE; the clients wait in the kernel's queue: none is turned away.
+          expect(program.stdout).toMatch(/\* accept failed with EMFILE: accepting again once clients leave/);
+          expect(tries.every((n) => n === 1)).toBe(true);
+        } else expect(tries.some((n) => n > 1)).toBe(true); // libuv turned some away itself
+        expect(program.child.exitCode).toBeNull(); // still serving
+        program.child.kill("SIGINT");
+        const exit = await program.end();
+        expect(exit.stderr).toBe("");
+        expect(exit.code).toBe(130);
+        expect(exit.stdout).toContain(`relay stopped (exit code 130): ${CLIENTS} client(s) served`);
+        expect(exit.stdout).toMatch(/no socket left open/);
+      } finally {
+        program.kill();
+      }
+    },
+    60_000,
+  );
 
   it("rejects a --queue that is not an integer ≥ 1", async () => {
     const exit = await Program.start("chat-relay.js", ["--port", "0", "--queue", "0"]).end();
