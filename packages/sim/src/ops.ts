@@ -281,8 +281,7 @@ export class InstantOp<T> extends Parked<T> {
 /** `sleep(ms)`: an event of the agenda (0 lets the other ready tasks run first); `Infinity` waits for cancellation. */
 export class SleepOp extends Parked<void> implements Event {
   at = 0;
-  seq = 0;
-  slot = -1;
+  heapIndex = -1;
   private expired = false;
 
   constructor(

@@ -11,8 +11,7 @@ import type { Network } from "./network.js";
 /** @internal */
 export abstract class Packet implements Event {
   at = 0;
-  seq = 0;
-  slot = -1;
+  heapIndex = -1;
   /** Whether it must get through (TCP): a partition holds it instead of losing it. */
   abstract readonly reliable: boolean;
   /** Whether a partition loses it although it is TCP (a SYN: the client sends it again). */

@@ -24,7 +24,8 @@ export interface Deadline {
 
 /**
  * A binary min-heap of deadlines with O(log n) insertion, removal of any
- * entry, and O(1) access to the earliest.
+ * entry, and O(1) access to the earliest. Deadlines at the same time leave
+ * in the order they were pushed.
  *
  * @example
  * ```ts
@@ -37,6 +38,9 @@ export interface Deadline {
  */
 export class DeadlineHeap {
   private items: Deadline[] = [];
+  /** When each entry was pushed, parallel to `items`: the tie-break between equal times. */
+  private pushed: number[] = [];
+  private pushes = 0;
 
   /** How many deadlines are waiting. */
   get size(): number {
@@ -54,40 +58,24 @@ export class DeadlineHeap {
    */
   push(entry: Deadline): void {
     if (entry.heapIndex !== -1) throw new TypeError("DeadlineHeap.push: the entry is already in a heap");
-    const items = this.items;
-    entry.heapIndex = items.length;
-    items.push(entry);
-    this.up(entry.heapIndex);
+    const i = this.items.length;
+    this.items.push(entry);
+    this.pushed.push(this.pushes++);
+    this.up(i);
   }
 
   /** Removes and returns the earliest deadline. */
   pop(): Deadline | undefined {
-    const items = this.items;
-    const top = items[0];
-    if (top === undefined) return undefined;
-    const last = items.pop()!;
-    if (last !== top) {
-      items[0] = last;
-      last.heapIndex = 0;
-      this.down(0);
-    }
-    top.heapIndex = -1;
+    const top = this.items[0];
+    if (top !== undefined) this.removeAt(0);
     return top;
   }
 
   /** Removes `entry` if it is in this heap; returns whether it was. */
   remove(entry: Deadline): boolean {
     const i = entry.heapIndex;
-    const items = this.items;
-    if (i < 0 || items[i] !== entry) return false;
-    const last = items.pop()!;
-    entry.heapIndex = -1;
-    if (last !== entry) {
-      items[i] = last;
-      last.heapIndex = i;
-      this.down(i);
-      this.up(last.heapIndex);
-    }
+    if (i < 0 || this.items[i] !== entry) return false;
+    this.removeAt(i);
     return true;
   }
 
@@ -95,39 +83,61 @@ export class DeadlineHeap {
   clear(): void {
     for (const entry of this.items) entry.heapIndex = -1;
     this.items = [];
+    this.pushed = [];
+  }
+
+  private removeAt(i: number): void {
+    const items = this.items;
+    const entry = items[i]!;
+    const last = items.pop()!;
+    const lastPushed = this.pushed.pop()!;
+    entry.heapIndex = -1;
+    if (last === entry) return;
+    this.place(last, lastPushed, i);
+    this.down(i);
+    this.up(last.heapIndex);
+  }
+
+  /** Whether the entry at `i` leaves before the one at `j`. */
+  private before(i: number, j: number): boolean {
+    const a = this.items[i]!.at;
+    const b = this.items[j]!.at;
+    return a < b || (a === b && this.pushed[i]! < this.pushed[j]!);
+  }
+
+  private place(entry: Deadline, pushed: number, i: number): void {
+    this.items[i] = entry;
+    this.pushed[i] = pushed;
+    entry.heapIndex = i;
+  }
+
+  private swap(i: number, j: number): void {
+    const entry = this.items[i]!;
+    const pushed = this.pushed[i]!;
+    this.place(this.items[j]!, this.pushed[j]!, i);
+    this.place(entry, pushed, j);
   }
 
   private up(i: number): void {
-    const items = this.items;
-    const entry = items[i]!;
+    this.items[i]!.heapIndex = i;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      const parent = items[p]!;
-      if (parent.at <= entry.at) break;
-      items[i] = parent;
-      parent.heapIndex = i;
+      if (!this.before(i, p)) break;
+      this.swap(i, p);
       i = p;
     }
-    items[i] = entry;
-    entry.heapIndex = i;
   }
 
   private down(i: number): void {
-    const items = this.items;
-    const n = items.length;
-    const entry = items[i]!;
+    const n = this.items.length;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= n) break;
-      if (c + 1 < n && items[c + 1]!.at < items[c]!.at) c++;
-      const child = items[c]!;
-      if (child.at >= entry.at) break;
-      items[i] = child;
-      child.heapIndex = i;
+      if (c + 1 < n && this.before(c + 1, c)) c++;
+      if (!this.before(c, i)) break;
+      this.swap(i, c);
       i = c;
     }
-    items[i] = entry;
-    entry.heapIndex = i;
   }
 }
 
