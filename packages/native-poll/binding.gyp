@@ -11,6 +11,7 @@
         "native/errors.cc",
         "native/poller.cc",
         "native/poller_node.cc",
+        "native/read_ahead.cc",
         "native/sockaddr.cc",
         "native/syscalls.cc"
       ],

@@ -34,6 +34,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
                            InstanceMethod<&PollerWrap::Interrupt>("interrupt"),
                            InstanceMethod<&PollerWrap::Poll>("poll"),
                            InstanceMethod<&PollerWrap::Generation>("generation"),
+                           InstanceMethod<&PollerWrap::SetReadAhead>("readAhead"),
                            InstanceMethod("ref", &PollerWrap::Ref),
                            InstanceMethod("unref", &PollerWrap::Unref),
                            InstanceMethod("destroy", &PollerWrap::Destroy),
@@ -149,6 +150,25 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
     return Napi::Number::New(info.Env(), h_->payload.Drain(timeout, batch_, batch_events_, &woken));
   }
 
+  // readAhead(area: Uint8Array, wants: Int32Array): the memories of the
+  // read-ahead (read_ahead.h), kept alive here; given again when JavaScript
+  // grows `wants`.
+  Napi::Value SetReadAhead(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Live(info, "readAhead")) return Napi::Value();
+    if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array ||
+        !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+      Napi::TypeError::New(env, "poller.readAhead(area: Uint8Array, wants: Int32Array)").ThrowAsJavaScriptException();
+      return Napi::Value();
+    }
+    Napi::Uint8Array area = info[0].As<Napi::Uint8Array>();
+    Napi::Int32Array wants = info[1].As<Napi::Int32Array>();
+    area_ref_ = Napi::Persistent(area.As<Napi::Object>());
+    wants_ref_ = Napi::Persistent(wants.As<Napi::Object>());
+    h_->payload.read_ahead().Install(area.Data(), area.ElementLength(), wants.Data(), wants.ElementLength());
+    return env.Undefined();
+  }
+
   Napi::Value GetFd(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), h_ == nullptr ? -1 : h_->payload.backend_fd());
   }
@@ -161,6 +181,8 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   int batch_events_ = 0;
   Napi::ObjectReference batch_ref_;  // keeps the batch array (and batch_) alive
   Napi::FunctionReference on_batch_;
+  Napi::ObjectReference area_ref_;   // keeps the read-ahead's area alive
+  Napi::ObjectReference wants_ref_;  // and its table of wanted bytes
 };
 
 }  // namespace

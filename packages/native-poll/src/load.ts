@@ -24,6 +24,7 @@ export interface NativePollerHandle {
   interrupt(): number;
   poll(timeoutMs: number): number;
   generation(fd: number): number;
+  readAhead(area: Uint8Array, wants: Int32Array): void;
   ref(): void;
   unref(): void;
   destroy(): void;
@@ -118,6 +119,7 @@ export interface NativeAddon extends NativeInfo {
     LEVEL: number;
     ONESHOT: number;
     EVENT_INTS: number;
+    NOT_READ: number;
     SLOTS_PER_ARENA: number;
     CANARY_BYTES: number;
   };

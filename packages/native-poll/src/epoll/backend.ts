@@ -25,7 +25,17 @@ import { errnoException } from "../errors.js";
 import { loadAddon, type NativeSyscalls } from "../load.js";
 import { Parking } from "../parking.js";
 import { PollEvent, Poller, type PollerStats } from "../poller.js";
-import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
+import {
+  adoptDescriptor,
+  ConnectOp,
+  describeListener,
+  ListenOp,
+  localAddressOf,
+  reuseRead,
+  reuseWrite,
+  SendToOp,
+  wouldBlock,
+} from "../sockets.js";
 import { familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { NativeSocket } from "./socket.js";
@@ -33,6 +43,13 @@ import { NativeSocket } from "./socket.js";
 const { READABLE, WRITABLE, HANGUP, ERROR } = PollEvent;
 const READ_BITS = READABLE | HANGUP | ERROR;
 const WRITE_BITS = WRITABLE | HANGUP | ERROR;
+const NOT_READ = Poller.NOT_READ;
+/**
+ * Bytes the poller may read ahead per batch, for the readers parked on the
+ * ready sockets (a batch of 64-byte echoes for 50 connections takes 3.2 KiB;
+ * a batch that fills it leaves the rest of its readers to read for themselves).
+ */
+const READ_AHEAD_BYTES = 256 * 1024;
 
 /**
  * Options of {@link nativeBackend}.
@@ -103,7 +120,11 @@ export class NativeBackend extends NodeLoop implements Backend {
     this.solSocket = native.sockopts.SOL_SOCKET!;
     this.soReuseAddr = native.sockopts.SO_REUSEADDR!;
     // Unreferenced: Node's loop is held only while operations are parked (Parking).
-    this.poller = new Poller((fd, events) => this.onEvent(fd, events), { batchSize: size, ref: false });
+    this.poller = new Poller((fd, events, _token, read, at) => this.onEvent(fd, events, read, at), {
+      batchSize: size,
+      ref: false,
+      readAhead: READ_AHEAD_BYTES,
+    });
     this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
     this.pool = options.pool instanceof ArenaPool ? options.pool : new ArenaPool(options.pool ?? {});
@@ -146,14 +167,20 @@ export class NativeBackend extends NodeLoop implements Backend {
   /**
    * An event of the poller's batch (the poller drops those of an fd closed
    * or registered again since it was drained): marks the socket ready and
-   * wakes the first waiter of each direction it names.
+   * wakes the first waiter of each direction it names. When the batch read
+   * for the socket's parked `read` (`read` is not NOT_READ), the bytes are
+   * that reader's: copied into its buffer before it is woken.
    */
-  private onEvent(fd: number, events: number): void {
+  private onEvent(fd: number, events: number, read: number, at: number): void {
     const s = this.byFd[fd]!;
     if ((events & (HANGUP | ERROR)) !== 0) s.hup = true;
     if ((events & READ_BITS) !== 0) {
       s.readable = true;
-      if (s.readers.length !== 0) this.parking.wake(s.readers.shift()!);
+      if (read !== NOT_READ) {
+        // Nothing to read after all: the reader stays parked until the next edge.
+        if (wouldBlock(read)) s.readable = false;
+        else this.takeAhead(s, read, at);
+      } else if (s.readers.length !== 0) this.wakeReader(s);
     }
     if ((events & WRITE_BITS) !== 0) {
       s.writable = true;
@@ -162,9 +189,34 @@ export class NativeBackend extends NodeLoop implements Backend {
     }
   }
 
+  /** The batch read for the socket's first reader, a `read` (the only kind it reads for: see {@link syncWant}). */
+  private takeAhead(s: NativeSocket, read: number, at: number): void {
+    const reader = s.readers[0];
+    if (!(reader instanceof ReadOp)) throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
+    reader.takeAhead(read, this.poller.readArea, at);
+    this.wakeReader(s);
+  }
+
+  /** Wakes the socket's first reader. */
+  private wakeReader(s: NativeSocket): void {
+    this.parking.wake(s.readers.shift()!);
+    this.syncWant(s);
+  }
+
+  /**
+   * @internal The readers of `s` changed: the poller reads ahead for the
+   * first one when it is a `read` (into its length), and for nobody else
+   * (accept, recvfrom and readSlot make their own system calls).
+   */
+  syncWant(s: NativeSocket): void {
+    if (s.fd < 0) return;
+    const first = s.readers[0];
+    this.poller.want(s.fd, first instanceof ReadOp ? first.wanted : 0);
+  }
+
   /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: NativeSocket): void {
-    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.parking.wake(s.readers.shift()!);
+    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wakeReader(s);
   }
 
   /** @internal A connect or sendto met a socket that is not writable: the next edge says when it is. */
@@ -278,6 +330,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.receiveShut = true;
       this.sys.shutdown(s.fd, 0);
       this.parking.wakeAll(s.readers);
+      this.syncWant(s);
     }
   }
 

@@ -13,6 +13,8 @@ import { NativeSocket } from "./socket.js";
 
 // errno values, negative, read once from the platform.
 const { ECONNABORTED, EPROTO } = Errno;
+/** A reader's `ahead` when the batch read nothing for it. */
+const NOTHING = Number.NEGATIVE_INFINITY;
 
 /** `accept`: one pending connection, taken with `accept4`. */
 export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
@@ -41,17 +43,51 @@ export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Add
   }
 }
 
-/** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
+/**
+ * `read`: `read(2)` into the caller's buffer; 0 at the end of the stream.
+ * Parked, it is read for by the poller's batch (read-ahead): the bytes
+ * arrive with the batch and are copied into its buffer before it is woken.
+ */
 export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
+  /** What the batch read for it: bytes (≥ 0), a negative errno, or -Infinity (nothing yet). */
+  private ahead = NOTHING;
+
+  /** Bytes the poller may read for it while it waits. */
+  get wanted(): number {
+    return this.len;
+  }
+
+  /**
+   * The batch read for this reader (the first parked on its socket): `read`
+   * bytes (or -errno) from `area` at `at`. The caller wakes it next.
+   */
+  takeAhead(read: number, area: Uint8Array, at: number): void {
+    const s = this.sock;
+    this.ahead = read;
+    if (read <= 0) return;
+    this.buf.set(area.subarray(at, at + read), this.off);
+    // A short read emptied the receive queue (what was asked: the reader's length, or the area's rest).
+    if (read < Math.min(this.len, area.length - at) && !s.hup) s.readable = false;
+  }
+
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
   protected override finished(): void {
     this.buf = EMPTY;
+    this.ahead = NOTHING;
     this.sock.spareRead ??= this;
   }
 
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("read()");
+    const ahead = this.ahead;
+    if (ahead !== NOTHING) {
+      this.ahead = NOTHING;
+      if (ahead < 0) throw errnoException(ahead, "read");
+      if (s.readers.length !== 0) this.backend.passRead(s);
+      this.value = ahead;
+      return true;
+    }
     if (s.receiveShut) {
       this.value = 0;
       return true;
@@ -67,6 +103,16 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
     }
     if (wouldBlock(n)) return (s.readable = false);
     throw errnoException(n, "read");
+  }
+
+  protected override wait(): void {
+    super.wait();
+    this.backend.syncWant(this.sock);
+  }
+
+  protected override unwait(): void {
+    super.unwait();
+    this.backend.syncWant(this.sock);
   }
 }
 

@@ -104,11 +104,47 @@ async function pollerChecks() {
     sys.close(r);
     sys.close(w);
   }
+  // Read-ahead: reads into JavaScript's area during a drain, bounded by the
+  // area and by what each fd wants; installed again over a grown table; a
+  // poller with read-ahead left to the GC.
+  {
+    const rb = new Int32Array(4 * C.EVENT_INTS);
+    const ra = new native.NativePoller(rb, () => {});
+    ra.unref();
+    const area = new Uint8Array(6);
+    let wants = new Int32Array(8);
+    ra.readAhead(area, wants);
+    const ps = [pipe(), pipe(), pipe()];
+    for (const [r, w] of ps) {
+      ra.add(r, C.READABLE, C.EDGE);
+      if (r >= wants.length) {
+        const grown = new Int32Array(r + 1);
+        grown.set(wants);
+        wants = grown;
+        ra.readAhead(area, wants);
+      }
+      wants[r] = 4;
+      eq(sys.write(w, Buffer.from("1234"), 0, 4), 4, "write for read-ahead");
+    }
+    eq(ra.poll(0), 3, "read-ahead drain");
+    const reads = [rb[3], rb[3 + C.EVENT_INTS], rb[3 + 2 * C.EVENT_INTS]];
+    eq(reads.join(","), `4,2,${C.NOT_READ}`, "read-ahead bounded by the area");
+    throws(() => ra.readAhead(new Int32Array(1), wants), TypeError, "read-ahead area not bytes");
+    ra.destroy();
+    for (const [r, w] of ps) {
+      sys.close(r);
+      sys.close(w);
+    }
+    (() => {
+      const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
+      lost.readAhead(new Uint8Array(16), new Int32Array(4));
+    })();
+  }
   // A poller destroyed from inside its own batch callback.
   {
     let called = 0;
     const [r, w] = pipe();
-    const self = new native.NativePoller(new Int32Array(3), () => {
+    const self = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {
       called++;
       self.destroy();
     });
@@ -121,7 +157,7 @@ async function pollerChecks() {
   }
   // A poller nobody destroys: closed by its finalizer after GC.
   (() => {
-    const lost = new native.NativePoller(new Int32Array(3), () => {});
+    const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
     const [r, w] = pipe();
     lost.add(r, C.READABLE, C.EDGE);
     sys.close(r);
