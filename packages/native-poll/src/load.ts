@@ -25,6 +25,8 @@ export interface NativePollerHandle {
   poll(timeoutMs: number): number;
   generation(fd: number): number;
   readAhead(area: Uint8Array, wants: Int32Array): void;
+  sendQueue(staging: Uint8Array, queue: Int32Array): void;
+  flush(): number;
   ref(): void;
   unref(): void;
   destroy(): void;
@@ -120,6 +122,8 @@ export interface NativeAddon extends NativeInfo {
     ONESHOT: number;
     EVENT_INTS: number;
     NOT_READ: number;
+    NOT_SENT: number;
+    SEND_INTS: number;
     SLOTS_PER_ARENA: number;
     CANARY_BYTES: number;
   };

@@ -93,6 +93,21 @@ export interface PollerOptions {
    * the same call into the addon (see {@link PollHandler}).
    */
   readonly readAhead?: number;
+  /**
+   * Bytes of the staging area for queued sends (0: none, the default). With
+   * it, {@link Poller.stage} queues a send, and the next call into the addon
+   * (a batch, {@link Poller.poll}, {@link Poller.flush}) submits every queued
+   * send first, in order.
+   */
+  readonly sendStaging?: number;
+  /**
+   * Called, when queued sends were submitted, for each one that did not send
+   * all its bytes: `result` is the bytes sent, a negative errno, or
+   * {@link Poller.NOT_SENT} (an earlier send to the same fd in that submission
+   * was short or failed, so this one was not tried); `unsent` is what is left,
+   * valid during the call only. It must not stage or flush.
+   */
+  readonly onSend?: (fd: number, result: number, unsent: Uint8Array) => void;
 }
 
 /**
@@ -101,7 +116,7 @@ export interface PollerOptions {
  *
  * @example
  * ```ts
- * const { batches, batchEvents, polls, pollEvents, readsAhead } = poller.stats;
+ * const { batches, batchEvents, polls, pollEvents, readsAhead, sends } = poller.stats;
  * console.log(`${batchEvents / batches} events per batch from Node's loop, ${pollEvents} drained by ${polls} polls`);
  * ```
  * @throws never (a type).
@@ -117,11 +132,24 @@ export interface PollerStats {
   readonly pollEvents: number;
   /** Reads the batches did ahead for fds given a size with {@link Poller.want} (their `read` was not `NOT_READ`). */
   readonly readsAhead: number;
+  /** Sends queued with {@link Poller.stage} and submitted. */
+  readonly sends: number;
 }
 
 const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };
-/** The addon's kNotRead (read_ahead.h): a handler's `read` when nothing was read. */
+/** The addon's kNotRead (read_ahead.h): a handler's `read` when nothing was read; also its kNotSent (send_queue.h). */
 const NOT_READ = -0x80000000;
+/** Int32s per queued send (the addon's kSendInts). */
+const SEND_INTS = 4;
+
+/** A byte count option: an integer in 0 … 2^30, 0 when absent. */
+function byteCount(value: number | undefined, name: string): number {
+  const n = value ?? 0;
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 30) {
+    throw new RangeError(`new Poller(handler, { ${name} }): ${name} must be an integer in 0 … 2^30 bytes, got ${n}`);
+  }
+  return n;
+}
 
 /**
  * An epoll/kqueue set in Node's loop. Registrations carry a generation token;
@@ -145,9 +173,11 @@ const NOT_READ = -0x80000000;
 export class Poller implements Disposable {
   /** What a handler's `read` is when the poller read nothing from the fd (the addon's `NOT_READ`, INT32_MIN). */
   static readonly NOT_READ: number = NOT_READ;
+  /** What `onSend`'s `result` is for a queued send that was not tried (the addon's `NOT_SENT`, INT32_MIN). */
+  static readonly NOT_SENT: number = NOT_READ;
   /** Where a batch's read-ahead lands (empty without the `readAhead` option). */
   readonly readArea: Uint8Array;
-  private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0, readsAhead: 0 };
+  private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0, readsAhead: 0, sends: 0 };
   private readonly native: NativePollerHandle;
   private readonly batch: Int32Array;
   /** The live generation of each fd (0: not registered), for filtering within a batch. */
@@ -155,13 +185,18 @@ export class Poller implements Disposable {
   /** Bytes the poller reads ahead per fd (0: none); shared with the addon, as long as `gens`. */
   private wants: Int32Array = new Int32Array(256);
   private readonly stride: number;
+  /** Queued sends: [count, then (fd, offset, length, result) per send]; shared with the addon. */
+  private readonly sendQueue: Int32Array;
+  private readonly staging: Uint8Array;
+  private stagingUsed = 0;
+  private readonly onSend: ((fd: number, result: number, unsent: Uint8Array) => void) | undefined;
   private readonly onInterrupt: (() => void) | undefined;
   private destroyed = false;
   /** A batch is being handed to the handler (its array must not be refilled). */
   private dispatching = false;
 
   /**
-   * @throws RangeError when `batchSize` is not an integer in 1 … 1,000,000, or `readAhead` not one in 0 … 2^30.
+   * @throws RangeError when `batchSize` is not an integer in 1 … 1,000,000, or `readAhead` or `sendStaging` not one in 0 … 2^30.
    * @throws TypeError when `handler` is not a function.
    * @throws NativeUnavailable when the addon is not built.
    * @throws Error (Node-style, e.g. `EMFILE`) when the set cannot be created.
@@ -175,22 +210,25 @@ export class Poller implements Disposable {
     if (!Number.isInteger(size) || size < 1 || size > 1_000_000) {
       throw new RangeError(`new Poller(handler, { batchSize }): batchSize must be an integer in 1 … 1000000, got ${size}`);
     }
-    const ahead = options.readAhead ?? 0;
-    if (!Number.isInteger(ahead) || ahead < 0 || ahead > 2 ** 30) {
-      throw new RangeError(`new Poller(handler, { readAhead }): readAhead must be an integer in 0 … 2^30 bytes, got ${ahead}`);
-    }
+    const ahead = byteCount(options.readAhead, "readAhead");
+    const staging = byteCount(options.sendStaging, "sendStaging");
     this.onInterrupt = options.onInterrupt;
     const native = loadAddon();
     this.stride = native.constants.EVENT_INTS;
     this.batch = new Int32Array(size * this.stride);
     this.readArea = new Uint8Array(ahead);
+    this.staging = new Uint8Array(staging);
+    this.sendQueue = new Int32Array(1 + (staging === 0 ? 0 : size) * SEND_INTS);
+    this.onSend = options.onSend;
     this.native = new native.NativePoller(this.batch, (count, woken) => {
+      this.settleSends();
       this.counts.batches++;
       this.counts.batchEvents += count;
       this.dispatch(count, woken);
     });
     if (options.ref === false) this.native.unref();
     if (ahead > 0) this.native.readAhead(this.readArea, this.wants);
+    if (staging > 0) this.native.sendQueue(this.staging, this.sendQueue);
   }
 
   /** What the poller has delivered so far (see {@link PollerStats}), kept up to date: for tuning and tests. */
@@ -379,11 +417,64 @@ export class Poller implements Disposable {
       );
     }
     const n = this.live("poll").poll(timeoutMs);
+    this.settleSends();
     if (n < 0) throw errnoException(n, "epoll_wait");
     this.counts.polls++;
     this.counts.pollEvents += n;
     this.dispatch(n, false);
     return n;
+  }
+
+  /**
+   * With a staging area (the `sendStaging` option): queues a send of
+   * `src[off, off + len)` to `fd`, copying the bytes; the next call into the
+   * addon submits it. Returns false, queuing nothing, when the staging area
+   * or the queue has no room (flush, or send directly). What a submitted
+   * send did not send is reported to `onSend`.
+   *
+   * @example
+   * ```ts
+   * if (!poller.stage(fd, bytes, 0, bytes.length)) { poller.flush(); poller.stage(fd, bytes, 0, bytes.length); }
+   * ```
+   * @throws RangeError when `len` is not positive or the range is not inside `src`.
+   */
+  stage(fd: number, src: Uint8Array, off: number, len: number): boolean {
+    if (!(len > 0 && off >= 0 && off + len <= src.length)) {
+      throw new RangeError(`poller.stage(fd, src, off, len): ${off} + ${len} is not a non-empty range of ${src.length} bytes`);
+    }
+    const q = this.sendQueue;
+    const count = q[0]!;
+    const at = this.stagingUsed;
+    if (at + len > this.staging.length || 1 + (count + 1) * SEND_INTS > q.length) return false;
+    this.staging.set(len === src.length ? src : src.subarray(off, off + len), at);
+    const e = 1 + count * SEND_INTS;
+    q[e] = fd;
+    q[e + 1] = at;
+    q[e + 2] = len;
+    q[0] = count + 1;
+    this.stagingUsed = at + len;
+    return true;
+  }
+
+  /** How many sends are queued (see {@link Poller.stage}). */
+  get staged(): number {
+    return this.sendQueue[0]!;
+  }
+
+  /**
+   * Submits the queued sends now (one call into the addon), without draining
+   * events.
+   *
+   * @example
+   * ```ts
+   * poller.flush();
+   * ```
+   * @throws Error when the poller is destroyed.
+   */
+  flush(): void {
+    if (this.sendQueue[0] === 0) return;
+    this.live("flush").flush();
+    this.settleSends();
   }
 
   /**
@@ -471,6 +562,24 @@ export class Poller implements Disposable {
       this.gens[fd] = 0;
       this.wants[fd] = 0;
     }
+  }
+
+  /** The queued sends were submitted: reports those that did not send everything, and empties the queue. */
+  private settleSends(): void {
+    const q = this.sendQueue;
+    const count = q[0]!;
+    if (count === 0) return;
+    this.counts.sends += count;
+    const onSend = this.onSend;
+    for (let e = 1; e < 1 + count * SEND_INTS; e += SEND_INTS) {
+      const len = q[e + 2]!;
+      const result = q[e + 3]!;
+      if (result === len || onSend === undefined) continue;
+      const off = q[e + 1]!;
+      onSend(q[e]!, result, this.staging.subarray(off + Math.max(result, 0), off + len));
+    }
+    q[0] = 0;
+    this.stagingUsed = 0;
   }
 
   private dispatch(count: number, woken: boolean): void {

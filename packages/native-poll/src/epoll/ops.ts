@@ -117,17 +117,40 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
 }
 
 /**
- * `write`: `send(2)` until every byte is handed to the kernel. Writes to one
- * socket never interleave: the write in progress owns the socket's sending
- * side (`sock.writing`) until its last byte is out, and later writes queue
- * behind it in order.
+ * `write`: a small write is staged in the poller's queue and returns at
+ * once, sent with the next call into the addon (together with the batch's
+ * other sends); a larger one, or one that meets a full send buffer, is
+ * `send(2)` until every byte is handed to the kernel. Writes to one socket
+ * never interleave and keep their order: the write in progress owns the
+ * socket's sending side (`sock.writing`) until its last byte is out, later
+ * writes queue behind it, and bytes of earlier writes still queued or in the
+ * unsent go first.
  */
 export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
   protected attempt(): boolean {
     const s = this.sock;
+    const b = this.backend;
     if (s.state === "closed") throw new SocketClosed("write()");
     if (!this.takeTurn()) return false;
-    const sys = this.backend.sys;
+    for (;;) {
+      const failed = s.sendError;
+      if (failed !== null) {
+        s.sendError = null;
+        this.release();
+        throw failed;
+      }
+      if (s.unsent !== null) {
+        if (!b.pushUnsent(s)) return false;
+        continue;
+      }
+      if (this.done === 0 && s.writable && b.stage(s, this.buf, this.off, this.len)) {
+        this.release();
+        return true;
+      }
+      if (!b.hasStaged(s)) break;
+      b.submitSends(); // this socket's queued bytes go before these
+    }
+    const sys = b.sys;
     const len = this.len;
     while (this.done < len) {
       if (!s.writable) return false;
@@ -164,16 +187,28 @@ export class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Addre
   }
 }
 
-/** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
+/**
+ * `close`: once the bytes of returned writes are out (queued sends are sent
+ * at once; unsent bytes wait for the socket to be writable), the fd is closed
+ * (close(2) does not wait). Given up (cancelled, timed out), it closes at once.
+ */
 export class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
-    this.backend.closeNow(this.sock);
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state !== "closed" && !b.sendsOut(s)) return false;
+    b.closeNow(s);
     return true;
   }
 
-  protected wait(): void {}
+  protected wait(): void {
+    this.backend.parking.park(this.sock.closers, this);
+  }
 
-  protected unwait(): void {}
+  protected unwait(): void {
+    this.backend.parking.unpark(this.sock.closers, this);
+    this.backend.closeNow(this.sock);
+  }
 }
 
 /** Waits until the socket is readable, without a buffer and without a system call. */
