@@ -146,9 +146,12 @@ export class NativeBackend extends NodeLoop implements Backend {
     return this.poller.stats;
   }
 
-  /** Core's `pending`: operations parked on sockets, whose readiness `select` drains from the poller. */
+  /**
+   * Core's `pending`: operations parked on sockets, whose readiness `select`
+   * drains from the poller, or queued sends, which `select` submits.
+   */
   pending(): boolean {
-    return this.parking.count !== 0 && !this.destroyed;
+    return (this.parking.count !== 0 || this.poller.staged !== 0) && !this.destroyed;
   }
 
   /**

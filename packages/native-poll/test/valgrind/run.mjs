@@ -140,6 +140,46 @@ async function pollerChecks() {
       lost.readAhead(new Uint8Array(16), new Int32Array(4));
     })();
   }
+  // Queued sends: submitted by flush() and by a drain, in order; an entry
+  // outside the staging area refused; a short send stops the fd's later
+  // entries; a poller with a send queue left to the GC.
+  {
+    const sq = new native.NativePoller(new Int32Array(4 * C.EVENT_INTS), () => {});
+    sq.unref();
+    const staging = new Uint8Array(16);
+    const queue = new Int32Array(1 + 4 * C.SEND_INTS);
+    sq.sendQueue(staging, queue);
+    const [a, b] = sys.socketpair(1);
+    staging.set(Buffer.from("abcdef"));
+    const entries = [
+      [a, 0, 3],
+      [a, 3, 3],
+      [a, 10, 100], // outside the area
+      [a, -1, 2], // outside the area
+    ];
+    entries.forEach(([fd, off, len], i) => queue.set([fd, off, len, 0], 1 + i * C.SEND_INTS));
+    queue[0] = entries.length;
+    eq(sq.flush(), 4, "flush submits every entry");
+    eq([4, 8, 12, 16].map((i) => queue[i]).join(","), "3,3,-22,-22", "results: sent, sent, EINVAL, EINVAL");
+    const got = Buffer.alloc(16);
+    eq(sys.read(b, got, 0, 16), 6, "the peer got both sends");
+    eq(got.subarray(0, 6).toString(), "abcdef", "in order");
+    // A full send buffer: the first entry fails with EAGAIN, the second is not tried.
+    const big = Buffer.alloc(1 << 16, 1);
+    while (sys.write(a, big, 0, big.length) > 0);
+    queue.set([a, 0, 3, 0, a, 3, 3, 0], 1);
+    queue[0] = 2;
+    eq(sq.poll(0) >= 0, true, "a drain submits queued sends");
+    eq(queue[4] < 0 && queue[8] === C.NOT_SENT, true, "a blocked fd's later sends are not tried");
+    throws(() => sq.sendQueue(new Int32Array(4), queue), TypeError, "staging not bytes");
+    sq.destroy();
+    sys.close(a);
+    sys.close(b);
+    (() => {
+      const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
+      lost.sendQueue(new Uint8Array(16), new Int32Array(9));
+    })();
+  }
   // A poller destroyed from inside its own batch callback.
   {
     let called = 0;
