@@ -157,7 +157,7 @@ async function pollerChecks() {
       [a, 10, 100], // outside the area
       [a, -1, 2], // outside the area
     ];
-    entries.forEach(([fd, off, len], i) => queue.set([fd, off, len, 0], 1 + i * C.SEND_INTS));
+    for (const [i, [fd, off, len]] of entries.entries()) queue.set([fd, off, len, 0], 1 + i * C.SEND_INTS);
     queue[0] = entries.length;
     eq(sq.flush(), 4, "flush submits every entry");
     eq([4, 8, 12, 16].map((i) => queue[i]).join(","), "3,3,-22,-22", "results: sent, sent, EINVAL, EINVAL");
