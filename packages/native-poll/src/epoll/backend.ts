@@ -198,9 +198,8 @@ export class NativeBackend extends NodeLoop implements Backend {
     }
     if ((events & WRITE_BITS) !== 0) {
       s.writable = true;
-      // Returned writes' bytes go first; a close waiting for them goes on once they are out.
+      // Returned writes' bytes go first (a close waiting for them goes on once they are out).
       if (s.unsent !== null && s.writing === null) this.pushUnsent(s);
-      if (s.unsent === null && s.closers.length !== 0) this.parking.wakeAll(s.closers);
       // Not past a write in progress that is already on its way back.
       if (s.writers.length !== 0 && (s.writing === null || s.writers[0] === s.writing)) this.parking.wake(s.writers.shift()!);
     }
@@ -270,7 +269,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       s.unsent = s.unsent === null ? unsent.slice() : concat(s.unsent, unsent);
     } else {
       s.sendError = errnoException(result, "write");
-      s.unsent = null;
+      this.unsentGone(s);
     }
   }
 
@@ -283,9 +282,8 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (!s.writable) return false;
     const n = this.sys.write(s.fd, data, 0, data.length);
     if (n === data.length || (n < 0 && !wouldBlock(n))) {
-      s.unsent = null;
       if (n < 0) s.sendError = errnoException(n, "write");
-      if (s.shutPending) this.shutSend(s);
+      this.unsentGone(s);
       return true;
     }
     if (n > 0) s.unsent = data.subarray(n);
@@ -297,6 +295,13 @@ export class NativeBackend extends NodeLoop implements Backend {
   sendsOut(s: NativeSocket): boolean {
     if (this.hasStaged(s)) this.submitSends();
     return s.unsent === null || this.pushUnsent(s);
+  }
+
+  /** The unsent bytes went out (or an error ended them): a pending shutdown happens, waiting closes go on. */
+  private unsentGone(s: NativeSocket): void {
+    s.unsent = null;
+    if (s.shutPending) this.shutSend(s);
+    if (s.closers.length !== 0) this.parking.wakeAll(s.closers);
   }
 
   /** Shuts the sending side down (the unsent bytes, if any, went out first). */

@@ -51,6 +51,22 @@ describe("native backend: queued writes", () => {
     expect(got.sends).toBe(200);
   });
 
+  it("a write too large to queue goes after the socket's queued ones", async () => {
+    const same = await runNative(function* () {
+      const [server, conn, client] = yield* pair();
+      const small = Buffer.from("first;");
+      const large = Buffer.alloc(64 * 1024, "large;"); // sent directly
+      const reader = B.spawn(readToEnd, client);
+      yield* write(conn, small);
+      yield* write(conn, large);
+      yield* close(conn);
+      const received = yield* B.awaitExn(reader);
+      for (const s of [client, server]) yield* close(s);
+      return received.equals(Buffer.concat([small, large]));
+    });
+    expect(same).toBe(true);
+  });
+
   it("what a queued send leaves unsent goes first, in order, while later writes wait behind it", async () => {
     const got = await runNative(function* () {
       const [server, conn, client] = yield* pair();
