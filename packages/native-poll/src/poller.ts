@@ -518,7 +518,6 @@ export class Poller implements Disposable {
     this.destroyed = true;
     this.native.destroy();
     this.gens.fill(0);
-    this.wants.fill(0);
   }
 
   /**
@@ -556,12 +555,9 @@ export class Poller implements Disposable {
     if (this.readArea.length !== 0) this.native.readAhead(this.readArea, wants);
   }
 
-  /** `fd` is no longer registered: its events are dropped and nothing is read for it. */
+  /** `fd` is no longer registered: its events are dropped (the addon reads only for live registrations, and `add` clears `wants`). */
   private forget(fd: number): void {
-    if (fd >= 0 && fd < this.gens.length) {
-      this.gens[fd] = 0;
-      this.wants[fd] = 0;
-    }
+    if (fd >= 0 && fd < this.gens.length) this.gens[fd] = 0;
   }
 
   /** The queued sends were submitted: reports those that did not send everything, and empties the queue. */

@@ -1,10 +1,27 @@
 // The native backend's read-ahead: the poller's batch reads for a parked
 // `read` and hands the bytes over before waking it (src/epoll/ops.ts ReadOp).
 import * as B from "@bobbin/core";
-import { close, read, run, sleep, Timeout, withTimeout, write } from "@bobbin/unix";
+import {
+  accept,
+  close,
+  connect,
+  getsockname,
+  read,
+  run,
+  type Socket,
+  SocketClosed,
+  sleep,
+  Timeout,
+  tcpv4,
+  withTimeout,
+  write,
+} from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { type NativeBackend, nativeBackend } from "../../src/index.js";
 import { pair } from "../helpers.js";
+
+/** The native socket's descriptor number. */
+const fdOf = (sock: Socket): number => (sock as unknown as { fd: number }).fd;
 
 /** Runs `main` on a native backend it is given. */
 function runNative<T>(main: (backend: NativeBackend) => Generator<B.Instruction, T, unknown>): Promise<T> {
@@ -144,5 +161,41 @@ describe("native backend: reads taken with the batch", () => {
     expect(got.ahead).toBe(2); // both bytes came with the batch
     expect(got.kept.join("") + got.rest).toBe("abc");
     expect(got.kept).not.toContain("not reached: cancelled");
+  });
+
+  it("closing a socket whose read is parked: the read fails, and nothing is ever read for its fd number again", async () => {
+    const got = await runNative(function* (backend) {
+      const [server, conn, client] = yield* pair();
+      const reader = B.spawn(function* () {
+        try {
+          yield* read(conn, Buffer.alloc(64));
+          return "read";
+        } catch (e) {
+          return e instanceof SocketClosed ? "SocketClosed" : String(e);
+        }
+      });
+      yield* B.yieldNow(); // parked: the poller would read for it
+      const fd = fdOf(conn);
+      yield* close(conn);
+      const outcome = yield* B.awaitExn(reader);
+      // A new connection's socket takes the closed fd's number; nobody reads it yet.
+      const again = tcpv4();
+      yield* connect(again, getsockname(server));
+      const [peer] = yield* accept(server);
+      const before = backend.stats.readsAhead;
+      yield* write(peer, "for nobody yet");
+      yield* sleep(0.02); // a batch reports it readable
+      const ahead = backend.stats.readsAhead - before;
+      const buf = Buffer.alloc(64);
+      const n = yield* read(again, buf);
+      const reused = fdOf(again) === fd;
+      for (const s of [client, server, again, peer]) yield* close(s);
+      return { outcome, ahead, text: buf.subarray(0, n).toString(), reused, inUse: backend.pool.stats().inUse };
+    });
+    expect(got.outcome).toBe("SocketClosed");
+    expect(got.reused).toBe(true);
+    expect(got.ahead).toBe(0);
+    expect(got.text).toBe("for nobody yet");
+    expect(got.inUse).toBe(0); // no arena slot is held for read-ahead
   });
 });
