@@ -123,8 +123,8 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
  * `send(2)` until every byte is handed to the kernel. Writes to one socket
  * never interleave and keep their order: the write in progress owns the
  * socket's sending side (`sock.writing`) until its last byte is out, later
- * writes queue behind it, and bytes of earlier writes still queued or in the
- * unsent go first.
+ * writes queue behind it, and bytes of earlier writes still queued or unsent
+ * go first.
  */
 export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
   protected attempt(): boolean {
