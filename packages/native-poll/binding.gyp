@@ -11,6 +11,8 @@
         "native/errors.cc",
         "native/poller.cc",
         "native/poller_node.cc",
+        "native/read_ahead.cc",
+        "native/send_queue.cc",
         "native/sockaddr.cc",
         "native/syscalls.cc"
       ],

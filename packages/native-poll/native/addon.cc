@@ -12,6 +12,7 @@
 #include "addon_data.h"
 #include "common.h"
 #include "poller.h"
+#include "send_queue.h"
 
 namespace bobbin {
 
@@ -63,6 +64,9 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   c.Set("LEVEL", Napi::Number::New(env, kLevel));
   c.Set("ONESHOT", Napi::Number::New(env, kOneShot));
   c.Set("EVENT_INTS", Napi::Number::New(env, kEventInts));
+  c.Set("NOT_READ", Napi::Number::New(env, kNotRead));
+  c.Set("NOT_SENT", Napi::Number::New(env, kNotSent));
+  c.Set("SEND_INTS", Napi::Number::New(env, kSendInts));
   c.Set("SLOTS_PER_ARENA", Napi::Number::New(env, kSlotsPerArena));
   c.Set("CANARY_BYTES", Napi::Number::New(env, static_cast<double>(kCanaryBytes)));
   exports.Set("constants", c);

@@ -13,7 +13,7 @@ int Poller::Open(int batch_capacity) {
   if (backend_fd_ >= 0) return -EBUSY;
   if (batch_capacity < 1) batch_capacity = 1;
   capacity_ = batch_capacity;
-  raw_.assign(static_cast<size_t>(batch_capacity) * kEventInts, 0);
+  raw_.assign(static_cast<size_t>(batch_capacity) * kRawInts, 0);
   return OsOpen();
 }
 
@@ -130,7 +130,7 @@ int Poller::Drain(int timeout_ms, int32_t* out, int max_events, bool* woken) {
   if (n <= 0) return n;
   int kept = 0;
   const int32_t* raw = raw_.data();
-  for (int i = 0; i < n; i++, raw += kEventInts) {
+  for (int i = 0; i < n; i++, raw += kRawInts) {
     int fd = raw[0];
     uint32_t gen = static_cast<uint32_t>(raw[1]);
     if (fd < 0 || static_cast<size_t>(fd) >= table_.size()) continue;
@@ -151,6 +151,16 @@ int Poller::Drain(int timeout_ms, int32_t* out, int max_events, bool* woken) {
     o[1] = raw[1];
     o[2] = static_cast<int32_t>(bits);
     kept++;
+  }
+  // Reads only once the events are merged and filtered: one read per live fd.
+  read_ahead_.Begin();
+  for (int32_t* o = out; o < out + kept * kEventInts; o += kEventInts) {
+    if ((o[2] & (kReadable | kHangup | kError)) != 0) {
+      read_ahead_.Read(o[0], &o[3], &o[4]);
+    } else {
+      o[3] = kNotRead;
+      o[4] = 0;
+    }
   }
   return kept;
 }

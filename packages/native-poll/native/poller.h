@@ -31,6 +31,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "read_ahead.h"
+
 namespace bobbin {
 
 // Interest and event bits, the same on every platform (also exported to JS).
@@ -47,8 +49,11 @@ enum Mode : uint8_t {
   kOneShot = 2,  // EPOLLONESHOT / EV_DISPATCH (level-triggered): one event, then disarmed until Rearm()
 };
 
-// Each event takes three int32s in the output array: fd, generation, bits.
-constexpr int kEventInts = 3;
+// The kernel's events, before filtering, take three int32s: fd, generation, bits.
+constexpr int kRawInts = 3;
+// Each event of the output array takes five: fd, generation, bits, and the
+// read-ahead's result and offset in its area (read_ahead.h).
+constexpr int kEventInts = 5;
 constexpr uint32_t kMaxGen = 0x7fffffff;
 
 struct Registration {
@@ -90,7 +95,8 @@ class Poller {
   int Interrupt();
 
   // Waits up to `timeout_ms` (0: do not wait, -1: forever) and writes at most
-  // `max_events` live events as (fd, gen, bits) triples into `out`. Returns the
+  // `max_events` live events as (fd, gen, bits, read, at) into `out`, reading
+  // ahead for the readable ones whose reader waits (read_ahead.h). Returns the
   // number of events, or -errno. `*woken` tells whether Interrupt() was seen.
   int Drain(int timeout_ms, int32_t* out, int max_events, bool* woken);
 
@@ -98,6 +104,7 @@ class Poller {
     return fd >= 0 && static_cast<size_t>(fd) < table_.size() && table_[fd].gen != 0 ? &table_[fd] : nullptr;
   }
   uint32_t registered() const { return registered_; }
+  ReadAhead& read_ahead() { return read_ahead_; }
 
  private:
   // ---- implemented once per platform (poller_epoll.cc, poller_kqueue.cc) ----
@@ -127,6 +134,7 @@ class Poller {
   std::vector<uint64_t> os_events_;   // kernel event buffer (epoll_event / kevent storage)
   std::vector<int32_t> raw_;          // (fd, gen, bits) before filtering
   int capacity_ = 0;
+  ReadAhead read_ahead_;
 };
 
 }  // namespace bobbin

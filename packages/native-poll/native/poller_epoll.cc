@@ -121,7 +121,7 @@ int Poller::OsWait(int timeout_ms, int max, bool* woken) {
     raw[0] = fd;
     raw[1] = static_cast<int32_t>(gen);
     raw[2] = static_cast<int32_t>(FromEpoll(evs[i].events));
-    raw += kEventInts;
+    raw += kRawInts;
     count++;
   }
   return count;

@@ -4,7 +4,8 @@
 // reports it readable, OnReadable drains up to one batch of events without
 // waiting into the Int32Array that JavaScript gave to the constructor and calls
 // the JavaScript callback once, with napi_make_callback, for the whole batch
-// (no object per event). libuv watches the set level-triggered, so a batch
+// (no object per event). Sends JavaScript queued (send_queue.h) are submitted
+// first, in the same call. libuv watches the set level-triggered, so a batch
 // left in the set (more than fit in the array, or level-triggered fds still
 // ready) is reported again on the next loop iteration.
 //
@@ -12,6 +13,7 @@
 // libuv stops using it).
 #include "loop_watched.h"
 #include "poller.h"
+#include "send_queue.h"
 
 namespace bobbin {
 
@@ -34,6 +36,9 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
                            InstanceMethod<&PollerWrap::Interrupt>("interrupt"),
                            InstanceMethod<&PollerWrap::Poll>("poll"),
                            InstanceMethod<&PollerWrap::Generation>("generation"),
+                           InstanceMethod<&PollerWrap::SetReadAhead>("readAhead"),
+                           InstanceMethod<&PollerWrap::SetSendQueue>("sendQueue"),
+                           InstanceMethod<&PollerWrap::Flush>("flush"),
                            InstanceMethod("ref", &PollerWrap::Ref),
                            InstanceMethod("unref", &PollerWrap::Unref),
                            InstanceMethod("destroy", &PollerWrap::Destroy),
@@ -78,9 +83,10 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     bool woken = false;
+    int sent = sends_.Submit();
     int n = h_->payload.Drain(0, batch_, batch_events_, &woken);
     if (n < 0) n = 0;  // a failed epoll_wait on our own set: nothing to report
-    if (n == 0 && !woken) return;
+    if (n == 0 && !woken && sent == 0) return;
     napi_value argv[2];
     napi_create_int32(env, n, &argv[0]);
     napi_get_boolean(env, woken, &argv[1]);
@@ -146,7 +152,51 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
     if (!Live(info, "poll")) return Napi::Value();
     if (info.Length() > 0 && !ArgInt32(info, 0, "poller.poll", &timeout)) return Napi::Value();
     bool woken = false;
+    sends_.Submit();
     return Napi::Number::New(info.Env(), h_->payload.Drain(timeout, batch_, batch_events_, &woken));
+  }
+
+  // flush() → how many queued sends were submitted (their results are in the queue).
+  Napi::Value Flush(const Napi::CallbackInfo& info) {
+    if (!Live(info, "flush")) return Napi::Value();
+    return Napi::Number::New(info.Env(), sends_.Submit());
+  }
+
+  // sendQueue(staging: Uint8Array, queue: Int32Array): the memories of the
+  // queued sends (send_queue.h), kept alive here.
+  Napi::Value SetSendQueue(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Live(info, "sendQueue")) return Napi::Value();
+    if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array ||
+        !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+      Napi::TypeError::New(env, "poller.sendQueue(staging: Uint8Array, queue: Int32Array)").ThrowAsJavaScriptException();
+      return Napi::Value();
+    }
+    Napi::Uint8Array staging = info[0].As<Napi::Uint8Array>();
+    Napi::Int32Array queue = info[1].As<Napi::Int32Array>();
+    staging_ref_ = Napi::Persistent(staging.As<Napi::Object>());
+    queue_ref_ = Napi::Persistent(queue.As<Napi::Object>());
+    sends_.Install(staging.Data(), staging.ElementLength(), queue.Data(), queue.ElementLength());
+    return env.Undefined();
+  }
+
+  // readAhead(area: Uint8Array, wants: Int32Array): the memories of the
+  // read-ahead (read_ahead.h), kept alive here; given again when JavaScript
+  // grows `wants`.
+  Napi::Value SetReadAhead(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Live(info, "readAhead")) return Napi::Value();
+    if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array ||
+        !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+      Napi::TypeError::New(env, "poller.readAhead(area: Uint8Array, wants: Int32Array)").ThrowAsJavaScriptException();
+      return Napi::Value();
+    }
+    Napi::Uint8Array area = info[0].As<Napi::Uint8Array>();
+    Napi::Int32Array wants = info[1].As<Napi::Int32Array>();
+    area_ref_ = Napi::Persistent(area.As<Napi::Object>());
+    wants_ref_ = Napi::Persistent(wants.As<Napi::Object>());
+    h_->payload.read_ahead().Install(area.Data(), area.ElementLength(), wants.Data(), wants.ElementLength());
+    return env.Undefined();
   }
 
   Napi::Value GetFd(const Napi::CallbackInfo& info) {
@@ -161,6 +211,11 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   int batch_events_ = 0;
   Napi::ObjectReference batch_ref_;  // keeps the batch array (and batch_) alive
   Napi::FunctionReference on_batch_;
+  Napi::ObjectReference area_ref_;   // keeps the read-ahead's area alive
+  Napi::ObjectReference wants_ref_;  // and its table of wanted bytes
+  SendQueue sends_;
+  Napi::ObjectReference staging_ref_;  // keeps the queued sends' bytes alive
+  Napi::ObjectReference queue_ref_;    // and their entries
 };
 
 }  // namespace

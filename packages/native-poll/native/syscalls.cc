@@ -25,6 +25,7 @@
 
 #include "addon_data.h"
 #include "common.h"
+#include "raw_io.h"
 #include "sockaddr.h"
 
 #ifndef IOV_MAX
@@ -39,17 +40,6 @@ namespace {
 constexpr int kSendFlags = MSG_NOSIGNAL;
 #else
 constexpr int kSendFlags = 0;
-#endif
-
-// read(2) and send(2) without glibc's cancellation-point bookkeeping (an
-// enable/disable pair around every call in a threaded process, as much work as
-// the wrapper itself): Node never cancels its threads.
-#if defined(__linux__)
-inline ssize_t SysRead(int fd, void* p, size_t n) { return syscall(SYS_read, fd, p, n); }
-inline ssize_t SysSend(int fd, const void* p, size_t n, int flags) { return syscall(SYS_sendto, fd, p, n, flags, nullptr, 0); }
-#else
-inline ssize_t SysRead(int fd, void* p, size_t n) { return read(fd, p, n); }
-inline ssize_t SysSend(int fd, const void* p, size_t n, int flags) { return send(fd, p, n, flags); }
 #endif
 
 inline Napi::Value Result(Napi::Env env, ssize_t r) {

@@ -24,6 +24,9 @@ export interface NativePollerHandle {
   interrupt(): number;
   poll(timeoutMs: number): number;
   generation(fd: number): number;
+  readAhead(area: Uint8Array, wants: Int32Array): void;
+  sendQueue(staging: Uint8Array, queue: Int32Array): void;
+  flush(): number;
   ref(): void;
   unref(): void;
   destroy(): void;
@@ -118,6 +121,9 @@ export interface NativeAddon extends NativeInfo {
     LEVEL: number;
     ONESHOT: number;
     EVENT_INTS: number;
+    NOT_READ: number;
+    NOT_SENT: number;
+    SEND_INTS: number;
     SLOTS_PER_ARENA: number;
     CANARY_BYTES: number;
   };

@@ -53,13 +53,23 @@ export type PollMode = "edge" | "level" | "oneshot";
  * removed or closed earlier in the same batch (or registered again since) are
  * not delivered.
  *
+ * With read-ahead (the `readAhead` option), `read` says what the poller read
+ * from the fd while it drained the batch, for an fd given a size with
+ * {@link Poller.want}: the bytes read (0: the end of the stream), now in
+ * {@link Poller.readArea} from offset `at`; a negative errno; or
+ * {@link Poller.NOT_READ} when it read nothing. The bytes stay there only
+ * while the handler runs (the next batch reuses the area).
+ *
  * @example
  * ```ts
  * const handler: PollHandler = (fd, events, token) => { if (events & PollEvent.READABLE) wake(fd, token); };
+ * const withReadAhead: PollHandler = (fd, events, token, read, at) => {
+ *   if (read > 0) chunks.push(poller.readArea.slice(at, at + read));
+ * };
  * ```
  * @throws never (a type; what the handler throws is rethrown after the batch).
  */
-export type PollHandler = (fd: number, events: number, token: number) => void;
+export type PollHandler = (fd: number, events: number, token: number, read: number, at: number) => void;
 
 /**
  * Options of {@link Poller}.
@@ -77,6 +87,27 @@ export interface PollerOptions {
   readonly onInterrupt?: () => void;
   /** Whether the poller keeps Node's process alive (like a server). Default `true`; see {@link Poller.unref}. */
   readonly ref?: boolean;
+  /**
+   * Bytes of the read-ahead area (0: no read-ahead, the default). With it, a
+   * batch also reads each ready fd given a size with {@link Poller.want}, in
+   * the same call into the addon (see {@link PollHandler}).
+   */
+  readonly readAhead?: number;
+  /**
+   * Bytes of the staging area for queued sends (0: none, the default). With
+   * it, {@link Poller.stage} queues a send, and the next call into the addon
+   * (a batch, {@link Poller.poll}, {@link Poller.flush}) submits every queued
+   * send first, in order.
+   */
+  readonly sendStaging?: number;
+  /**
+   * Called, when queued sends were submitted, for each one that did not send
+   * all its bytes: `result` is the bytes sent, a negative errno, or
+   * {@link Poller.NOT_SENT} (an earlier send to the same fd in that submission
+   * was short or failed, so this one was not tried); `unsent` is what is left,
+   * valid during the call only. It must not stage or flush.
+   */
+  readonly onSend?: (fd: number, result: number, unsent: Uint8Array) => void;
 }
 
 /**
@@ -85,7 +116,7 @@ export interface PollerOptions {
  *
  * @example
  * ```ts
- * const { batches, batchEvents, polls, pollEvents } = poller.stats;
+ * const { batches, batchEvents, polls, pollEvents, readsAhead, sends } = poller.stats;
  * console.log(`${batchEvents / batches} events per batch from Node's loop, ${pollEvents} drained by ${polls} polls`);
  * ```
  * @throws never (a type).
@@ -99,9 +130,26 @@ export interface PollerStats {
   readonly polls: number;
   /** Events those calls drained. */
   readonly pollEvents: number;
+  /** Reads the batches did ahead for fds given a size with {@link Poller.want} (their `read` was not `NOT_READ`). */
+  readonly readsAhead: number;
+  /** Sends queued with {@link Poller.stage} and submitted. */
+  readonly sends: number;
 }
 
 const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };
+/** The addon's kNotRead (read_ahead.h): a handler's `read` when nothing was read; also its kNotSent (send_queue.h). */
+const NOT_READ = -0x80000000;
+/** Int32s per queued send (the addon's kSendInts). */
+const SEND_INTS = 4;
+
+/** A byte count option: an integer in 0 … 2^30, 0 when absent. */
+function byteCount(value: number | undefined, name: string): number {
+  const n = value ?? 0;
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 30) {
+    throw new RangeError(`new Poller(handler, { ${name} }): ${name} must be an integer in 0 … 2^30 bytes, got ${n}`);
+  }
+  return n;
+}
 
 /**
  * An epoll/kqueue set in Node's loop. Registrations carry a generation token;
@@ -123,18 +171,32 @@ const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };
  * @throws NativeUnavailable (from the constructor) when the addon is not built.
  */
 export class Poller implements Disposable {
-  private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0 };
+  /** What a handler's `read` is when the poller read nothing from the fd (the addon's `NOT_READ`, INT32_MIN). */
+  static readonly NOT_READ: number = NOT_READ;
+  /** What `onSend`'s `result` is for a queued send that was not tried (the addon's `NOT_SENT`, INT32_MIN). */
+  static readonly NOT_SENT: number = NOT_READ;
+  /** Where a batch's read-ahead lands (empty without the `readAhead` option). */
+  readonly readArea: Uint8Array;
+  private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0, readsAhead: 0, sends: 0 };
   private readonly native: NativePollerHandle;
   private readonly batch: Int32Array;
   /** The live generation of each fd (0: not registered), for filtering within a batch. */
   private gens: Int32Array = new Int32Array(256);
+  /** Bytes the poller reads ahead per fd (0: none); shared with the addon, as long as `gens`. */
+  private wants: Int32Array = new Int32Array(256);
+  private readonly stride: number;
+  /** Queued sends: [count, then (fd, offset, length, result) per send]; shared with the addon. */
+  private readonly sendQueue: Int32Array;
+  private readonly staging: Uint8Array;
+  private stagingUsed = 0;
+  private readonly onSend: ((fd: number, result: number, unsent: Uint8Array) => void) | undefined;
   private readonly onInterrupt: (() => void) | undefined;
   private destroyed = false;
   /** A batch is being handed to the handler (its array must not be refilled). */
   private dispatching = false;
 
   /**
-   * @throws RangeError when `batchSize` is not an integer in 1 … 1,000,000.
+   * @throws RangeError when `batchSize` is not an integer in 1 … 1,000,000, or `readAhead` or `sendStaging` not one in 0 … 2^30.
    * @throws TypeError when `handler` is not a function.
    * @throws NativeUnavailable when the addon is not built.
    * @throws Error (Node-style, e.g. `EMFILE`) when the set cannot be created.
@@ -148,15 +210,25 @@ export class Poller implements Disposable {
     if (!Number.isInteger(size) || size < 1 || size > 1_000_000) {
       throw new RangeError(`new Poller(handler, { batchSize }): batchSize must be an integer in 1 … 1000000, got ${size}`);
     }
+    const ahead = byteCount(options.readAhead, "readAhead");
+    const staging = byteCount(options.sendStaging, "sendStaging");
     this.onInterrupt = options.onInterrupt;
     const native = loadAddon();
-    this.batch = new Int32Array(size * native.constants.EVENT_INTS);
+    this.stride = native.constants.EVENT_INTS;
+    this.batch = new Int32Array(size * this.stride);
+    this.readArea = new Uint8Array(ahead);
+    this.staging = new Uint8Array(staging);
+    this.sendQueue = new Int32Array(1 + (staging === 0 ? 0 : size) * SEND_INTS);
+    this.onSend = options.onSend;
     this.native = new native.NativePoller(this.batch, (count, woken) => {
+      this.settleSends();
       this.counts.batches++;
       this.counts.batchEvents += count;
       this.dispatch(count, woken);
     });
     if (options.ref === false) this.native.unref();
+    if (ahead > 0) this.native.readAhead(this.readArea, this.wants);
+    if (staging > 0) this.native.sendQueue(this.staging, this.sendQueue);
   }
 
   /** What the poller has delivered so far (see {@link PollerStats}), kept up to date: for tuning and tests. */
@@ -193,16 +265,29 @@ export class Poller implements Disposable {
       throw new RangeError(`poller.add(fd, interest, mode): mode must be "edge", "level" or "oneshot", got ${String(mode)}`);
     const gen = this.live("add").add(fd, interest, m);
     if (gen < 0) throw errnoException(gen, "epoll_ctl", `(add fd ${fd})`);
-    let gens = this.gens;
-    if (fd >= gens.length) {
-      let n = gens.length * 2;
-      while (n <= fd) n *= 2;
-      const grown = new Int32Array(n);
-      grown.set(gens);
-      this.gens = gens = grown;
-    }
-    gens[fd] = gen;
+    if (fd >= this.gens.length) this.grow(fd);
+    this.gens[fd] = gen;
+    this.wants[fd] = 0;
     return gen;
+  }
+
+  /**
+   * With read-ahead: how many bytes the next batch reporting `fd` readable
+   * reads from it (0: none; the handler then reads for itself). Set it while
+   * a reader waits on the fd, clear it when none does: the poller reads for
+   * whoever is waiting, and bytes it read go to the handler only.
+   *
+   * @example
+   * ```ts
+   * poller.want(fd, reader.length);   // a reader parks
+   * poller.want(fd, 0);               // it left
+   * ```
+   * @throws RangeError without the `readAhead` option, or for an fd that is not registered.
+   */
+  want(fd: number, bytes: number): void {
+    if (this.readArea.length === 0) throw new RangeError("poller.want(fd, bytes): this poller has no read-ahead (the readAhead option)");
+    if (this.token(fd) === 0) throw new RangeError(`poller.want(fd, bytes): fd ${fd} is not registered`);
+    this.wants[fd] = bytes;
   }
 
   /**
@@ -263,7 +348,7 @@ export class Poller implements Disposable {
    */
   remove(fd: number): void {
     const rc = this.live("remove").remove(fd);
-    if (fd < this.gens.length) this.gens[fd] = 0;
+    this.forget(fd);
     if (rc < 0) throw errnoException(rc, "epoll_ctl", `(remove fd ${fd})`);
   }
 
@@ -279,7 +364,7 @@ export class Poller implements Disposable {
    */
   close(fd: number): void {
     const rc = this.live("close").close(fd);
-    if (fd < this.gens.length) this.gens[fd] = 0;
+    this.forget(fd);
     if (rc < 0) throw errnoException(rc, "close");
   }
 
@@ -332,11 +417,64 @@ export class Poller implements Disposable {
       );
     }
     const n = this.live("poll").poll(timeoutMs);
+    this.settleSends();
     if (n < 0) throw errnoException(n, "epoll_wait");
     this.counts.polls++;
     this.counts.pollEvents += n;
     this.dispatch(n, false);
     return n;
+  }
+
+  /**
+   * With a staging area (the `sendStaging` option): queues a send of
+   * `src[off, off + len)` to `fd`, copying the bytes; the next call into the
+   * addon submits it. Returns false, queuing nothing, when the staging area
+   * or the queue has no room (flush, or send directly). What a submitted
+   * send did not send is reported to `onSend`.
+   *
+   * @example
+   * ```ts
+   * if (!poller.stage(fd, bytes, 0, bytes.length)) { poller.flush(); poller.stage(fd, bytes, 0, bytes.length); }
+   * ```
+   * @throws RangeError when `len` is not positive or the range is not inside `src`.
+   */
+  stage(fd: number, src: Uint8Array, off: number, len: number): boolean {
+    if (!(len > 0 && off >= 0 && off + len <= src.length)) {
+      throw new RangeError(`poller.stage(fd, src, off, len): ${off} + ${len} is not a non-empty range of ${src.length} bytes`);
+    }
+    const q = this.sendQueue;
+    const count = q[0]!;
+    const at = this.stagingUsed;
+    if (at + len > this.staging.length || 1 + (count + 1) * SEND_INTS > q.length) return false;
+    this.staging.set(len === src.length ? src : src.subarray(off, off + len), at);
+    const e = 1 + count * SEND_INTS;
+    q[e] = fd;
+    q[e + 1] = at;
+    q[e + 2] = len;
+    q[0] = count + 1;
+    this.stagingUsed = at + len;
+    return true;
+  }
+
+  /** How many sends are queued (see {@link Poller.stage}). */
+  get staged(): number {
+    return this.sendQueue[0]!;
+  }
+
+  /**
+   * Submits the queued sends now (one call into the addon), without draining
+   * events.
+   *
+   * @example
+   * ```ts
+   * poller.flush();
+   * ```
+   * @throws Error when the poller is destroyed.
+   */
+  flush(): void {
+    if (this.sendQueue[0] === 0) return;
+    this.live("flush").flush();
+    this.settleSends();
   }
 
   /**
@@ -404,19 +542,58 @@ export class Poller implements Disposable {
     return this.native;
   }
 
+  /** The tables indexed by fd grow to hold `fd`; the addon gets the new `wants`. */
+  private grow(fd: number): void {
+    let n = this.gens.length * 2;
+    while (n <= fd) n *= 2;
+    const gens = new Int32Array(n);
+    gens.set(this.gens);
+    this.gens = gens;
+    const wants = new Int32Array(n);
+    wants.set(this.wants);
+    this.wants = wants;
+    if (this.readArea.length !== 0) this.native.readAhead(this.readArea, wants);
+  }
+
+  /** `fd` is no longer registered: its events are dropped (the addon reads only for live registrations, and `add` clears `wants`). */
+  private forget(fd: number): void {
+    if (fd >= 0 && fd < this.gens.length) this.gens[fd] = 0;
+  }
+
+  /** The queued sends were submitted: reports those that did not send everything, and empties the queue. */
+  private settleSends(): void {
+    const q = this.sendQueue;
+    const count = q[0]!;
+    if (count === 0) return;
+    this.counts.sends += count;
+    const onSend = this.onSend;
+    for (let e = 1; e < 1 + count * SEND_INTS; e += SEND_INTS) {
+      const len = q[e + 2]!;
+      const result = q[e + 3]!;
+      if (result === len || onSend === undefined) continue;
+      const off = q[e + 1]!;
+      onSend(q[e]!, result, this.staging.subarray(off + Math.max(result, 0), off + len));
+    }
+    q[0] = 0;
+    this.stagingUsed = 0;
+  }
+
   private dispatch(count: number, woken: boolean): void {
     const batch = this.batch;
     const handler = this.handler;
+    const stride = this.stride;
     let failed = false;
     let failure: unknown;
     this.dispatching = true;
-    for (let i = 0, j = 0; i < count; i++, j += 3) {
+    for (let i = 0, j = 0; i < count; i++, j += stride) {
       const fd = batch[j]!;
       const gen = batch[j + 1]!;
       // Re-read this.gens: a handler may have grown it.
       if (this.gens[fd] !== gen) continue; // removed, closed or re-registered during this batch
+      const read = batch[j + 3]!;
+      if (read !== NOT_READ) this.counts.readsAhead++;
       try {
-        handler(fd, batch[j + 2]!, gen);
+        handler(fd, batch[j + 2]!, gen, read, batch[j + 4]!);
       } catch (error) {
         // Deliver the rest of the batch (edge-triggered events are not
         // repeated), then report the first failure.

@@ -232,7 +232,7 @@ describe("Poller: in Node's loop", () => {
     syscalls.write(pipes[0]![1], byte);
     expect(poller.poll()).toBe(1);
     expect(poller.poll()).toBe(0);
-    expect(poller.stats).toEqual({ batches: 0, batchEvents: 0, polls: 2, pollEvents: 1 });
+    expect(poller.stats).toEqual({ batches: 0, batchEvents: 0, polls: 2, pollEvents: 1, readsAhead: 0, sends: 0 });
     syscalls.read(pipes[0]![0], Buffer.alloc(1)); // empty again: the next byte is a new edge
     for (const [, w] of pipes) syscalls.write(w, byte);
     await until(() => seen.length === 4);

@@ -13,6 +13,8 @@ import { NativeSocket } from "./socket.js";
 
 // errno values, negative, read once from the platform.
 const { ECONNABORTED, EPROTO } = Errno;
+/** A reader's `ahead` when the batch read nothing for it. */
+const NOTHING = Number.NEGATIVE_INFINITY;
 
 /** `accept`: one pending connection, taken with `accept4`. */
 export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
@@ -41,17 +43,51 @@ export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Add
   }
 }
 
-/** `read`: `read(2)` into the caller's buffer; 0 at the end of the stream. */
+/**
+ * `read`: `read(2)` into the caller's buffer; 0 at the end of the stream.
+ * Parked, it is read for by the poller's batch (read-ahead): the bytes
+ * arrive with the batch and are copied into its buffer before it is woken.
+ */
 export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
+  /** What the batch read for it: bytes (≥ 0), a negative errno, or -Infinity (nothing yet). */
+  private ahead = NOTHING;
+
+  /** Bytes the poller may read for it while it waits. */
+  get wanted(): number {
+    return this.len;
+  }
+
+  /**
+   * The batch read for this reader (the first parked on its socket): `read`
+   * bytes (or -errno) from `area` at `at`. The caller wakes it next.
+   */
+  takeAhead(read: number, area: Uint8Array, at: number): void {
+    const s = this.sock;
+    this.ahead = read;
+    if (read <= 0) return;
+    this.buf.set(area.subarray(at, at + read), this.off);
+    // A short read emptied the receive queue (what was asked: the reader's length, or the area's rest).
+    if (read < Math.min(this.len, area.length - at) && !s.hup) s.readable = false;
+  }
+
   /** Over: the socket keeps it for its next `read` (no allocation per read). */
   protected override finished(): void {
     this.buf = EMPTY;
+    this.ahead = NOTHING;
     this.sock.spareRead ??= this;
   }
 
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("read()");
+    const ahead = this.ahead;
+    if (ahead !== NOTHING) {
+      this.ahead = NOTHING;
+      if (ahead < 0) throw errnoException(ahead, "read");
+      if (s.readers.length !== 0) this.backend.passRead(s);
+      this.value = ahead;
+      return true;
+    }
     if (s.receiveShut) {
       this.value = 0;
       return true;
@@ -68,20 +104,53 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
     if (wouldBlock(n)) return (s.readable = false);
     throw errnoException(n, "read");
   }
+
+  protected override wait(): void {
+    super.wait();
+    this.backend.syncWant(this.sock);
+  }
+
+  protected override unwait(): void {
+    super.unwait();
+    this.backend.syncWant(this.sock);
+  }
 }
 
 /**
- * `write`: `send(2)` until every byte is handed to the kernel. Writes to one
- * socket never interleave: the write in progress owns the socket's sending
- * side (`sock.writing`) until its last byte is out, and later writes queue
- * behind it in order.
+ * `write`: a small write is staged in the poller's queue and returns at
+ * once, sent with the next call into the addon (together with the batch's
+ * other sends); a larger one, or one that meets a full send buffer, is
+ * `send(2)` until every byte is handed to the kernel. Writes to one socket
+ * never interleave and keep their order: the write in progress owns the
+ * socket's sending side (`sock.writing`) until its last byte is out, later
+ * writes queue behind it, and bytes of earlier writes still queued or unsent
+ * go first.
  */
 export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
   protected attempt(): boolean {
     const s = this.sock;
+    const b = this.backend;
     if (s.state === "closed") throw new SocketClosed("write()");
     if (!this.takeTurn()) return false;
-    const sys = this.backend.sys;
+    for (;;) {
+      const failed = s.sendError;
+      if (failed !== null) {
+        s.sendError = null;
+        this.release();
+        throw failed;
+      }
+      if (s.unsent !== null) {
+        if (!b.pushUnsent(s)) return false;
+        continue;
+      }
+      if (this.done === 0 && s.writable && b.stage(s, this.buf, this.off, this.len)) {
+        this.release();
+        return true;
+      }
+      if (!b.hasStaged(s)) break;
+      b.submitSends(); // this socket's queued bytes go before these
+    }
+    const sys = b.sys;
     const len = this.len;
     while (this.done < len) {
       if (!s.writable) return false;
@@ -118,16 +187,28 @@ export class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Addre
   }
 }
 
-/** `close`: the fd is closed at once (close(2) does not wait), so this never parks. */
+/**
+ * `close`: once the bytes of returned writes are out (queued sends are sent
+ * at once; unsent bytes wait for the socket to be writable), the fd is closed
+ * (close(2) does not wait). Given up (cancelled, timed out), it closes at once.
+ */
 export class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
-    this.backend.closeNow(this.sock);
+    const s = this.sock;
+    const b = this.backend;
+    if (s.state !== "closed" && !b.sendsOut(s)) return false;
+    b.closeNow(s);
     return true;
   }
 
-  protected wait(): void {}
+  protected wait(): void {
+    this.backend.parking.park(this.sock.closers, this);
+  }
 
-  protected unwait(): void {}
+  protected unwait(): void {
+    this.backend.parking.unpark(this.sock.closers, this);
+    this.backend.closeNow(this.sock);
+  }
 }
 
 /** Waits until the socket is readable, without a buffer and without a system call. */

@@ -12,6 +12,11 @@
  *   buffer was full).
  * A parked operation is woken only by an event, so a cleared flag is never
  * trusted to stay clear: it only saves the system call that would say EAGAIN.
+ *
+ * Sending: a small write is staged in the poller's queue and returns; the
+ * next call into the addon sends it. What a queued send did not send waits in
+ * `unsent`, ahead of every later write, until the socket is writable again;
+ * an error of a queued send is thrown by the socket's next `write`.
  */
 import { RawSocket, type Waiter } from "../sockets.js";
 import type { NativeBackend } from "./backend.js";
@@ -26,4 +31,14 @@ export class NativeSocket extends RawSocket<NativeBackend> {
   receiveShut = false;
   /** The stream write in progress: it owns the sending side until its last byte is out. */
   writing: Waiter | null = null;
+  /** The index (in the poller's count of sends) of this socket's last queued send; -1: none yet. */
+  lastStaged = -1;
+  /** Bytes of returned writes that the kernel did not take yet, sent before anything else. */
+  unsent: Uint8Array | null = null;
+  /** The error of a queued send, thrown by the next `write`. */
+  sendError: Error | null = null;
+  /** `shutdown("send")` waits for the unsent bytes. */
+  shutPending = false;
+  /** `close` operations waiting for the unsent bytes to go out. */
+  readonly closers: Waiter[] = [];
 }

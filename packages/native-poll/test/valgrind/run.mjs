@@ -104,11 +104,87 @@ async function pollerChecks() {
     sys.close(r);
     sys.close(w);
   }
+  // Read-ahead: reads into JavaScript's area during a drain, bounded by the
+  // area and by what each fd wants; installed again over a grown table; a
+  // poller with read-ahead left to the GC.
+  {
+    const rb = new Int32Array(4 * C.EVENT_INTS);
+    const ra = new native.NativePoller(rb, () => {});
+    ra.unref();
+    const area = new Uint8Array(6);
+    let wants = new Int32Array(8);
+    ra.readAhead(area, wants);
+    const ps = [pipe(), pipe(), pipe()];
+    for (const [r, w] of ps) {
+      ra.add(r, C.READABLE, C.EDGE);
+      if (r >= wants.length) {
+        const grown = new Int32Array(r + 1);
+        grown.set(wants);
+        wants = grown;
+        ra.readAhead(area, wants);
+      }
+      wants[r] = 4;
+      eq(sys.write(w, Buffer.from("1234"), 0, 4), 4, "write for read-ahead");
+    }
+    eq(ra.poll(0), 3, "read-ahead drain");
+    const reads = [rb[3], rb[3 + C.EVENT_INTS], rb[3 + 2 * C.EVENT_INTS]];
+    eq(reads.join(","), `4,2,${C.NOT_READ}`, "read-ahead bounded by the area");
+    throws(() => ra.readAhead(new Int32Array(1), wants), TypeError, "read-ahead area not bytes");
+    ra.destroy();
+    for (const [r, w] of ps) {
+      sys.close(r);
+      sys.close(w);
+    }
+    (() => {
+      const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
+      lost.readAhead(new Uint8Array(16), new Int32Array(4));
+    })();
+  }
+  // Queued sends: submitted by flush() and by a drain, in order; an entry
+  // outside the staging area refused; a short send stops the fd's later
+  // entries; a poller with a send queue left to the GC.
+  {
+    const sq = new native.NativePoller(new Int32Array(4 * C.EVENT_INTS), () => {});
+    sq.unref();
+    const staging = new Uint8Array(16);
+    const queue = new Int32Array(1 + 4 * C.SEND_INTS);
+    sq.sendQueue(staging, queue);
+    const [a, b] = sys.socketpair(1);
+    staging.set(Buffer.from("abcdef"));
+    const entries = [
+      [a, 0, 3],
+      [a, 3, 3],
+      [a, 10, 100], // outside the area
+      [a, -1, 2], // outside the area
+    ];
+    for (const [i, [fd, off, len]] of entries.entries()) queue.set([fd, off, len, 0], 1 + i * C.SEND_INTS);
+    queue[0] = entries.length;
+    eq(sq.flush(), 4, "flush submits every entry");
+    eq([4, 8, 12, 16].map((i) => queue[i]).join(","), "3,3,-22,-22", "results: sent, sent, EINVAL, EINVAL");
+    const got = Buffer.alloc(16);
+    eq(sys.read(b, got, 0, 16), 6, "the peer got both sends");
+    eq(got.subarray(0, 6).toString(), "abcdef", "in order");
+    // A full send buffer: the first entry fails with EAGAIN, the second is not tried.
+    const big = Buffer.alloc(1 << 16, 1);
+    while (sys.write(a, big, 0, big.length) > 0);
+    queue.set([a, 0, 3, 0, a, 3, 3, 0], 1);
+    queue[0] = 2;
+    eq(sq.poll(0) >= 0, true, "a drain submits queued sends");
+    eq(queue[4] < 0 && queue[8] === C.NOT_SENT, true, "a blocked fd's later sends are not tried");
+    throws(() => sq.sendQueue(new Int32Array(4), queue), TypeError, "staging not bytes");
+    sq.destroy();
+    sys.close(a);
+    sys.close(b);
+    (() => {
+      const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
+      lost.sendQueue(new Uint8Array(16), new Int32Array(9));
+    })();
+  }
   // A poller destroyed from inside its own batch callback.
   {
     let called = 0;
     const [r, w] = pipe();
-    const self = new native.NativePoller(new Int32Array(3), () => {
+    const self = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {
       called++;
       self.destroy();
     });
@@ -121,7 +197,7 @@ async function pollerChecks() {
   }
   // A poller nobody destroys: closed by its finalizer after GC.
   (() => {
-    const lost = new native.NativePoller(new Int32Array(3), () => {});
+    const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
     const [r, w] = pipe();
     lost.add(r, C.READABLE, C.EDGE);
     sys.close(r);
