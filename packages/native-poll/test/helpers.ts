@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
-import { accept, bindAndListen, connect, getsockname, type Socket, tcpv4 } from "@bobbin/unix";
-import { syscalls, uringSupport } from "../src/index.js";
+import { accept, bindAndListen, connect, getsockname, run, type Socket, tcpv4 } from "@bobbin/unix";
+import { type NativeBackend, nativeBackend, syscalls, uringSupport } from "../src/index.js";
 
 /** A non-blocking pipe, as numbers (throws on failure). */
 export function pipe(): [number, number] {
@@ -69,4 +69,15 @@ export function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unkn
   yield* connect(client, getsockname(server));
   const [conn] = yield* accept(server);
   return [server, conn, client];
+}
+
+/** Runs `main` on a native backend it is given (to look at its poller, say). */
+export function runNative<T>(main: (backend: NativeBackend) => Generator<B.Instruction, T, unknown>): Promise<T> {
+  let backend!: NativeBackend;
+  return run(
+    function* () {
+      return yield* main(backend);
+    },
+    { backend: () => (backend = nativeBackend()) },
+  );
 }

@@ -3,21 +3,9 @@
 // addon; what the kernel does not take goes first once the socket is
 // writable again (src/epoll/ops.ts WriteOp, src/epoll/backend.ts).
 import * as B from "@bobbin/core";
-import { close, read, run, type Socket, shutdown, sleep, write } from "@bobbin/unix";
+import { close, read, type Socket, shutdown, sleep, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { type NativeBackend, nativeBackend } from "../../src/index.js";
-import { pair } from "../helpers.js";
-
-/** Runs `main` on a native backend it is given. */
-function runNative<T>(main: (backend: NativeBackend) => Generator<B.Instruction, T, unknown>): Promise<T> {
-  let backend!: NativeBackend;
-  return run(
-    function* () {
-      return yield* main(backend);
-    },
-    { backend: () => (backend = nativeBackend()) },
-  );
-}
+import { pair, runNative } from "../helpers.js";
 
 /** Reads `sock` to the end of the stream. */
 function* readToEnd(sock: Socket, pause = 0): Generator<B.Instruction, Buffer, unknown> {

@@ -7,7 +7,6 @@ import {
   connect,
   getsockname,
   read,
-  run,
   type Socket,
   SocketClosed,
   sleep,
@@ -17,22 +16,10 @@ import {
   write,
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { type NativeBackend, nativeBackend } from "../../src/index.js";
-import { pair } from "../helpers.js";
+import { pair, runNative } from "../helpers.js";
 
 /** The native socket's descriptor number. */
 const fdOf = (sock: Socket): number => (sock as unknown as { fd: number }).fd;
-
-/** Runs `main` on a native backend it is given. */
-function runNative<T>(main: (backend: NativeBackend) => Generator<B.Instruction, T, unknown>): Promise<T> {
-  let backend!: NativeBackend;
-  return run(
-    function* () {
-      return yield* main(backend);
-    },
-    { backend: () => (backend = nativeBackend()) },
-  );
-}
 
 describe("native backend: reads taken with the batch", () => {
   it("a parked read gets its bytes from the batch, without a read of its own", async () => {
