@@ -2,22 +2,8 @@
 // select's signals, cancelled suspension points forgotten in select,
 // interrupt ending a blocked select (in dom0 and in a worker domain).
 import * as B from "@bobbin/core";
-import {
-  accept,
-  bindAndListen,
-  close,
-  connect,
-  getsockname,
-  type InetAddress,
-  read,
-  run,
-  type Socket,
-  sleep,
-  Timeout,
-  tcpv4,
-  withTimeout,
-  write,
-} from "@bobbin/unix";
+import { close, read, run, sleep, Timeout, withTimeout, write } from "@bobbin/unix";
+import { connectedPair } from "@bobbin/unix/conformance";
 import { describe, expect, it } from "vitest";
 import { type PollBackend, pollBackend } from "../../src/poll-backend/backend.js";
 import type { Poller } from "../../src/poll-backend/poller.js";
@@ -31,18 +17,6 @@ function onPoll<T>(main: (poller: Poller) => Generator<B.Instruction, T, unknown
     },
     { backend: pollBackend },
   );
-}
-
-/** A connected TCP pair on loopback and its listener. */
-function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
-  const peer = B.spawn(function* () {
-    return (yield* accept(server))[0];
-  });
-  const sock = tcpv4();
-  yield* connect(sock, getsockname(server) as InetAddress);
-  return [sock, yield* B.awaitExn(peer), server];
 }
 
 describe("the poll backend keeps Miou's events contract", () => {

@@ -33,7 +33,7 @@ import { sharingTests } from "./sharing.js";
 import { soakTests } from "./soak.js";
 
 export type { ConformanceOptions } from "./context.js";
-export { activeHandles, leaked } from "./support.js";
+export { activeHandles, connectedPair, leaked } from "./support.js";
 
 /**
  * Defines the conformance tests of a backend (vitest `describe`/`it`), in a

@@ -151,7 +151,17 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
   expect(back.equals(data)).toBe(true);
 }
 
-/** @internal A connected TCP pair on loopback: `[ours, theirs, listener]`. */
+/**
+ * In a run: a connected TCP pair on loopback, and the listener it came from
+ * (`[ours, theirs, listener]`), for a backend's own tests beside the suite.
+ *
+ * @example
+ * ```ts
+ * const [sock, peer, server] = yield* connectedPair();
+ * yield* write(sock, "ping");
+ * ```
+ * @throws what the backend's `bindAndListen`, `connect` or `accept` throws.
+ */
 export function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
   const server = tcpv4();
   yield* bindAndListen(server, { host: LO4, port: 0 });
