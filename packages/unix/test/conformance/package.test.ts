@@ -14,7 +14,7 @@ describe("the published conformance suite", () => {
       ["--input-type=module", "-e", 'const m = await import("@bobbin/unix/conformance"); console.log(Object.keys(m).sort().join(" "))'],
       { cwd: root, encoding: "utf8", timeout: 20_000 },
     );
-    expect(out.trim()).toBe("activeHandles conformance leaked");
+    expect(out.trim()).toBe("activeHandles conformance connectedPair leaked");
   });
 
   it("vitest is an optional peer dependency, and the main entry does not import it", () => {
