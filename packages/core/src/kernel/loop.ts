@@ -32,20 +32,23 @@ export class Loop {
   /** Steps between two reads of the clock (see the file comment). */
   private clockEvery = 1;
   private readonly runFn = (): void => this.run();
+  /** The backend's `batchWakes`: a wake from a Node callback runs with the rest of that phase's callbacks. */
+  private readonly batchWakes: boolean;
 
   constructor(
     private readonly k: Kernel,
     private readonly pollEvery: number,
     private readonly sliceMs: number,
-  ) {}
+  ) {
+    this.batchWakes = k.events?.batchWakes === true;
+  }
 
   /** Makes sure a slice runs soon; cheap to call again before it does. */
   schedule(): void {
     if (this.running || this.scheduled || this.k.done) return;
     this.scheduled = true;
     if (this.selectInFlight) this.k.interruptSelect();
-    // A wake from a Node callback: the backend may ask to run with the rest of this phase's callbacks.
-    if (this.k.events?.batchWakes === true) setImmediate(this.runFn);
+    if (this.batchWakes) setImmediate(this.runFn);
     else queueMicrotask(this.runFn);
   }
 
