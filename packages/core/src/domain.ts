@@ -19,9 +19,7 @@ import type { Task } from "./kernel/task.js";
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    if (current === null) return 0;
-    const k = currentKernel!;
-    return k.domains === null ? k.domain : k.domains.domainOf(current);
+    return current !== null ? currentKernel!.domainOf(current) : 0;
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).

@@ -133,7 +133,7 @@ export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"
     const base = {
       uid: task.uid,
       name: task.name,
-      domain: kernel.domains === null ? kernel.domain : kernel.domains.domainOf(task),
+      domain: kernel.domainOf(task),
       state: stateOf(task, flags),
       cancelling: (flags & F.CANCEL_REQUESTED) !== 0 && (flags & F.STATE) === State.Pending,
       ageMs: ageOf(task, kernel),

@@ -130,6 +130,11 @@ export class Kernel {
     return kernelOfRoot.get(root) ?? null;
   }
 
+  /** The domain `task` runs on: this kernel's, unless its domains are simulated here (domains/simulated.ts). */
+  domainOf(task: Task): number {
+    return this.domains === null ? this.domain : this.domains.domainOf(task);
+  }
+
   /** A slice of the loop begins (current.ts): the tracer follows who listens now. */
   sliceBegins(): void {
     if (this.tracing !== null) this.tracer = this.tracing.current();
