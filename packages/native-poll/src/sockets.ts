@@ -99,6 +99,8 @@ export interface RawBackend<S extends RawSocket> {
   readonly soReuseAddr: number;
   /** The socket's fd, made on first need. */
   fdOf(s: S, what: string): number;
+  /** Makes `fd` the socket's (registered with the backend's set or ring). */
+  attach(s: S, fd: number): void;
   /** Closes the socket's fd (the socket object lives on, fresh again or closed). */
   detach(s: S): void;
   /** The operations parked on I/O. */
@@ -405,12 +407,33 @@ export function describeListener(sys: NativeSyscalls, s: RawSocket): SharedSocke
 }
 
 /**
- * @internal A descriptor of this domain's own for another domain's listening
+ * @internal Makes `s` (a fresh socket of `shared`'s kind) this domain's
+ * listener over another domain's listening socket: a descriptor of its own
+ * (see {@link adoptDescriptor}), attached like any listener's. Closing it
+ * closes only that descriptor, and never unlinks a Unix socket's file (the
+ * domain that bound it does). `s` is left `closed` when the owner closed its
+ * socket first.
+ * @throws Error (Node-style, `dup`) when the descriptor cannot be duplicated.
+ */
+export function adoptListener<S extends RawSocket>(b: RawBackend<S>, s: S, shared: SharedSocket): S {
+  s.backlog = shared.backlog;
+  const fd = adoptDescriptor(b.sys, shared);
+  if (fd < 0) {
+    s.state = "closed";
+    return s;
+  }
+  b.attach(s, fd);
+  s.state = "listening";
+  return s;
+}
+
+/**
+ * A descriptor of this domain's own for another domain's listening
  * socket: a `dup` made while the owner's guard is pinned, or -1 when the
  * owner closed it first (the descriptor is never touched then).
  * @throws Error (Node-style, `dup`) when the descriptor cannot be duplicated.
  */
-export function adoptDescriptor(sys: NativeSyscalls, shared: SharedSocket): number {
+function adoptDescriptor(sys: NativeSyscalls, shared: SharedSocket): number {
   const guard = ShareGuard.of(shared.guard);
   if (!guard.pin()) return -1;
   let fd: number;

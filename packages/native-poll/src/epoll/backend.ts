@@ -26,7 +26,7 @@ import { loadAddon, type NativeSyscalls } from "../load.js";
 import { Parking } from "../parking.js";
 import { PollEvent, Poller, type PollerStats } from "../poller.js";
 import {
-  adoptDescriptor,
+  adoptListener,
   ConnectOp,
   describeListener,
   ListenOp,
@@ -474,21 +474,10 @@ export class NativeBackend extends NodeLoop implements Backend {
    * A listener of this domain over another domain's listening socket: a
    * `dup` of its fd (made while the owner's guard is pinned), registered in
    * this domain's set like any listener. Domains race for each connection:
-   * the losers' `accept` gets `EAGAIN` and parks again. Closing it closes
-   * only this fd, and never unlinks a Unix socket's file (the domain that
-   * bound it does). Already `closed` when the owner closed its socket first.
+   * the losers' `accept` gets `EAGAIN` and parks again (see `adoptListener`).
    */
   adopt(shared: SharedSocket): Socket {
-    const s = new NativeSocket(shared.kind, this);
-    s.backlog = shared.backlog;
-    const fd = adoptDescriptor(this.sys, shared);
-    if (fd < 0) {
-      s.state = "closed";
-      return s;
-    }
-    this.attach(s, fd);
-    s.state = "listening";
-    return s;
+    return adoptListener(this, new NativeSocket(shared.kind, this), shared);
   }
 
   /**

@@ -33,7 +33,7 @@ import {
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { Parking } from "../parking.js";
-import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
+import { adoptListener, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
@@ -640,16 +640,8 @@ export class UringBackend extends NodeLoop implements Backend {
   /** A listener of this domain over a `dup` of another domain's listening socket; already `closed` when the owner closed it first. */
   adopt(shared: SharedSocket): Socket {
     const s = new UringSocket(shared.kind, this);
-    s.backlog = shared.backlog;
-    const fd = adoptDescriptor(this.sys, shared);
-    if (fd < 0) {
-      s.state = "closed";
-      return s;
-    }
-    this.attach(s, fd);
-    s.state = "listening";
-    s.shared = true;
-    return s;
+    s.shared = true; // one accept per waiting `accept`, as for the owner's listener once shared
+    return adoptListener(this, s, shared);
   }
 
   /**
