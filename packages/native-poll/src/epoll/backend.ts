@@ -266,7 +266,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (s.sendError !== null) return;
     if (result >= 0 || result === NOT_SENT || wouldBlock(result)) {
       s.writable = false;
-      s.unsent = s.unsent === null ? unsent.slice() : concat(s.unsent, unsent);
+      s.unsent = s.unsent === null ? unsent.slice() : Buffer.concat([s.unsent, unsent]);
     } else {
       s.sendError = errnoException(result, "write");
       this.unsentGone(s);
@@ -499,14 +499,6 @@ export class NativeBackend extends NodeLoop implements Backend {
     // phase of Node's loop: after two check phases, one of those has run.
     return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
   }
-}
-
-/** `a` then `b`, in a new array. */
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const both = new Uint8Array(a.length + b.length);
-  both.set(a);
-  both.set(b, a.length);
-  return both;
 }
 
 /**
