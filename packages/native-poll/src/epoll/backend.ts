@@ -23,7 +23,7 @@ import {
 import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
 import { errnoException } from "../errors.js";
 import { loadAddon, type NativeSyscalls } from "../load.js";
-import { Parking } from "../parking.js";
+import { afterHandleClose, Parking } from "../parking.js";
 import { PollEvent, Poller, type PollerStats } from "../poller.js";
 import {
   adoptListener,
@@ -495,9 +495,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (this.destroyed) return Promise.resolve();
     this.destroyed = true;
     this.poller.destroy();
-    // The set's fd is closed by uv_close's callback, in the "close callbacks"
-    // phase of Node's loop: after two check phases, one of those has run.
-    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    return afterHandleClose(); // the set's fd with it
   }
 }
 

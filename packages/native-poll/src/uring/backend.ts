@@ -32,7 +32,7 @@ import {
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
-import { Parking } from "../parking.js";
+import { afterHandleClose, Parking } from "../parking.js";
 import { adoptListener, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
@@ -662,9 +662,7 @@ export class UringBackend extends NodeLoop implements Backend {
     if (this.destroyed) return Promise.resolve();
     this.destroyed = true;
     this.ring.handle.destroy();
-    // The ring closes in uv_close's callback, in the "close callbacks"
-    // phase of Node's loop: after two check phases, one of those has run.
-    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    return afterHandleClose(); // the ring with it
   }
 
   private stopAll(): void {
