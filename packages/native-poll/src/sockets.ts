@@ -4,6 +4,7 @@
  * of their operations, binding and listening, and describing and adopting
  * listening sockets across domains.
  */
+import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -65,6 +66,17 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
 
   toString(): string {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
+  }
+
+  /** A Unix listener's file goes with it, as libuv's pipes' do (once: `path` is cleared). */
+  unlinkPath(): void {
+    if (this.path === "") return;
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+    this.path = "";
   }
 
   /** `using`: begins closing, as an ownership finaliser does. */

@@ -6,7 +6,6 @@
  * (src/epoll/ops.ts); the poller's batch marks sockets ready and wakes the
  * first waiter of each direction.
  */
-import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -442,15 +441,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
     this.detach(s);
-    if (s.path !== "") {
-      // A Unix listener's file goes with it, as with libuv's pipes.
-      try {
-        unlinkSync(s.path);
-      } catch {
-        // already gone
-      }
-      s.path = "";
-    }
+    s.unlinkPath();
     // Waiters retry, see the socket closed and throw SocketClosed.
     this.parking.wakeAll(s.readers);
     this.parking.wakeAll(s.writers);

@@ -16,7 +16,6 @@
  * a socket's fd is closed only once its last request completed: completions
  * never meet a reused fd number.
  */
-import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -581,14 +580,7 @@ export class UringBackend extends NodeLoop implements Backend {
     s.state = "closed";
     s.writing = null;
     s.guard?.seal();
-    if (s.path !== "") {
-      try {
-        unlinkSync(s.path); // as libuv does for its pipes
-      } catch {
-        // already gone
-      }
-      s.path = "";
-    }
+    s.unlinkPath();
     if (s.fd >= 0) {
       if (s.recvArmed && !s.recvPaused) this.cancel(s, RECV);
       if (s.acceptArmed && !s.acceptPaused) this.cancel(s, ACCEPT);
