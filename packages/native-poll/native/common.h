@@ -28,6 +28,9 @@ bool ArgInt32(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t*
 bool ArgUint32(const Napi::CallbackInfo& info, size_t i, const char* fn, uint32_t* out);
 // A Buffer/TypedArray/DataView/ArrayBuffer argument: its bytes and length.
 bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t** data, size_t* len);
+// Whether `v` is a typed array of exactly `type` (for memories shared with
+// JavaScript, whose element size the binding relies on).
+bool IsTypedArrayOf(Napi::Value v, napi_typedarray_type type);
 // `off` and `len` within a buffer of `size` bytes (len < 0 means "to the end").
 bool CheckRange(Napi::Env env, const char* fn, size_t size, int32_t off, int32_t* len);
 

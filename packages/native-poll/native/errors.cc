@@ -85,6 +85,10 @@ bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t*
   return false;
 }
 
+bool IsTypedArrayOf(Napi::Value v, napi_typedarray_type type) {
+  return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type;
+}
+
 bool CheckRange(Napi::Env env, const char* fn, size_t size, int32_t off, int32_t* len) {
   if (off < 0 || static_cast<size_t>(off) > size) {
     char msg[160];

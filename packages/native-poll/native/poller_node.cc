@@ -50,8 +50,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   // new NativePoller(batch: Int32Array, onBatch: (count, woken) => void)
   explicit PollerWrap(const Napi::CallbackInfo& info) : LoopWatched<PollerWrap, Poller>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
-        !info[1].IsFunction()) {
+    if (info.Length() < 2 || !IsTypedArrayOf(info[0], napi_int32_array) || !info[1].IsFunction()) {
       Napi::TypeError::New(env, "NativePoller(batch: Int32Array, onBatch: function)").ThrowAsJavaScriptException();
       return;
     }
@@ -167,8 +166,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   Napi::Value SetSendQueue(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Live(info, "sendQueue")) return Napi::Value();
-    if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array ||
-        !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    if (info.Length() < 2 || !IsTypedArrayOf(info[0], napi_uint8_array) || !IsTypedArrayOf(info[1], napi_int32_array)) {
       Napi::TypeError::New(env, "poller.sendQueue(staging: Uint8Array, queue: Int32Array)").ThrowAsJavaScriptException();
       return Napi::Value();
     }
@@ -186,8 +184,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   Napi::Value SetReadAhead(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Live(info, "readAhead")) return Napi::Value();
-    if (info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array ||
-        !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    if (info.Length() < 2 || !IsTypedArrayOf(info[0], napi_uint8_array) || !IsTypedArrayOf(info[1], napi_int32_array)) {
       Napi::TypeError::New(env, "poller.readAhead(area: Uint8Array, wants: Int32Array)").ThrowAsJavaScriptException();
       return Napi::Value();
     }

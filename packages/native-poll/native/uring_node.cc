@@ -66,8 +66,8 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
   // new NativeUring(control: Int32Array, onBatch: () => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
   explicit UringWrap(const Napi::CallbackInfo& info) : LoopWatched<UringWrap, Ring>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 3 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
-        info[0].As<Napi::Int32Array>().ElementLength() < kControlInts || !info[1].IsFunction() || !info[2].IsObject()) {
+    if (info.Length() < 3 || !IsTypedArrayOf(info[0], napi_int32_array) || info[0].As<Napi::Int32Array>().ElementLength() < kControlInts ||
+        !info[1].IsFunction() || !info[2].IsObject()) {
       Napi::TypeError::New(env, "NativeUring(control: Int32Array(2), onBatch: function, config: object)").ThrowAsJavaScriptException();
       return;
     }

@@ -58,3 +58,12 @@ export class Parking {
     if (--this.parked === 0) this.handle.unref();
   }
 }
+
+/**
+ * @internal Settles once a handle destroyed just now (the poller, the ring)
+ * is gone from Node's loop: libuv closes it in `uv_close`'s callback, in the
+ * "close callbacks" phase, and after two check phases one of those has run.
+ */
+export function afterHandleClose(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}

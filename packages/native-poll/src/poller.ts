@@ -77,6 +77,12 @@ export type PollHandler = (fd: number, events: number, token: number, read: numb
  * @example
  * ```ts
  * const poller = new Poller(handler, { batchSize: 256, ref: false, onInterrupt: () => drainQueue() });
+ * // read-ahead and queued sends, as the native backend uses them:
+ * const batched = new Poller(handler, {
+ *   readAhead: 256 * 1024,
+ *   sendStaging: 256 * 1024,
+ *   onSend: (fd, result, unsent) => keepForLater(fd, unsent.slice()),
+ * });
  * ```
  * @throws never (a type; the constructor validates it).
  */
@@ -171,11 +177,36 @@ function byteCount(value: number | undefined, name: string): number {
  * @throws NativeUnavailable (from the constructor) when the addon is not built.
  */
 export class Poller implements Disposable {
-  /** What a handler's `read` is when the poller read nothing from the fd (the addon's `NOT_READ`, INT32_MIN). */
+  /**
+   * What a handler's `read` is when the poller read nothing from the fd (the addon's `NOT_READ`, INT32_MIN).
+   *
+   * @example
+   * ```ts
+   * const handler: PollHandler = (fd, events, token, read, at) => { if (read !== Poller.NOT_READ) take(fd, read, at); };
+   * ```
+   * @throws never (a constant).
+   */
   static readonly NOT_READ: number = NOT_READ;
-  /** What `onSend`'s `result` is for a queued send that was not tried (the addon's `NOT_SENT`, INT32_MIN). */
+  /**
+   * What `onSend`'s `result` is for a queued send that was not tried (the addon's `NOT_SENT`, INT32_MIN).
+   *
+   * @example
+   * ```ts
+   * const onSend = (fd: number, result: number, unsent: Uint8Array) => { if (result === Poller.NOT_SENT) retryLater(fd, unsent.slice()); };
+   * ```
+   * @throws never (a constant).
+   */
   static readonly NOT_SENT: number = NOT_READ;
-  /** Where a batch's read-ahead lands (empty without the `readAhead` option). */
+  /**
+   * Where a batch's read-ahead lands (empty without the `readAhead` option);
+   * a handler copies its bytes out before it returns.
+   *
+   * @example
+   * ```ts
+   * if (read > 0) target.set(poller.readArea.subarray(at, at + read));
+   * ```
+   * @throws never (a property).
+   */
   readonly readArea: Uint8Array;
   private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0, readsAhead: 0, sends: 0 };
   private readonly native: NativePollerHandle;
@@ -231,7 +262,15 @@ export class Poller implements Disposable {
     if (staging > 0) this.native.sendQueue(this.staging, this.sendQueue);
   }
 
-  /** What the poller has delivered so far (see {@link PollerStats}), kept up to date: for tuning and tests. */
+  /**
+   * What the poller has delivered so far (see {@link PollerStats}), kept up to date: for tuning and tests.
+   *
+   * @example
+   * ```ts
+   * console.log(`${poller.stats.readsAhead} reads ahead, ${poller.stats.sends} queued sends`);
+   * ```
+   * @throws never.
+   */
   get stats(): PollerStats {
     return this.counts;
   }
@@ -456,7 +495,15 @@ export class Poller implements Disposable {
     return true;
   }
 
-  /** How many sends are queued (see {@link Poller.stage}). */
+  /**
+   * How many sends are queued and not submitted yet (see {@link Poller.stage}).
+   *
+   * @example
+   * ```ts
+   * if (poller.staged !== 0) poller.flush();
+   * ```
+   * @throws never.
+   */
   get staged(): number {
     return this.sendQueue[0]!;
   }

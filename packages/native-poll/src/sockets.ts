@@ -4,6 +4,7 @@
  * of their operations, binding and listening, and describing and adopting
  * listening sockets across domains.
  */
+import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -67,6 +68,17 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
 
+  /** A Unix listener's file goes with it, as libuv's pipes' do (once: `path` is cleared). */
+  unlinkPath(): void {
+    if (this.path === "") return;
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+    this.path = "";
+  }
+
   /** `using`: begins closing, as an ownership finaliser does. */
   [Symbol.dispose](): void {
     this.backend.closeNow(this);
@@ -99,6 +111,8 @@ export interface RawBackend<S extends RawSocket> {
   readonly soReuseAddr: number;
   /** The socket's fd, made on first need. */
   fdOf(s: S, what: string): number;
+  /** Makes `fd` the socket's (registered with the backend's set or ring). */
+  attach(s: S, fd: number): void;
   /** Closes the socket's fd (the socket object lives on, fresh again or closed). */
   detach(s: S): void;
   /** The operations parked on I/O. */
@@ -405,12 +419,33 @@ export function describeListener(sys: NativeSyscalls, s: RawSocket): SharedSocke
 }
 
 /**
- * @internal A descriptor of this domain's own for another domain's listening
+ * @internal Makes `s` (a fresh socket of `shared`'s kind) this domain's
+ * listener over another domain's listening socket: a descriptor of its own
+ * (see {@link adoptDescriptor}), attached like any listener's. Closing it
+ * closes only that descriptor, and never unlinks a Unix socket's file (the
+ * domain that bound it does). `s` is left `closed` when the owner closed its
+ * socket first.
+ * @throws Error (Node-style, `dup`) when the descriptor cannot be duplicated.
+ */
+export function adoptListener<S extends RawSocket>(b: RawBackend<S>, s: S, shared: SharedSocket): S {
+  s.backlog = shared.backlog;
+  const fd = adoptDescriptor(b.sys, shared);
+  if (fd < 0) {
+    s.state = "closed";
+    return s;
+  }
+  b.attach(s, fd);
+  s.state = "listening";
+  return s;
+}
+
+/**
+ * A descriptor of this domain's own for another domain's listening
  * socket: a `dup` made while the owner's guard is pinned, or -1 when the
  * owner closed it first (the descriptor is never touched then).
  * @throws Error (Node-style, `dup`) when the descriptor cannot be duplicated.
  */
-export function adoptDescriptor(sys: NativeSyscalls, shared: SharedSocket): number {
+function adoptDescriptor(sys: NativeSyscalls, shared: SharedSocket): number {
   const guard = ShareGuard.of(shared.guard);
   if (!guard.pin()) return -1;
   let fd: number;

@@ -54,6 +54,22 @@ describe("Poller: queued sends", () => {
     expect(Poller.NOT_SENT).toBe(loadAddon().constants.NOT_SENT);
   });
 
+  it("the addon takes only memories of the element types it indexes (bytes, int32s)", () => {
+    const { NativePoller, constants } = loadAddon();
+    const one = constants.EVENT_INTS;
+    const wrong = [new Float64Array(one), new Uint32Array(one)] as unknown as Int32Array[];
+    for (const batch of wrong) expect(() => new NativePoller(batch, () => {})).toThrow(TypeError);
+    const handle = new NativePoller(new Int32Array(one), () => {});
+    cleanup.push(() => handle.destroy());
+    const ints = new Int32Array(4);
+    const words = new Uint32Array(4) as unknown as Int32Array;
+    expect(() => handle.sendQueue(ints as unknown as Uint8Array, ints)).toThrow(TypeError);
+    expect(() => handle.sendQueue(new Uint8Array(4), words)).toThrow(TypeError);
+    expect(() => handle.readAhead(new Int8Array(4) as unknown as Uint8Array, ints)).toThrow(TypeError);
+    expect(() => handle.readAhead(new Uint8Array(4), words)).toThrow(TypeError);
+    expect(() => handle.readAhead(new Uint8Array(4), new Int32Array(4))).not.toThrow();
+  });
+
   it("sends what was staged, in order, when flushed, and copies the bytes when staging", () => {
     const { poller, unsent } = make(64);
     const [a1, b1] = pairClosedLater();

@@ -6,7 +6,6 @@
  * (src/epoll/ops.ts); the poller's batch marks sockets ready and wakes the
  * first waiter of each direction.
  */
-import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -23,10 +22,10 @@ import {
 import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
 import { errnoException } from "../errors.js";
 import { loadAddon, type NativeSyscalls } from "../load.js";
-import { Parking } from "../parking.js";
+import { afterHandleClose, Parking } from "../parking.js";
 import { PollEvent, Poller, type PollerStats } from "../poller.js";
 import {
-  adoptDescriptor,
+  adoptListener,
   ConnectOp,
   describeListener,
   ListenOp,
@@ -266,7 +265,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (s.sendError !== null) return;
     if (result >= 0 || result === NOT_SENT || wouldBlock(result)) {
       s.writable = false;
-      s.unsent = s.unsent === null ? unsent.slice() : concat(s.unsent, unsent);
+      s.unsent = s.unsent === null ? unsent.slice() : Buffer.concat([s.unsent, unsent]);
     } else {
       s.sendError = errnoException(result, "write");
       this.unsentGone(s);
@@ -442,15 +441,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
     this.detach(s);
-    if (s.path !== "") {
-      // A Unix listener's file goes with it, as with libuv's pipes.
-      try {
-        unlinkSync(s.path);
-      } catch {
-        // already gone
-      }
-      s.path = "";
-    }
+    s.unlinkPath();
     // Waiters retry, see the socket closed and throw SocketClosed.
     this.parking.wakeAll(s.readers);
     this.parking.wakeAll(s.writers);
@@ -474,21 +465,10 @@ export class NativeBackend extends NodeLoop implements Backend {
    * A listener of this domain over another domain's listening socket: a
    * `dup` of its fd (made while the owner's guard is pinned), registered in
    * this domain's set like any listener. Domains race for each connection:
-   * the losers' `accept` gets `EAGAIN` and parks again. Closing it closes
-   * only this fd, and never unlinks a Unix socket's file (the domain that
-   * bound it does). Already `closed` when the owner closed its socket first.
+   * the losers' `accept` gets `EAGAIN` and parks again (see `adoptListener`).
    */
   adopt(shared: SharedSocket): Socket {
-    const s = new NativeSocket(shared.kind, this);
-    s.backlog = shared.backlog;
-    const fd = adoptDescriptor(this.sys, shared);
-    if (fd < 0) {
-      s.state = "closed";
-      return s;
-    }
-    this.attach(s, fd);
-    s.state = "listening";
-    return s;
+    return adoptListener(this, new NativeSocket(shared.kind, this), shared);
   }
 
   /**
@@ -506,18 +486,8 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (this.destroyed) return Promise.resolve();
     this.destroyed = true;
     this.poller.destroy();
-    // The set's fd is closed by uv_close's callback, in the "close callbacks"
-    // phase of Node's loop: after two check phases, one of those has run.
-    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    return afterHandleClose(); // the set's fd with it
   }
-}
-
-/** `a` then `b`, in a new array. */
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const both = new Uint8Array(a.length + b.length);
-  both.set(a);
-  both.set(b, a.length);
-  return both;
 }
 
 /**

@@ -16,7 +16,6 @@
  * a socket's fd is closed only once its last request completed: completions
  * never meet a reused fd number.
  */
-import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -32,8 +31,8 @@ import {
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
-import { Parking } from "../parking.js";
-import { adoptDescriptor, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
+import { afterHandleClose, Parking } from "../parking.js";
+import { adoptListener, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import { Ring } from "./ring.js";
@@ -581,14 +580,7 @@ export class UringBackend extends NodeLoop implements Backend {
     s.state = "closed";
     s.writing = null;
     s.guard?.seal();
-    if (s.path !== "") {
-      try {
-        unlinkSync(s.path); // as libuv does for its pipes
-      } catch {
-        // already gone
-      }
-      s.path = "";
-    }
+    s.unlinkPath();
     if (s.fd >= 0) {
       if (s.recvArmed && !s.recvPaused) this.cancel(s, RECV);
       if (s.acceptArmed && !s.acceptPaused) this.cancel(s, ACCEPT);
@@ -640,16 +632,8 @@ export class UringBackend extends NodeLoop implements Backend {
   /** A listener of this domain over a `dup` of another domain's listening socket; already `closed` when the owner closed it first. */
   adopt(shared: SharedSocket): Socket {
     const s = new UringSocket(shared.kind, this);
-    s.backlog = shared.backlog;
-    const fd = adoptDescriptor(this.sys, shared);
-    if (fd < 0) {
-      s.state = "closed";
-      return s;
-    }
-    this.attach(s, fd);
-    s.state = "listening";
-    s.shared = true;
-    return s;
+    s.shared = true; // one accept per waiting `accept`, as for the owner's listener once shared
+    return adoptListener(this, s, shared);
   }
 
   /**
@@ -670,9 +654,7 @@ export class UringBackend extends NodeLoop implements Backend {
     if (this.destroyed) return Promise.resolve();
     this.destroyed = true;
     this.ring.handle.destroy();
-    // The ring closes in uv_close's callback, in the "close callbacks"
-    // phase of Node's loop: after two check phases, one of those has run.
-    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    return afterHandleClose(); // the ring with it
   }
 
   private stopAll(): void {
