@@ -5,7 +5,7 @@
  * the task. Parked takes care of cancellation, `withTimeout` and expired
  * scopes.
  */
-import { type Address, type InetAddress, Parked, removeWaiter, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, BufferOp, type InetAddress, Parked, removeWaiter, SocketClosed, systemError } from "@bobbin/unix";
 import type { SimBackend } from "./backend.js";
 import type { Event } from "./clock.js";
 import type { Letter } from "./datagram.js";
@@ -20,36 +20,14 @@ import type { Endpoint } from "./stream.js";
  * `endpoint`. Each endpoint keeps one read and one write operation to reuse
  * while they are idle (no allocation per call on the round-trip path).
  */
-abstract class StreamOp<T> extends Parked<T> {
-  protected buf: Uint8Array = EMPTY;
-  protected off = 0;
-  protected len = 0;
-  /** Handed out by `read()`/`write()` and not finished yet. */
-  busy = false;
-
+abstract class StreamOp<T> extends BufferOp<T> {
   constructor(
     label: string,
     protected readonly endpoint: Endpoint,
   ) {
     super(label);
   }
-
-  /** Prepares the operation for a call of `read` or `write`. */
-  init(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
-    this.busy = true;
-    return this;
-  }
-
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.busy = false;
-  }
 }
-
-const EMPTY = new Uint8Array(0);
 
 /** `read(sock, buf, off, len)`: received bytes, 0 at the end of the stream. */
 export class ReadOp extends StreamOp<number> {

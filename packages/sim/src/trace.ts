@@ -19,6 +19,7 @@ import type * as B from "@bobbin/core";
  * await sim.run();
  * console.log(String(sim.trace()));
  * ```
+ * @throws never: a trace is a finished list of lines.
  */
 export class Trace implements Iterable<string> {
   /** @internal */

@@ -46,6 +46,7 @@ export {
   type SocketState,
   type UnixAddress,
 } from "./backend.js";
+export { BufferOp } from "./buffer-op.js";
 export { defineBackend } from "./define.js";
 export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
 export { LibuvBackend, type LibuvOptions, libuv } from "./libuv/index.js";

@@ -58,10 +58,9 @@ export class DeadlineHeap {
    */
   push(entry: Deadline): void {
     if (entry.heapIndex !== -1) throw new TypeError("DeadlineHeap.push: the entry is already in a heap");
-    const i = this.items.length;
     this.items.push(entry);
-    this.pushed.push(this.pushes++);
-    this.up(i);
+    this.pushed.push(0); // the new last slot is the hole `up` starts from
+    this.up(this.items.length - 1, entry, this.pushes++);
   }
 
   /** Removes and returns the earliest deadline. */
@@ -86,59 +85,61 @@ export class DeadlineHeap {
     this.pushed = [];
   }
 
+  /** Fills the hole left at `i` with the last entry, moved up or down to where it belongs. */
   private removeAt(i: number): void {
-    const items = this.items;
-    const entry = items[i]!;
-    const last = items.pop()!;
+    const entry = this.items[i]!;
+    const last = this.items.pop()!;
     const lastPushed = this.pushed.pop()!;
     entry.heapIndex = -1;
     if (last === entry) return;
-    this.place(last, lastPushed, i);
-    this.down(i);
-    this.up(last.heapIndex);
+    const p = (i - 1) >> 1;
+    if (i > 0 && leavesBefore(last.at, lastPushed, this.items[p]!.at, this.pushed[p]!)) this.up(i, last, lastPushed);
+    else this.down(i, last, lastPushed);
   }
 
-  /** Whether the entry at `i` leaves before the one at `j`. */
-  private before(i: number, j: number): boolean {
-    const a = this.items[i]!.at;
-    const b = this.items[j]!.at;
-    return a < b || (a === b && this.pushed[i]! < this.pushed[j]!);
-  }
-
-  private place(entry: Deadline, pushed: number, i: number): void {
-    this.items[i] = entry;
-    this.pushed[i] = pushed;
+  /** Moves the hole at `i` up past every parent that leaves after `entry`, then puts `entry` in it. */
+  private up(i: number, entry: Deadline, pushed: number): void {
+    const items = this.items;
+    const order = this.pushed;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = items[p]!;
+      if (!leavesBefore(entry.at, pushed, parent.at, order[p]!)) break;
+      items[i] = parent;
+      order[i] = order[p]!;
+      parent.heapIndex = i;
+      i = p;
+    }
+    items[i] = entry;
+    order[i] = pushed;
     entry.heapIndex = i;
   }
 
-  private swap(i: number, j: number): void {
-    const entry = this.items[i]!;
-    const pushed = this.pushed[i]!;
-    this.place(this.items[j]!, this.pushed[j]!, i);
-    this.place(entry, pushed, j);
-  }
-
-  private up(i: number): void {
-    this.items[i]!.heapIndex = i;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.before(i, p)) break;
-      this.swap(i, p);
-      i = p;
-    }
-  }
-
-  private down(i: number): void {
-    const n = this.items.length;
+  /** Moves the hole at `i` down past every child that leaves before `entry`, then puts `entry` in it. */
+  private down(i: number, entry: Deadline, pushed: number): void {
+    const items = this.items;
+    const order = this.pushed;
+    const n = items.length;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= n) break;
-      if (c + 1 < n && this.before(c + 1, c)) c++;
-      if (!this.before(c, i)) break;
-      this.swap(i, c);
+      if (c + 1 < n && leavesBefore(items[c + 1]!.at, order[c + 1]!, items[c]!.at, order[c]!)) c++;
+      const child = items[c]!;
+      if (!leavesBefore(child.at, order[c]!, entry.at, pushed)) break;
+      items[i] = child;
+      order[i] = order[c]!;
+      child.heapIndex = i;
       i = c;
     }
+    items[i] = entry;
+    order[i] = pushed;
+    entry.heapIndex = i;
   }
+}
+
+/** The heap's order: earlier time first, and between equal times, earlier push first. */
+function leavesBefore(at: number, pushed: number, otherAt: number, otherPushed: number): boolean {
+  return at < otherAt || (at === otherAt && pushed < otherPushed);
 }
 
 /** Node clamps longer delays to 1 ms; longer deadlines re-arm. */

@@ -5,6 +5,7 @@
 import * as dgram from "node:dgram";
 import * as net from "node:net";
 import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backend.js";
+import { BufferOp } from "../buffer-op.js";
 import { SocketClosed, systemError } from "../errors.js";
 import { Parked, removeWaiter } from "../parked.js";
 import type { UvSocket, Waiter, WriteWaiter } from "./socket.js";
@@ -40,24 +41,9 @@ abstract class QueuedOp<T> extends Parked<T> {
  * `read(sock, buf, off, len)`: queued bytes, 0 at the end of the stream.
  * Each socket keeps one read operation to reuse while it is idle.
  */
-export class ReadOp extends QueuedOp<number> {
-  private buf: Uint8Array = EMPTY;
-  private off = 0;
-  private len = 0;
-  /** Handed out by `read()` and not finished yet. */
-  busy = false;
-
-  constructor(sock: UvSocket) {
-    super(sock, "read", sock.readers);
-  }
-
-  /** Prepares the operation for a call of `read`. */
-  init(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
-    this.busy = true;
-    return this;
+export class ReadOp extends BufferOp<number> {
+  constructor(private readonly sock: UvSocket) {
+    super("read");
   }
 
   protected attempt(): boolean {
@@ -69,13 +55,18 @@ export class ReadOp extends QueuedOp<number> {
     return true;
   }
 
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.busy = false;
+  protected wait(): void {
+    this.sock.readers.push(this);
+  }
+
+  protected unwait(): void {
+    removeWaiter(this.sock.readers, this);
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describeEnds()}`;
   }
 }
-
-const EMPTY = new Uint8Array(0);
 
 /**
  * `write(sock, buf, off, len)`: hands the bytes to Node; done at once when
@@ -83,13 +74,8 @@ const EMPTY = new Uint8Array(0);
  * write callback says so (only then may `buf` be reused). Each socket keeps
  * one write operation to reuse while it is idle.
  */
-export class WriteOp extends Parked<void> implements WriteWaiter {
+export class WriteOp extends BufferOp<void> implements WriteWaiter {
   seq = 0;
-  private buf: Uint8Array = EMPTY;
-  private off = 0;
-  private len = 0;
-  /** Handed out by `write()` and not finished yet. */
-  busy = false;
 
   constructor(private readonly sock: UvSocket) {
     super("write");
@@ -99,14 +85,9 @@ export class WriteOp extends Parked<void> implements WriteWaiter {
     return `${super.describe()} ${this.sock.describeEnds()}`;
   }
 
-  /** Prepares the operation for a call of `write`. */
-  init(buf: Uint8Array, off: number, len: number): this {
-    this.buf = buf;
-    this.off = off;
-    this.len = len;
+  override init(buf: Uint8Array, off: number, len: number): this {
     this.seq = 0;
-    this.busy = true;
-    return this;
+    return super.init(buf, off, len);
   }
 
   protected attempt(): boolean {
@@ -144,11 +125,6 @@ export class WriteOp extends Parked<void> implements WriteWaiter {
 
   protected unwait(): void {
     removeWaiter(this.sock.writers, this);
-  }
-
-  protected override finished(): void {
-    this.buf = EMPTY;
-    this.busy = false;
   }
 }
 
