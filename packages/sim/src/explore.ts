@@ -24,8 +24,10 @@
  * - the host of every task it spawns, wakes, cancels or ends;
  * - the hosts a fault it makes acts on (a partition, a crash…);
  * - the events that fire before the next step: the host a packet reaches;
- * - the whole world: a step of the world's own tasks (its root, a signal
- *   handler), a signal, a timer's callback (`setTimeout` in the world).
+ * - the world's root: a step of its own, or one that tells it of a host's
+ *   end or of a failure;
+ * - the whole world: a step of a signal handler, a signal, a timer's
+ *   callback (`setTimeout` in the world).
  * So steps of different hosts that do not reach one another are not
  * reordered. Memory shared by two hosts (an object two hosts' `main`s close
  * over) is not seen: such a world needs `reduce: false`. Preemptions are
@@ -158,7 +160,7 @@ function boundOf(bound: ExploreOptions["bound"]): Bound {
   return { preemptions, steps };
 }
 
-/** What a step touched: hosts (by index), or the whole world. */
+/** What a step touched: hosts (by index; 0 for the world's root), or the whole world. */
 class Touched {
   all = false;
   readonly hosts = new Set<number>();
@@ -166,6 +168,10 @@ class Touched {
   add(host: Host | null): void {
     if (host === null) this.all = true;
     else this.hosts.add(host.index);
+  }
+
+  addRoot(): void {
+    this.hosts.add(0);
   }
 
   /** Whether two steps touch something in common (and so do not commute). */
@@ -280,6 +286,10 @@ class Exploring extends Followed implements WorldObserver {
     this.touched.add(host);
   }
 
+  touchRoot(): void {
+    this.touched.addRoot();
+  }
+
   /** The run is over: what its last step touched. */
   end(): void {
     if (this.current !== null && this.current.touched === null) this.current.touched = this.touched;
@@ -305,7 +315,7 @@ class Exploring extends Followed implements WorldObserver {
       this.current = branch;
       this.spent += costOf(branch.hosts, i);
     }
-    this.touched.add(hostOf(ready[i]!));
+    this.world!.touchTask(ready[i]!);
     return i;
   }
 

@@ -8,20 +8,27 @@
  * choices set back to the runtime's order, a block of data choices set to
  * their first value (no loss, a latency's middle, `Math.random()` 0.5, a
  * disk that keeps everything), a choice lowered, a number in [0, 1) made
- * simpler (0.5, 0.25, 0.75…). The run that follows the changed list makes
- * its own choices where the list no longer fits (a choice among fewer
- * tasks); those are what the next tries start from. A try is kept when the
- * run fails the same way (see `failureKind`) and is smaller: fewer
- * preemptions, then fewer faults, then later faults, then fewer steps,
- * then a shorter line — so shrinking always ends.
+ * simpler (0, 0.25, 0.75…) or nearer 1 (a longer delay before a fault).
+ * The run that follows the changed list makes its own choices where the
+ * list no longer fits (a choice among fewer tasks); those are what the next
+ * tries start from. A try is kept when the run fails the same way (see
+ * `failureKind`) and is smaller: fewer preemptions, then fewer faults, then
+ * fewer steps, then later faults, then a shorter line — so shrinking always
+ * ends.
  */
 import type { Build } from "./check.js";
-import { ChoiceLog, FLOAT, Followed } from "./choices.js";
+import { ChoiceLog, FLOAT, Followed, floatOf } from "./choices.js";
 import { failureKind, runFollowing, type WorldSettings } from "./follow.js";
 import { formatRepro } from "./repro.js";
 import { formatSchedule } from "./schedule.js";
 import { withRepro } from "./sim.js";
 import type { Measure, RunSize } from "./size.js";
+
+/**
+ * Numbers in [0, 1) near its end, as choice values (0.75, 0.875, 0.9375,
+ * 0.96875): a delay made longer may make a fault later, or never.
+ */
+const LATER = [2, 6, 14, 30];
 
 /** How many times the first run's steps a try may take. */
 const OVERRUN = 10;
@@ -81,10 +88,12 @@ export async function shrink(
   // A try may make a run that never ends (a loop whose sleeps became 0): it stops, and is not kept.
   stepLimit = OVERRUN * Math.max(first.size.steps, 1000);
   let best = first;
-  const tryLists = async (schedule: number[], data: number[]): Promise<boolean> => {
+  /** Tries lists; keeps the run when it is smaller (for `fewerFaults`, only when it has fewer faults). */
+  const tryLists = async (schedule: number[], data: number[], fewerFaults = false): Promise<boolean> => {
     if (runs >= budget) return false;
     const found = await attempt(schedule, data);
     if (found === null || compare(found.rank, best.rank) >= 0) return false;
+    if (fewerFaults && found.size.faults >= best.size.faults) return false;
     best = found;
     return true;
   };
@@ -132,6 +141,17 @@ export async function shrink(
         }
       }
     }
+    // Numbers made nearer 1, kept only for fewer faults (a longer delay before a fault, which then never comes).
+    for (let at = 0; at < best.data.length && runs < budget && best.size.faults !== 0; at++) {
+      if (!best.floats[at]) continue;
+      for (const later of LATER.filter((v) => floatOf(v) > floatOf(best.data[at]!))) {
+        if (runs >= budget) break;
+        if (await tryLists(best.schedule, replaced(best.data, at, later), true)) {
+          progress = true;
+          break;
+        }
+      }
+    }
   }
   return {
     repro: formatRepro({ schedule: best, ...settingsOf(settings) }),
@@ -157,7 +177,7 @@ function candidateOf(measure: Measure, log: ChoiceLog, error: unknown): Candidat
   const floats = log.kinds.slice(0, data.length).map((k) => k === FLOAT);
   const size = failed?.size ?? measure.now();
   const faultTimes = failed?.faultTimes ?? [];
-  const rank = [size.preemptions, size.faults, ...faultTimes.map((t) => -t), size.steps, formatSchedule({ schedule, data }).length];
+  const rank = [size.preemptions, size.faults, size.steps, ...faultTimes.map((t) => -t), formatSchedule({ schedule, data }).length];
   return { schedule, data, floats, error, size, rank };
 }
 

@@ -43,6 +43,8 @@ export interface WorldOptions {
  */
 export interface WorldObserver {
   touch(host: Host | null): void;
+  /** A step touches the world's own state: what its root task reads (a host's end, the run's failure). */
+  touchRoot(): void;
 }
 
 /** @internal */
@@ -154,6 +156,7 @@ export class World implements Controlled, HostEvents {
 
   /** The run fails with `error` (the first failure wins); the root stops the hosts. */
   fail(error: unknown): void {
+    this.observer?.touchRoot();
     if (this.failure === null) {
       this.failure = { error };
       this.measure?.fail(this.choices.log);
@@ -173,8 +176,18 @@ export class World implements Controlled, HostEvents {
 
   /** A tracer that tells the observer the host of every task a step spawns, wakes, cancels or ends. */
   touchTracer(): B.Tracer {
-    const touch = (task: B.Task<unknown>): void => this.touch(this.hostOf(task));
+    const touch = (task: B.Task<unknown>): void => this.touchTask(task);
     return { spawn: touch, resume: touch, cancel: touch, end: touch };
+  }
+
+  /**
+   * A step touches `task`: its host; for a task of no host, the world's
+   * root (its own state) — any other (a signal handler) may touch anything.
+   */
+  touchTask(task: B.Task<unknown>): void {
+    const host = this.hostOf(task);
+    if (host === null && task.parent === null) this.observer?.touchRoot();
+    else this.touch(host);
   }
 
   /**
@@ -191,6 +204,7 @@ export class World implements Controlled, HostEvents {
   }
 
   private tellRoot(): void {
+    this.observer?.touchRoot();
     const news = this.news;
     if (news === null) return;
     this.news = null;
