@@ -121,6 +121,7 @@ class File {
  *   yield* log.sync();          // from now on, a crash keeps it
  * });
  * ```
+ * @throws never itself: its operations throw as a file system's do (see each).
  */
 export class Disk {
   /** @internal */
@@ -292,6 +293,7 @@ export class Disk {
  * yield* f.sync();
  * yield* f.close();
  * ```
+ * @throws never itself: its operations throw as a file system's do (see each).
  */
 export class FileHandle {
   private position = 0;

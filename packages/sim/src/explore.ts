@@ -122,6 +122,7 @@ export async function explore(build: Build, options: ExploreOptions = {}): Promi
     const choices = new Exploring(path, bound, reduce);
     const outcome = await runFollowing(build, choices, settings, (sim) => choices.attach(sim.simulated));
     choices.end();
+    if (choices.drift !== null) throw choices.drift;
     if (choices.pruned) pruned++;
     else schedules++;
     if (!outcome.ok && !choices.pruned) {
@@ -252,6 +253,8 @@ class Pruned extends Error {
 class Exploring extends Followed implements WorldObserver {
   /** Whether the run was stopped as redundant. */
   pruned = false;
+  /** Why the run was stopped when it did not follow its path: `build` made another world. */
+  drift: TypeError | null = null;
   private world: World | null = null;
   /** The next branch of the path to follow. */
   private at = 0;
@@ -342,15 +345,16 @@ class Exploring extends Followed implements WorldObserver {
     return this.grow(fresh);
   }
 
-  /** The path's next branch, checked against this run. */
+  /** The path's next branch, checked against this run (a run that strays from it is stopped). */
   private follow(width: number, uids: readonly number[], hosts: readonly number[]): Branch | null {
-    if (this.at >= this.path.length) return null;
+    if (this.at >= this.path.length || this.drift !== null) return null;
     const branch = this.path[this.at++]!;
-    if (branch.width !== width || branch.uids.some((u, i) => u !== uids[i]) || branch.hosts.some((h, i) => h !== hosts[i])) {
-      throw new TypeError(
-        "explore(build): the same choices led to different worlds in two runs; build must make the same world each time (no state kept from one run to the next, nothing from outside the world)",
-      );
-    }
+    if (branch.width === width && branch.uids.every((u, i) => u === uids[i]) && branch.hosts.every((h, i) => h === hosts[i])) return branch;
+    this.drift = new TypeError(
+      "explore(build): the same choices led to different worlds in two runs; build must make the same world each time (no state kept from one run to the next, nothing from outside the world)",
+    );
+    this.pruned = true;
+    this.world!.fail(this.drift);
     return branch;
   }
 
