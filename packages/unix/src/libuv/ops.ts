@@ -144,7 +144,7 @@ export class AcceptOp extends QueuedOp<[UvSocket, Address]> {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("accept()");
     if (s.origin !== null) s.wantConnections();
-    const client = s.backlog.shift();
+    const client = s.takeConnection();
     if (client !== undefined) {
       this.value = [client, peerOf(client)];
       s.wakeAcceptor();

@@ -23,6 +23,11 @@ import { RELAY_MESSAGE, spawnRelay } from "./relay.js";
 
 /** Queued bytes above which a stream stops reading from the system (resumed below half of it). */
 export const HIGH_WATER = 64 * 1024;
+/**
+ * The most connections a listener holds for `accept`, whatever its backlog:
+ * Linux's own cap on a listen queue (`net.core.somaxconn`'s default).
+ */
+export const MAX_HELD_CONNECTIONS = 4096;
 /** Datagrams kept for `recvfrom`; later ones are dropped, as a full kernel buffer would. */
 export const MAX_DATAGRAMS = 1024;
 
@@ -318,18 +323,33 @@ export class UvSocket implements Socket {
     });
   }
 
-  /** Queues the connections `server` accepts for `accept`. */
+  /**
+   * Queues the connections `server` accepts for `accept`, at most
+   * `listenBacklog` of them (and {@link MAX_HELD_CONNECTIONS}), unread (accepted with `pauseOnConnect`: reading
+   * starts at `accept`, see {@link takeConnection}). libuv accepts whatever
+   * arrives and Node offers no way to stop it on a listening handle, so a
+   * connection beyond that bound is closed at once, as a full kernel queue
+   * would turn it away: what a client can make this process hold is bounded
+   * whether or not the program accepts.
+   */
   private onConnections(server: net.Server): void {
     server.on("connection", (stream: net.Socket) => {
-      if (this.server !== server) return void stream.destroy();
-      if (this.state === "closed") return void stream.destroy();
+      if (this.server !== server || this.state === "closed" || this.backlog.length >= Math.min(this.listenBacklog, MAX_HELD_CONNECTIONS)) {
+        return void stream.destroy();
+      }
       const client = new UvSocket(this.kind, this.backend);
       client.state = "connected";
       client.attachStream(stream);
-      stream.resume(); // accepted with pauseOnConnect: read ahead from now on
       this.backlog.push(client);
       if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
     });
+  }
+
+  /** The oldest connection waiting for `accept`, reading from now on; or undefined. */
+  takeConnection(): UvSocket | undefined {
+    const client = this.backlog.shift();
+    client?.stream!.resume();
+    return client;
   }
 
   /** accept() failed (EMFILE, ENFILE…): the next accept hears of it. */
