@@ -59,6 +59,7 @@ export { Parked, removeWaiter, wakeAll } from "./parked.js";
 export { type RunOptions, run } from "./run.js";
 export { type SharedSocket, ShareGuard } from "./share.js";
 export { onSignal, type SignalHandler } from "./signals.js";
+export { SocketFile } from "./socket-file.js";
 export { sleep } from "./sleep.js";
 export { close, getsockname, isStreamKind, read, readExactly, shutdown, write } from "./socket.js";
 export { accept, bindAndListen, connect, tcpv4, tcpv6, unixSocket } from "./tcp.js";

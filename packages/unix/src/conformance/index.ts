@@ -31,6 +31,7 @@ import { failureTests } from "./failures.js";
 import { fdExhaustionTests } from "./fd-exhaustion.js";
 import { sharingTests } from "./sharing.js";
 import { soakTests } from "./soak.js";
+import { socketFileTests } from "./socket-files.js";
 
 export type { ConformanceOptions } from "./context.js";
 export { activeHandles, connectedPair, leaked } from "./support.js";
@@ -71,6 +72,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     endOfRunTests(suite);
     fdExhaustionTests(suite);
     sharingTests(suite);
+    socketFileTests(suite);
     soakTests(suite);
   });
 }

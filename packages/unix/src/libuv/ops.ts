@@ -8,6 +8,7 @@ import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backen
 import { BufferOp } from "../buffer-op.js";
 import { SocketClosed, systemError } from "../errors.js";
 import { Parked, removeWaiter } from "../parked.js";
+import { SocketFile } from "../socket-file.js";
 import type { UvSocket, Waiter, WriteWaiter } from "./socket.js";
 
 /**
@@ -244,7 +245,10 @@ export class ListenOp extends OpenOp {
     s.listenBacklog = backlog;
     if (s.kind === "unix") {
       s.path = (this.addr as UnixAddress).path;
-      server.listen({ path: s.path, backlog });
+      // libuv unlinks the name it bound when the server closes, whatever is
+      // there by then: it binds a fresh name, moved to the path once listening.
+      s.staged = SocketFile.staging(s.path);
+      server.listen({ path: s.staged ?? s.path, backlog });
       return;
     }
     const { host, port } = this.addr as InetAddress;

@@ -17,6 +17,7 @@ import type { Address, Socket, SocketKind, SocketState } from "../backend.js";
 import { SocketClosed } from "../errors.js";
 import { type Parked, wakeAll } from "../parked.js";
 import { type SharedSocket, ShareGuard } from "../share.js";
+import { SocketFile } from "../socket-file.js";
 import type { LibuvBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
 import { RELAY_MESSAGE, spawnRelay } from "./relay.js";
@@ -68,6 +69,14 @@ function endpoint(address: () => unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/** `error` of a bind under the staged name `staged`, saying `path` instead (the name the program asked for). */
+function named(error: Error, staged: string, path: string): Error {
+  const e = error as NodeJS.ErrnoException & { address?: string };
+  if (e.address === staged) e.address = path;
+  e.message = e.message.split(staged).join(path);
+  return e;
 }
 
 /** Runs `fn` once the handles closed now are really gone (after a "close callbacks" phase of Node's loop). */
@@ -140,6 +149,10 @@ export class UvSocket implements Socket {
   broken: Error | null = null;
   /** A Unix listener's path, for its address. */
   path = "";
+  /** The name a Unix listener binds before its socket is moved to `path` (see `SocketFile.staging`). */
+  staged: string | null = null;
+  /** A Unix listener's socket file, unlinked when it closes (see `SocketFile`). */
+  file: SocketFile | null = null;
   /** The backlog it listens with. */
   listenBacklog = 511;
   /** Made when the listener is first given to another domain; sealed before its descriptor closes. */
@@ -305,6 +318,14 @@ export class UvSocket implements Socket {
     this.onConnections(server);
     server.on("listening", () => {
       if (this.server !== server || this.state === "closed") return;
+      if (this.kind === "unix") {
+        try {
+          this.file = this.staged === null ? SocketFile.bound(this.path) : SocketFile.place(this.staged, this.path);
+        } catch (error) {
+          server.close();
+          return this.listenFailed(error as Error);
+        }
+      }
       this.state = "listening";
       this.opener?.ready();
     });
@@ -312,14 +333,19 @@ export class UvSocket implements Socket {
       if (this.server !== server) return;
       if (this.state === "listening") return this.acceptFailed(error);
       if (this.state === "closed") return;
-      // bind/listen failed: Node closed the handle; the socket is fresh again.
-      this.openError = error;
-      this.server = null;
-      afterHandleClose(() => {
-        if (this.server === null && this.udp === null && this.stream === null) this.handleOpen = false;
-        this.handleClosed();
-        this.opener?.ready();
-      });
+      // bind/listen failed: Node closed the handle.
+      this.listenFailed(error);
+    });
+  }
+
+  /** bind/listen failed, and the server's handle is closed or closing: the socket is fresh again once it is gone. */
+  private listenFailed(error: Error): void {
+    this.openError = this.staged === null ? error : named(error, this.staged, this.path);
+    this.server = null;
+    afterHandleClose(() => {
+      if (this.server === null && this.udp === null && this.stream === null) this.handleOpen = false;
+      this.handleClosed();
+      this.opener?.ready();
     });
   }
 
@@ -562,6 +588,10 @@ export class UvSocket implements Socket {
     } else if (server !== null) {
       // Domains duplicating the descriptor finish first (see ShareGuard).
       this.guard?.seal();
+      // Unlinked before the descriptor closes, as libuv does: a socket bound at
+      // the path by someone else once ours is closed is never touched.
+      this.file?.remove();
+      this.file = null;
       server.close();
       for (const client of this.backlog.splice(0)) client.closeNow();
       this.relay?.kill();
