@@ -209,6 +209,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     const reader = s.readers[0];
     if (!(reader instanceof ReadOp)) throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
     reader.takeAhead(read, this.poller.readArea, at);
+    s.delivered = reader;
     this.wakeReader(s);
   }
 
@@ -226,12 +227,19 @@ export class NativeBackend extends NodeLoop implements Backend {
   syncWant(s: NativeSocket): void {
     if (s.fd < 0) return;
     const first = s.readers[0];
-    this.poller.want(s.fd, first instanceof ReadOp ? first.wanted : 0);
+    this.poller.want(s.fd, first instanceof ReadOp && s.delivered === null ? first.wanted : 0);
   }
 
-  /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
+  /** @internal Readiness a finished or cancelled reader did not use goes to the next one (not past a reader woken with bytes). */
   passRead(s: NativeSocket): void {
-    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wakeReader(s);
+    if (s.readers.length !== 0 && s.delivered === null && (s.readable || s.state === "closed")) this.wakeReader(s);
+  }
+
+  /** @internal The reader woken with read-ahead bytes returns them (or fails): the readers behind it go on. */
+  releaseDelivered(s: NativeSocket): void {
+    s.delivered = null;
+    this.syncWant(s);
+    this.passRead(s);
   }
 
   // -- queued sends ------------------------------------------------------------------
@@ -437,6 +445,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (s.fd >= 0) this.sendsOut(s);
     s.state = "closed";
     s.writing = null;
+    s.delivered = null;
     s.unsent = null;
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
