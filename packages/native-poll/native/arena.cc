@@ -101,7 +101,7 @@ int64_t ArenaPool::Alloc(bool* new_memory) {
   }
   if (a == nullptr) {
     if (max_arenas_ != 0 && arenas_.size() >= max_arenas_) return -1;
-    if (arenas_.size() >= (1u << 25)) return -2;  // ids must stay below 2^31
+    if (arenas_.size() >= static_cast<size_t>(kMaxArenas)) return -2;
     // arenas_ may reallocate: re-take pointers after this point.
     arenas_.emplace_back();
     Arena* n = &arenas_.back();

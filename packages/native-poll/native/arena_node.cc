@@ -160,13 +160,10 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
   // new NativeArenaPool(slotSize, maxArenas, memory: 0 auto | 1 mmap | 2 js)
   explicit ArenaPoolWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ArenaPoolWrap>(info) {
     Napi::Env env = info.Env();
-    uint32_t slot_size, max_arenas, mode;
-    if (!ArgUint32(info, 0, "NativeArenaPool", &slot_size) || !ArgUint32(info, 1, "NativeArenaPool", &max_arenas) ||
-        !ArgUint32(info, 2, "NativeArenaPool", &mode)) {
-      return;
-    }
-    if (slot_size == 0 || slot_size > (1u << 26) || mode > 2) {
-      Napi::RangeError::New(env, "NativeArenaPool: slotSize must be 1 .. 64 MiB and memory 0, 1 or 2").ThrowAsJavaScriptException();
+    int32_t slot_size, max_arenas, mode;
+    if (!ArgInt(info, 0, "NativeArenaPool", "slotSize", 1, 1 << 26, &slot_size) ||
+        !ArgInt(info, 1, "NativeArenaPool", "maxArenas", 0, kMaxArenas, &max_arenas) ||
+        !ArgInt(info, 2, "NativeArenaPool", "memory", 0, 2, &mode)) {
       return;
     }
     AddonData* data = GetAddonData(env);
@@ -217,7 +214,10 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
   }
 
   bool SlotId(const Napi::CallbackInfo& info, const char* fn, uint32_t* id) {
-    return ArgUint32(info, 0, fn, id);
+    int32_t v;
+    if (!ArgInt(info, 0, fn, "id", 0, INT32_MAX, &v)) return false;
+    *id = static_cast<uint32_t>(v);
+    return true;
   }
 
   // release(id) → index of an arena that went offline, or -1. Throws (after
@@ -248,8 +248,8 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
   }
 
   Napi::Value ArenaBuffer(const Napi::CallbackInfo& info) {
-    uint32_t index;
-    if (!Live(info) || !ArgUint32(info, 0, "pool.arenaBuffer", &index)) return Napi::Value();
+    int32_t index;
+    if (!Live(info) || !ArgInt(info, 0, "pool.arenaBuffer", "index", 0, INT32_MAX, &index)) return Napi::Value();
     const Arena* a = pool_->ArenaAt(index);
     napi_value v = a == nullptr ? nullptr : memory_->Buffer(a);
     if (v == nullptr) return info.Env().Undefined();

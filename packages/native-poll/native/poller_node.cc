@@ -95,13 +95,10 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   // add(fd, interest, mode) → generation (> 0) or -errno
   Napi::Value Add(const Napi::CallbackInfo& info) {
     int32_t fd, interest, mode;
-    if (!Live(info, "add") || !ArgInt32(info, 0, "poller.add", &fd) || !ArgInt32(info, 1, "poller.add", &interest) ||
-        !ArgInt32(info, 2, "poller.add", &mode)) {
-      return Napi::Value();
-    }
-    if (mode < kEdge || mode > kOneShot || (interest & ~(kReadable | kWritable)) != 0 || interest == 0) {
-      Napi::RangeError::New(info.Env(), "poller.add(fd, interest, mode): interest is READABLE|WRITABLE, mode is EDGE, LEVEL or ONESHOT")
-          .ThrowAsJavaScriptException();
+    // interest: READABLE, WRITABLE or both; mode: EDGE, LEVEL or ONESHOT.
+    if (!Live(info, "add") || !ArgFd(info, 0, "poller.add", &fd) ||
+        !ArgInt(info, 1, "poller.add", "interest", kReadable, kReadable | kWritable, &interest) ||
+        !ArgInt(info, 2, "poller.add", "mode", kEdge, kOneShot, &mode)) {
       return Napi::Value();
     }
     int64_t gen = h_->payload.Add(fd, static_cast<uint32_t>(interest), static_cast<Mode>(mode));
@@ -110,12 +107,9 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
 
   Napi::Value Modify(const Napi::CallbackInfo& info) {
     int32_t fd, interest;
-    if (!Live(info, "modify") || !ArgInt32(info, 0, "poller.modify", &fd) || !ArgInt32(info, 1, "poller.modify", &interest)) {
-      return Napi::Value();
-    }
-    if ((interest & ~(kReadable | kWritable)) != 0 || interest == 0) {
-      Napi::RangeError::New(info.Env(), "poller.modify(fd, interest): interest is READABLE, WRITABLE or both (use disarm() for none)")
-          .ThrowAsJavaScriptException();
+    // interest: READABLE, WRITABLE or both (disarm() for none).
+    if (!Live(info, "modify") || !ArgFd(info, 0, "poller.modify", &fd) ||
+        !ArgInt(info, 1, "poller.modify", "interest", kReadable, kReadable | kWritable, &interest)) {
       return Napi::Value();
     }
     return Napi::Number::New(info.Env(), h_->payload.Modify(fd, static_cast<uint32_t>(interest)));
@@ -124,7 +118,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   template <int (Poller::*Op)(int)>
   Napi::Value FdOp(const Napi::CallbackInfo& info, const char* name) {
     int32_t fd;
-    if (!Live(info, name) || !ArgInt32(info, 0, name, &fd)) return Napi::Value();
+    if (!Live(info, name) || !ArgFd(info, 0, name, &fd)) return Napi::Value();
     return Napi::Number::New(info.Env(), (h_->payload.*Op)(fd));
   }
   Napi::Value Rearm(const Napi::CallbackInfo& info) { return FdOp<&Poller::Rearm>(info, "rearm"); }
@@ -134,7 +128,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
 
   Napi::Value Generation(const Napi::CallbackInfo& info) {
     int32_t fd;
-    if (!Live(info, "generation") || !ArgInt32(info, 0, "poller.generation", &fd)) return Napi::Value();
+    if (!Live(info, "generation") || !ArgFd(info, 0, "poller.generation", &fd)) return Napi::Value();
     const Registration* r = h_->payload.Find(fd);
     return Napi::Number::New(info.Env(), r == nullptr ? 0 : r->gen);
   }
@@ -149,7 +143,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   Napi::Value Poll(const Napi::CallbackInfo& info) {
     int32_t timeout = 0;
     if (!Live(info, "poll")) return Napi::Value();
-    if (info.Length() > 0 && !ArgInt32(info, 0, "poller.poll", &timeout)) return Napi::Value();
+    if (info.Length() > 0 && !ArgInt(info, 0, "poller.poll", "timeoutMs", -1, INT32_MAX, &timeout)) return Napi::Value();
     bool woken = false;
     sends_.Submit();
     return Napi::Number::New(info.Env(), h_->payload.Drain(timeout, batch_, batch_events_, &woken));

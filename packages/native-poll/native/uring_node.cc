@@ -43,11 +43,6 @@ constexpr int kMaxRounds = 8;
 
 void FinalizeMapping(napi_env /*env*/, void* /*data*/, void* hint) { static_cast<Mapping*>(hint)->Release(); }
 
-uint32_t ConfigField(Napi::Object config, const char* name, uint32_t fallback) {
-  Napi::Value v = config.Get(name);
-  return v.IsNumber() ? v.As<Napi::Number>().Uint32Value() : fallback;
-}
-
 class UringWrap : public LoopWatched<UringWrap, Ring> {
  public:
   static constexpr const char* kWhat = "ring";
@@ -82,12 +77,17 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     on_batch_ = Napi::Persistent(info[1].As<Napi::Function>());
     Napi::Object c = info[2].As<Napi::Object>();
     UringConfig config;
-    config.entries = ConfigField(c, "entries", config.entries);
-    config.buffers = ConfigField(c, "buffers", config.buffers);
-    config.buffer_size = ConfigField(c, "bufferSize", config.buffer_size);
-    config.staging = ConfigField(c, "staging", config.staging);
-    config.staging_size = ConfigField(c, "stagingSize", config.staging_size);
-    config.task_run = static_cast<TaskRun>(ConfigField(c, "taskRun", 0) & 3);
+    uint32_t task_run = 0;
+    // Sizes as the kernel takes them (io_uring_setup's entries, a provided-buffer ring's 2^15 buffers).
+    if (!IntField(env, c, "NativeUring", "entries", 1, 32768, config.entries, &config.entries) ||
+        !IntField(env, c, "NativeUring", "buffers", 1, 32768, config.buffers, &config.buffers) ||
+        !IntField(env, c, "NativeUring", "bufferSize", 1, 1u << 24, config.buffer_size, &config.buffer_size) ||
+        !IntField(env, c, "NativeUring", "staging", 1, 1u << 16, config.staging, &config.staging) ||
+        !IntField(env, c, "NativeUring", "stagingSize", 1, 1u << 24, config.staging_size, &config.staging_size) ||
+        !IntField(env, c, "NativeUring", "taskRun", 0, 3, 0, &task_run)) {
+      return;
+    }
+    config.task_run = static_cast<TaskRun>(task_run);
 
     Ring& ring = Prepare();
     std::string step;
