@@ -22,6 +22,11 @@ namespace bobbin {
 // ("EAGAIN"), `errno` (negative, as in Node) and `syscall`.
 Napi::Error ErrnoError(Napi::Env env, int err, const char* syscall);
 
+// A failed N-API call: throws an Error naming `call` and N-API's reason
+// (unless a JavaScript exception is already pending, which then stands), and
+// returns false. `code` is "ERR_BOBBIN_NAPI".
+bool ThrowFailed(napi_env env, napi_status status, const char* call);
+
 // Argument readers: they throw, naming the function and the argument, and
 // return false (the caller returns at once) for a value that is not one the
 // binding can use: a TypeError for a wrong type, a RangeError for a number

@@ -25,6 +25,26 @@ Napi::Error ErrnoError(Napi::Env env, int err, const char* syscall) {
   return error;
 }
 
+bool ThrowFailed(napi_env env, napi_status status, const char* call) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) return false;
+  const napi_extended_error_info* info = nullptr;
+  napi_get_last_error_info(env, &info);
+  std::string message = std::string(call) + " failed: " +
+                        (info != nullptr && info->error_message != nullptr ? info->error_message : "unknown N-API error") +
+                        " (napi_status " + std::to_string(static_cast<int>(status)) + ")";
+  napi_value msg, code, error;
+  if (napi_create_string_utf8(env, message.c_str(), NAPI_AUTO_LENGTH, &msg) == napi_ok &&
+      napi_create_string_utf8(env, "ERR_BOBBIN_NAPI", NAPI_AUTO_LENGTH, &code) == napi_ok &&
+      napi_create_error(env, code, msg, &error) == napi_ok) {
+    napi_throw(env, error);
+  } else {
+    napi_throw_error(env, "ERR_BOBBIN_NAPI", message.c_str());
+  }
+  return false;
+}
+
 namespace {
 
 // `v` as an integer in [min, max], or a thrown error naming `what` ("fn: argument 2 (port)").

@@ -9,9 +9,14 @@
 // JavaScript again while completions keep coming (sends done inline), a few
 // rounds at most before it lets the loop turn.
 //
-// control (an Int32Array JavaScript gives to the constructor):
+// control (the addon's memory, shown to JavaScript as `this.control`:
+// shared_area.h), two int32s:
 //   [kSqTail]  JavaScript's SQ tail: what Submit() publishes
 //   [kInPump]  1 while Pump() runs: JavaScript then leaves submitting to it
+//
+// Failures reach JavaScript: onBatch(status) is called with a negative errno
+// when io_uring_enter fails in the pump (other than EBUSY, a full CQ that
+// JavaScript's reaping empties) or when libuv cannot poll the eventfd.
 //
 // Lifetime: loop_watched.h (the ring is closed by uv_close's callback, after
 // libuv stops using its eventfd). The memory regions stay mapped while an
@@ -24,6 +29,7 @@
 
 #include "addon_data.h"
 #include "loop_watched.h"
+#include "shared_area.h"
 #include "uring.h"
 
 #if __has_include(<linux/io_uring.h>)
@@ -58,12 +64,11 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
                        });
   }
 
-  // new NativeUring(control: Int32Array, onBatch: () => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
+  // new NativeUring(onBatch: (status) => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
   explicit UringWrap(const Napi::CallbackInfo& info) : LoopWatched<UringWrap, Ring>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 3 || !IsTypedArrayOf(info[0], napi_int32_array) || info[0].As<Napi::Int32Array>().ElementLength() < kControlInts ||
-        !info[1].IsFunction() || !info[2].IsObject()) {
-      Napi::TypeError::New(env, "NativeUring(control: Int32Array(2), onBatch: function, config: object)").ThrowAsJavaScriptException();
+    if (info.Length() < 2 || !info[0].IsFunction() || !info[1].IsObject()) {
+      Napi::TypeError::New(env, "NativeUring(onBatch: function, config: object)").ThrowAsJavaScriptException();
       return;
     }
     if (!GetAddonData(env)->external_buffers) {
@@ -71,11 +76,12 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
           .ThrowAsJavaScriptException();
       return;
     }
-    Napi::Int32Array control = info[0].As<Napi::Int32Array>();
-    control_ = control.Data();
-    control_ref_ = Napi::Persistent(control.As<Napi::Object>());
-    on_batch_ = Napi::Persistent(info[1].As<Napi::Function>());
-    Napi::Object c = info[2].As<Napi::Object>();
+    napi_value control;
+    if (!control_.Make(env, kControlInts * sizeof(int32_t), &control)) return;
+    Value().Set("control", Napi::Value(env, control));
+    if (env.IsExceptionPending()) return;
+    on_batch_ = Napi::Persistent(info[0].As<Napi::Function>());
+    Napi::Object c = info[1].As<Napi::Object>();
     UringConfig config;
     uint32_t task_run = 0;
     // Sizes as the kernel takes them (io_uring_setup's entries, a provided-buffer ring's 2^15 buffers).
@@ -106,6 +112,12 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
 
   // The eventfd is readable: completion work arrived.
   void OnWatchedReadable() { Pump(); }
+
+  // libuv could not poll the eventfd: JavaScript hears it.
+  void OnWatchFailed(int status) {
+    Napi::HandleScope scope(Env());
+    Report(status, "uv_poll");
+  }
 
  private:
   // An external ArrayBuffer over `m`, which it keeps mapped.
@@ -164,19 +176,20 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     Ring& ring = h_->payload;
+    int32_t* control = Control();
     ring.ResetWakeup();
-    control_[kInPump] = 1;
+    control[kInPump] = 1;
     int rounds = 0;
     for (;;) {
       ring.SetNotifications(false);
-      ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
+      if (!Submitted(ring.Submit(Tail()))) break;
       for (; rounds < kMaxRounds && ring.CompletionsWaiting(); rounds++) {
-        Call(on_batch_.Value(), 0, nullptr);
+        Report(0);
         if (h_ == nullptr) {  // destroyed by JavaScript: the ring closes with the handle
-          control_[kInPump] = 0;
+          control[kInPump] = 0;
           return;
         }
-        if (ring.EntryNeeded(Tail())) ring.Submit(Tail());
+        if (ring.EntryNeeded(Tail()) && !Submitted(ring.Submit(Tail()))) break;
       }
       ring.SetNotifications(true);
       if (!ring.CompletionsPending()) break;
@@ -185,10 +198,30 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
         break;
       }
     }
-    control_[kInPump] = 0;
+    control[kInPump] = 0;
   }
 
-  uint32_t Tail() const { return static_cast<uint32_t>(control_[kSqTail]); }
+  // io_uring_enter's result in the pump: true when it went on (EBUSY: the CQ
+  // is full, JavaScript reaps it); a failure is reported to JavaScript.
+  bool Submitted(int rc) {
+    if (rc >= 0 || rc == -EBUSY) return true;
+    Report(rc, "io_uring_enter");
+    return false;
+  }
+
+  // onBatch(0) for a batch of completions to reap; onBatch(-errno, what failed) for a failure.
+  void Report(int status, const char* failed = nullptr) {
+    napi_value argv[2];
+    napi_status s = napi_create_int32(Env(), status, &argv[0]);
+    if (s != napi_ok) return Uncaught(s, "napi_create_int32");
+    if (failed != nullptr && (s = napi_create_string_utf8(Env(), failed, NAPI_AUTO_LENGTH, &argv[1])) != napi_ok) {
+      return Uncaught(s, "napi_create_string_utf8");
+    }
+    Call(on_batch_.Value(), failed == nullptr ? 1 : 2, argv);
+  }
+
+  int32_t* Control() const { return reinterpret_cast<int32_t*>(control_.data()); }
+  uint32_t Tail() const { return static_cast<uint32_t>(Control()[kSqTail]); }
 
   // submit() → SQEs submitted, or -errno. Runs pending completion work too.
   Napi::Value Submit(const Napi::CallbackInfo& info) {
@@ -196,8 +229,7 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     return Napi::Number::New(info.Env(), h_->payload.Submit(Tail()));
   }
 
-  int32_t* control_ = nullptr;
-  Napi::ObjectReference control_ref_;  // keeps the control array (and control_) alive
+  SharedArea control_;  // the addon's, shown to JavaScript (shared_area.h)
   Napi::FunctionReference on_batch_;
 };
 

@@ -56,7 +56,7 @@ const syscallRows: Record<string, Omit<Row, "call">> = {
 };
 
 const C = native.constants;
-const poller = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
+const poller = new native.NativePoller(1, () => {});
 poller.unref();
 afterAll(() => poller.destroy());
 const p = poller as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -69,6 +69,9 @@ const pollerRows: Record<string, Omit<Row, "call">> = {
   close: { args: [a], ints: [FD(0)] },
   generation: { args: [a], ints: [FD(0)] },
   poll: { args: [0], ints: [[0, "timeoutMs", -1, INT32_MAX]] },
+  readAhead: { args: [16], ints: [[0, "areaBytes", 0, 2 ** 30]] },
+  wants: { args: [16], ints: [[0, "length", 0, 2 ** 26]] },
+  sendQueue: { args: [16, 1], ints: [[0, "stagingBytes", 0, 2 ** 30], [1, "entries", 0, 1_000_000]] },
 };
 
 const pool = new native.NativeArenaPool(64, 1, 0);
@@ -118,7 +121,12 @@ describe("the addon's integer arguments", () => {
     for (const [name, row] of Object.entries(syscallRows)) expectChecked(`syscalls.${name}`, { ...row, call: sys[name]! });
   });
 
-  it("so does every poller method that takes an integer", () => {
+  it("so does every poller method that takes an integer, and the poller's constructor", () => {
+    expectChecked("NativePoller", {
+      call: (...args) => new native.NativePoller(...(args as [number, () => void])),
+      args: [1, () => {}],
+      ints: [[0, "batchEvents", 1, 1_000_000]],
+    });
     for (const [name, row] of Object.entries(pollerRows)) {
       expectChecked(`poller.${name}`, { ...row, call: (...args) => p[name]!.apply(poller, args) });
     }
@@ -155,7 +163,7 @@ describe("the addon's integer arguments", () => {
     for (const [field, min, max] of fields) {
       for (const [value, kind] of badValues(min, max).filter(([v]) => v !== undefined)) {
         expect(
-          () => new U.NativeUring(new Int32Array(2), () => {}, { ...good, [field]: value }),
+          () => new U.NativeUring(() => {}, { ...good, [field]: value }),
           `${field} = ${String(value)}`,
         ).toThrow(kind);
       }

@@ -22,7 +22,7 @@ import {
 import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
 import { errnoException } from "../errors.js";
 import { loadAddon, type NativeSyscalls } from "../load.js";
-import { afterHandleClose, Parking } from "../parking.js";
+import { afterHandleClose, BackendFailure, Parking } from "../parking.js";
 import { PollEvent, Poller, type PollerStats } from "../poller.js";
 import {
   adoptListener,
@@ -107,6 +107,8 @@ export class NativeBackend extends NodeLoop implements Backend {
   readonly parking: Parking;
   private destroyed = false;
   private readonly eager: boolean;
+  /** What failed under the poller in a Node callback: thrown by the next `select`, which fails the run. */
+  private readonly failure = new BackendFailure(() => this.interrupt());
 
   /**
    * @throws NativeUnavailable when the addon is not built.
@@ -129,6 +131,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       readAhead: READ_AHEAD_BYTES,
       sendStaging: STAGING_BYTES,
       onSend: (fd, result, unsent) => this.onSend(fd, result, unsent),
+      onError: (error) => this.failure.fail(error),
     });
     this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
@@ -162,9 +165,12 @@ export class NativeBackend extends NodeLoop implements Backend {
    * loop would, instead of after a turn of Node's loop. Only when nothing is
    * ready does a blocking `select` return a Promise, settled by the batch the
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
-   * Node's loop a turn after every time slice (`run`'s `sliceMs`).
+   * Node's loop a turn after every time slice (`run`'s `sliceMs`). When the
+   * poller failed in a Node callback (a failed `epoll_wait`…), `select`
+   * throws that error, and core fails the run with it.
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+    this.failure.check();
     if (!this.destroyed) {
       // The drain submits the slice's queued sends first, in the same call.
       if (this.parking.count !== 0 && (!block || this.eager)) {
