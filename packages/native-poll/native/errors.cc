@@ -50,7 +50,8 @@ namespace {
 // `v` as an integer in [min, max], or a thrown error naming `what` ("fn: argument 2 (port)").
 bool IntegerIn(napi_env env, napi_value v, const std::string& what, double min, double max, double* out) {
   napi_valuetype type = napi_undefined;
-  napi_typeof(env, v, &type);
+  napi_status s = napi_typeof(env, v, &type);
+  if (s != napi_ok) return ThrowFailed(env, s, "napi_typeof");
   if (type != napi_number) {
     std::string msg = what + " must be a number";
     napi_throw_type_error(env, nullptr, msg.c_str());
@@ -121,13 +122,15 @@ bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t*
     return true;
   }
   if (napi_is_dataview(env, v, &is) == napi_ok && is) {
-    napi_get_dataview_info(env, v, &length, &p, &ab, &offset);
+    napi_status s = napi_get_dataview_info(env, v, &length, &p, &ab, &offset);
+    if (s != napi_ok) return ThrowFailed(env, s, "napi_get_dataview_info");
     *data = static_cast<uint8_t*>(p);
     *len = length;
     return true;
   }
   if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
-    napi_get_arraybuffer_info(env, v, &p, &length);
+    napi_status s = napi_get_arraybuffer_info(env, v, &p, &length);
+    if (s != napi_ok) return ThrowFailed(env, s, "napi_get_arraybuffer_info");
     *data = static_cast<uint8_t*>(p);
     *len = length;
     return true;

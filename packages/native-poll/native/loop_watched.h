@@ -21,9 +21,9 @@
 #include <napi.h>
 #include <uv.h>
 
-#include <cassert>
 #include <string>
 
+#include "check.h"
 #include "common.h"
 
 namespace bobbin {
@@ -61,7 +61,7 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
   // Watches `fd` for readability in Node's loop. On failure: throws, lets
   // go of the Handle, and returns false.
   bool Watch(Napi::Env env, int fd, const char* resource) {
-    assert(h_ != nullptr && fd >= 0);
+    BOBBIN_CHECK(h_ != nullptr && fd >= 0);
     uv_loop_t* loop = nullptr;
     napi_status s = napi_get_uv_event_loop(env, &loop);
     if (s != napi_ok) {

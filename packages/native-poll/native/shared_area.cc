@@ -7,6 +7,7 @@
 #include <string>
 
 #include "addon_data.h"
+#include "check.h"
 #include "common.h"
 
 namespace bobbin {
@@ -19,7 +20,9 @@ struct alignas(16) SharedArea::Block {
 };
 
 void SharedArea::Release(Block* block) {
-  if (block->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  int held = block->refs.fetch_sub(1, std::memory_order_acq_rel);
+  BOBBIN_CHECK(held >= 1);
+  if (held != 1) return;
   block->~Block();
   free(block);
 }

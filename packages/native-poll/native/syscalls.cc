@@ -61,6 +61,37 @@ int SetNonBlockCloexec(int fd) {
   if (fdfl < 0 || fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC) < 0) return -errno;
   return 0;
 }
+
+// A new fd made non-blocking and close-on-exec (and, for a socket, never
+// raising SIGPIPE where the platform has SO_NOSIGPIPE): `fd`, or -errno with
+// the fd closed.
+int Prepared(int fd, bool socket) {
+  int rc = SetNonBlockCloexec(fd);
+#ifdef SO_NOSIGPIPE
+  int one = 1;
+  if (rc == 0 && socket && setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one) < 0) rc = -errno;
+#endif
+  if (rc < 0) {
+    close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+// Both fds of a pair Prepared(), or -errno with both closed.
+int PreparedPair(int fds[2], bool sockets) {
+  int rc = Prepared(fds[0], sockets);
+  if (rc < 0) {
+    close(fds[1]);
+    return rc;
+  }
+  rc = Prepared(fds[1], sockets);
+  if (rc < 0) {
+    close(fds[0]);
+    return rc;
+  }
+  return 0;
+}
 #endif
 
 int Family(int32_t f) {
@@ -94,15 +125,7 @@ Napi::Value Socket(const Napi::CallbackInfo& info) {
 #else
   int fd = socket(af, st, 0);
   if (fd < 0) return Int(info.Env(), -errno);
-  int rc = SetNonBlockCloexec(fd);
-  if (rc < 0) {
-    close(fd);
-    return Int(info.Env(), rc);
-  }
-#ifdef SO_NOSIGPIPE
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
-#endif
+  fd = Prepared(fd, true);
 #endif
   return Int(info.Env(), fd);
 }
@@ -114,6 +137,7 @@ Napi::Value Bind(const Napi::CallbackInfo& info) {
   struct sockaddr_storage ss;
   socklen_t len;
   int rc = ParseAddress(info.Env(), info[1], port, &ss, &len);
+  if (rc == kAddressThrew) return Napi::Value();
   if (rc < 0) return Int(info.Env(), rc);
   if (bind(fd, reinterpret_cast<struct sockaddr*>(&ss), len) < 0) return Int(info.Env(), -errno);
   return Int(info.Env(), 0);
@@ -141,17 +165,17 @@ Napi::Value Accept(const Napi::CallbackInfo& info) {
   do c = accept(fd, reinterpret_cast<struct sockaddr*>(&ss), &len);
   while (c < 0 && errno == EINTR);
   if (c < 0) return Int(info.Env(), -errno);
-  int rc = SetNonBlockCloexec(c);
-  if (rc < 0) {
-    close(c);
-    return Int(info.Env(), rc);
+  c = Prepared(c, true);
+  if (c < 0) return Int(info.Env(), c);
+#endif
+  if (info.Length() > 1 && info[1].IsObject()) {
+    napi_status s = SetAddress(info.Env(), info[1], &ss, len);
+    if (s != napi_ok) {
+      close(c);  // the connection is dropped rather than handed over without its address
+      ThrowFailed(info.Env(), s, "napi_set_named_property");
+      return Napi::Value();
+    }
   }
-#ifdef SO_NOSIGPIPE
-  int one = 1;
-  setsockopt(c, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
-#endif
-#endif
-  if (info.Length() > 1 && info[1].IsObject()) SetAddress(info.Env(), info[1], &ss, len);
   return Int(info.Env(), c);
 }
 
@@ -163,6 +187,7 @@ Napi::Value Connect(const Napi::CallbackInfo& info) {
   struct sockaddr_storage ss;
   socklen_t len;
   int rc = ParseAddress(info.Env(), info[1], port, &ss, &len);
+  if (rc == kAddressThrew) return Napi::Value();
   if (rc < 0) return Int(info.Env(), rc);
   // EINTR: the connection goes on asynchronously, as with EINPROGRESS.
   if (connect(fd, reinterpret_cast<struct sockaddr*>(&ss), len) < 0) {
@@ -287,7 +312,13 @@ Napi::Value Recvfrom(const Napi::CallbackInfo& info) {
   do n = recvfrom(fd, data + off, static_cast<size_t>(len), 0, reinterpret_cast<struct sockaddr*>(&ss), &slen);
   while (n < 0 && errno == EINTR);
   if (n < 0) return Int(env, -errno);
-  if (info.Length() > 4 && info[4].IsObject()) SetAddress(env, info[4], &ss, slen);
+  if (info.Length() > 4 && info[4].IsObject()) {
+    napi_status s = SetAddress(env, info[4], &ss, slen);
+    if (s != napi_ok) {
+      ThrowFailed(env, s, "napi_set_named_property");
+      return Napi::Value();
+    }
+  }
   return Napi::Number::New(env, static_cast<double>(n));
 }
 
@@ -304,6 +335,7 @@ Napi::Value Sendto(const Napi::CallbackInfo& info) {
   struct sockaddr_storage ss;
   socklen_t slen;
   int rc = ParseAddress(env, info[4], port, &ss, &slen);
+  if (rc == kAddressThrew) return Napi::Value();
   if (rc < 0) return Int(env, rc);
   ssize_t n;
   do n = sendto(fd, data + off, static_cast<size_t>(len), kSendFlags, reinterpret_cast<struct sockaddr*>(&ss), slen);
@@ -362,7 +394,11 @@ Napi::Value SockName(const Napi::CallbackInfo& info, const char* fn) {
   struct sockaddr_storage ss;
   socklen_t len = sizeof ss;
   if (Get(fd, reinterpret_cast<struct sockaddr*>(&ss), &len) < 0) return Int(info.Env(), -errno);
-  SetAddress(info.Env(), info[1], &ss, len);
+  napi_status s = SetAddress(info.Env(), info[1], &ss, len);
+  if (s != napi_ok) {
+    ThrowFailed(info.Env(), s, "napi_set_named_property");
+    return Napi::Value();
+  }
   return Int(info.Env(), 0);
 }
 
@@ -398,8 +434,8 @@ Napi::Value Pipe(const Napi::CallbackInfo& info) {
   if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) return Int(info.Env(), -errno);
 #else
   if (pipe(fds) < 0) return Int(info.Env(), -errno);
-  SetNonBlockCloexec(fds[0]);
-  SetNonBlockCloexec(fds[1]);
+  int rc = PreparedPair(fds, false);
+  if (rc < 0) return Int(info.Env(), rc);
 #endif
   return Pair(info.Env(), fds[0], fds[1]);
 }
@@ -415,8 +451,8 @@ Napi::Value Socketpair(const Napi::CallbackInfo& info) {
   if (socketpair(AF_UNIX, st | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) < 0) return Int(info.Env(), -errno);
 #else
   if (socketpair(AF_UNIX, st, 0, fds) < 0) return Int(info.Env(), -errno);
-  SetNonBlockCloexec(fds[0]);
-  SetNonBlockCloexec(fds[1]);
+  int rc = PreparedPair(fds, true);
+  if (rc < 0) return Int(info.Env(), rc);
 #endif
   return Pair(info.Env(), fds[0], fds[1]);
 }

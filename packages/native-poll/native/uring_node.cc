@@ -162,7 +162,7 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     self.Set("bufferBase", Napi::Number::New(env, static_cast<double>(reinterpret_cast<uintptr_t>(r.buffers()->base))));
     self.Set("stagingBase", Napi::Number::New(env, static_cast<double>(reinterpret_cast<uintptr_t>(r.staging()->base))));
     self.Set("setupFlags", Napi::Number::New(env, r.setup_flags()));
-    return true;
+    return !env.IsExceptionPending();  // a failed Set threw N-API's error
   }
 
   // One wake-up: enter (submitting what JavaScript queued, running the
@@ -177,7 +177,8 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     Napi::HandleScope scope(env);
     Ring& ring = h_->payload;
     int32_t* control = Control();
-    ring.ResetWakeup();
+    int rc = ring.ResetWakeup();
+    if (rc < 0) return Report(rc, "read");  // the eventfd: it would stay readable, and the loop spin
     control[kInPump] = 1;
     int rounds = 0;
     for (;;) {
@@ -194,7 +195,8 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
       ring.SetNotifications(true);
       if (!ring.CompletionsPending()) break;
       if (rounds >= kMaxRounds) {
-        ring.Wake();
+        // The eventfd, written, brings us back after Node's loop had a turn.
+        if ((rc = ring.Wake()) < 0) Report(rc, "write");
         break;
       }
     }
