@@ -19,8 +19,8 @@
 import { bindAndListen, getsockname, main, tcpv4 } from "@bobbin/unix";
 import { Room } from "./relay/room.js";
 import { serve } from "./relay/server.js";
-import { CLIENT_LIMIT_OPTIONS, clientLimitsArgs } from "./support/clients.js";
 import { formatAddress } from "./support/address.js";
+import { CLIENT_LIMIT_OPTIONS, clientLimitsArgs } from "./support/clients.js";
 import { fdTable, releaseReport } from "./support/fds.js";
 import { serverProgram } from "./support/program.js";
 

@@ -285,7 +285,6 @@ export class Poller implements Disposable {
     if (options.ref === false) this.native.unref();
   }
 
-
   /** Whether every view of the addon's memory is still attached here. */
   private attached(): boolean {
     const v = this.views;
@@ -301,14 +300,17 @@ export class Poller implements Disposable {
   /** The error for a poller whose shared memory was detached (an ArrayBuffer transferred). */
   private detached(what: string): Error {
     return Object.assign(
-      new Error(`poller.${what}: the memory the poller shares with the addon was detached (one of its ArrayBuffers was transferred); destroy the poller`),
+      new Error(
+        `poller.${what}: the memory the poller shares with the addon was detached (one of its ArrayBuffers was transferred); destroy the poller`,
+      ),
       { code: "ERR_BOBBIN_DETACHED" },
     );
   }
 
   /** A batch from Node's loop failed: its error goes to `onError`, or is thrown. */
   private batchFailed(rc: number, failed: string | undefined): void {
-    const error = failed === undefined || failed === "detached" ? this.detached("batch") : errnoException(rc, failed, "(draining the poller's set)");
+    const error =
+      failed === undefined || failed === "detached" ? this.detached("batch") : errnoException(rc, failed, "(draining the poller's set)");
     if (this.onError === undefined) throw error;
     this.onError(error);
   }

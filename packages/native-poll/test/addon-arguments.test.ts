@@ -29,7 +29,13 @@ const buf = Buffer.alloc(8);
 const sys = native.syscalls as unknown as Record<string, (...args: unknown[]) => unknown>;
 
 const syscallRows: Record<string, Omit<Row, "call">> = {
-  socket: { args: [4, 1], ints: [[0, "family", 0, INT32_MAX], [1, "type", 0, INT32_MAX]] },
+  socket: {
+    args: [4, 1],
+    ints: [
+      [0, "family", 0, INT32_MAX],
+      [1, "type", 0, INT32_MAX],
+    ],
+  },
   bind: { args: [a, "127.0.0.1", 0], ints: [FD(0), [2, "port", -1, 65535]] },
   listen: { args: [a, 1], ints: [FD(0), [1, "backlog", 0, INT32_MAX]] },
   accept: { args: [a], ints: [FD(0)] },
@@ -71,7 +77,13 @@ const pollerRows: Record<string, Omit<Row, "call">> = {
   poll: { args: [0], ints: [[0, "timeoutMs", -1, INT32_MAX]] },
   readAhead: { args: [16], ints: [[0, "areaBytes", 0, 2 ** 30]] },
   wants: { args: [16], ints: [[0, "length", 0, 2 ** 26]] },
-  sendQueue: { args: [16, 1], ints: [[0, "stagingBytes", 0, 2 ** 30], [1, "entries", 0, 1_000_000]] },
+  sendQueue: {
+    args: [16, 1],
+    ints: [
+      [0, "stagingBytes", 0, 2 ** 30],
+      [1, "entries", 0, 1_000_000],
+    ],
+  },
 };
 
 const pool = new native.NativeArenaPool(64, 1, 0);
@@ -162,10 +174,7 @@ describe("the addon's integer arguments", () => {
     ];
     for (const [field, min, max] of fields) {
       for (const [value, kind] of badValues(min, max).filter(([v]) => v !== undefined)) {
-        expect(
-          () => new U.NativeUring(() => {}, { ...good, [field]: value }),
-          `${field} = ${String(value)}`,
-        ).toThrow(kind);
+        expect(() => new U.NativeUring(() => {}, { ...good, [field]: value }), `${field} = ${String(value)}`).toThrow(kind);
       }
     }
   });

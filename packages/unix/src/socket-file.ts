@@ -103,7 +103,8 @@ export class SocketFile {
       unlink(staged);
     }
     const placed = SocketFile.bound(path);
-    if (placed === null) throw Object.assign(systemError("EADDRINUSE", "listen", `${path} was replaced while it was bound`), { address: path });
+    if (placed === null)
+      throw Object.assign(systemError("EADDRINUSE", "listen", `${path} was replaced while it was bound`), { address: path });
     return placed;
   }
 

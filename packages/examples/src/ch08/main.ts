@@ -47,7 +47,13 @@ export function* echoServers(options: EchoServersOptions): Generator<B.Instructi
   const domains = options.domains ?? B.Domain.available();
   // The book's globals, made once and given to every domain's server.
   const ready = Semaphore.shared(0);
-  const ctx: ServerContext = { shutdown: newShutdown(), out: Mutex.shared(), ready, verbose: options.verbose ?? true, limits: options.limits };
+  const ctx: ServerContext = {
+    shutdown: newShutdown(),
+    out: Mutex.shared(),
+    ready,
+    verbose: options.verbose ?? true,
+    limits: options.limits,
+  };
   onSignal("SIGINT", function* () {
     options.onStop?.();
     yield* stop(ctx.shutdown);

@@ -33,7 +33,12 @@ const LIMITS: ClientLimits = { maxClients: 1024, idleSeconds: IDLE_SECONDS };
  * shortage of descriptors; a session's
  * unexpected error (which stops the others).
  */
-export function* serve(server: Socket, room: Room, log: Log = () => {}, limits: ClientLimits = LIMITS): Generator<B.Instruction, never, unknown> {
+export function* serve(
+  server: Socket,
+  room: Room,
+  log: Log = () => {},
+  limits: ClientLimits = LIMITS,
+): Generator<B.Instruction, never, unknown> {
   const clients = new Clients(limits);
   try {
     return yield* B.group(function* (g): Generator<B.Instruction, never, unknown> {

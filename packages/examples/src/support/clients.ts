@@ -70,7 +70,8 @@ export function defaultMaxClients(servers: number): number {
  * @throws RangeError for a value that is not a positive integer (clients) or a positive number (seconds).
  */
 export function clientLimitsArgs(values: Record<string, unknown>, servers: number): ClientLimits {
-  const max = values["max-clients"] === "auto" || values["max-clients"] === undefined ? defaultMaxClients(servers) : Number(values["max-clients"]);
+  const max =
+    values["max-clients"] === "auto" || values["max-clients"] === undefined ? defaultMaxClients(servers) : Number(values["max-clients"]);
   if (!Number.isInteger(max) || max < 1) {
     throw new RangeError(`--max-clients must be auto or an integer ≥ 1 (connections served at once), got ${String(values["max-clients"])}`);
   }

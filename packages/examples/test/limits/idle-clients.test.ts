@@ -26,7 +26,9 @@ async function idleConnections(port: number, n: number): Promise<net.Socket[]> {
             clearTimeout(timer);
             resolve();
           };
-          s.once("connect", done).once("close", done).on("error", () => {});
+          s.once("connect", done)
+            .once("close", done)
+            .on("error", () => {});
         }),
     ),
   );

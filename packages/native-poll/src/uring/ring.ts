@@ -160,10 +160,14 @@ export class Ring {
 
   /** @internal A batch from the addon's pump (`status` 0), or what failed there. */
   deliver(status: number, failed: string | undefined): void {
-    if (failed !== undefined) return this.sink.failed(errnoException(status, failed, "(the ring's pump)"));
+    if (failed !== undefined) {
+      this.sink.failed(errnoException(status, failed, "(the ring's pump)"));
+      return;
+    }
     if (this.control.length === 0) {
       const error = new Error("io_uring: the ring's control block was detached (its ArrayBuffer was transferred); the ring is of no use");
-      return this.sink.failed(Object.assign(error, { code: "ERR_BOBBIN_DETACHED" }));
+      this.sink.failed(Object.assign(error, { code: "ERR_BOBBIN_DETACHED" }));
+      return;
     }
     this.stats.batches++;
     this.stats.completions += this.reap(this.sink);

@@ -374,7 +374,7 @@ export class UvSocket implements Socket {
   /** The oldest connection waiting for `accept`, reading from now on; or undefined. */
   takeConnection(): UvSocket | undefined {
     const client = this.backlog.shift();
-    client?.stream!.resume();
+    if (client !== undefined) client.stream!.resume();
     return client;
   }
 
