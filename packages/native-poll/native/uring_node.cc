@@ -172,6 +172,11 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
   // that came in while it was quiet is taken in the same wake-up, a few
   // rounds at most before Node's loop gets a turn (the eventfd, written,
   // brings us back).
+  //
+  // The SQ flags only hint that work is pending: the kernel may leave
+  // IORING_SQ_TASKRUN set when entering has nothing to run. An entry that
+  // brings no completion ends the wake-up, or the pump would spin here
+  // forever with Node's loop (and every timer) stopped.
   void Pump() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
@@ -184,6 +189,7 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     for (;;) {
       ring.SetNotifications(false);
       if (!Submitted(ring.Submit(Tail()))) break;
+      const int before = rounds;
       for (; rounds < kMaxRounds && ring.CompletionsWaiting(); rounds++) {
         Report(0);
         if (h_ == nullptr) {  // destroyed by JavaScript: the ring closes with the handle
@@ -199,6 +205,9 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
         if ((rc = ring.Wake()) < 0) Report(rc, "write");
         break;
       }
+      // Completions arrived after the batches: take them in this wake-up. Only
+      // the flags say more is coming, and entering just brought nothing: stop.
+      if (rounds == before && !ring.CompletionsWaiting()) break;
     }
     control[kInPump] = 0;
   }
