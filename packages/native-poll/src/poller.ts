@@ -82,6 +82,7 @@ export type PollHandler = (fd: number, events: number, token: number, read: numb
  *   readAhead: 256 * 1024,
  *   sendStaging: 256 * 1024,
  *   onSend: (fd, result, unsent) => keepForLater(fd, unsent.slice()),
+ *   onError: (error) => failEverything(error),   // a failed epoll_wait, uv_poll, or detached memory
  * });
  * ```
  * @throws never (a type; the constructor validates it).
