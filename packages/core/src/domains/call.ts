@@ -80,11 +80,11 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   const domains = domainsOf(k);
   const pinned = options.pin !== undefined;
   const domain = pinned ? checkPin(domains, k, options.pin!) : pickDomain(domains, k);
-  const sent = encodePortables(args) as unknown[];
+  const packed = encodePortables(args);
   return domains.start(domain, {
     task: task as ParallelTask<unknown[], unknown>,
-    sent,
-    portable: sent !== args,
+    sent: packed === null ? args : (packed.value as unknown[]),
+    slots: packed?.slots ?? null,
     pinned,
     transfer: options.transfer ?? [],
     spawn: { orphans: options.orphans, give: options.give, name: options.name ?? task.name },
@@ -122,14 +122,14 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   // Encoded first: a portable refusing to cross fails parallel before anything was sent.
   const encoded = inputs.map((input) => {
     const args = [input];
-    const sent = encodePortables(args) as unknown[];
-    return { sent, portable: sent !== args };
+    const packed = encodePortables(args);
+    return { sent: packed === null ? args : (packed.value as unknown[]), slots: packed?.slots ?? null };
   });
-  const tasks = encoded.map(({ sent, portable }, i) => {
+  const tasks = encoded.map(({ sent, slots }, i) => {
     const request = {
       task: task as ParallelTask<unknown[], unknown>,
       sent,
-      portable,
+      slots,
       pinned: false,
       transfer: [],
       spawn: { name: task.name },
