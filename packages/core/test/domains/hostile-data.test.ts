@@ -111,6 +111,20 @@ describe.each([
     expect(imported()).toBe(false);
   });
 
+  it("an error with an own property named __proto__ keeps its class, and the property", async () => {
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.failsWithFields, parsed()));
+      },
+      { ...mode, domains: 1 },
+    );
+    const error = (r as { error: Error & { detail?: unknown } }).error;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe("with fields");
+    expect(shape(error.detail)).toStrictEqual(shape(parsed()));
+    expect(shape(Object.getOwnPropertyDescriptor(error, "__proto__")?.value)).toStrictEqual(shape(parsed()));
+  });
+
   it.each(["toString", "__proto__", "constructor", "valueOf", "hasOwnProperty"])(
     "an error named %s crosses as an ordinary error with its name and message",
     async (name) => {
