@@ -158,6 +158,44 @@ describe.each([
   });
 });
 
+describe("the modules a call names", () => {
+  it("come only from defineTask: an object of the same shape is refused by call and parallel, before anything is sent", async () => {
+    const imitation = { url: forged, name: "imitation", body: function* () {} };
+    await B.run(
+      function* () {
+        expect(() => B.call(imitation as never)).toThrow(/call expects a task made by B\.defineTask/);
+        expect(() => B.call({ pin: 1 }, imitation as never)).toThrow(/call expects a task made by B\.defineTask/);
+        let refused: unknown;
+        try {
+          yield* B.parallel(imitation as never, [1]);
+        } catch (error) {
+          refused = error;
+        }
+        expect(String(refused)).toMatch(/parallel expects a task made by B\.defineTask/);
+      },
+      { domains: 1 },
+    );
+    expect(imported()).toBe(false);
+  });
+
+  it("a worker refuses a task module that is not a file: URL, failing the call with a TypeError that names the rule", async () => {
+    const inData = B.defineTask(forged, "inData", function* () {
+      return 1;
+    });
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(inData));
+      },
+      { domains: 1 },
+    );
+    expect(r.ok).toBe(false);
+    const error = (r as { error: Error }).error;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toMatch(/domains import only the program's own modules, by their file: URL/);
+    expect(imported()).toBe(false);
+  });
+});
+
 /** Keys that data may have and that mean something to a decoder or to `Object.prototype`. */
 const keys = fc.oneof(
   fc.string({ maxLength: 6 }),
