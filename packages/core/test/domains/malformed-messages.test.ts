@@ -82,6 +82,25 @@ describe("a message that is not one of Bobbin's", () => {
     expect(error.message).toBe('an error came from another domain in a form this version of Bobbin does not know ("not an error")');
   });
 
+  it("a failure whose error is its own cause fails that call, its chain of causes cut at 8", async () => {
+    const looped: Record<string, unknown> = { name: "Error", message: "loop", stack: undefined, props: {} };
+    looped.cause = { error: looped };
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.postsToDom0, [4, 1, looped]));
+      },
+      { domains: 1 },
+    );
+    let error: unknown = (r as { error: Error }).error;
+    let depth = 0;
+    for (; error instanceof Error; error = error.cause) {
+      expect(error.message).toBe("loop");
+      depth++;
+    }
+    expect(depth).toBe(9);
+    expect(error).toBeUndefined();
+  });
+
   it("a fatal error that is not an encoded error fails the run with a TypeError that describes it", async () => {
     const r = await settle(
       B.run(
