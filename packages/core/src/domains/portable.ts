@@ -41,7 +41,11 @@ export interface Portable<T extends object, D = unknown> {
   test(value: object): boolean;
   /** Turns the value into data that structured clone accepts (SharedArrayBuffers are shared, not copied). */
   encode(value: T): D;
-  /** Makes the value again from `encode`'s data, in the receiving domain. */
+  /**
+   * Makes the value again from `encode`'s data, in the receiving domain. Core
+   * calls it only where a domain's `encode` put a value of this portable, but
+   * that data came from another thread: check its shape before trusting it.
+   */
   decode(data: D): T;
 }
 
