@@ -12,7 +12,7 @@ describe("parseRepro", () => {
   it("reads back every line formatRepro writes", () => {
     const repro: fc.Arbitrary<Repro> = fc.record(
       {
-        seed: fc.maxSafeInteger().chain((n) => fc.constantFrom(n, -n, 0)),
+        seed: fc.maxSafeInteger(),
         policy: fc.constantFrom(...POLICY_NAMES),
         depth: fc.integer({ min: 1, max: 2 ** 31 }),
         steps: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
