@@ -11,7 +11,7 @@
 //
 //   node scripts/docs-browser.mjs [--dir=docs/api]
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -140,6 +140,14 @@ async function main() {
       const missing = publishedExports(entry).filter((name) => !members.includes(name));
       if (missing.length > 0) problems.push(`${entry.name}'s page does not list: ${missing.join(", ")}`);
       else console.log(`ok   ${entry.name}: its page lists its ${members.length} exports`);
+    }
+    // The READMEs' links into the reference lead to pages that exist.
+    for (const readme of ["README.md", ...readdirSync(join(root, "packages")).map((d) => `packages/${d}/README.md`)]) {
+      if (!existsSync(join(root, readme))) continue;
+      for (const [, target] of readFileSync(join(root, readme), "utf8").matchAll(/\]\(([^)#\s]*docs\/api\/[^)#\s]*)/g)) {
+        const path = join(dir, relative(join(root, "docs/api"), resolve(root, dirname(readme), target)));
+        if (!existsSync(path)) problems.push(`${readme} links to ${target}, which the reference does not have`);
+      }
     }
     console.log(`opened ${pages.size} pages of ${relative(process.cwd(), dir) || "."}/ in ${await browser.version()}`);
   } finally {

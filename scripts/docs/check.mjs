@@ -33,6 +33,9 @@ export function undocumentedExports(project) {
       if (child.kindOf(ReflectionKind.Namespace)) visit(module, child, [...path, child.name]);
     }
   };
-  for (const module of project.children ?? []) visit(module.name, module, []);
+  // With several entry points the project's children are their modules; with one, the project is it.
+  const children = project.children ?? [];
+  const modules = children.length > 0 && children.every((c) => c.kindOf(ReflectionKind.Module)) ? children : [project];
+  for (const module of modules) visit(module.name, module, []);
   return problems;
 }
