@@ -231,7 +231,7 @@ describe("the runner, end to end", () => {
       symlinkSync(join(root, "node_modules/@types"), join(repo, "node_modules/@types"), "dir");
       const pkg = { name: "@demo/greet", type: "module", exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } } };
       writeFileSync(join(repo, "packages/greet/package.json"), JSON.stringify(pkg));
-      writeFileSync(join(repo, "packages/greet/dist/index.js"), "export const greet = (name) => \"hello, \" + name;\n");
+      writeFileSync(join(repo, "packages/greet/dist/index.js"), 'export const greet = (name) => "hello, " + name;\n');
       writeFileSync(join(repo, "packages/greet/dist/index.d.ts"), "export declare const greet: (name: string) => string;\n");
       writeFileSync(
         join(repo, "README.md"),
