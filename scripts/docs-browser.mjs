@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm test:docs`' browser check of the API reference that `pnpm docs` wrote: opens every
+// `pnpm test:docs`' browser check of the API reference that `pnpm run docs` wrote: opens every
 // page of docs/api/ in headless Chromium (Debian's `chromium`, installed here with apt-get
 // when missing) and fails when
 //   - an entry point's page does not list every export of the package's published
@@ -96,7 +96,7 @@ async function visit(page, file) {
 }
 
 async function main() {
-  if (!existsSync(join(dir, "index.html"))) loud(`${dir}/index.html does not exist: run \`pnpm docs\` first`);
+  if (!existsSync(join(dir, "index.html"))) loud(`${dir}/index.html does not exist: run \`pnpm run docs\` first`);
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] });
   const problems = [];
   try {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm docs`: the API reference. TypeDoc reads every public entry point of every published
+// `pnpm run docs`: the API reference. TypeDoc reads every public entry point of every published
 // package (each `exports` entry with types, from its sources) in one program, so that the
 // packages' pages link to each other, and writes HTML into docs/api/ (git-ignored), one
 // module page per entry point, named after it (`@bobbin/unix/conformance`). Then it checks

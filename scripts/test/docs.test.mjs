@@ -1,4 +1,4 @@
-// `pnpm docs`' pieces: which entry points the reference covers, and the rule that every
+// `pnpm run docs`' pieces: which entry points the reference covers, and the rule that every
 // export has a summary and an `@example`.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
