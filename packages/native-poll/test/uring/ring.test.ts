@@ -1,5 +1,7 @@
 // The JavaScript half of the ring, against the kernel: SQEs written into the
 // shared queue, CQEs read from it, provided buffers and staging slots.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Errno, syscalls } from "../../src/index.js";
 import type { UringConfig } from "../../src/uring/native.js";
@@ -15,10 +17,15 @@ afterEach(async () => {
   await turn(); // the rings close in uv_close's callback
 });
 
+/** A failure of the ring's pump fails the test (thrown from Node's callback). */
+const failed = (error: Error): never => {
+  throw error;
+};
+
 function make(config: Partial<UringConfig> = {}, sink?: CompletionSink): { ring: Ring; seen: Completion[] } {
   const full: UringConfig = { entries: 8, buffers: 4, bufferSize: 64, staging: 2, stagingSize: 64, taskRun: 0, ...config };
   const seen: Completion[] = [];
-  const ring = new Ring(requireUring(), full, sink ?? { complete: (fd, tag, res, flags) => seen.push([fd, tag, res, flags]) });
+  const ring = new Ring(requireUring(), full, sink ?? { complete: (fd, tag, res, flags) => void seen.push([fd, tag, res, flags]), failed });
   ring.handle.unref();
   cleanup.push(() => ring.handle.destroy());
   return { ring, seen };
@@ -126,6 +133,7 @@ describe.skipIf(!uring.available)(`the ring${noUring}`, () => {
           seen.push([fd, tag, res, flags]);
           if (seen.length === 1) throw new Error("first");
         },
+        failed,
       },
     );
     const [a] = pair();
@@ -137,4 +145,13 @@ describe.skipIf(!uring.available)(`the ring${noUring}`, () => {
     ring.submit();
     expect(seen.length).toBe(6);
   });
+
+  it("the pump returns to Node's loop when the SQ flags say task work is pending but entering brings nothing", () => {
+    // In a child process: a pump that spins never lets this one time out.
+    const fixture = fileURLToPath(new URL("./fixtures/stale-taskrun.mjs", import.meta.url));
+    const child = spawnSync(process.execPath, [fixture], { encoding: "utf8", timeout: 15_000, killSignal: "SIGKILL" });
+    expect(child.signal, "the pump spun until the child was killed").toBeNull();
+    expect(child.stdout.trim()).toBe("pumped");
+    expect(child.status).toBe(0);
+  }, 30_000);
 });
