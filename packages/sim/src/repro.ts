@@ -68,8 +68,7 @@ const NUMBERS = {
  * @throws TypeError when `text` is not one, naming the field and the rule.
  */
 export function parseRepro(text: unknown): Repro {
-  const usage =
-    'replay(build, repro) expects the line a failure\'s repro gave, such as "seed=123 policy=random" or "schedule=CA."';
+  const usage = 'replay(build, repro) expects the line a failure\'s repro gave, such as "seed=123 policy=random" or "schedule=CA."';
   if (typeof text !== "string") throw new TypeError(`${usage}; got ${typeof text}`);
   const fields = new Map<string, string>();
   for (const part of text.trim().split(/\s+/)) {

@@ -2,22 +2,11 @@ import * as B from "@bobbin/core";
 import { accept, bindAndListen, close, connect, read, sleep, tcpv4, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { type Build, ExploreFailed, type ExploreOptions, explore, replay } from "../src/index.js";
+import { flagRace } from "./support/programs.js";
 
-/** A bug that needs one preemption (see shrink.test.ts): `other` overwrites the flag between `writer`'s two steps. */
+/** A bug that needs one preemption (see support/programs.ts). */
 const overwrite: Build = (sim) => {
-  sim.client("flag", function* () {
-    let flag = "";
-    const writer = B.spawn(function* () {
-      flag = "writer";
-      yield* B.yieldNow();
-      if (flag !== "writer") throw new Error(`overwritten by ${flag}`);
-    });
-    const other = B.spawn(function* () {
-      yield* B.yieldNow();
-      flag = "other";
-    });
-    for (const r of yield* B.awaitAll([writer, other])) if (!r.ok) throw r.error;
-  });
+  sim.client("flag", flagRace());
 };
 
 /** Every outcome `world(seen)` reports over the schedules `explore` runs, and its report. */

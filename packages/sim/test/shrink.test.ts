@@ -5,35 +5,18 @@ import { floatOf, floatValue } from "../src/choices.js";
 import { type Build, CheckFailed, check, replay, type Sim } from "../src/index.js";
 import { WorldRandom } from "../src/random.js";
 import { formatSchedule, parseSchedule } from "../src/schedule.js";
+import { flagRace } from "./support/programs.js";
 
 /**
- * A bug that needs one preemption: `writer` sets the flag, yields, and
- * checks it is still its own; `other` yields once, then overwrites it. Around
- * it, noise: tasks that yield on the same host, a host that sends datagrams
- * to another over lossy links, and a chaos host that partitions them — all
- * of which a random schedule reorders, and the shrinker should drop.
+ * A bug that needs one preemption (support/programs.ts's flag race, once
+ * the noise and the chaos have begun). Around it, noise: tasks that yield
+ * on the same host, a host that sends datagrams to another over lossy
+ * links, and a chaos host that partitions them — all of which a random
+ * schedule reorders, and the shrinker should drop.
  */
 const buggy: Build = (sim) => {
   sim.network({ loss: 0.3 });
-  sim.client("flag", function* () {
-    yield* sleep(0.02); // once the noise and the chaos have begun
-    let flag = "";
-    const writer = B.spawn(function* () {
-      flag = "writer";
-      yield* B.yieldNow();
-      if (flag !== "writer") throw new Error(`overwritten by ${flag}`);
-    });
-    const other = B.spawn(function* () {
-      yield* B.yieldNow();
-      flag = "other";
-    });
-    const noise = Array.from({ length: 3 }, () =>
-      B.spawn(function* () {
-        for (let i = 0; i < 4; i++) yield* B.yieldNow();
-      }),
-    );
-    for (const r of yield* B.awaitAll([writer, other, ...noise])) if (!r.ok) throw r.error;
-  });
+  sim.client("flag", flagRace(3, 0.02));
   sim.host("pong", function* () {
     const s = udpv4();
     yield* bindAndListen(s, { host: "0.0.0.0", port: 9 });

@@ -17,9 +17,10 @@
  * pass — a crashed disk may keep what was not synced — until a crash loses
  * an acknowledged record: `check` finds it, shrinks it and replays it.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
 import type { Build, Disk } from "@bobbin/sim";
-import { accept, bindAndListen, close, connect, read, type Socket, shutdown, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
+import { sleep } from "@bobbin/unix";
+import { request, serveEach } from "./requests.js";
 
 /** An acknowledged `put` was not found after a crash. */
 export class LostWrite extends Error {
@@ -69,14 +70,6 @@ export function recover(log: string): { readonly entries: Map<string, string>; r
   return { entries, torn: last !== "" };
 }
 
-/** Reads everything until the peer ends its stream. */
-function* readAll(sock: Socket): Generator<B.Instruction, string, unknown> {
-  const buf = Buffer.alloc(256);
-  let text = "";
-  for (let n: number; (n = yield* read(sock, buf)) > 0; ) text += buf.toString("utf8", 0, n);
-  return text;
-}
-
 /** The store: recovers from its log, then answers `put k v` and `get k`, one per connection. */
 function* store(disk: Disk, fsync: boolean): Generator<B.Instruction, never, unknown> {
   let text = "";
@@ -88,56 +81,27 @@ function* store(disk: Disk, fsync: boolean): Generator<B.Instruction, never, unk
   const { entries, torn } = recover(text);
   const log = yield* disk.open(LOG, "a");
   if (torn) yield* log.write("\n"); // the torn line ends here; the next sync keeps this too
-  function* answer(client: Socket): Generator<B.Instruction, void, unknown> {
-    try {
-      const [op, key = "", value = ""] = (yield* readAll(client)).split(" ");
-      if (op === "put") {
-        yield* log.write(record(key, value));
-        if (fsync) yield* log.sync(); // without it (the bug), "ok" promises what a crash may lose
-        entries.set(key, value);
-        yield* write(client, "ok");
-      } else yield* write(client, entries.get(key) ?? "none");
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code !== "ECONNRESET" && code !== "EPIPE") throw error; // a client gone: its business
-    } finally {
-      yield* close(client);
-    }
+  function* answer(text: string): Generator<B.Instruction, string, unknown> {
+    const [op, key = "", value = ""] = text.split(" ");
+    if (op !== "put") return entries.get(key) ?? "none";
+    yield* log.write(record(key, value));
+    if (fsync) yield* log.sync(); // without it (the bug), "ok" promises what a crash may lose
+    entries.set(key, value);
+    return "ok";
   }
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: "0.0.0.0", port: PORT });
-  const clients = B.orphans<void>();
-  for (;;) {
-    for (let t = B.care(clients); t; t = B.care(clients)) yield* B.awaitExn(t);
-    const [client] = yield* accept(server);
-    B.spawn({ orphans: clients }, answer, client);
-  }
+  return yield* serveEach(PORT, answer);
 }
 
 /** Sends one request; returns the answer, or null when the store did not answer (down, crashed meanwhile). */
-function* ask(request: string): Generator<B.Instruction, string | null, unknown> {
-  const sock = tcpv4();
-  try {
-    return yield* withTimeout(0.5, function* () {
-      yield* connect(sock, { host: "db", port: PORT });
-      yield* write(sock, request);
-      shutdown(sock, "send");
-      const answer = yield* readAll(sock);
-      return answer === "" ? null : answer;
-    });
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ETIMEDOUT" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "EPIPE") return null;
-    throw error;
-  } finally {
-    yield* close(sock);
-  }
+function* ask(text: string): Generator<B.Instruction, string | null, unknown> {
+  const answer = yield* request("db", PORT, text, 0.5);
+  return answer === "" ? null : answer;
 }
 
 /** Asks until the store answers. */
-function* insist(request: string): Generator<B.Instruction, string, unknown> {
+function* insist(text: string): Generator<B.Instruction, string, unknown> {
   for (;;) {
-    const answer = yield* ask(request);
+    const answer = yield* ask(text);
     if (answer !== null) return answer;
     yield* sleep(0.05);
   }
