@@ -145,17 +145,22 @@ export interface ReplayOptions {
 
 /**
  * Makes again the run a reproduction line describes (`error.repro` of a
- * failed run or of `CheckFailed`), with the same `build`: same seed, same
- * schedule, same world, so the same events in the same order — and the
- * same failure. With `{ trace: true }`, the `Sim` given to `build` keeps the
- * run's trace, to read what led to the failure.
+ * failed run, of `CheckFailed` or `ExploreFailed`; `original` of
+ * `CheckFailed`), with the same `build`: the same choices — drawn from the
+ * same seed by the same policy (`seed=` line), or the choices themselves
+ * (`schedule=` line, which needs no generator) — and the same world, so the
+ * same events in the same order, and the same failure. With
+ * `{ trace: true }`, the `Sim` given to `build` keeps the run's trace, to
+ * read what led to the failure.
  *
  * @example
  * ```ts
  * try { await check(build); } catch (e) { await replay(build, e.repro); }   // fails the same way
  * ```
  * @throws (rejects with) the run's failure, as `sim.run()` does.
- * @throws TypeError when `repro` is not a reproduction line.
+ * @throws TypeError when `repro` is not a reproduction line, or is a schedule
+ * that does not fit the world `build` makes (a choice out of range, choices
+ * left when the run ended).
  */
 export async function replay(build: Build, repro: string, options: ReplayOptions = {}): Promise<unknown[]> {
   if (typeof build !== "function") throw new TypeError("replay(build, repro) expects build to be a function (sim) => { sim.host(…); … }");

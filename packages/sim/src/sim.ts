@@ -95,9 +95,9 @@ export type ChoosingOptions = SimOptions & { readonly [CHOICES]?: Choices; reado
  * @throws TypeError / RangeError for invalid options.
  */
 export class Sim {
-  /** The seed of the world. */
+  /** The seed of the world (a world `replay` makes from a `schedule=` line draws nothing from it). */
   readonly seed: number;
-  /** The schedule. */
+  /** The schedule's policy (a world that follows a `schedule=` line takes its schedule from it). */
   readonly policy: PolicyName;
   private readonly world: World;
   private readonly depth: number;
