@@ -11,7 +11,8 @@
 //    root LICENSE.
 // 2. npm: a fresh project installs the tarballs (the install script finds the
 //    prebuilt binary), runs a program on each backend there (smoke.mjs) and a
-//    CommonJS consumer (consumer.cjs).
+//    CommonJS consumer (consumer.cjs), also on the Node binaries named by
+//    BOBBIN_NODE_LINES (.ci/run passes Node 22's and 24's).
 // 3. pnpm: the same in a fresh project under pnpm's defaults (no dependency
 //    build script runs: the prebuilt binary is loaded as it is), plus
 //    @bobbin/unix/conformance through the project's own vitest.
@@ -54,6 +55,11 @@ const LINT_MATRIX = [
   { eslint: "^10", typescript: "^5" },
 ];
 const MINUTE = 60_000;
+/** Other Node binaries (BOBBIN_NODE_LINES: their bin directories, separated by ':') that run the CommonJS consumer too. */
+const OTHER_NODES = (process.env.BOBBIN_NODE_LINES ?? "")
+  .split(":")
+  .filter((dir) => dir !== "")
+  .map((dir) => join(dir, "node"));
 
 const work = mkdtempSync(join(tmpdir(), "bobbin-install-test-"));
 const started = Date.now();
@@ -202,12 +208,15 @@ try {
     npmInstall.out,
   );
   smoke("npm", npmDir, { backends: ["libuv", "native"] });
-  const cjs = sh(process.execPath, ["consumer.cjs"], { cwd: npmDir });
-  check(
-    "npm: a CommonJS consumer require()s every package, the same modules as import",
-    cjs.ok && cjs.out.includes("commonjs consumer: ok"),
-    cjs.out,
-  );
+  for (const node of [process.execPath, ...OTHER_NODES]) {
+    const version = sh(node, ["--version"]).out.trim();
+    const cjs = sh(node, ["consumer.cjs"], { cwd: npmDir });
+    check(
+      `npm, Node ${version}: a CommonJS consumer require()s every package, the same modules as import`,
+      cjs.ok && cjs.out.includes("commonjs consumer: ok"),
+      cjs.out,
+    );
+  }
 
   // -- 3. pnpm -----------------------------------------------------------------------------
   const pnpmDir = project(join(work, "pnpm"), RUNTIME, {
