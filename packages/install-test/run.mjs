@@ -2,7 +2,8 @@
 // The install test: every public package as the registry would serve it,
 // installed and used the way a user does, outside this workspace.
 //
-//   pnpm --filter @bobbin/install-test install-test [--keep]
+//   pnpm --filter @bobbin/install-test test:install
+//   node packages/install-test/run.mjs --keep       # keeps the projects (their path is printed)
 //
 // 1. Builds (turbo: cached when nothing changed), makes this platform's
 //    prebuilt addon (packages/native-poll/scripts/prebuild.mjs) and packs every
