@@ -3,8 +3,7 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: { index: "src/index.ts", worker: "src/domains/worker.ts" },
   format: ["esm"],
-  // worker.d.ts declares nothing (the entry only runs a domain): every export has its types.
-  dts: { entry: { index: "src/index.ts", worker: "src/domains/worker.ts" }, compilerOptions: { stripInternal: true } },
+  dts: { entry: "src/index.ts", compilerOptions: { stripInternal: true } },
   sourcemap: true,
   clean: true,
   target: "node20",
