@@ -48,7 +48,7 @@ describe("simTest", () => {
     const importing = readdirSync(dir).filter((f) => f !== "vitest.ts" && /from "vitest"/.test(readFileSync(new URL(f, dir), "utf8")));
     expect(importing).toEqual([]);
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(pkg.exports["./vitest"].import).toBe("./dist/vitest.js");
+    expect(pkg.exports["./vitest"].default).toBe("./dist/vitest.js");
     expect(pkg.peerDependenciesMeta.vitest.optional).toBe(true);
   });
 });
