@@ -13,7 +13,11 @@ class CancelOp extends SingleShot<void> implements Waiter {
   }
 
   next(resumed?: unknown): IteratorResult<Instruction, void> {
-    if (resumed !== undefined) return DONE_VOID;
+    if (resumed !== undefined) {
+      // Its cleanup failed: the error is its outcome, and this task consumes it.
+      if (this.target.status === "failed") throw this.target.value;
+      return DONE_VOID;
+    }
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
     const k = currentKernel!;

@@ -4,6 +4,7 @@
  * apply to it; the combinator returns only once every one of them has ended.
  */
 import { describe } from "./describe.js";
+import { failureOf } from "./errors.js";
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { Task } from "./kernel/task.js";
@@ -68,30 +69,28 @@ class Combinator extends Supervisor {
   }
 
   protected ended(child: Task): void {
-    if (this.decided !== null) return;
+    if (this.decided !== null || this.stopping) return;
     const decides = this.mode === Mode.All ? hasFailed(child) : this.mode === Mode.Any ? hasResolved(child) : !wasCancelled(child);
     if (!decides) return;
     this.decided = child;
+    if (hasFailed(child)) this.failed.push(child.value);
     this.stop();
   }
 
-  /** The combinator's value once every child has ended (or what it throws). */
+  /**
+   * The combinator's value once every child has ended, or what it throws: the
+   * deciding failure, then what the others threw while cancelled (which a
+   * success does not hide either).
+   */
   outcome(): unknown {
+    if (this.failed.length !== 0) throw failureOf(this.failed);
     const decided = this.decided;
-    switch (this.mode) {
-      case Mode.All:
-        if (decided !== null) throw decided.value;
-        return this.tasks.map(outcomeOf);
-      case Mode.Any:
-        if (decided !== null) return decided.value;
-        throw new AggregateError(
-          this.tasks.map(outcomeOf),
-          `any(): all ${this.tasks.length} operations failed (their errors are in this error's \`errors\`, in order)`,
-        );
-      default:
-        if (hasResolved(decided!)) return decided!.value;
-        throw decided!.value;
-    }
+    if (this.mode === Mode.All) return this.tasks.map(outcomeOf);
+    if (decided !== null) return decided.value;
+    throw new AggregateError(
+      this.tasks.map(outcomeOf),
+      `any(): all ${this.tasks.length} operations failed (their errors are in this error's \`errors\`, in order)`,
+    );
   }
 
   describe(): string {
@@ -110,7 +109,7 @@ function* combine(mode: Mode, operations: readonly Operation<unknown>[]): Genera
     // A spawn hook refused one: the children already started are stopped and awaited.
     c.stop();
     yield* c.supervise();
-    throw error;
+    throw failureOf([error, ...c.failed]);
   }
   yield* c.supervise();
   return c.outcome();

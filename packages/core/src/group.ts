@@ -8,6 +8,7 @@
  * so that a failure elsewhere in the group can cancel it like any other.
  */
 import { describe, isGeneratorObject } from "./describe.js";
+import { failureOf } from "./errors.js";
 import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
@@ -34,12 +35,9 @@ export interface GroupOptions {
 /** Options of {@link Group.spawn}, given first: `g.spawn({ name, give }, fn, ...args)`. */
 export type GroupSpawnOptions = Omit<SpawnOptions, "orphans">;
 
-const NO_FAILURE = Symbol("no failure");
-
 /** The supervisor of a group: its body, its tasks, and the tasks waiting for a place under the limit. */
 class Crew extends Supervisor {
   body: Task | null = null;
-  failure: unknown = NO_FAILURE;
   /** Tasks of the group that have started (or been adopted to be cancelled) and not ended; the body excluded. */
   running = 0;
   /** Tasks made but not started: the limit was reached. */
@@ -84,8 +82,8 @@ class Crew extends Supervisor {
 
   protected ended(child: Task): void {
     if (child !== this.body) this.running--;
-    if (hasFailed(child) && this.failure === NO_FAILURE) {
-      this.failure = child.value;
+    if (hasFailed(child) && !this.stopping) {
+      this.failed.push(child.value);
       this.stop();
     }
     while (this.running < this.limit && !this.waiting.isEmpty()) this.enter(this.waiting.shift()!);
@@ -205,7 +203,7 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
   const crew = new Crew(currentKernel!, owner, checkLimit(options.limit, "group({ limit })"));
   crew.startBody(options, body, new Group(crew));
   yield* crew.supervise();
-  if (crew.failure !== NO_FAILURE) throw crew.failure;
+  if (crew.failed.length !== 0) throw failureOf(crew.failed);
   return outcomeOf(crew.body!) as T;
 }
 

@@ -36,6 +36,7 @@ export {
   Deadlock,
   DomainUnresponsive,
   EventOverflow,
+  Failures,
   InternalError,
   NoDomainAvailable,
   NoSelectProvided,
