@@ -193,6 +193,11 @@ export class Kernel {
     return task;
   }
 
+  /** Whether the run has failed: its tasks are being cancelled, or have been. */
+  get failing(): boolean {
+    return this.failures.length !== 0;
+  }
+
   /**
    * A broken rule, an aborted `signal`, a deadlock: the whole run is
    * cancelled and fails with `error` (and with the errors that follow it).
