@@ -10,7 +10,7 @@
  */
 
 import type { Ending, SpawnOptions } from "@bobbin/core";
-import { NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
+import { givable, NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
 import { AlreadyOwned, NoParent } from "./errors.js";
 
 let nextUid = 1;
@@ -49,6 +49,11 @@ export class Resource<T = unknown> {
     return this.holder;
   }
 
+  /** Marks it as a value `spawn({ give })` moves (see core's `givable`). */
+  get [givable](): true {
+    return true;
+  }
+
   /** Whether the finaliser has run (by `release`, or because its owner ended). */
   get isReleased(): boolean {
     return this.released;
@@ -71,22 +76,19 @@ function installHooks(): void {
 }
 
 /**
- * `spawn({ give: [r] }, fn)`: the spawning task must own every `r`; they all
- * move to the child. The spawner is the parent, except for a group's task
- * spawned by another task of the group (`g.spawn`).
+ * `spawn({ give: [r] }, fn)`: the spawning task must own every resource
+ * `r`; they all move to the child. The spawner is the parent, except for a
+ * group's task spawned by another task of the group (`g.spawn`). Core has
+ * checked that every element is made to move; those of other packages are
+ * theirs to move.
  */
 function giveToChild(child: Task, _parent: Task, options: SpawnOptions | undefined, spawner: Task): void {
-  const give = options?.give;
+  const give = options?.give?.filter((r): r is Resource => r instanceof Resource);
   if (give === undefined || give.length === 0) return;
-  for (const r of give) {
-    if (!(r instanceof Resource)) {
-      throw new TypeError("spawn({ give }) expects resources made by Ownership.create (and owned by the spawning task)");
-    }
-    if (r.holder !== spawner) throw notOwner(spawner, r, "give");
-  }
+  for (const r of give) if (r.holder !== spawner) throw notOwner(spawner, r, "give");
   const from = owned.get(spawner);
   const to = owned.get(child);
-  for (const r of give as readonly Resource[]) {
+  for (const r of give) {
     from.delete(r);
     to.add(r);
     r.holder = child;
