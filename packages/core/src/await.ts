@@ -307,6 +307,8 @@ export function awaitOne(tasks: readonly Task<unknown>[]): Operation<unknown> {
  * @throws RangeError when `tasks` is empty.
  * @throws NotAChild when one of the tasks is not a child of the current task.
  * @throws TypeError when `tasks` is not an array of tasks.
+ * @throws what the tasks it cancelled threw meanwhile (their cleanup failed), after the first
+ * one's error if it failed; a `Failures` when there are several.
  */
 export function awaitFirst<const Ts extends readonly Task<unknown>[]>(tasks: Ts): Operation<ResultOfAny<Ts>>;
 export function awaitFirst<T>(tasks: readonly Task<T>[]): Operation<Result<T>>;

@@ -140,7 +140,8 @@ function checkOperations(operations: unknown, name: string, needsOne: boolean): 
  * ```ts
  * const [user, posts] = yield* B.all([fetchUser(id), fetchPosts(id)]);   // [User, Post[]]
  * ```
- * @throws the first error one of the operations threw (the others were cancelled).
+ * @throws the first error one of the operations threw (the others were cancelled); a
+ * `Failures`, that error first, when others failed while cancelled (their cleanup threw).
  * @throws TypeError when `operations` is not an array of operations (tasks are
  * awaited with `awaitAll`); outside a task.
  * @throws Cancelled when the current task is cancelled meanwhile (after the children ended).
@@ -161,6 +162,8 @@ export function all<const Os extends readonly Operation<unknown>[]>(operations: 
  * const page = yield* B.any([fetchFrom(mirrorA), fetchFrom(mirrorB)]);
  * ```
  * @throws AggregateError when every operation failed.
+ * @throws what an operation cancelled after the first success threw meanwhile (its cleanup
+ * failed); a `Failures` when several did: a success does not hide them.
  * @throws TypeError when `operations` is not an array of operations; outside a task.
  * @throws Cancelled when the current task is cancelled meanwhile (after the children ended).
  */
@@ -177,7 +180,8 @@ export function any<const Os extends readonly Operation<unknown>[]>(operations: 
  * ```ts
  * const reply = yield* B.race([request(conn), failAfter(5000)]);
  * ```
- * @throws the first operation's error, when the first to end failed.
+ * @throws the first operation's error, when the first to end failed; the errors the others
+ * threw while cancelled follow it (a `Failures`), or are thrown alone after a success.
  * @throws RangeError when `operations` is empty.
  * @throws TypeError when `operations` is not an array of operations; outside a task.
  * @throws Cancelled when the current task is cancelled meanwhile (after the children ended).

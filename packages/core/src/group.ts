@@ -211,10 +211,12 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
  * Runs `body(g)` as a child task and returns its value once it and every
  * task spawned into `g` have ended (Trio's nursery). The first failure — of
  * the body or of a task — cancels all the others (waiting ones never start),
- * waits for their cleanup, and is thrown. `g.cancel()` cancels the group's
- * tasks in one wave. With `{ limit: n }`, at most `n` tasks of the group run
- * at once. Cancelling the caller cancels the whole group, which it still
- * awaits before `Cancelled` reaches it.
+ * waits for their cleanup, and is thrown; a task that fails meanwhile (its
+ * cleanup threw) is not forgotten: the group then throws a `Failures` of
+ * every failure, the first first. `g.cancel()` cancels the group's tasks in
+ * one wave. With `{ limit: n }`, at most `n` tasks of the group run at once.
+ * Cancelling the caller cancels the whole group, which it still awaits before
+ * `Cancelled` reaches it (or the errors its tasks' cleanup threw, in its place).
  *
  * The body runs in its own task: tasks the caller spawned itself are not its
  * children (it cannot await them), and resources it needs are given with
@@ -227,7 +229,8 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
  *   for (const url of urls) g.spawn(function* () { pages.set(url, yield* fetchPage(url)); });
  * });
  * ```
- * @throws the first error of the body or of a task of the group.
+ * @throws the first error of the body or of a task of the group; a `Failures`
+ * of every failure, the first first, when tasks also failed while cancelled.
  * @throws RangeError when `limit` is not an integer ≥ 1 or `Infinity`.
  * @throws TypeError outside a task, when `body` is not a generator function,
  * or for bad options.
