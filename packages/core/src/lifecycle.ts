@@ -59,6 +59,9 @@ export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | unde
 /**
  * Runs when a task and its subtree have ended. Returning (or throwing) an
  * error vetoes a normal ending: the task fails with it and so does the run.
+ * After a failure or a cancellation, an error it returns (a finaliser's, say)
+ * is not lost either: it joins the task's outcome (a cancelled task fails
+ * with it; a failed one reports it after its own error, in a `Failures`).
  */
 export type ExitHook = (task: Task, ending: Ending) => unknown;
 
@@ -81,8 +84,9 @@ export function onSpawn(hook: SpawnHook): () => void {
 }
 
 /**
- * Registers a hook run for every task of this thread when it has ended.
- * Returns a function that removes it.
+ * Registers a hook run for every task of this thread when it has ended
+ * (see {@link ExitHook} for what an error it returns does). Returns a
+ * function that removes it.
  *
  * @example
  * ```ts

@@ -173,6 +173,29 @@ describe("an error thrown by a task's cleanup while it is cancelled", () => {
   });
 });
 
+describe("an exit hook's error at the end of a cancelled or failed task (a resource's finaliser)", () => {
+  it("joins the task's outcome: a cancelled task fails with it, a failed one lists it after its own", async () => {
+    const leak = new Error("finaliser failed");
+    const off = B.onExit((task) => (task.name === "holder" ? leak : undefined));
+    try {
+      const seen = await B.run(function* () {
+        const cancelled = B.spawn(function* holder() {
+          yield* parkForever();
+        });
+        const failing = B.spawn({ name: "holder" }, failAfter, 1, boom);
+        yield* B.yieldNow();
+        return { cancel: yield* caught(B.cancel(cancelled)), status: cancelled.status, failed: yield* B.awaitTask(failing) };
+      });
+      expect(seen.cancel).toBe(leak);
+      expect(seen.status).toBe("failed");
+      expect(seen.failed.ok).toBe(false);
+      expect(((seen.failed as { error: unknown }).error as B.Failures).errors).toEqual([boom, leak]);
+    } finally {
+      off();
+    }
+  });
+});
+
 describe("protect's finally", () => {
   it("throwing while the task is cancelled: the task fails with that error", async () => {
     const seen = await B.run(function* () {

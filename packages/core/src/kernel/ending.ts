@@ -84,11 +84,13 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
   for (;;) {
     if (__BOBBIN_DEV__) invariant(liveChildren(task) === 0 && (task.flags & F.PARKED) === 0, `${task} ends with children or parked`);
     if (exitHooks.length !== 0) {
-      const veto = runExitHooks(k, task, state);
-      if (veto !== undefined && state === State.Resolved) {
-        k.fail(veto);
+      const errors = runExitHooks(k, task, state);
+      if (errors !== null) {
+        // A veto of a normal ending fails the run too (a broken rule: a leak); after a
+        // failure or a cancellation, the hooks' errors (a finaliser's) join the outcome.
+        if (state === State.Resolved) k.fail((value = failureOf(errors)));
+        else value = failureOf(state === State.Failed ? [value, ...errors] : errors);
         state = State.Failed;
-        value = veto;
       }
     }
     task.flags = (task.flags & ~(F.STATE | F.ENDING | F.ENDING_STATE)) | state;
@@ -139,9 +141,9 @@ function withChildFailures(state: State, value: unknown, failed: readonly Task[]
   return failureOf(state === State.Failed ? [value, ...errors] : errors);
 }
 
-/** Runs the exit hooks; returns the first veto (an error a hook returned, or what it threw). */
-function runExitHooks(k: Kernel, task: Task, state: State): unknown {
-  let veto: unknown;
+/** Runs the exit hooks; returns the errors they returned (or threw, as `CallbackFailed`), or null. */
+function runExitHooks(k: Kernel, task: Task, state: State): unknown[] | null {
+  let errors: unknown[] | null = null;
   const ending = ENDINGS[state]!;
   for (let i = 0; i < exitHooks.length; i++) {
     const hook = exitHooks[i]!;
@@ -152,7 +154,7 @@ function runExitHooks(k: Kernel, task: Task, state: State): unknown {
       answer = new CallbackFailed(`the exit hook ${hook.name || "(anonymous)"} at the end of ${task}`, error);
       k.fail(answer);
     }
-    if (answer !== undefined && veto === undefined) veto = answer;
+    if (answer !== undefined) (errors ??= []).push(answer);
   }
-  return veto;
+  return errors;
 }
