@@ -44,7 +44,14 @@ export interface SpawnOptions {
  */
 export const givable: unique symbol = Symbol.for("@bobbin/core.givable");
 
-/** How a task ended, as exit hooks see it. */
+/**
+ * How a task ended, as exit hooks see it.
+ *
+ * @example
+ * ```ts
+ * B.onExit((task, ending) => { if (ending === "failed") failures++; return undefined; });
+ * ```
+ */
 export type Ending = "resolved" | "failed" | "cancelled";
 
 /**
@@ -53,6 +60,12 @@ export type Ending = "resolved" | "failed" | "cancelled";
  * task spawned into a group (`g.spawn`) by another task of the group, whose
  * parent is the task that opened the group. Throwing cancels the spawn: the
  * error is thrown by `spawn` in the spawner.
+ *
+ * @example
+ * ```ts
+ * const hook: B.SpawnHook = (child, parent) => console.log(`${parent} spawned ${child}`);
+ * B.onSpawn(hook);
+ * ```
  */
 export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined, spawner: Task) => void;
 
@@ -62,6 +75,12 @@ export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | unde
  * After a failure or a cancellation, an error it returns (a finaliser's, say)
  * is not lost either: it joins the task's outcome (a cancelled task fails
  * with it; a failed one reports it after its own error, in a `Failures`).
+ *
+ * @example
+ * ```ts
+ * const hook: B.ExitHook = (task, ending) => (ending === "resolved" && leaks(task) ? new Error(`${task} leaked`) : undefined);
+ * B.onExit(hook);
+ * ```
  */
 export type ExitHook = (task: Task, ending: Ending) => unknown;
 

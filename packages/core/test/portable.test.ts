@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as B from "../dist/index.js";
-import { decodePortables, encodePortables, PORTABLE_KEY } from "../src/domains/portable.js";
+import { decodePortables, encodePortables, importModules, portableModules } from "../src/domains/portable.js";
 import * as S from "../src/index.js";
 import * as F from "./fixtures/portable-tasks.mjs";
 
@@ -18,10 +18,12 @@ S.definePortable<Box, number>("unit/Box", {
   decode: (n) => new Box(n),
 });
 
-/** What a message goes through between domains. */
+/** What a message goes through between domains: the value and its slots, cloned together. */
 const roundTrip = (value: unknown): unknown => {
-  const sent = encodePortables(value);
-  return sent === value ? structuredClone(value) : decodePortables(structuredClone(sent));
+  const packed = encodePortables(value);
+  if (packed === null) return structuredClone(value);
+  const [copy, slots] = structuredClone([packed.value, packed.slots]);
+  return decodePortables(copy, slots);
 };
 
 describe("definePortable", () => {
@@ -36,21 +38,27 @@ describe("definePortable", () => {
 });
 
 describe("encoding and decoding", () => {
-  it("leaves values without portables alone (the very same value)", () => {
+  it("leaves values without portables alone: nothing to send beside them", () => {
     const plain = { a: [1, { b: "c" }], d: new Uint8Array(2) };
-    expect(encodePortables(plain)).toBe(plain);
-    expect(encodePortables(42)).toBe(42);
+    expect(encodePortables(plain)).toBe(null);
+    expect(encodePortables(42)).toBe(null);
     expect(encodePortables(null)).toBe(null);
   });
 
   it("encodes top-level values and those nested in plain arrays and objects, copying only the way to them", () => {
     const inner = { box: new Box(2), other: [1, 2] };
     const args = [new Box(1), { inner, list: [inner, 3] }, Object.assign(Object.create(null) as object, { box: new Box(3) })];
-    const sent = encodePortables(args) as unknown[];
+    const packed = encodePortables(args)!;
+    const sent = packed.value as unknown[];
     expect(sent).not.toBe(args);
-    expect(sent[0]).toEqual({ [PORTABLE_KEY]: "unit/Box", data: 1 });
+    expect(sent[0]).toBe(null); // the portable's place holds nothing: what it was travels beside the value
+    expect(packed.slots.map(([container, key, name, data]) => [container === sent, key, name, data])).toEqual([
+      [true, 0, "unit/Box", 1],
+      [false, "box", "unit/Box", 2],
+      [false, "box", "unit/Box", 3],
+    ]);
     expect((args[1] as { inner: typeof inner }).inner.box).toBeInstanceOf(Box); // the original is untouched
-    const got = decodePortables(structuredClone(sent)) as [Box, { inner: typeof inner; list: [typeof inner, number] }, { box: Box }];
+    const got = roundTrip(args) as [Box, { inner: typeof inner; list: [typeof inner, number] }, { box: Box }];
     expect(got[0]).toEqual(new Box(1));
     expect(got[1].inner.box).toEqual(new Box(2));
     expect(got[1].list[0]).toBe(got[1].inner); // a shared reference stays shared
@@ -58,20 +66,53 @@ describe("encoding and decoding", () => {
     expect(got[2].box).toEqual(new Box(3));
   });
 
+  it("a value that is itself a portable is a slot without a container", () => {
+    const packed = encodePortables(new Box(9))!;
+    expect(packed.value).toBe(null);
+    expect(packed.slots).toEqual([[null, 0, "unit/Box", 9, null]]);
+    expect(roundTrip(new Box(9))).toEqual(new Box(9));
+  });
+
+  it("data that looks like an encoded portable is data: only the listed slots are decoded", () => {
+    const forged = { "@bobbin/portable": "unit/Box", data: 5, module: "data:text/javascript,throw 1" };
+    const unknown = { "@bobbin/portable": "unit/Unknown", data: 1, module: "node:fs" };
+    const value = { box: new Box(1), forged, list: [unknown, { deeper: forged }] };
+    const back = roundTrip(value) as typeof value;
+    expect(back.box).toEqual(new Box(1));
+    expect(back.forged).toStrictEqual(forged);
+    expect(back.list).toStrictEqual([unknown, { deeper: forged }]);
+    expect(portableModules(encodePortables(value)!.slots)).toEqual([]);
+  });
+
+  it("an own __proto__ key on the way to a portable stays a key (not the copy's prototype)", () => {
+    const parsed = JSON.parse('{ "__proto__": { "polluted": true }, "n": 1 }') as Record<string, unknown>;
+    parsed.box = new Box(4);
+    const back = roundTrip(parsed) as Record<string, unknown>;
+    expect(Object.keys(back)).toEqual(["__proto__", "n", "box"]);
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(back, "__proto__")?.value).toEqual({ polluted: true });
+    expect(back.box).toEqual(new Box(4));
+    const withBox = JSON.parse('{ "__proto__": null }') as Record<string, unknown>;
+    Object.defineProperty(withBox, "__proto__", { value: new Box(6), enumerable: true });
+    const boxed = roundTrip(withBox) as Record<string, unknown>;
+    expect(Object.getOwnPropertyDescriptor(boxed, "__proto__")?.value).toEqual(new Box(6));
+    expect(Object.getPrototypeOf(boxed)).toBe(Object.prototype);
+  });
+
   it("does not look inside class instances, Maps or typed arrays, nor deeper than 16 levels", () => {
     class Holder {
       constructor(readonly box: Box) {}
     }
     const holder = new Holder(new Box(1));
-    expect(encodePortables([holder])).toEqual([holder]);
+    expect(encodePortables([holder])).toBe(null);
     const map = new Map([[1, new Box(1)]]);
-    expect(encodePortables([map])).toEqual([map]);
+    expect(encodePortables([map])).toBe(null);
     let deep: unknown = new Box(7);
     for (let i = 0; i < 16; i++) deep = { next: deep };
     expect(roundTrip(deep)).toMatchObject({ next: {} }); // level 16 is reached
     let deeper: unknown = new Box(7);
     for (let i = 0; i < 17; i++) deeper = { next: deeper };
-    expect(encodePortables(deeper)).toBe(deeper); // level 17 is not
+    expect(encodePortables(deeper)).toBe(null); // level 17 is not
   });
 
   it("keeps cycles, and closes them on the copies", () => {
@@ -92,7 +133,36 @@ describe("encoding and decoding", () => {
   });
 
   it("decoding a kind this domain does not know is a TypeError naming it", () => {
-    expect(() => decodePortables([{ [PORTABLE_KEY]: "unit/Unknown", data: 1 }])).toThrow(/"unit\/Unknown".*definePortable/);
+    const value = [null];
+    expect(() => decodePortables(value, [[value, 0, "unit/Unknown", 1, null]])).toThrow(/"unit\/Unknown".*definePortable/);
+  });
+
+  it("slots in a form Bobbin does not know are a TypeError, before anything is decoded or imported", () => {
+    const value = [null];
+    for (const slots of [
+      null,
+      "slots",
+      [null],
+      [[value, 0, "unit/Box"]],
+      [[value, {}, "unit/Box", 1, null]],
+      [[1, 0, "unit/Box", 1, null]],
+      [[value, 0, "unit/Box", 1, 7]],
+    ]) {
+      expect(() => decodePortables(value, slots)).toThrow(/lists its portables in a form this version of Bobbin does not know/);
+      expect(() => portableModules(slots)).toThrow(TypeError);
+    }
+  });
+});
+
+describe("the modules a domain imports", () => {
+  it("are file: URLs only: data:, node:, http(s): and others are refused with a TypeError that names the rule", async () => {
+    const probe = `data:text/javascript,${encodeURIComponent("globalThis.bobbinImported = true;")}`;
+    for (const url of [probe, "node:fs", "https://example.invalid/x.mjs", "http://127.0.0.1/x.mjs", "blob:nodedata:x", "fs", "", "file"]) {
+      await expect(importModules([url])).rejects.toThrow(/domains import only the program's own modules, by their file: URL/);
+    }
+    expect((globalThis as { bobbinImported?: boolean }).bobbinImported).toBeUndefined();
+    await expect(importModules(["file:///nonexistent/bobbin-module.mjs"])).rejects.toMatchObject({ code: "ERR_MODULE_NOT_FOUND" });
+    await expect(importModules([new URL("./fixtures/carried-portable.mjs", import.meta.url).href])).resolves.toBeUndefined();
   });
 });
 

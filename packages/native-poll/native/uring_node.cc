@@ -160,6 +160,11 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
   // that came in while it was quiet is taken in the same wake-up, a few
   // rounds at most before Node's loop gets a turn (the eventfd, written,
   // brings us back).
+  //
+  // The SQ flags only hint that work is pending: the kernel may leave
+  // IORING_SQ_TASKRUN set when entering has nothing to run. An entry that
+  // brings no completion ends the wake-up, or the pump would spin here
+  // forever with Node's loop (and every timer) stopped.
   void Pump() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
@@ -170,6 +175,7 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     for (;;) {
       ring.SetNotifications(false);
       ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
+      const int before = rounds;
       for (; rounds < kMaxRounds && ring.CompletionsWaiting(); rounds++) {
         Call(on_batch_.Value(), 0, nullptr);
         if (h_ == nullptr) {  // destroyed by JavaScript: the ring closes with the handle
@@ -184,6 +190,9 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
         ring.Wake();
         break;
       }
+      // Completions arrived after the batches: take them in this wake-up. Only
+      // the flags say more is coming, and entering just brought nothing: stop.
+      if (rounds == before && !ring.CompletionsWaiting()) break;
     }
     control_[kInPump] = 0;
   }

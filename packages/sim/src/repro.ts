@@ -31,29 +31,50 @@ export function formatRepro(repro: Repro): string {
   return parts.join(" ");
 }
 
+const count = (n: number): boolean => Number.isSafeInteger(n) && n >= 1;
+
+/** How each number field is written, what its value must be, and that rule in words. */
+const NUMBERS = {
+  depth: { form: /^[1-9]\d*$/, valid: count, rule: "an integer ≥ 1" },
+  steps: { form: /^[1-9]\d*$/, valid: count, rule: "an integer ≥ 1" },
+  domains: { form: /^(0|[1-9]\d*)$/, valid: Number.isSafeInteger, rule: "an integer ≥ 0" },
+  limit: {
+    form: /^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/,
+    valid: (n: number) => Number.isFinite(n) && n > 0,
+    rule: "a number of virtual seconds > 0",
+  },
+} as const;
+
 /**
- * @internal Reads a reproduction line.
- * @throws TypeError when `text` is not one.
+ * @internal Reads a reproduction line, strictly: each field at most once,
+ * each value written as `formatRepro` writes it.
+ * @throws TypeError when `text` is not one, naming the field and the rule.
  */
 export function parseRepro(text: unknown): Repro {
   const usage = 'replay(build, repro) expects the line a failure\'s repro gave, such as "seed=123 policy=random"';
   if (typeof text !== "string") throw new TypeError(`${usage}; got ${typeof text}`);
-  const fields: Record<string, string> = {};
+  const fields = new Map<string, string>();
   for (const part of text.trim().split(/\s+/)) {
     const eq = part.indexOf("=");
     const key = part.slice(0, eq);
     if (eq <= 0 || !(KEYS as readonly string[]).includes(key))
       throw new TypeError(`${usage}; "${part}" is not one of its fields (${KEYS.join(", ")})`);
-    fields[key] = part.slice(eq + 1);
+    if (fields.has(key)) throw new TypeError(`${usage}; "${key}" is given twice`);
+    fields.set(key, part.slice(eq + 1));
   }
-  const seed = Number(fields.seed);
-  if (fields.seed === undefined || !Number.isSafeInteger(seed)) throw new TypeError(`${usage}; its seed is missing or not an integer`);
-  const policy = fields.policy as PolicyName;
+  const seedText = fields.get("seed");
+  const seed = Number(seedText);
+  if (seedText === undefined || !/^-?(0|[1-9]\d*)$/.test(seedText) || !Number.isSafeInteger(seed)) {
+    throw new TypeError(`${usage}; its seed is missing or not an integer`);
+  }
+  const policy = fields.get("policy") as PolicyName;
   if (!POLICY_NAMES.includes(policy)) throw new TypeError(`${usage}; its policy must be one of ${POLICY_NAMES.join(", ")}`);
-  const number = (key: string): number | undefined => {
-    if (fields[key] === undefined) return undefined;
-    const n = Number(fields[key]);
-    if (!Number.isFinite(n)) throw new TypeError(`${usage}; ${key} must be a number, got ${fields[key]}`);
+  const number = (key: keyof typeof NUMBERS): number | undefined => {
+    const value = fields.get(key);
+    if (value === undefined) return undefined;
+    const { form, valid, rule } = NUMBERS[key];
+    const n = Number(value);
+    if (!form.test(value) || !valid(n)) throw new TypeError(`${usage}; ${key} must be ${rule}, got ${JSON.stringify(value)}`);
     return n;
   };
   return { seed, policy, depth: number("depth"), steps: number("steps"), limit: number("limit"), domains: number("domains") };

@@ -1,8 +1,11 @@
 /**
  * The error classes of `@bobbin/sync`. Each extends core's `BobbinError`, so it
- * has a stable `name` (the class name) that survives realms and worker threads.
+ * has a stable `name` (the class name) that survives realms and worker threads,
+ * and each is registered with core's `defineError`, so that it keeps its class
+ * when a parallel task fails with one (a domain that has not loaded this
+ * package imports it by its URL to rebuild the error).
  */
-import { BobbinError, definePortable } from "@bobbin/core";
+import { BobbinError, defineError } from "@bobbin/core";
 
 /**
  * `unlock` of a mutex that is not locked (unlocked twice, or never locked).
@@ -152,31 +155,6 @@ export class ChannelClosed extends BobbinError {
   }
 }
 
-// Errors keep their class when they cross domains (a parallel task failing with one).
-const CLASSES: Record<string, new (...args: never[]) => BobbinError> = {
-  MutexNotLocked,
-  MutexNotHolder,
-  MutexAlreadyHeld,
-  LazyUndefined,
-  AlreadyOwned,
-  NoParent,
-  ChannelClosed,
-};
-
-interface ErrorData {
-  readonly name: string;
-  readonly message: string;
-  readonly stack: string | undefined;
-  readonly props: Record<string, unknown>;
+for (const errorClass of [MutexNotLocked, MutexNotHolder, MutexAlreadyHeld, LazyUndefined, AlreadyOwned, NoParent, ChannelClosed]) {
+  defineError(import.meta.url, errorClass);
 }
-
-definePortable<BobbinError, ErrorData>("@bobbin/sync/errors", {
-  test: (value) => value instanceof BobbinError && Object.hasOwn(CLASSES, value.name) && value instanceof CLASSES[value.name]!,
-  encode: (error) => ({ name: error.name, message: error.message, stack: error.stack, props: { ...error } }),
-  decode(data) {
-    const error = Object.create(CLASSES[data.name]!.prototype as object) as BobbinError;
-    Object.defineProperty(error, "message", { value: data.message, writable: true, configurable: true });
-    Object.defineProperty(error, "stack", { value: data.stack, writable: true, configurable: true });
-    return Object.assign(error, data.props);
-  },
-});

@@ -54,7 +54,7 @@ const PLAIN_FUNCTION =
  * const u = B.call({ pin: 2 }, fib, 31);
  * const [a, b] = [yield* B.awaitExn(t), yield* B.awaitExn(u)];
  * ```
- * @throws TypeError when given a plain function (use `defineTask`) or bad options.
+ * @throws TypeError when given a plain function (use `defineTask`), a task `defineTask` did not make, or bad options.
  * @throws NoDomainAvailable when the run has no worker domain other than the caller's.
  * @throws RangeError when `pin` is dom0, the caller's domain or not a domain of the run.
  * @throws Uncloneable when an argument cannot be sent to another domain.
@@ -69,7 +69,8 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   let options: CallOptions = {};
   let task = first;
   let args = rest;
-  if (!isParallelTask(first) && typeof first !== "function" && first !== null && typeof first === "object") {
+  // Options never have a body: an object with one is a task, or an imitation of one that is refused below.
+  if (!isParallelTask(first) && typeof first !== "function" && first !== null && typeof first === "object" && !("body" in first)) {
     options = checkCallOptions(first);
     task = rest[0];
     args = rest.slice(1);
@@ -80,11 +81,11 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   const domains = domainsOf(k);
   const pinned = options.pin !== undefined;
   const domain = pinned ? checkPin(domains, k, options.pin!) : pickDomain(domains, k);
-  const sent = encodePortables(args) as unknown[];
+  const packed = encodePortables(args);
   return domains.start(domain, {
     task: task as ParallelTask<unknown[], unknown>,
-    sent,
-    portable: sent !== args,
+    sent: packed === null ? args : (packed.value as unknown[]),
+    slots: packed?.slots ?? null,
     pinned,
     transfer: options.transfer ?? [],
     spawn: { orphans: options.orphans, give: options.give, name: options.name ?? task.name },
@@ -101,7 +102,7 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
  * const results = yield* B.parallel(fib, [28, 29, 30]);
  * const values = results.map((r) => (r.ok ? r.value : NaN));
  * ```
- * @throws TypeError when given a plain function (use `defineTask`) or inputs that are not an array.
+ * @throws TypeError when given a plain function (use `defineTask`), a task `defineTask` did not make, or inputs that are not an array.
  * @throws NoDomainAvailable when the run has no worker domain other than the caller's.
  * @throws Uncloneable when an input cannot be sent to another domain.
  * @throws whatever a portable's `encode` throws for an input (then nothing was sent).
@@ -122,14 +123,14 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   // Encoded first: a portable refusing to cross fails parallel before anything was sent.
   const encoded = inputs.map((input) => {
     const args = [input];
-    const sent = encodePortables(args) as unknown[];
-    return { sent, portable: sent !== args };
+    const packed = encodePortables(args);
+    return { sent: packed === null ? args : (packed.value as unknown[]), slots: packed?.slots ?? null };
   });
-  const tasks = encoded.map(({ sent, portable }, i) => {
+  const tasks = encoded.map(({ sent, slots }, i) => {
     const request = {
       task: task as ParallelTask<unknown[], unknown>,
       sent,
-      portable,
+      slots,
       pinned: false,
       transfer: [],
       spawn: { name: task.name },

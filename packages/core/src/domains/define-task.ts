@@ -28,6 +28,8 @@ export interface ParallelTask<A extends unknown[], T> {
 }
 
 const tasks = new Map<string, TaskBody<unknown[], unknown>>();
+/** The tasks `defineTask` made: only their URLs go in call messages (see loading.ts). */
+const made = new WeakSet<object>();
 const eventsFactories = new Map<string, (domain: number) => Events>();
 const eventsNames = new WeakMap<(domain: number) => Events, { url: string; name: string }>();
 
@@ -62,7 +64,9 @@ export function defineTask<A extends unknown[], T>(url: string, name: string, bo
   }
   tasks.set(k, body as TaskBody<unknown[], unknown>);
   definitionAdded();
-  return Object.freeze({ url, name, body });
+  const task = Object.freeze({ url, name, body });
+  made.add(task);
+  return task;
 }
 
 /**
@@ -123,15 +127,9 @@ function stalledOn(url: string, what: string): TypeError {
   );
 }
 
-/** @internal */
+/** @internal Whether `value` is a task `defineTask` made (an object of the same shape made otherwise is not). */
 export function isParallelTask(value: unknown): value is ParallelTask<unknown[], unknown> {
-  return (
-    value !== null &&
-    typeof value === "object" &&
-    typeof (value as ParallelTask<unknown[], unknown>).url === "string" &&
-    typeof (value as ParallelTask<unknown[], unknown>).name === "string" &&
-    typeof (value as ParallelTask<unknown[], unknown>).body === "function"
-  );
+  return typeof value === "object" && value !== null && made.has(value);
 }
 
 function checkName(url: string, name: string, caller: string): void {

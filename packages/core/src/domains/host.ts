@@ -12,16 +12,17 @@ import type { SpawnOptions } from "../lifecycle.js";
 import type { ParallelTask } from "./define-task.js";
 import { DomainLink } from "./link.js";
 import { DomainPool } from "./pool.js";
+import type { Slot } from "./portable.js";
 import { startRemoteCall } from "./remote-call.js";
 import { SimulatedDomains } from "./simulated.js";
 
 /** @internal A call `call`/`parallel` has checked and is about to start. */
 export interface CallRequest {
   readonly task: ParallelTask<unknown[], unknown>;
-  /** The arguments, portables encoded (`encodePortables`). */
+  /** The arguments, their portables taken out (`encodePortables`). */
   readonly sent: unknown[];
-  /** Whether `sent` holds encoded portables. */
-  readonly portable: boolean;
+  /** Where the arguments held portables; null when they held none. */
+  readonly slots: readonly Slot[] | null;
   /** Whether the caller chose the domain (a pinned call is never shared). */
   readonly pinned: boolean;
   readonly transfer: readonly TransferListItem[];
@@ -81,7 +82,7 @@ class Dom0Domains extends ThreadDomains {
       (error) => kernel.fail(error),
     );
     this.pool = pool;
-    link.onUnresponsive = (domain, error) => {
+    link.onBroken = (domain, error) => {
       pool.terminate(domain, error);
       kernel.fail(error);
     };

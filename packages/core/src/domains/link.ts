@@ -15,24 +15,32 @@
  * throw, and a worker gets the calls one message each, as they were made, so
  * what it shares with idle domains (see work-sharing.ts) does not depend on
  * how they were grouped.
+ *
+ * What arrives is checked as it is read: a message that is not one of
+ * Bobbin's (a parallel task posting on its worker's port, say) breaks the
+ * domain that sent it, through `onBroken`, with an error that names that
+ * domain and the message; it never throws out of a port's handler.
  */
 import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
+import { describe } from "../describe.js";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
 import { DomainUnresponsive } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import { RESUMED } from "../operation.js";
+import type { Slot } from "./portable.js";
 import {
   type Call,
   callMessage,
   decodeError,
   failedMessage,
+  isId,
+  isSnapshot,
   M,
   type Message,
   readCall,
   uncloneableArguments,
   uncloneableResult,
-  type WireError,
 } from "./wire.js";
 
 /** @internal A Worker, a MessagePort or a worker's parentPort. */
@@ -48,8 +56,8 @@ export interface PendingCall {
   grace: ReturnType<typeof setTimeout> | null;
   /** The proxy task parked until the result arrives. */
   waiter: Task | null;
-  /** `portable`: `value` holds encoded portables (see portable.ts). */
-  result: { ok: true; value: unknown; portable: boolean } | { ok: false; error: WireError } | null;
+  /** `slots`: where `value` held portables (see portable.ts), null when it held none; both as they arrived. */
+  result: { ok: true; value: unknown; slots: unknown } | { ok: false; error: unknown } | null;
 }
 
 /** @internal What a worker domain does with the calls and cancellations it receives. */
@@ -68,7 +76,8 @@ export interface CallHost {
 /** @internal */
 export class DomainLink {
   private readonly ports = new Map<number, Port>();
-  private readonly onMessage = (message: Message): void => this.receive(message);
+  /** Each port's message handler, which knows the domain at the other end. */
+  private readonly handlers = new Map<number, (message: unknown) => void>();
   private readonly pending = new Map<number, PendingCall>();
   private nextCall = 1;
   /** Domains that died or were terminated, and why: calls to them fail at once. */
@@ -76,8 +85,12 @@ export class DomainLink {
   host: CallHost | null = null;
   /** Dom0: a worker has started. */
   onReady: ((domain: number) => void) | null = null;
-  /** What to do when a domain does not end a cancelled call within the grace period. */
-  onUnresponsive: ((domain: number, error: DomainUnresponsive) => void) | null = null;
+  /**
+   * What to do when a domain breaks the rules: it does not end a cancelled
+   * call within the grace period (`DomainUnresponsive`), or sends a message
+   * that is not one of Bobbin's.
+   */
+  onBroken: ((domain: number, error: Error) => void) | null = null;
   /** Domains a `call` from here may land on: every worker but this one. */
   readonly others: number[];
   /** Dumps waiting for the other domains' snapshots, by id. */
@@ -98,13 +111,15 @@ export class DomainLink {
   }
 
   connect(domain: number, port: Port): void {
+    const handler = (message: unknown): void => this.receiveFrom(domain, message);
     this.ports.set(domain, port);
-    port.on("message", this.onMessage);
+    this.handlers.set(domain, handler);
+    port.on("message", handler);
   }
 
   /**
    * Sends a call and returns its id; wait for its result with `takeResult`.
-   * `args` are already encoded (`encodePortables`); `portable` says whether they hold portables.
+   * `args` are already encoded (`encodePortables`); `slots` say where they held portables.
    */
   sendCall(
     domain: number,
@@ -113,12 +128,12 @@ export class DomainLink {
     args: unknown[],
     pinned: boolean,
     transfer: readonly TransferListItem[],
-    portable: boolean,
+    slots: readonly Slot[] | null,
   ): number {
     const dead = this.down.get(domain);
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
-    const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, portable });
+    const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, slots });
     try {
       this.post(domain, message, transfer);
     } catch (error) {
@@ -138,7 +153,7 @@ export class DomainLink {
   /**
    * Tells the domain running call `id` that its caller cancelled it. If the
    * domain has not ended the call within `graceMs` (a parallel task stuck in
-   * a synchronous loop never reaches a suspension point), `onUnresponsive`
+   * a synchronous loop never reaches a suspension point), `onBroken`
    * hears of it.
    */
   cancelCall(id: number, caller: Task, graceMs: number): void {
@@ -149,8 +164,7 @@ export class DomainLink {
     call.grace = setTimeout(() => {
       call.grace = null;
       if (call.result !== null) return;
-      const error = new DomainUnresponsive(call.domain, String(caller), graceMs);
-      this.onUnresponsive?.(call.domain, error);
+      this.onBroken?.(call.domain, new DomainUnresponsive(call.domain, String(caller), graceMs));
     }, graceMs);
   }
 
@@ -228,9 +242,9 @@ export class DomainLink {
    * back to Node's loop (a busy worker hears idle peers between two calls).
    */
   receivePending(): void {
-    for (const port of this.ports.values()) {
+    for (const [domain, port] of this.ports) {
       if (!(port instanceof MessagePort)) continue;
-      for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) this.receive(m.message as Message);
+      for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) this.receiveFrom(domain, m.message);
     }
   }
 
@@ -283,11 +297,12 @@ export class DomainLink {
   /** Closes the worker-to-worker channels (a worker stopping), once what is queued has been posted. */
   close(): void {
     this.flush();
-    for (const port of this.ports.values()) {
-      port.off("message", this.onMessage);
+    for (const [domain, port] of this.ports) {
+      port.off("message", this.handlers.get(domain)!);
       if ("close" in port && typeof port.close === "function") port.close();
     }
     this.ports.clear();
+    this.handlers.clear();
   }
 
   private port(domain: number): Port {
@@ -296,26 +311,51 @@ export class DomainLink {
     return port;
   }
 
-  private receive(message: Message): void {
+  /** A message from `domain`: one that is not Bobbin's breaks that domain (see the file comment). */
+  private receiveFrom(domain: number, message: unknown): void {
+    try {
+      this.receive(message);
+    } catch (error) {
+      const broken = new TypeError(
+        `domain ${domain} sent domain ${this.kernel.domain} a message that is not one of Bobbin's (${describe(message)}): ` +
+          `${(error as Error)?.message ?? String(error)}. Bobbin's ports carry its own messages only: a parallel task must not ` +
+          "post on its worker's parentPort nor on the ports in its workerData",
+        { cause: error },
+      );
+      if (this.onBroken === null) this.kernel.fail(broken);
+      else this.onBroken(domain, broken);
+    }
+  }
+
+  /** @throws TypeError when `message` is not one of Bobbin's. */
+  private receive(message: unknown): void {
+    if (!Array.isArray(message)) throw new TypeError("a message is an array");
     switch (message[0]) {
       case M.RETURNED:
-        this.settle(message[1], { ok: true, value: message[2], portable: false });
+        this.settle(idOf(message[1]), { ok: true, value: message[2], slots: null });
         return;
       case M.RETURNED_PORTABLE:
-        this.settle(message[1], { ok: true, value: message[2], portable: true });
+        this.settle(idOf(message[1]), { ok: true, value: message[2], slots: message[3] });
         return;
       case M.FAILED:
-        this.settle(message[1], { ok: false, error: message[2] });
+        this.settle(idOf(message[1]), { ok: false, error: message[2] });
         return;
-      case M.CALL:
-        this.host?.call(readCall(message));
+      case M.CALL: {
+        const call = readCall(message);
+        this.connected(call.from);
+        this.host?.call(call);
         return;
-      case M.CANCEL:
-        this.host?.cancel(message[2], message[1]);
+      }
+      case M.CANCEL: {
+        const from = this.connected(message[2]);
+        this.host?.cancel(from, idOf(message[1]));
         return;
-      case M.IDLE:
-        this.host?.idle?.(message[1]);
+      }
+      case M.IDLE: {
+        const from = this.connected(message[1]);
+        this.host?.idle?.(from);
         return;
+      }
       case M.FATAL:
         this.kernel.fail(decodeError(message[1]));
         return;
@@ -323,21 +363,31 @@ export class DomainLink {
         this.host?.shutdown();
         return;
       case M.READY:
-        this.onReady?.(message[1]);
+        this.onReady?.(this.connected(message[1]));
         return;
       case M.GO:
         this.host?.go();
         return;
       case M.DUMP:
-        this.send(message[2], [M.SNAPSHOT, message[1], snapshotDomain(this.kernel, this.host?.serving?.() ?? [])]);
+        this.send(this.connected(message[2]), [M.SNAPSHOT, idOf(message[1]), snapshotDomain(this.kernel, this.host?.serving?.() ?? [])]);
         return;
       case M.SNAPSHOT:
-        this.dumps.get(message[1])?.(message[2]);
+        if (!isSnapshot(message[2])) throw new TypeError("a snapshot is a domain's tasks as dump() reports them");
+        this.dumps.get(idOf(message[1]))?.(message[2]);
         return;
       case M.BATCH:
+        if (!Array.isArray(message[1])) throw new TypeError("a batch is an array of messages");
         for (const m of message[1]) this.receive(m);
         return;
+      default:
+        throw new TypeError(`its kind is not one of Bobbin's messages (${describe(message[0])})`);
     }
+  }
+
+  /** `domain`, when this domain is connected to it. */
+  private connected(domain: unknown): number {
+    if (!isId(domain) || !this.ports.has(domain)) throw new TypeError(`${describe(domain)} is not a domain connected to this one`);
+    return domain;
   }
 
   /** Call `id` ended: its proxy, if parked, wakes up to take the result. */
@@ -355,4 +405,10 @@ export class DomainLink {
       this.kernel.wake(waiter, RESUMED);
     }
   }
+}
+
+/** `value`, when it can be an id (see `isId`). */
+function idOf(value: unknown): number {
+  if (!isId(value)) throw new TypeError(`${describe(value)} is not an id`);
+  return value;
 }

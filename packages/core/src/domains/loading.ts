@@ -10,7 +10,14 @@
  * although the tasks defined above the `run` exist. A definition that comes
  * after such a `run` never will: the import stalls there, and the load fails
  * with an error that says so rather than waiting forever.
+ *
+ * A domain imports only the program's own modules: the URLs it is given come
+ * from `defineTask`, `defineEvents`, `definePortable` and `defineError` in
+ * the domain that sent them (their `import.meta.url`), and it refuses any
+ * that is not a `file:` URL (`data:`, `http:`, `node:`…), whatever sent it.
  */
+import { describe } from "../describe.js";
+
 /** Wakes the loads in progress: something was defined, or a top-level `run` was ignored. */
 let wake: (() => void) | null = null;
 let woken: Promise<void> | null = null;
@@ -76,7 +83,7 @@ const stallTimer = (): Promise<"stalled"> => new Promise((resolve) => setTimeout
 export async function loadDefinition<T>(url: string, lookup: () => T | undefined, missing: () => Error, stalled: () => Error): Promise<T> {
   let settled = false;
   let failure: unknown = null;
-  const imported = import(url).then(
+  const imported = importModule(url).then(
     () => {
       settled = true;
     },
@@ -94,6 +101,31 @@ export async function loadDefinition<T>(url: string, lookup: () => T | undefined
     if (ignoredRuns !== 0) stall ??= stallTimer();
     const waits: Promise<unknown>[] = stall === null ? [imported, nextChange()] : [imported, nextChange(), stall];
     if ((await Promise.race(waits)) === "stalled" && lookup() === undefined && !settled) throw stalled();
+  }
+}
+
+/**
+ * @internal Imports a module that another domain named (or the workers' tsx
+ * loader): a `file:` URL only (see the file comment).
+ * @throws (rejects with) TypeError for any other URL; whatever the import throws.
+ */
+export async function importModule(url: string): Promise<unknown> {
+  if (!isFileUrl(url)) {
+    throw new TypeError(
+      `a domain was asked to import ${describe(url)}, but domains import only the program's own modules, by their file: URL ` +
+        "(the import.meta.url given to defineTask, defineEvents, definePortable or defineError); data:, http:, https:, node: " +
+        "and every other kind of URL are refused. Define parallel tasks, portables and error classes in modules loaded from files",
+    );
+  }
+  return import(url);
+}
+
+function isFileUrl(url: unknown): boolean {
+  if (typeof url !== "string") return false;
+  try {
+    return new URL(url).protocol === "file:";
+  } catch {
+    return false;
   }
 }
 

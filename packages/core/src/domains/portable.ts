@@ -10,13 +10,19 @@
  * in the receiving domain, where the module that defined the portable must be
  * loaded too (the task's module imports it).
  *
- * On the wire a portable is `{ "@bobbin/portable": name, data, module? }`
- * (`module`: the URL of its defining module, when given); a message says
- * whether it holds any, so messages without portables are not walked when
- * they arrive.
+ * What says "a portable was here" never travels inside the value, where data
+ * could imitate it: the encoder copies the plain containers on the way to
+ * each portable, leaves `null` in its place, and lists beside the value, in
+ * the same message, one slot per portable: the container's copy (structured
+ * clone keeps references within a message, so the receiver's slot points
+ * into the receiver's copy), the key, the portable's name and data, and the
+ * URL of its defining module. The receiving domain decodes at the listed
+ * slots only: a user object with any keys at all (`"@bobbin/portable"`
+ * included) is data, names no module to import and no portable to decode.
+ * A message without portables has no slots and is not walked.
  */
 import { describe } from "../describe.js";
-import { definitionAdded } from "./loading.js";
+import { definitionAdded, importModule } from "./loading.js";
 
 /**
  * How values of one kind cross domains: see {@link definePortable}.
@@ -35,12 +41,13 @@ export interface Portable<T extends object, D = unknown> {
   test(value: object): boolean;
   /** Turns the value into data that structured clone accepts (SharedArrayBuffers are shared, not copied). */
   encode(value: T): D;
-  /** Makes the value again from `encode`'s data, in the receiving domain. */
+  /**
+   * Makes the value again from `encode`'s data, in the receiving domain. Core
+   * calls it only where a domain's `encode` put a value of this portable, but
+   * that data came from another thread: check its shape before trusting it.
+   */
   decode(data: D): T;
 }
-
-/** @internal The key of an encoded portable on the wire. */
-export const PORTABLE_KEY = "@bobbin/portable";
 
 /**
  * How deep core looks for portables inside plain arrays and plain objects
@@ -130,28 +137,52 @@ export function definePortable(first: string, second: unknown, third?: unknown):
 }
 
 /**
- * @internal The value with its portables encoded: `value` itself when it holds
- * none (so `encodePortables(v) !== v` says whether the receiver must decode),
- * otherwise a copy of the plain containers on the way to them (and of those
- * on a cycle). Shared references stay shared.
- * @throws whatever a portable's `encode` throws.
+ * @internal One portable the encoder took out of a value: where it was (the
+ * copy of its container and its key; a null container: it was the value
+ * itself), its portable's name and data, and its module's URL (null when
+ * defined without one).
  */
-export function encodePortables(value: unknown): unknown {
-  if (entries.length === 0 || value === null || typeof value !== "object") return value;
-  return encode(value, 0, new Map());
+export type Slot = readonly [container: object | null, key: string | number, name: string, data: unknown, module: string | null];
+
+/** @internal A value whose portables were taken out: `value` with `null` in their places, and their slots. */
+export interface Packed {
+  readonly value: unknown;
+  readonly slots: Slot[];
 }
 
-/** A plain container met while encoding: its copy, once something inside it was encoded. */
+/**
+ * @internal The value with its portables taken out, or null when it holds
+ * none (then the value itself is sent, and nothing is decoded). The plain
+ * containers on the way to a portable are copied (and those on a cycle);
+ * shared references stay shared.
+ * @throws whatever a portable's `encode` throws.
+ */
+export function encodePortables(value: unknown): Packed | null {
+  if (entries.length === 0 || value === null || typeof value !== "object") return null;
+  const slots: Slot[] = [];
+  const entry = entryOf(value);
+  if (entry !== null) {
+    slots.push([null, 0, entry.name, entry.portable.encode(value), entry.module]);
+    return { value: null, slots };
+  }
+  const copy = encode(value, 0, new Map(), slots);
+  return slots.length === 0 ? null : { value: copy, slots };
+}
+
+/** The first portable whose `test` accepts `value`. */
+function entryOf(value: object): Entry | null {
+  for (const entry of entries) if (entry.portable.test(value)) return entry;
+  return null;
+}
+
+/** A plain container met while encoding: its copy, once something inside it was taken out. */
 interface Visit {
   copy: Record<string, unknown> | null;
   done: boolean;
 }
 
-function encode(value: object, depth: number, seen: Map<object, Visit>): unknown {
-  for (const entry of entries) {
-    if (entry.portable.test(value)) return marker(entry, value);
-  }
-  if (depth >= MAX_DEPTH) return value;
+/** `value`, or its copy without the portables found inside it (their slots go to `slots`). */
+function encode(value: object, depth: number, seen: Map<object, Visit>, slots: Slot[]): unknown {
   const visit = seen.get(value);
   if (visit !== undefined) {
     if (visit.done) return visit.copy ?? value;
@@ -170,83 +201,83 @@ function encode(value: object, depth: number, seen: Map<object, Visit>): unknown
     const key = keys === null ? i : keys[i]!;
     const v = record[key];
     if (v === null || typeof v !== "object") continue;
-    const e = encode(v, depth + 1, seen);
-    if (e !== v) (self.copy ??= shallowCopy(value))[key] = e;
+    const entry = entryOf(v);
+    if (entry !== null) {
+      const data = entry.portable.encode(v);
+      const copy = (self.copy ??= shallowCopy(value));
+      setOwn(copy, key, null);
+      slots.push([copy, key, entry.name, data, entry.module]);
+    } else if (depth + 1 < MAX_DEPTH) {
+      const e = encode(v, depth + 1, seen, slots);
+      if (e !== v) setOwn((self.copy ??= shallowCopy(value)), key, e);
+    }
   }
   self.done = true;
   return self.copy ?? value;
 }
 
+/** A copy of a plain container; a plain object's own `__proto__` key stays a key (a spread defines, it does not assign). */
 function shallowCopy(value: object): Record<string, unknown> {
   if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
-  return Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>;
+  return { ...value } as Record<string, unknown>;
 }
 
-/** A portable on the wire: its name, its data and, when it was defined with one, its module's URL. */
-interface Marker {
-  readonly [PORTABLE_KEY]: string;
-  readonly data: unknown;
-  readonly module?: string;
-}
-
-function marker(entry: Entry, value: object): Marker {
-  const data = entry.portable.encode(value);
-  return entry.module === null ? { [PORTABLE_KEY]: entry.name, data } : { [PORTABLE_KEY]: entry.name, data, module: entry.module };
+/** @internal Sets an own data property, whatever its key (`__proto__` too: an assignment would change the prototype). */
+export function setOwn(target: object, key: string | number, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /**
- * @internal Decodes, in place, the portables of a value that arrived from
- * another domain (a structured clone of `encodePortables`' output).
- * @throws TypeError when a portable's name is not defined in this domain;
- * whatever a portable's `decode` throws.
+ * @internal Makes again, in place, the portables of a value that arrived from
+ * another domain, at the slots its message listed (and nowhere else); returns
+ * the value.
+ * @throws TypeError when the slots are not a list of slots, or name a portable
+ * not defined in this domain; whatever a portable's `decode` throws.
  */
-export function decodePortables(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return value;
-  return walk(value, 0, new Set(), decodeMarker);
-}
-
-/**
- * @internal The modules this domain must import before it can decode
- * `value`: those of its portables whose names are not defined here.
- */
-export function portableModules(value: unknown): string[] {
-  const modules = new Set<string>();
-  if (value !== null && typeof value === "object") {
-    walk(value, 0, new Set(), (m) => {
-      if (m.module !== undefined && !isPortableDefined(m[PORTABLE_KEY])) modules.add(m.module);
-      return m;
-    });
+export function decodePortables(value: unknown, slots: unknown): unknown {
+  let root = value;
+  for (const [container, key, name, data] of slotsOf(slots)) {
+    const decoded = decodeOne(name, data);
+    if (container === null) root = decoded;
+    else setOwn(container, key, decoded);
   }
+  return root;
+}
+
+/**
+ * @internal The modules this domain must import before it can decode a
+ * value with these slots: those of its portables whose names are not defined here.
+ * @throws TypeError when the slots are not a list of slots.
+ */
+export function portableModules(slots: unknown): string[] {
+  const modules = new Set<string>();
+  for (const [, , name, , module] of slotsOf(slots)) if (module !== null && !byName.has(name)) modules.add(module);
   return [...modules];
+}
+
+/** The slots of an arrived message, checked: a domain reads nothing else as a portable. */
+function slotsOf(slots: unknown): readonly Slot[] {
+  if (Array.isArray(slots) && slots.every(isSlot)) return slots;
+  throw new TypeError(
+    `a message from another domain lists its portables in a form this version of Bobbin does not know (${describe(slots)}); ` +
+      "every domain of a run runs the same @bobbin/core",
+  );
+}
+
+function isSlot(slot: unknown): slot is Slot {
+  if (!Array.isArray(slot) || slot.length !== 5) return false;
+  const [container, key, name, , module] = slot as unknown[];
+  return (
+    (container === null || typeof container === "object") &&
+    (typeof key === "string" || typeof key === "number") &&
+    typeof name === "string" &&
+    (module === null || typeof module === "string")
+  );
 }
 
 /** @internal Whether a portable named `name` is defined in this domain. */
 export function isPortableDefined(name: string): boolean {
   return byName.has(name);
-}
-
-/** Visits the portables of an arrived value, in place: each is replaced by what `visit` returns. */
-function walk(value: object, depth: number, seen: Set<object>, visit: (m: Marker) => unknown): unknown {
-  if (Object.hasOwn(value, PORTABLE_KEY)) return visit(value as Marker);
-  if (depth >= MAX_DEPTH || seen.has(value)) return value;
-  seen.add(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (v !== null && typeof v === "object") value[i] = walk(v, depth + 1, seen, visit);
-    }
-  } else if (isPlainObject(value)) {
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const v = record[key];
-      if (v !== null && typeof v === "object") record[key] = walk(v, depth + 1, seen, visit);
-    }
-  }
-  return value;
-}
-
-function decodeMarker(m: Marker): unknown {
-  return decodeOne(m[PORTABLE_KEY], m.data);
 }
 
 /** @internal Makes one portable again from its name and data. */
@@ -263,17 +294,15 @@ export function decodeOne(name: string, data: unknown): unknown {
   return entry.portable.decode(data);
 }
 
-/** @internal The portable that encodes `error`, if any (errors cross domains through `encodeError`). */
-export function portableOf(value: object): Marker | null {
-  for (const entry of entries) {
-    if (entry.portable.test(value)) return marker(entry, value);
-  }
-  return null;
+/** @internal How the portable that accepts `value` (an error, see `encodeError`) encodes it, if one does. */
+export function portableOf(value: object): { name: string; data: unknown; module: string | null } | null {
+  const entry = entryOf(value);
+  return entry === null ? null : { name: entry.name, data: entry.portable.encode(value), module: entry.module };
 }
 
-/** @internal Imports the modules a domain lacks (see `portableModules`). */
+/** @internal Imports the modules a domain lacks (see `portableModules`): `file:` URLs only (see `importModule`). */
 export async function importModules(modules: readonly string[]): Promise<void> {
-  await Promise.all(modules.map((url) => import(url)));
+  await Promise.all(modules.map(importModule));
 }
 
 function isPlainObject(value: object): boolean {

@@ -63,16 +63,16 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
     result = yield* awaitResult(link, id);
     if (result.ok || decodeError(result.error) instanceof Cancelled) throw error;
   }
-  if (result.ok && !result.portable) {
+  if (result.ok && result.slots === null) {
     publishCallEnd(current!, domain, true, undefined);
     return result.value;
   }
   // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
-  const modules = result.ok ? portableModules(result.value) : errorModules(result.error);
+  const modules = result.ok ? portableModules(result.slots) : errorModules(result.error);
   if (modules.length !== 0) yield* promise(() => importModules(modules));
   if (result.ok) {
     publishCallEnd(current!, domain, true, undefined);
-    return decodePortables(result.value);
+    return decodePortables(result.value, result.slots);
   }
   const error = decodeError(result.error);
   publishCallEnd(current!, domain, false, error);
@@ -84,8 +84,8 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
  * @throws Uncloneable when an argument cannot be posted (nothing was sent).
  */
 export function startRemoteCall(link: DomainLink, domain: number, request: CallRequest): Task<unknown> {
-  const { task, sent, pinned, transfer, portable } = request;
-  const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, portable);
+  const { task, sent, pinned, transfer, slots } = request;
+  const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, slots);
   let proxy: Task<unknown>;
   try {
     proxy = spawn(request.spawn, remoteCall, link, id, domain);

@@ -51,15 +51,16 @@ export class SimulatedDomains implements Domains {
   }
 
   start(domain: number, request: CallRequest): Task<unknown> {
-    const { task, sent, transfer } = request;
-    let args: unknown[];
+    const { task, sent, slots, transfer } = request;
+    let copy: [unknown[], unknown];
     try {
-      args = structuredClone(sent, { transfer: [...transfer] });
+      // One clone, as one message: the slots' containers are the copy's.
+      copy = structuredClone([sent, slots], { transfer: [...transfer] });
     } catch (error) {
       throw uncloneableArguments(task.name, sent, error);
     }
     const from = this.domainOf(current!);
-    const proxy = spawn(request.spawn, simulatedCall, task, args, request.portable, domain);
+    const proxy = spawn(request.spawn, simulatedCall, task, copy[0], copy[1], domain);
     this.placed.set(proxy, domain);
     publishCallStart(proxy, task.name, from, domain);
     return proxy;
@@ -82,12 +83,12 @@ export class SimulatedDomains implements Domains {
 function* simulatedCall(
   task: ParallelTask<unknown[], unknown>,
   args: unknown[],
-  portable: boolean,
+  slots: unknown,
   domain: number,
 ): Generator<Instruction, unknown, unknown> {
   let value: unknown;
   try {
-    value = yield* task.body(...(portable ? (decodePortables(args) as unknown[]) : args));
+    value = yield* task.body(...(slots === null ? args : (decodePortables(args, slots) as unknown[])));
   } catch (error) {
     // The task's own cancellation stays what the kernel made; any other error crosses back as a copy.
     if (error instanceof Cancelled) throw error;
@@ -95,15 +96,17 @@ function* simulatedCall(
     publishCallEnd(current!, domain, false, copy);
     throw copy;
   }
-  const encoded = encodePortables(value);
+  const packed = encodePortables(value);
   let copy: unknown;
   try {
-    copy = structuredClone(encoded);
+    copy = structuredClone(packed === null ? value : [packed.value, packed.slots]);
   } catch (error) {
     const failure = uncloneableResult(error);
     publishCallEnd(current!, domain, false, failure);
     throw failure;
   }
   publishCallEnd(current!, domain, true, undefined);
-  return encoded === value ? copy : decodePortables(copy);
+  if (packed === null) return copy;
+  const [copied, copiedSlots] = copy as [unknown, unknown];
+  return decodePortables(copied, copiedSlots);
 }

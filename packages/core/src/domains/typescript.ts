@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { importModule } from "./loading.js";
 
 /**
  * @internal Where the workers find tsx, when this process runs under it:
@@ -37,6 +38,6 @@ export async function registerTsx(location: string): Promise<void> {
   const manifest = createRequire(location).resolve("tsx/package.json");
   const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> };
   const api = pathToFileURL(join(dirname(manifest), exports["./esm/api"]!.import.default)).href;
-  const { register } = (await import(api)) as { register: () => unknown };
+  const { register } = (await importModule(api)) as { register: () => unknown };
   register();
 }

@@ -3,11 +3,17 @@
  * worker threads, so everything in them is structured-cloned: they are small
  * arrays (see `M`); errors are encoded by hand so that they keep their class,
  * name and cause.
+ *
+ * What arrives is read as data, never trusted: a name selects a class or a
+ * decoder only through a Map, an error is rebuilt whatever its fields hold,
+ * and a message that is not one of these fails the domain that sent it (see
+ * link.ts), not the thread that reads it.
  */
-import type { DomainSnapshot } from "../diagnostics/dump.js";
+import { describe } from "../describe.js";
+import type { DomainSnapshot, TaskSnapshot } from "../diagnostics/dump.js";
 import * as errors from "../errors.js";
 import { registeredClass, registeredClassOf } from "./error-classes.js";
-import { decodeOne, isPortableDefined, PORTABLE_KEY, portableOf } from "./portable.js";
+import { decodeOne, isPortableDefined, portableOf, type Slot, setOwn } from "./portable.js";
 
 /** @internal An error as it crosses a thread. */
 export interface WireError {
@@ -16,7 +22,7 @@ export interface WireError {
   readonly stack: string | undefined;
   readonly props: Record<string, unknown>;
   /** An error that a portable encodes (see `definePortable`): decoded by it in the receiving domain. */
-  readonly portable?: { readonly name: string; readonly data: unknown; readonly module?: string };
+  readonly portable?: { readonly name: string; readonly data: unknown; readonly module: string | null };
   /** Its class, when registered with `defineError`: rebuilt with it in the receiving domain. */
   readonly class?: { readonly key: string; readonly module: string };
   /** Its `cause`: an error, encoded in turn, or a value. */
@@ -31,13 +37,16 @@ export interface WireError {
  * either for a handful of numbers: its buffer is allocated on both sides).
  */
 export const M = {
-  /** `[CALL, id, from, flags, url, name, args]`: run `name` of module `url` for domain `from`; its reply is keyed by `id`. */
+  /**
+   * `[CALL, id, from, flags, url, name, args, slots?]`: run `name` of module `url` for domain `from`; its reply is
+   * keyed by `id`. `slots`: where `args` held portables (see portable.ts), when they held any.
+   */
   CALL: 0,
   /** `[CANCEL, id, from]`: the caller cancelled call `id`. */
   CANCEL: 1,
   /** `[RETURNED, id, value]`: call `id` of this domain ended with its whole subtree, returning `value`. */
   RETURNED: 2,
-  /** `[RETURNED_PORTABLE, id, value]`: the same, `value` holding encoded portables (see portable.ts). */
+  /** `[RETURNED_PORTABLE, id, value, slots]`: the same, `value` having held portables, taken out at `slots` (see portable.ts). */
   RETURNED_PORTABLE: 3,
   /** `[FAILED, id, error]`: call `id` ended with its whole subtree, failing. */
   FAILED: 4,
@@ -61,8 +70,6 @@ export const M = {
 
 /** @internal The `flags` of a call message. */
 export const CALL_PINNED = 1;
-/** @internal The call's `args` hold encoded portables (see portable.ts). */
-export const CALL_PORTABLE = 2;
 
 /** @internal */
 export type CallMessage = readonly [
@@ -73,13 +80,15 @@ export type CallMessage = readonly [
   url: string,
   name: string,
   args: unknown[],
+  slots?: readonly Slot[],
 ];
 
 /** @internal */
 export type Message =
   | CallMessage
   | readonly [kind: typeof M.CANCEL, id: number, from: number]
-  | readonly [kind: typeof M.RETURNED | typeof M.RETURNED_PORTABLE, id: number, value: unknown]
+  | readonly [kind: typeof M.RETURNED, id: number, value: unknown]
+  | readonly [kind: typeof M.RETURNED_PORTABLE, id: number, value: unknown, slots: readonly Slot[]]
   | readonly [kind: typeof M.FAILED, id: number, error: WireError]
   | readonly [kind: typeof M.FATAL, error: WireError]
   | readonly [kind: typeof M.IDLE | typeof M.READY, from: number]
@@ -98,20 +107,72 @@ export interface Call {
   readonly args: unknown[];
   /** Pinned to its domain: never shared. */
   readonly pinned: boolean;
-  /** `args` hold encoded portables. */
-  readonly portable: boolean;
+  /** Where `args` held portables (see portable.ts); null when they held none. */
+  readonly slots: readonly Slot[] | null;
 }
 
 /** @internal The message that sends `call`. */
 export function callMessage(call: Call): CallMessage {
-  const flags = (call.pinned ? CALL_PINNED : 0) | (call.portable ? CALL_PORTABLE : 0);
-  return [M.CALL, call.id, call.from, flags, call.url, call.name, call.args];
+  const flags = call.pinned ? CALL_PINNED : 0;
+  return call.slots === null
+    ? [M.CALL, call.id, call.from, flags, call.url, call.name, call.args]
+    : [M.CALL, call.id, call.from, flags, call.url, call.name, call.args, call.slots];
 }
 
-/** @internal The call a call message sends. */
-export function readCall(message: CallMessage): Call {
-  const [, id, from, flags, url, name, args] = message;
-  return { id, from, url, name, args, pinned: (flags & CALL_PINNED) !== 0, portable: (flags & CALL_PORTABLE) !== 0 };
+/**
+ * @internal The call a call message sends (its slots are checked when they are decoded).
+ * @throws TypeError when the message is not a call message.
+ */
+export function readCall(message: readonly unknown[]): Call {
+  const [, id, from, flags, url, name, args, slots] = message;
+  if (!isId(id) || !isId(from) || !isId(flags) || typeof url !== "string" || typeof name !== "string" || !Array.isArray(args)) {
+    throw new TypeError("a call message needs an id, the caller's domain, flags, a module URL, a task name and an array of arguments");
+  }
+  return { id, from, url, name, args, pinned: (flags & CALL_PINNED) !== 0, slots: slots === undefined ? null : (slots as Slot[]) };
+}
+
+/** @internal Whether `value` can be a call id, a domain or flags: a non-negative integer. */
+export function isId(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** @internal Whether `value` is a domain's snapshot (see dump.ts), checked all the way down: `dump` never throws. */
+export function isSnapshot(value: unknown): value is DomainSnapshot {
+  if (value === null || typeof value !== "object") return false;
+  const { domain, tasks, serving } = value as Partial<Record<keyof DomainSnapshot, unknown>>;
+  return (
+    isId(domain) &&
+    Array.isArray(tasks) &&
+    tasks.every((t) => isTaskSnapshot(t)) &&
+    Array.isArray(serving) &&
+    serving.every(
+      (s: unknown) =>
+        s !== null &&
+        typeof s === "object" &&
+        isId((s as Record<string, unknown>).from) &&
+        isId((s as Record<string, unknown>).id) &&
+        isId((s as Record<string, unknown>).uid),
+    )
+  );
+}
+
+const STATES = new Set<unknown>(["running", "ready", "waiting", "ending", "resolved", "failed", "cancelled"]);
+
+function isTaskSnapshot(value: unknown): value is TaskSnapshot {
+  if (value === null || typeof value !== "object") return false;
+  const t = value as Partial<Record<keyof TaskSnapshot, unknown>>;
+  return (
+    isId(t.uid) &&
+    typeof t.name === "string" &&
+    isId(t.domain) &&
+    STATES.has(t.state) &&
+    typeof t.cancelling === "boolean" &&
+    (t.ageMs === null || typeof t.ageMs === "number") &&
+    (t.waitsOn === null || typeof t.waitsOn === "string") &&
+    (t.call === undefined || isId(t.call)) &&
+    Array.isArray(t.children) &&
+    t.children.every((c) => isTaskSnapshot(c))
+  );
 }
 
 /** @internal The message that fails call `id` with `error`. */
@@ -119,30 +180,31 @@ export function failedMessage(id: number, error: unknown): Message {
   return [M.FAILED, id, encodeError(error)];
 }
 
-const KNOWN: Record<string, new (...args: never[]) => Error> = {
-  BobbinError: errors.BobbinError,
-  Cancelled: errors.Cancelled,
-  StillHasChildren: errors.StillHasChildren,
-  NotAChild: errors.NotAChild,
-  NoDomainAvailable: errors.NoDomainAvailable,
-  ResourceLeaked: errors.ResourceLeaked,
-  NotOwner: errors.NotOwner,
-  NoSelectProvided: errors.NoSelectProvided,
-  Deadlock: errors.Deadlock,
-  Uncloneable: errors.Uncloneable,
-  CallbackFailed: errors.CallbackFailed,
-  InternalError: errors.InternalError,
-  EventOverflow: errors.EventOverflow,
-  DomainUnresponsive: errors.DomainUnresponsive,
-  Error,
-  TypeError,
-  RangeError,
-  SyntaxError,
-  ReferenceError,
-  EvalError,
-  URIError,
-  AggregateError,
-};
+/** The classes an error's name selects (a Map: a name such as "constructor" or "__proto__" selects nothing). */
+const KNOWN = new Map<string, abstract new (...args: never[]) => Error>([
+  ["BobbinError", errors.BobbinError],
+  ["Cancelled", errors.Cancelled],
+  ["StillHasChildren", errors.StillHasChildren],
+  ["NotAChild", errors.NotAChild],
+  ["NoDomainAvailable", errors.NoDomainAvailable],
+  ["ResourceLeaked", errors.ResourceLeaked],
+  ["NotOwner", errors.NotOwner],
+  ["NoSelectProvided", errors.NoSelectProvided],
+  ["Deadlock", errors.Deadlock],
+  ["Uncloneable", errors.Uncloneable],
+  ["CallbackFailed", errors.CallbackFailed],
+  ["InternalError", errors.InternalError],
+  ["EventOverflow", errors.EventOverflow],
+  ["DomainUnresponsive", errors.DomainUnresponsive],
+  ["Error", Error],
+  ["TypeError", TypeError],
+  ["RangeError", RangeError],
+  ["SyntaxError", SyntaxError],
+  ["ReferenceError", ReferenceError],
+  ["EvalError", EvalError],
+  ["URIError", URIError],
+  ["AggregateError", AggregateError],
+]);
 
 /** How deep a chain of causes crosses. */
 const MAX_CAUSES = 8;
@@ -160,13 +222,18 @@ export function encodeError(error: unknown, depth = 0): WireError {
   const props: Record<string, unknown> = {};
   for (const key of Object.keys(error)) {
     const v = (error as unknown as Record<string, unknown>)[key];
-    if (isCloneable(v)) props[key] = v;
+    if (isCloneable(v)) setOwn(props, key, v);
   }
-  let wire: WireError = { name: error.name, message: error.message, stack: error.stack, props };
+  const stack = read(error, "stack");
+  let wire: WireError = {
+    name: safeString(read(error, "name")),
+    message: safeString(read(error, "message")),
+    stack: typeof stack === "string" ? stack : undefined,
+    props,
+  };
   try {
-    const m = portableOf(error);
-    if (m !== null)
-      wire = { ...wire, portable: { name: m[PORTABLE_KEY], data: m.data, ...(m.module === undefined ? {} : { module: m.module }) } };
+    const portable = portableOf(error);
+    if (portable !== null) wire = { ...wire, portable };
   } catch {
     // a failing encode: the error crosses without it
   }
@@ -179,13 +246,27 @@ export function encodeError(error: unknown, depth = 0): WireError {
   return wire;
 }
 
+/** A property of an error, or undefined when reading it throws (a getter). */
+function read(error: Error, key: "name" | "message" | "stack"): unknown {
+  try {
+    return error[key];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * @internal The error again: made by its portable when one encoded it,
  * otherwise of its class when registered here (`defineError`) or when
  * Bobbin or JavaScript defines it, otherwise a plain `Error` with its name.
+ * Whatever arrived, the result is an `Error`: a value that is not an encoded
+ * error becomes a `TypeError` that describes it.
  */
-export function decodeError(wire: WireError): Error {
-  if (wire.portable !== undefined) {
+export function decodeError(wire: unknown, depth = 0): Error {
+  if (!isWireError(wire)) {
+    return new TypeError(`an error came from another domain in a form this version of Bobbin does not know (${describe(wire)})`);
+  }
+  if (isPortable(wire.portable)) {
     try {
       const error = decodeOne(wire.portable.name, wire.portable.data);
       if (error instanceof Error) return error;
@@ -193,15 +274,20 @@ export function decodeError(wire: WireError): Error {
       // unknown here, or a failing decode: rebuilt as a plain error below
     }
   }
-  const Class = (wire.class === undefined ? undefined : registeredClass(wire.class.key)) ?? KNOWN[wire.name] ?? Error;
-  const error = Object.create(Class.prototype) as Error;
+  const Class = (isClass(wire.class) ? registeredClass(wire.class.key) : undefined) ?? KNOWN.get(wire.name) ?? Error;
+  const error = Object.create(Class.prototype as object) as Error;
   Object.defineProperty(error, "message", { value: wire.message, writable: true, configurable: true });
   Object.defineProperty(error, "stack", { value: wire.stack, writable: true, configurable: true });
   if (error.name !== wire.name) Object.defineProperty(error, "name", { value: wire.name, writable: true, configurable: true });
-  Object.assign(error, wire.props);
-  if (wire.cause !== undefined) {
-    const cause = "error" in wire.cause ? decodeError(wire.cause.error) : wire.cause.value;
-    Object.defineProperty(error, "cause", { value: cause, writable: true, configurable: true });
+  for (const key of Object.keys(wire.props)) setOwn(error, key, wire.props[key]);
+  const cause = wire.cause as unknown;
+  if (cause !== null && typeof cause === "object") {
+    const value = Object.hasOwn(cause, "error")
+      ? depth < MAX_CAUSES
+        ? decodeError((cause as { error: unknown }).error, depth + 1)
+        : undefined
+      : (cause as { value?: unknown }).value;
+    Object.defineProperty(error, "cause", { value, writable: true, configurable: true });
   }
   return error;
 }
@@ -210,13 +296,43 @@ export function decodeError(wire: WireError): Error {
  * @internal The modules this domain must import before it decodes `wire`
  * with every class and portable it names (those defined with a module URL).
  */
-export function errorModules(wire: WireError): string[] {
+export function errorModules(wire: unknown): string[] {
   const modules = new Set<string>();
-  for (let w: WireError | undefined = wire; w !== undefined; w = w.cause !== undefined && "error" in w.cause ? w.cause.error : undefined) {
-    if (w.portable?.module !== undefined && !isPortableDefined(w.portable.name)) modules.add(w.portable.module);
-    if (w.class !== undefined && registeredClass(w.class.key) === undefined) modules.add(w.class.module);
+  let w = wire;
+  for (let depth = 0; depth <= MAX_CAUSES && isWireError(w); depth++) {
+    if (isPortable(w.portable) && w.portable.module !== null && !isPortableDefined(w.portable.name)) modules.add(w.portable.module);
+    if (isClass(w.class) && registeredClass(w.class.key) === undefined) modules.add(w.class.module);
+    const cause = w.cause as unknown;
+    w = cause !== null && typeof cause === "object" && Object.hasOwn(cause, "error") ? (cause as { error: unknown }).error : undefined;
   }
   return [...modules];
+}
+
+function isWireError(w: unknown): w is WireError {
+  if (w === null || typeof w !== "object") return false;
+  const { name, message, stack, props } = w as Partial<Record<keyof WireError, unknown>>;
+  return (
+    typeof name === "string" &&
+    typeof message === "string" &&
+    (stack === undefined || typeof stack === "string") &&
+    props !== null &&
+    typeof props === "object"
+  );
+}
+
+function isPortable(p: unknown): p is NonNullable<WireError["portable"]> {
+  if (p === null || typeof p !== "object") return false;
+  const { name, module } = p as { name?: unknown; module?: unknown };
+  return typeof name === "string" && (module === null || typeof module === "string");
+}
+
+function isClass(c: unknown): c is NonNullable<WireError["class"]> {
+  return (
+    c !== null &&
+    typeof c === "object" &&
+    typeof (c as { key?: unknown }).key === "string" &&
+    typeof (c as { module?: unknown }).module === "string"
+  );
 }
 
 function isCloneable(value: unknown): boolean {

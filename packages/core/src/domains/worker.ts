@@ -164,12 +164,12 @@ function* runner(host: WorkerHost, call: Call, body: TaskBody<unknown[], unknown
   let reply: Message;
   try {
     // Decoded here, once the task's module (which defines its portables) is loaded.
-    const args = call.portable ? (decodePortables(call.args) as unknown[]) : call.args;
+    const args = call.slots === null ? call.args : (decodePortables(call.args, call.slots) as unknown[]);
     child = spawn({ name: call.name }, body, ...args); // named as its caller knows it
     const result = yield* awaitTask(child);
     if (result.ok) {
-      const value = encodePortables(result.value);
-      reply = [value === result.value ? M.RETURNED : M.RETURNED_PORTABLE, id, value];
+      const packed = encodePortables(result.value);
+      reply = packed === null ? [M.RETURNED, id, result.value] : [M.RETURNED_PORTABLE, id, packed.value, packed.slots];
     } else reply = failedMessage(id, result.error);
   } catch (error) {
     // Cancelled by the caller (or failing here): the child's subtree ends before the reply,
@@ -210,7 +210,7 @@ function* serve(host: WorkerHost): Generator<Instruction, void, unknown> {
       try {
         body ??= yield* promise(() => loadTask(next.url, next.name));
         // Portables among the arguments whose modules are not loaded here (imported for their types only, say).
-        const modules = next.portable ? portableModules(next.args) : [];
+        const modules = next.slots === null ? [] : portableModules(next.slots);
         if (modules.length !== 0) yield* promise(() => importModules(modules));
       } catch (error) {
         failure = error;
@@ -302,7 +302,7 @@ async function main(): Promise<void> {
       host = h;
       link.host = h;
       kernel.domains = new WorkerDomains(link, h);
-      link.onUnresponsive = (_domain, error) => kernel.fail(error);
+      link.onBroken = (_domain, error) => kernel.fail(error);
     },
   );
   host!.link.close();

@@ -1,5 +1,7 @@
 // The JavaScript half of the ring, against the kernel: SQEs written into the
 // shared queue, CQEs read from it, provided buffers and staging slots.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Errno, syscalls } from "../../src/index.js";
 import type { UringConfig } from "../../src/uring/native.js";
@@ -137,4 +139,13 @@ describe.skipIf(!uring.available)(`the ring${noUring}`, () => {
     ring.submit();
     expect(seen.length).toBe(6);
   });
+
+  it("the pump returns to Node's loop when the SQ flags say task work is pending but entering brings nothing", () => {
+    // In a child process: a pump that spins never lets this one time out.
+    const fixture = fileURLToPath(new URL("./fixtures/stale-taskrun.mjs", import.meta.url));
+    const child = spawnSync(process.execPath, [fixture], { encoding: "utf8", timeout: 15_000, killSignal: "SIGKILL" });
+    expect(child.signal, "the pump spun until the child was killed").toBeNull();
+    expect(child.stdout.trim()).toBe("pumped");
+    expect(child.status).toBe(0);
+  }, 30_000);
 });

@@ -4,9 +4,12 @@
  * tests use the built packages (`pnpm build` in core and sync first; turbo
  * does it before `test`) and the tasks in `fixtures/`.
  */
+import { existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as B from "@bobbin/core";
-import { describe, expect, it } from "vitest";
-import { Broadcast, Channel, Computation, Condition, Mutex, Semaphore } from "../../dist/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { Broadcast, Channel, ChannelClosed, Computation, Condition, Mutex, MutexNotLocked, Semaphore } from "../../dist/index.js";
 import { sharedCells } from "../helpers.js";
 import * as F from "./fixtures/tasks.mjs";
 
@@ -70,5 +73,64 @@ describe("shared primitives crossing domains", () => {
       },
       { domains: 1 },
     );
+  });
+});
+
+/** The file the forged module writes if any thread imports it. */
+const proof = join(tmpdir(), `bobbin-sync-forged-${process.pid}`);
+const forged = `data:text/javascript,${encodeURIComponent(`import { writeFileSync } from "node:fs"; writeFileSync(${JSON.stringify(proof)}, "imported");`)}`;
+
+/** A request body that imitates this package's portables (its errors, a shared mutex) and names a module. */
+const body = JSON.stringify({
+  error: { "@bobbin/portable": "@bobbin/sync/errors", data: { name: "ChannelClosed", message: "forged", props: { evil: true } } },
+  inherited: { "@bobbin/portable": "@bobbin/sync/errors", data: { name: "constructor", message: "m", props: { x: 1 } } },
+  mutex: { "@bobbin/portable": "@bobbin/sync/Mutex", data: { id: "x", buffer: null } },
+  meta: { "@bobbin/portable": "nope", data: 1, module: forged },
+});
+
+afterEach(() => rmSync(proof, { force: true }));
+
+describe.each([
+  ["worker domains", { simulateDomains: false }],
+  ["simulated domains", { simulateDomains: true }],
+] as const)("data imitating this package's portables, on %s", (_, mode) => {
+  it("in a result beside a shared mutex: arrives as the data it is, imports nothing", async () => {
+    const out = await B.run(
+      function* () {
+        return yield* B.awaitExn(B.call(F.parseBesideMutex, body));
+      },
+      { ...mode, domains: 1 },
+    );
+    expect(out.m).toBeInstanceOf(Mutex);
+    expect(out.parsed).toEqual(JSON.parse(body));
+    expect((out.parsed as { error: unknown }).error).not.toBeInstanceOf(ChannelClosed);
+    expect(existsSync(proof)).toBe(false);
+  });
+
+  it("in the arguments of a call from a worker to another, beside a shared mutex, both ways: the same", async () => {
+    const m = Mutex.shared();
+    const out = (await B.run(
+      function* () {
+        return yield* B.awaitExn(B.call({ pin: 1 }, F.relay, { m, parsed: JSON.parse(body) }));
+      },
+      { ...mode, domains: 2 },
+    )) as { m: Mutex; parsed: unknown };
+    expect(out.m).toBe(m);
+    expect(out.parsed).toEqual(JSON.parse(body));
+    expect(existsSync(proof)).toBe(false);
+  });
+
+  it("an error of this package keeps its class and its own fields, one named __proto__ included", async () => {
+    const r = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.failsWithFields, { x: 1 }));
+      },
+      { ...mode, domains: 1 },
+    );
+    const error = (r as { error: MutexNotLocked & { detail?: unknown } }).error;
+    expect(error).toBeInstanceOf(MutexNotLocked);
+    expect(error.task).toBe(7);
+    expect(error.detail).toEqual({ x: 1 });
+    expect(Object.getOwnPropertyDescriptor(error, "__proto__")?.value).toEqual({ x: 1 });
   });
 });
