@@ -60,12 +60,13 @@ export class StillHasChildren extends BobbinError {
   readonly outcomes: readonly ChildOutcome[];
   /** The errors of the children that had failed, or failed while they were cancelled, in the order of `outcomes`. */
   readonly errors: readonly unknown[];
-  private readonly parent: string;
+  /** `name#uid` of the task that returned, for the message. */
+  private readonly taskName: string;
 
   constructor(task: TaskName, children: readonly ChildOutcome[]) {
     const errors = errorsOf(children);
     super(stillHasChildrenMessage(String(task), children), errors.length === 0 ? undefined : { cause: errors[0] });
-    this.parent = String(task);
+    this.taskName = String(task);
     this.task = task.uid;
     this.children = children.map((c) => c.uid);
     this.outcomes = children;
@@ -84,7 +85,7 @@ export class StillHasChildren extends BobbinError {
     self.outcomes = outcomes;
     self.errors = errors;
     this.cause = errors[0];
-    this.message = stillHasChildrenMessage(this.parent, outcomes);
+    this.message = stillHasChildrenMessage(this.taskName, outcomes);
   }
 }
 

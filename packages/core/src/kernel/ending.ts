@@ -113,7 +113,7 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
       value = parent.value;
       const cold = coldOf(parent);
       if (cold !== null && cold.failedChildren !== null) {
-        value = withChildFailures(state, value, cold.failedChildren);
+        value = withChildFailures(task, state, value, cold.failedChildren);
         state = State.Failed;
         cold.failedChildren = null;
       }
@@ -128,12 +128,12 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
 }
 
 /**
- * The outcome of a task whose children `failed` while it waited for them to
- * end: their errors follow its own, or replace its `Cancelled`; a
- * `StillHasChildren` it failed with names them.
+ * The outcome of `task`, whose children `failed` while it waited for them to
+ * end: their errors follow its own, or replace its `Cancelled`; the
+ * `StillHasChildren` it failed with for returning while they ran names them.
  */
-function withChildFailures(state: State, value: unknown, failed: readonly Task[]): unknown {
-  if (value instanceof StillHasChildren) {
+function withChildFailures(task: Task, state: State, value: unknown, failed: readonly Task[]): unknown {
+  if (value instanceof StillHasChildren && value.task === task.uid && failed.every((child) => value.children.includes(child.uid))) {
     for (const child of failed) value.childFailed(child.uid, child.value);
     return value;
   }
