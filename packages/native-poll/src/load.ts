@@ -8,13 +8,19 @@ import { fileURLToPath } from "node:url";
 import { BobbinError } from "@bobbin/core";
 import { arenaErrorFactory } from "./errors.js";
 
-/** @internal The addon's poller class (native/poller_node.cc). */
+/**
+ * @internal The addon's poller class (native/poller_node.cc). `onBatch` gets
+ * the count of events in `batch`, or a negative errno and the name of what
+ * failed (`"epoll_wait"`, `"kevent"`, `"uv_poll"`, `"detached"`).
+ */
 export interface NativePollerClass {
-  new (batch: Int32Array, onBatch: (count: number, woken: boolean) => void): NativePollerHandle;
+  new (batchEvents: number, onBatch: (count: number, woken: boolean, failed?: string) => void): NativePollerHandle;
 }
 
-/** @internal */
+/** @internal The memories it shares are the addon's, shown as ArrayBuffers (native/shared_area.h). */
 export interface NativePollerHandle {
+  /** The batch: `batchEvents` × EVENT_INTS int32s. */
+  readonly batch: ArrayBuffer;
   add(fd: number, interest: number, mode: number): number;
   modify(fd: number, interest: number): number;
   rearm(fd: number): number;
@@ -24,8 +30,12 @@ export interface NativePollerHandle {
   interrupt(): number;
   poll(timeoutMs: number): number;
   generation(fd: number): number;
-  readAhead(area: Uint8Array, wants: Int32Array): void;
-  sendQueue(staging: Uint8Array, queue: Int32Array): void;
+  /** The read-ahead's area, made by the addon. */
+  readAhead(areaBytes: number): ArrayBuffer;
+  /** A new, zeroed table of the bytes to read ahead per fd, replacing the last one. */
+  wants(length: number): ArrayBuffer;
+  /** The queued sends' staging area and entries ([count, then (fd, offset, length, result) per entry]). */
+  sendQueue(stagingBytes: number, entries: number): [ArrayBuffer, ArrayBuffer];
   flush(): number;
   ref(): void;
   unref(): void;
