@@ -31,6 +31,14 @@ function* parkForever(): Generator<B.Instruction, never, unknown> {
   throw new Error("unreachable: nobody signals this trigger");
 }
 
+/** Opens a group whose task fails in its cleanup, and waits in the group's body until stopped. */
+function* groupOwner(): Generator<B.Instruction, void, unknown> {
+  yield* B.group(function* (g) {
+    g.spawn(closesBadly, close);
+    yield* parkForever();
+  });
+}
+
 const flush = new Error("flush failed");
 const close = new Error("close failed");
 const boom = new Error("boom");
@@ -296,12 +304,7 @@ describe("a group", () => {
 
   it("cancelled from outside: cancel throws its tasks' cleanup errors", async () => {
     const error = await B.run(function* () {
-      const t = B.spawn(function* owner() {
-        yield* B.group(function* (g) {
-          g.spawn(closesBadly, close);
-          yield* parkForever();
-        });
-      });
+      const t = B.spawn(groupOwner);
       yield* yieldTimes(3);
       return yield* caught(B.cancel(t));
     });
@@ -310,12 +313,7 @@ describe("a group", () => {
 
   it("interrupted (B.interrupt) while its tasks fail in cleanup: the interruption first, then their errors", async () => {
     const error = await B.run(function* () {
-      const t = B.spawn(function* owner() {
-        yield* B.group(function* (g) {
-          g.spawn(closesBadly, close);
-          yield* parkForever();
-        });
-      });
+      const t = B.spawn(groupOwner);
       yield* yieldTimes(3);
       B.interrupt(t, boom);
       return (yield* B.awaitTask(t)) as B.Result<unknown>;
