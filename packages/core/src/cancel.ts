@@ -2,8 +2,9 @@
  * `cancel`: end a child and its whole subtree, waiting for their cleanup.
  */
 import { checkChild } from "./await.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
+import { currentTask, registers } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
+import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
@@ -15,12 +16,12 @@ class CancelOp extends SingleShot<void> implements Waiter {
   next(resumed?: unknown): IteratorResult<Instruction, void> {
     if (resumed !== undefined) {
       // Its cleanup failed: the error is its outcome, and this task consumes it.
-      if (this.target.status === "failed") throw this.target.value;
+      if (hasFailed(this.target)) throw outcomeOf(this.target);
       return DONE_VOID;
     }
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
-    const k = currentKernel!;
+    const k = registers.kernel!;
     if (k.cancelChild(parent, target)) return DONE_VOID;
     k.join(target);
     k.park(parent, this);

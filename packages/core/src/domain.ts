@@ -3,7 +3,7 @@
  * threads (started by `call`/`parallel`) are the other domains.
  */
 import type { Events } from "./events.js";
-import { current, currentKernel, currentTask, kernelOf } from "./kernel/current.js";
+import { currentTask, kernelOf, registers } from "./kernel/current.js";
 import type { Task } from "./kernel/task.js";
 
 /**
@@ -19,7 +19,7 @@ import type { Task } from "./kernel/task.js";
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    return current !== null ? currentKernel!.domainOf(current) : 0;
+    return registers.task !== null ? registers.kernel!.domainOf(registers.task) : 0;
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).

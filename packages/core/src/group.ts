@@ -9,14 +9,15 @@
  */
 import { describe, isGeneratorObject } from "./describe.js";
 import { failureOf } from "./errors.js";
-import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
+import { currentTask, kernelOf, registers } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
+import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { SpawnOptions } from "./lifecycle.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
 import { checkSpawnOptions, makeChild } from "./spawn.js";
-import { hasFailed, outcomeOf, Supervisor } from "./supervisor.js";
+import { Supervisor } from "./supervisor.js";
 
 /**
  * Options of {@link group}, given first: `group({ limit }, body)`.
@@ -99,7 +100,7 @@ class Crew extends Supervisor {
   protected ended(child: Task): void {
     if (child !== this.body) this.running--;
     if (hasFailed(child) && !this.stopping) {
-      this.failed.push(child.value);
+      this.failed.push(outcomeOf(child));
       this.stop();
     }
     while (this.running < this.limit && !this.waiting.isEmpty()) this.enter(this.waiting.shift()!);
@@ -216,7 +217,7 @@ export class Group {
 
 function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instruction, T, unknown> {
   const owner = currentTask("group()");
-  const crew = new Crew(currentKernel!, owner, checkLimit(options.limit, "group({ limit })"));
+  const crew = new Crew(registers.kernel!, owner, checkLimit(options.limit, "group({ limit })"));
   crew.startBody(options, body, new Group(crew));
   yield* crew.supervise();
   if (crew.failed.length !== 0) throw failureOf(crew.failed);

@@ -5,15 +5,16 @@
 import { describe, isAsyncFunction, isGeneratorObject } from "./describe.js";
 import { currentTask, kernelOf } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
-import type { Kernel } from "./kernel/kernel.js";
+import type { Kernel, SpawnMode } from "./kernel/kernel.js";
 import { registerGenerator } from "./kernel/names.js";
-import { F, type Task } from "./kernel/task.js";
+import type { Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
 import { givable, type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
+const NO_ARGS: readonly unknown[] = [];
 
 /**
  * Spawns a child of the current task, running `fn(...args)` on this domain.
@@ -48,7 +49,24 @@ export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
     fn = rest[0];
     args = rest.slice(1);
   }
-  const child = makeChild(k, parent, parent, options, fn, args, "spawn");
+  return spawnChild(k, parent, options, fn, args, "spawn");
+}
+
+/**
+ * @internal `spawn` once its arguments are sorted out: a child of `parent`
+ * (the current task), in `mode` (a parallel task's proxy runs to its first
+ * suspension even when cancelled unborn).
+ */
+export function spawnChild(
+  k: Kernel,
+  parent: Task,
+  options: SpawnOptions | undefined,
+  fn: unknown,
+  args: unknown[],
+  caller: string,
+  mode?: SpawnMode,
+): Task {
+  const child = makeChild(k, parent, parent, options, fn, args, caller, mode);
   options?.orphans?.adopt(child);
   k.adopt(parent, child);
   return child;
@@ -70,15 +88,13 @@ export function makeChild(
   fn: unknown,
   args: unknown[],
   caller: string,
+  mode?: SpawnMode,
 ): Task {
-  let child: Task;
-  if (fn instanceof GeneratorFunction) {
-    // The generator is made at the child's first step (see kernel/task.ts).
-    const n = args.length;
-    child = k.create(parent, fn as Task["gen"], n === 0 ? 0 : n === 1 ? F.ONE_ARG : F.ARGS, n === 0 ? undefined : n === 1 ? args[0] : args);
-  } else {
-    child = k.create(parent, startFiber(fn, args, caller), 0, undefined);
-  }
+  // A generator function's generator is made at the child's first step (see kernel/task.ts).
+  const child =
+    fn instanceof GeneratorFunction
+      ? k.create(parent, fn as Task["gen"], args, mode)
+      : k.create(parent, startFiber(fn, args, caller), NO_ARGS, mode);
   if (options !== undefined) {
     if (options.name !== undefined) familyOf(child).name = options.name;
     // Checks that can fail come before the hooks, which may move resources to the child.
@@ -110,7 +126,7 @@ export function makeChild(
  */
 export function spawnSystem<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T> {
   currentTask("spawnSystem()");
-  return kernelOf("spawnSystem()").startSystem(startFiber(fn, args, "spawnSystem")) as Task<T>;
+  return kernelOf("spawnSystem()").life.startSystem(startFiber(fn, args, "spawnSystem")) as Task<T>;
 }
 
 /**

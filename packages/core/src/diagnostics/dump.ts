@@ -8,10 +8,11 @@
  */
 
 import type { Domains } from "../domains/host.js";
-import { current, currentKernel } from "../kernel/current.js";
+import { registers } from "../kernel/current.js";
 import { runningKernels } from "../kernel/deadlock.js";
 import type { Kernel } from "../kernel/kernel.js";
-import { F, State, type Task } from "../kernel/task.js";
+import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
+import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
 import { ageOf } from "./ages.js";
 
@@ -104,7 +105,7 @@ const ANSWER_MS = 1000;
  * @throws never (it resolves; a domain that does not answer is listed in `unanswered`).
  */
 export async function dump(): Promise<Dump> {
-  const kernels = current !== null && currentKernel !== null ? [currentKernel] : runningKernels();
+  const kernels = registers.task !== null && registers.kernel !== null ? [registers.kernel] : runningKernels();
   const tasks: TaskDump[] = [];
   const unanswered: number[] = [];
   for (const kernel of kernels) {
@@ -132,36 +133,33 @@ export function localDump(kernel: Kernel): Dump {
 export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"]): DomainSnapshot {
   const link = (kernel.domains as Domains | null)?.link ?? null;
   const snapshot = (task: Task): TaskSnapshot => {
-    const flags = task.flags;
-    const parked = (flags & F.PARKED) !== 0;
+    const parked = isParked(task);
     const call = parked ? link?.callWaitedBy(task) : undefined;
     const base = {
       uid: task.uid,
       name: task.name,
       domain: kernel.domainOf(task),
-      state: stateOf(task, flags),
-      cancelling: (flags & F.CANCEL_REQUESTED) !== 0 && (flags & F.STATE) === State.Pending,
+      state: stateOf(task),
+      cancelling: isCancelRequested(task) && isPending(task),
       ageMs: ageOf(task, kernel),
       waitsOn: parked ? waitOf(task) : null,
       children: childrenOf(task).map(snapshot),
     };
     return call === undefined ? base : { ...base, call };
   };
-  return { domain: kernel.domain, tasks: kernel.topTasks().map(snapshot), serving };
+  return { domain: kernel.domain, tasks: kernel.life.topTasks().map(snapshot), serving };
 }
 
-const ENDED: readonly TaskState[] = ["ready", "resolved", "failed", "cancelled"];
-
-function stateOf(task: Task, flags: number): TaskState {
-  if ((flags & F.STATE) !== State.Pending) return ENDED[flags & F.STATE]!;
-  if (task === current) return "running";
-  if ((flags & F.PARKED) !== 0) return "waiting";
-  if ((flags & F.ENDING) !== 0) return "ending";
+function stateOf(task: Task): TaskState {
+  if (!isPending(task)) return task.status as TaskState;
+  if (task === registers.task) return "running";
+  if (isParked(task)) return "waiting";
+  if (isEnding(task)) return "ending";
   return "ready";
 }
 
 function waitOf(task: Task): string {
-  const waiter = task.value as { describe?(): string };
+  const waiter = waiterOf(task)!;
   try {
     return waiter.describe?.() ?? "an operation that does not say what it waits on";
   } catch (error) {

@@ -75,16 +75,11 @@ class Dom0Domains extends ThreadDomains {
       this.pool = null;
       return;
     }
-    const { seed, pollEvery, sliceMs, eventsLocation, workSharing, cancelGraceMs, taskAges } = kernel.setup;
-    const pool = new DomainPool(
-      link,
-      { workers: kernel.workers, seed, pollEvery, sliceMs, events: eventsLocation, workSharing, graceMs: cancelGraceMs, taskAges },
-      (error) => kernel.fail(error),
-    );
+    const pool = new DomainPool(link, kernel.config, (error) => kernel.life.fail(error));
     this.pool = pool;
     link.onBroken = (domain, error) => {
       pool.terminate(domain, error);
-      kernel.fail(error);
+      kernel.life.fail(error);
     };
   }
 
@@ -107,7 +102,7 @@ class Dom0Domains extends ThreadDomains {
 export function domainsOf(kernel: Kernel): Domains {
   const domains = kernel.domains as Domains | null;
   if (domains !== null) return domains;
-  const installed = kernel.setup.simulateDomains ? new SimulatedDomains(kernel) : new Dom0Domains(kernel);
+  const installed = kernel.config.simulateDomains ? new SimulatedDomains(kernel) : new Dom0Domains(kernel);
   kernel.domains = installed;
   return installed;
 }

@@ -3,12 +3,20 @@
  * wait, nothing can wake their tasks any more (a syscall backend, a timer or
  * a promise with real work behind it would hold a handle), so each such run
  * fails with `Deadlock` instead of leaving its promise unsettled forever.
- * The error names a cycle of waits if there is one, and holds the task tree
- * (see deadlock/report.ts, which also looks for cycles while Node's loop
- * is kept alive by other handles).
+ * The error, which names a cycle of waits if there is one and holds the task
+ * tree, is made by the reporter the kernel is handed (see deadlock/report.ts,
+ * which also looks for cycles while Node's loop is kept alive by other
+ * handles).
  */
-import { deadlockError, stopWatching } from "../deadlock/report.js";
 import type { Kernel } from "./kernel.js";
+
+/** @internal What makes deadlock errors, handed to each kernel by `run` (the kernel imports no diagnostics). */
+export interface DeadlockReporter {
+  /** The error of a run whose tasks can never be woken. */
+  error(kernel: Kernel): Error;
+  /** The run settled: stop looking for cycles among its tasks. */
+  stopped(kernel: Kernel): void;
+}
 
 const waiting = new Set<Kernel>();
 
@@ -35,15 +43,15 @@ function turnAgain(): void {
 
 function onBeforeExit(): void {
   for (const kernel of waiting) {
-    if (kernel.done) continue;
+    if (kernel.life.done) continue;
     const error = failed.get(kernel);
     if (error !== undefined) {
-      kernel.abandon(error); // cancelling its tasks did not end them: nothing else will
+      kernel.life.abandon(error); // cancelling its tasks did not end them: nothing else will
       continue;
     }
-    const deadlock = deadlockError(kernel);
+    const deadlock = kernel.deadlocks.error(kernel);
     failed.set(kernel, deadlock);
-    kernel.fail(deadlock);
+    kernel.life.fail(deadlock);
     turnAgain(); // if cancelling does not end its tasks, the next drain abandons the run
   }
 }
@@ -62,7 +70,7 @@ export function runningKernels(): Kernel[] {
 
 /** @internal A run settled. */
 export function unwatchForDeadlock(kernel: Kernel): void {
-  stopWatching(kernel);
+  kernel.deadlocks.stopped(kernel);
   if (!waiting.delete(kernel) || waiting.size !== 0) return;
   process.off("beforeExit", onBeforeExit);
   // Nothing is watched any more: the process may exit at once.

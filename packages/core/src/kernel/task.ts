@@ -7,9 +7,9 @@
  *
  * | phase          | `gen`                 | `value`                          |
  * |----------------|-----------------------|----------------------------------|
- * | queued, unborn | the body (a function) | its argument(s) (`F.ONE_ARG`, `F.ARGS`) |
- * | parked         | the generator         | the waiter (`F.PARKED`)          |
- * | queued         | the generator         | the resumption (`F.THROW`: an error) |
+ * | queued, unborn | the body (a function) | its argument(s)                 |
+ * | parked         | the generator         | the waiter                       |
+ * | queued         | the generator         | the resumption (or an error to throw) |
  * | ending         | the generator's prototype (it names the task) | the outcome it will end with |
  * | ended          | the generator's prototype | the outcome                  |
  *
@@ -17,62 +17,15 @@
  * awaits one child at a time allocates nothing more), or a {@link Family}
  * holding several children and the task's cold state.
  *
- * Only the kernel (this folder) writes these fields; the rest of core goes
- * through {@link Kernel}'s methods.
+ * Only the kernel (this folder) writes these fields, `flags` and `value`
+ * through the transitions of state.ts; the rest of core goes through
+ * {@link Kernel}'s methods and reads a task through state.ts's queries.
  */
 
 import type { Instruction } from "../operation.js";
-import type { Orphans } from "../orphans.js";
 import type { Kernel } from "./kernel.js";
 import { bodyName } from "./names.js";
-
-/** @internal How a task stands: the two low bits of `flags`. */
-export const enum State {
-  Pending = 0,
-  Resolved = 1,
-  Failed = 2,
-  Cancelled = 3,
-}
-
-/** @internal Bits of `Task.flags` (a `const enum`: inlined as numbers in the build). */
-export const enum F {
-  /** The two low bits: the task's `State`. */
-  STATE = 3,
-  /** In a run queue. */
-  QUEUED = 1 << 2,
-  /** Resume with `throw` (the resumption is an error) rather than `next`. */
-  THROW = 1 << 3,
-  /** Its parent (or a failure above it) asked it to stop. */
-  CANCEL_REQUESTED = 1 << 4,
-  /** `Cancelled` was thrown into its fiber. */
-  CANCEL_DELIVERED = 1 << 5,
-  /** The parent awaited or cancelled it: it leaves the child set when it ends. */
-  CONSUMED = 1 << 6,
-  /** The parent is parked until this child ends. */
-  JOINED = 1 << 7,
-  /** Its body failed or was cancelled; it waits for its children to end (see `ENDING_STATE`). */
-  ENDING = 1 << 8,
-  /** Its fiber has run at least once. */
-  STARTED = 1 << 9,
-  /** Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */
-  YIELDED = 1 << 10,
-  /** Unborn: `value` holds the body's single argument. */
-  ONE_ARG = 1 << 11,
-  /** Unborn: `value` holds the body's arguments as an array. */
-  ARGS = 1 << 12,
-  /**
-   * Runs to its first suspension even when cancelled before its first step:
-   * a parallel task's proxy, which must tell the other domain.
-   */
-  NO_EARLY_CANCEL = 1 << 13,
-  /** Parked: `value` holds what it waits on. */
-  PARKED = 1 << 14,
-  /** While `ENDING`: the state it will end in (two bits). */
-  ENDING_SHIFT = 15,
-  ENDING_STATE = 3 << 15,
-  /** Its cancellation was watched for a swallowed `Cancelled` (see cancellation.ts). */
-  WARNED = 1 << 17,
-}
+import { F, type State } from "./state.js";
 
 /**
  * How a task stands: running or suspended, or how it ended.
@@ -107,6 +60,11 @@ export interface ProtectFrame {
   readonly outer: ProtectFrame | null;
 }
 
+/** @internal Where a task is held until someone takes it (an orphans collector): told when it ends. */
+export interface Collector {
+  ended(task: Task): void;
+}
+
 /**
  * @internal A task's children, when it has more than one at a time, and its
  * cold state, allocated on first use.
@@ -121,7 +79,8 @@ export class Family {
   live = 0;
   locals: unknown[] | null = null;
   protection: ProtectFrame | null = null;
-  orphans: Orphans<unknown> | null = null;
+  /** The orphans collector holding it, told when it ends. */
+  collector: Collector | null = null;
   abort: AbortController | null = null;
   /** An explicit name (`spawn({ name })`). */
   name: string | null = null;
