@@ -5,8 +5,8 @@
 
 import { describe } from "./describe.js";
 import { failureOf, NotAChild } from "./errors.js";
-import { currentTask, kernelOf, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
 import { hasFailed, hasResolved, isPending, outcomeOf } from "./kernel/state.js";
 import { Task, type Waiter } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
@@ -34,6 +34,9 @@ const ENDED_ITERATOR: Iterator<Instruction, unknown, unknown> = {
 
 /** Waits for one child; `exn` returns its value or throws its error instead of a Result. */
 class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
+  /** The kernel its task parked in. */
+  private kernel: Kernel | null = null;
+
   constructor(
     private readonly target: Task<T>,
     private readonly exn: boolean,
@@ -46,8 +49,9 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
     if (resumed === undefined) {
       const parent = currentTask(this.exn ? "awaitExn()" : "awaitTask()");
       checkChild(parent, target, "await");
-      const k = registers.kernel!;
+      const k = runningKernel()!;
       if (isPending(target)) {
+        this.kernel = k;
         k.join(target);
         k.park(parent, this);
         return SUSPENDED;
@@ -59,13 +63,14 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
     throw outcomeOf(target);
   }
 
-  childEnded(k: Kernel, parent: Task): void {
+  childEnded(parent: Task): void {
+    const k = this.kernel!;
     k.consume(parent, this.target);
     k.wake(parent, RESUMED);
   }
 
-  detach(k: Kernel): void {
-    k.unjoin(this.target);
+  detach(): void {
+    this.kernel!.unjoin(this.target);
   }
 
   describe(): string {
@@ -144,6 +149,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   private chosen: Task<T> | null = null;
   /** The errors of the tasks `awaitFirst` cancelled that failed meanwhile (their cleanup threw). */
   private failedLosers: unknown[] | null = null;
+  /** The kernel its task parked in. */
+  private kernel: Kernel | null = null;
 
   constructor(
     private readonly tasks: readonly Task<T>[],
@@ -154,9 +161,10 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   }
 
   next(resumed?: unknown): IteratorResult<Instruction, unknown> {
-    if (resumed !== undefined) return { done: true, value: this.finish(currentTask(this.name), registers.kernel!) };
+    if (resumed !== undefined) return { done: true, value: this.finish(currentTask(this.name), runningKernel()!) };
     const parent = currentTask(this.name);
-    const k = registers.kernel!;
+    const k = runningKernel()!;
+    this.kernel = k;
     const tasks = this.tasks;
     if (!Array.isArray(tasks)) throw new TypeError(`${this.name} expects an array of tasks, got ${describe(tasks)}`);
     if (tasks.length === 0 && this.mode !== Join.All) {
@@ -182,7 +190,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     return SUSPENDED;
   }
 
-  childEnded(k: Kernel, parent: Task, child: Task): void {
+  childEnded(parent: Task, child: Task): void {
+    const k = this.kernel!;
     if (this.mode === Join.All || this.chosen !== null) {
       if (this.mode === Join.First && hasFailed(child)) (this.failedLosers ??= []).push(outcomeOf(child));
       if (--this.remaining === 0) k.wake(parent, RESUMED);
@@ -193,8 +202,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     if (this.mode === Join.One || !this.cancelOthers(parent, k)) k.wake(parent, RESUMED);
   }
 
-  detach(k: Kernel): void {
-    this.unjoin(k);
+  detach(): void {
+    this.unjoin(this.kernel!);
   }
 
   describe(): string {

@@ -2,13 +2,16 @@
  * `cancel`: end a child and its whole subtree, waiting for their cleanup.
  */
 import { checkChild } from "./await.js";
-import { currentTask, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
 class CancelOp extends SingleShot<void> implements Waiter {
+  /** The kernel its task parked in. */
+  private kernel: Kernel | null = null;
+
   constructor(private readonly target: Task) {
     super();
   }
@@ -21,19 +24,20 @@ class CancelOp extends SingleShot<void> implements Waiter {
     }
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
-    const k = registers.kernel!;
+    const k = runningKernel()!;
     if (k.cancelChild(parent, target)) return DONE_VOID;
+    this.kernel = k;
     k.join(target);
     k.park(parent, this);
     return SUSPENDED;
   }
 
-  childEnded(k: Kernel, parent: Task): void {
-    k.wake(parent, RESUMED);
+  childEnded(parent: Task): void {
+    this.kernel!.wake(parent, RESUMED);
   }
 
-  detach(k: Kernel): void {
-    k.unjoin(this.target);
+  detach(): void {
+    this.kernel!.unjoin(this.target);
   }
 
   describe(): string {

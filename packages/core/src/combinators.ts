@@ -5,8 +5,8 @@
  */
 import { describe } from "./describe.js";
 import { failureOf } from "./errors.js";
-import { currentTask, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { hasFailed, hasResolved, outcomeOf, wasCancelled } from "./kernel/state.js";
 import { Task } from "./kernel/task.js";
 import type { Instruction, Operation } from "./operation.js";
@@ -103,7 +103,7 @@ function* combine(mode: Mode, operations: readonly Operation<unknown>[]): Genera
   const name = NAMES[mode];
   const owner = currentTask(`${name}()`);
   checkOperations(operations, name, mode === Mode.Race);
-  const c = new Combinator(registers.kernel!, owner, mode);
+  const c = new Combinator(runningKernel()!, owner, mode);
   try {
     c.start(operations);
   } catch (error) {

@@ -2,8 +2,10 @@
  * Domains: Miou's parallel runtimes. Here the main thread is dom0; worker
  * threads (started by `call`/`parallel`) are the other domains.
  */
+
 import type { Events } from "./events.js";
-import { currentTask, kernelOf, registers } from "./kernel/current.js";
+import { currentTask, registers } from "./kernel/current.js";
+import { kernelOf, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 
 /**
@@ -19,7 +21,7 @@ import type { Task } from "./kernel/task.js";
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    return registers.task !== null ? registers.kernel!.domainOf(registers.task) : 0;
+    return registers.task !== null ? runningKernel()!.domainOf(registers.task) : 0;
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).

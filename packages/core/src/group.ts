@@ -9,8 +9,8 @@
  */
 import { describe, isGeneratorObject } from "./describe.js";
 import { failureOf } from "./errors.js";
-import { currentTask, kernelOf, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
 import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
@@ -217,7 +217,7 @@ export class Group {
 
 function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instruction, T, unknown> {
   const owner = currentTask("group()");
-  const crew = new Crew(registers.kernel!, owner, checkLimit(options.limit, "group({ limit })"));
+  const crew = new Crew(runningKernel()!, owner, checkLimit(options.limit, "group({ limit })"));
   crew.startBody(options, body, new Group(crew));
   yield* crew.supervise();
   if (crew.failed.length !== 0) throw failureOf(crew.failed);

@@ -1,12 +1,12 @@
 /**
  * Spawn and exit hooks: the seam through which packages above core (such as
  * `@bobbin/sync`'s Ownership) follow tasks without core knowing about them.
- * (Exit hooks run in the kernel, which is handed them: see kernel/guards.ts.)
+ * (Exit hooks run in the kernel, which is handed them: see kernel/hooks.ts.)
  */
 
-export type { Ending, ExitHook } from "./kernel/guards.js";
+export type { Ending, ExitHook } from "./kernel/hooks.js";
 
-import type { ExitHook } from "./kernel/guards.js";
+import type { ExitHook } from "./kernel/hooks.js";
 import type { Task } from "./kernel/task.js";
 import type { Orphans } from "./orphans.js";
 

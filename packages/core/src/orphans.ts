@@ -5,8 +5,8 @@
  */
 
 import { describe } from "./describe.js";
-import { currentTask, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
 import { hasResolved, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
@@ -168,7 +168,7 @@ class GetOp<T> extends SingleShot<Result<T> | undefined> implements Waiter {
 
   next(resumed?: unknown): IteratorResult<Instruction, Result<T> | undefined> {
     const parent = currentTask("get()");
-    const k = registers.kernel!;
+    const k = runningKernel()!;
     if (resumed !== undefined) return { done: true, value: this.consume(parent, k, this.task!) };
     const collector = this.collector;
     checkCollector(collector, "get");

@@ -4,8 +4,8 @@
 
 import { describe } from "./describe.js";
 import { Cancelled } from "./errors.js";
-import { currentTask, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { isCancelRequested, wasCancelled } from "./kernel/state.js";
 import { Task, type Waiter } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
@@ -31,7 +31,7 @@ class PromiseOp<T> extends SingleShot<T> implements Waiter {
     if (typeof this.fn !== "function") throw new TypeError(`promise(fn) expects a function (signal) => Promise, got ${describe(this.fn)}`);
     const controller = new AbortController();
     const pending = this.fn(controller.signal);
-    const k = registers.kernel!;
+    const k = runningKernel()!;
     this.task = task;
     this.kernel = k;
     this.controller = controller;

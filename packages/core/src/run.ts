@@ -2,7 +2,7 @@
  * `run`: start a kernel on this thread (dom0) with a root task.
  */
 import { availableParallelism } from "node:os";
-import { deadlockReporter } from "./deadlock/report.js";
+import { unwatchForDeadlock, watchForDeadlock } from "./deadlock/drain.js";
 import { describe } from "./describe.js";
 import { dumpSignalOf, listenForDumps } from "./diagnostics/dump-signal.js";
 import { Tracing } from "./diagnostics/tracing.js";
@@ -239,10 +239,16 @@ const drive = (kernel: Kernel, events: Events): EventsDriver => new EventsDriver
  */
 export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onCreate?: (kernel: Kernel) => void): Promise<T> {
   const gen = main instanceof GeneratorFunction ? main : startFiber(main, [], "run");
-  const kernel = new Kernel({ ...options, drive, deadlocks: deadlockReporter, exitHooks });
+  const kernel = new Kernel({ ...options, drive, exitHooks });
   return new Promise<T>((resolve, reject) => {
     onCreate?.(kernel);
-    kernel.life.start(gen as never, (ok, value) => (ok ? resolve(value as T) : reject(value)));
+    // Watched for deadlocks from its start until it settles: a run whose tasks nothing can wake fails.
+    watchForDeadlock(kernel);
+    kernel.life.start(gen as never, (ok, value) => {
+      unwatchForDeadlock(kernel);
+      if (ok) resolve(value as T);
+      else reject(value);
+    });
   });
 }
 

@@ -3,9 +3,9 @@
  */
 
 import { describe, isAsyncFunction, isGeneratorObject } from "./describe.js";
-import { currentTask, kernelOf } from "./kernel/current.js";
+import { currentTask } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
-import type { Kernel, SpawnMode } from "./kernel/kernel.js";
+import { type Kernel, kernelOf, type SpawnMode } from "./kernel/kernel.js";
 import { registerGenerator } from "./kernel/names.js";
 import type { Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";

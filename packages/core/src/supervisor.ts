@@ -135,17 +135,17 @@ export abstract class Supervisor extends SingleShot<void> {
   }
 
   /** @internal The kernel: a joined child has ended. */
-  childEnded(k: Kernel, _owner: Task, child: Task): void {
+  childEnded(_owner: Task, child: Task): void {
     this.handleEnd(child);
     if (this.live.size !== 0) return;
     this.parked = false;
     this.over = true;
-    k.wake(this.owner, RESUMED);
+    this.k.wake(this.owner, RESUMED);
   }
 
   /** @internal The kernel: the owner is woken to leave (cancelled or interrupted). */
-  detach(k: Kernel): void {
+  detach(): void {
     this.parked = false;
-    for (const child of this.live) k.unjoin(child);
+    for (const child of this.live) this.k.unjoin(child);
   }
 }

@@ -9,8 +9,8 @@
  * wake-ups made outside the run loop.
  */
 import { heldWaitParked } from "./deadlock/report.js";
-import { currentTask, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
 
@@ -100,7 +100,7 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     if (this.waiter !== null) {
       throw new TypeError(`${task} cannot wait on an operation ${this.waiter} already waits on: make one operation object per wait`);
     }
-    const k = registers.kernel!;
+    const k = runningKernel()!;
     this.waiter = task;
     this.kernel = k;
     k.park(task, this);

@@ -11,9 +11,9 @@ import { describe } from "./describe.js";
 import { NoSelectProvided } from "./errors.js";
 import type { Events, Signal, Uid } from "./events.js";
 import { broken } from "./kernel/assert.js";
-import { currentTask, registers } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
-import { type Driver, Waiting } from "./kernel/loop.js";
+import { currentTask } from "./kernel/current.js";
+import { type Driver, Waiting } from "./kernel/host.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
@@ -118,7 +118,7 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
  */
 export function syscall(name = "syscall"): Syscall {
   const task = currentTask("syscall()");
-  return new Syscall(task, registers.kernel!, String(name));
+  return new Syscall(task, runningKernel()!, String(name));
 }
 
 /**

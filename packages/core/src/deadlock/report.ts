@@ -15,12 +15,11 @@
 import { localDump } from "../diagnostics/dump.js";
 import { formatDump } from "../diagnostics/format.js";
 import { Deadlock } from "../errors.js";
-import type { DeadlockReporter } from "../kernel/deadlock.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { cycleAmong, deadlockedTasks, describeCycle, nobodyCanBreak } from "./cycles.js";
 
-/** The error of a run whose tasks can never be woken: the cycle, if there is one, and the tree. */
-function deadlockError(kernel: Kernel): Deadlock {
+/** @internal The error of a run whose tasks can never be woken: the cycle, if there is one, and the tree. */
+export function deadlockError(kernel: Kernel): Deadlock {
   const { stuck } = deadlockedTasks(kernel);
   const cycle = stuck.size === 0 ? null : describeCycle(cycleAmong(stuck));
   return new Deadlock(kernel.liveTasks, { dump: localDump(kernel), cycle });
@@ -60,8 +59,8 @@ export function heldWaitParked(kernel: Kernel): void {
   watch.pending = setTimeout(check, Math.max(0, wait), kernel, watch).unref();
 }
 
-/** The run of `kernel` settled: cancel its next check. */
-function stopWatching(kernel: Kernel): void {
+/** @internal The run of `kernel` settled: cancel its next check. */
+export function stopWatching(kernel: Kernel): void {
   const watch = watches.get(kernel);
   if (watch === undefined) return;
   watches.delete(kernel);
@@ -119,6 +118,3 @@ function recheckLater(kernel: Kernel, watch: Watch): void {
 function localDumpText(kernel: Kernel): string {
   return formatDump(localDump(kernel));
 }
-
-/** @internal What each kernel is handed to make its deadlock errors (see kernel/deadlock.ts). */
-export const deadlockReporter: DeadlockReporter = { error: deadlockError, stopped: stopWatching };

@@ -6,7 +6,8 @@
  * thread (simulated.ts); a worker installs its side in its entry (worker.ts).
  */
 import type { TransferListItem } from "node:worker_threads";
-import type { DomainHost, Kernel } from "../kernel/kernel.js";
+import type { DomainHost } from "../kernel/host.js";
+import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import type { SpawnOptions } from "../lifecycle.js";
 import type { ParallelTask } from "./define-task.js";

@@ -10,7 +10,7 @@
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
 import { registers } from "../kernel/current.js";
-import type { SpawnMode } from "../kernel/kernel.js";
+import { runningKernel, type SpawnMode } from "../kernel/kernel.js";
 import type { Task, Waiter } from "../kernel/task.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
 import { promise } from "../promise.js";
@@ -38,7 +38,7 @@ class AwaitResult extends SingleShot<CallResult> implements Waiter {
     const task = registers.task!;
     const result = this.link.takeResult(this.id, task);
     if (result !== null) return { done: true, value: result };
-    registers.kernel!.park(task, this);
+    runningKernel()!.park(task, this);
     return SUSPENDED;
   }
 

@@ -12,7 +12,7 @@
  */
 import { Cancelled } from "../errors.js";
 import { detach, runCancellationHandlers, trace } from "./guards.js";
-import type { Kernel } from "./kernel.js";
+import type { Host } from "./host.js";
 import {
   cancelsAtStep,
   isParked,
@@ -29,7 +29,7 @@ import { coldOf, familyOf } from "./tree.js";
 const SWALLOWED_CANCEL_WARNING_MS = 2000;
 
 /** @internal Asks `task` to stop (no-op when it ended or was asked already). */
-export function requestCancel(k: Kernel, task: Task): void {
+export function requestCancel(k: Host, task: Task): void {
   if (!toCancelRequested(task)) return;
   if (k.tracer !== null) trace(k, "cancel", task);
   const cold = coldOf(task);
@@ -42,7 +42,7 @@ export function requestCancel(k: Kernel, task: Task): void {
 }
 
 /** @internal Throws `Cancelled` into a parked task, ahead of ordinary steps. */
-export function deliverCancel(k: Kernel, task: Task): void {
+export function deliverCancel(k: Host, task: Task): void {
   const waiter = toCancelDelivered(task, cancelledError(task));
   detach(k, task, waiter);
   k.queueUrgent(task);

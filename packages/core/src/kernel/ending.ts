@@ -15,7 +15,7 @@
 import { Cancelled, type ChildOutcome, failureOf, StillHasChildren } from "../errors.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import { runExitHooks, trace } from "./guards.js";
-import type { Kernel } from "./kernel.js";
+import type { Host } from "./host.js";
 import {
   endingState,
   isCancelRequested,
@@ -23,7 +23,6 @@ import {
   isEnding,
   isPending,
   outcomeOf,
-  State,
   stateOf,
   toConsumed,
   toEnded,
@@ -31,11 +30,11 @@ import {
   toEnding,
   waiterOf,
 } from "./state.js";
-import type { Task } from "./task.js";
-import { childrenOf, coldOf, familyOf, forgetChild, liveChildren } from "./tree.js";
+import { State, type Task } from "./task.js";
+import { childrenOf, coldOf, consumeChild, familyOf, forgetChild, liveChildren } from "./tree.js";
 
 /** @internal The fiber of `task` returned (`normal`) or threw `value`. */
-export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown): void {
+export function bodyEnded(k: Host, task: Task, normal: boolean, value: unknown): void {
   // The finished generator is dropped; its prototype keeps naming the task.
   task.gen = Object.getPrototypeOf(task.gen) as object as Task["gen"];
   let state = normal ? State.Resolved : State.Failed;
@@ -72,14 +71,14 @@ function childOutcome(child: Task): ChildOutcome {
 }
 
 /** @internal A task cancelled before its first step ends without running its body. */
-export function endUnborn(k: Kernel, task: Task): void {
+export function endUnborn(k: Host, task: Task): void {
   terminate(k, task, State.Cancelled, cancelledError(task));
 }
 
 /** A failing task cancels its children; those that had ended are consumed and forgotten. */
-function cancelChildren(k: Kernel, task: Task): void {
+function cancelChildren(k: Host, task: Task): void {
   for (const child of childrenOf(task)) {
-    if (!isPending(child)) k.consume(task, child);
+    if (!isPending(child)) consumeChild(task, child);
     else {
       toConsumed(task, child);
       requestCancel(k, child);
@@ -91,7 +90,7 @@ function cancelChildren(k: Kernel, task: Task): void {
  * @internal `task` and its whole subtree are over: publish the outcome, tell
  * the parent, and end the ancestors this was the last child of.
  */
-export function terminate(k: Kernel, task: Task, state: State, value: unknown): void {
+export function terminate(k: Host, task: Task, state: State, value: unknown): void {
   for (;;) {
     if (k.exitHooks.length !== 0) {
       const errors = runExitHooks(k, task, state);
@@ -127,7 +126,7 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
       }
       continue;
     }
-    if (toEndHeard(task)) waiterOf(parent)!.childEnded!(k, parent, task);
+    if (toEndHeard(task)) waiterOf(parent)!.childEnded!(parent, task);
     return;
   }
 }

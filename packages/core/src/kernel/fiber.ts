@@ -10,10 +10,10 @@ import { beforeCancelledStep, deliverCancel } from "./cancellation.js";
 import { registers } from "./current.js";
 import { bodyEnded, endUnborn } from "./ending.js";
 import { trace } from "./guards.js";
-import type { Kernel } from "./kernel.js";
+import type { Host } from "./host.js";
 import { registerBody } from "./names.js";
-import { F, toFailedStep, toRunning, toStarted, toYielded } from "./state.js";
-import type { Task } from "./task.js";
+import { toFailedStep, toRunning, toStarted, toYielded } from "./state.js";
+import { F, type Task } from "./task.js";
 
 type Fiber = Generator<Instruction, unknown, unknown>;
 type Body = (...args: unknown[]) => Fiber;
@@ -41,7 +41,7 @@ export function asGenerator(gen: Fiber): Fiber {
 }
 
 /** @internal Runs one step of `task`, which the loop took from the ready queue. */
-export function step(k: Kernel, task: Task): void {
+export function step(k: Host, task: Task): void {
   let flags = task.flags;
   // The hot path: a started task with no cancellation to settle.
   if ((flags & (F.STARTED | F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) !== F.STARTED) {
@@ -80,7 +80,7 @@ export function step(k: Kernel, task: Task): void {
  * Returns the flags the step runs with, or -1 when the task ended instead
  * (cancelled before it ever ran: its body never starts).
  */
-function firstOrCancelledStep(k: Kernel, task: Task, flags: number): number {
+function firstOrCancelledStep(k: Host, task: Task, flags: number): number {
   if ((flags & F.STARTED) === 0) {
     if ((flags & (F.CANCEL_REQUESTED | F.NO_EARLY_CANCEL)) === F.CANCEL_REQUESTED) {
       endUnborn(k, task);
@@ -106,7 +106,7 @@ function birth(task: Task, flags: number): Task["gen"] {
 }
 
 /** The fiber parked: deliver a cancellation that arrived while it ran with an operation's result. */
-function afterSuspend(k: Kernel, task: Task): void {
+function afterSuspend(k: Host, task: Task): void {
   const flags = task.flags;
   if ((flags & F.PARKED) === 0) {
     if (__BOBBIN_DEV__ && (flags & F.QUEUED) === 0) broken(task, "suspended without parking");
@@ -117,7 +117,7 @@ function afterSuspend(k: Kernel, task: Task): void {
 }
 
 /** It yielded something that is not an instruction: the step throws a TypeError where it yielded. */
-function badInstruction(k: Kernel, task: Task, instruction: unknown): void {
+function badInstruction(k: Host, task: Task, instruction: unknown): void {
   toFailedStep(
     task,
     new TypeError(

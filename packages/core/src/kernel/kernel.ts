@@ -5,22 +5,25 @@
  * fiber.ts, tree.ts, cancellation.ts, ending.ts), each a transition of
  * state.ts, where development builds check it.
  *
- * Its concerns live in their own files: this one keeps the tasks, the tree
+ * Its concerns live in their own files, which see it as a `Host` (host.ts)
+ * and import one another one way only: this one keeps the tasks, the tree
  * and parking; life.ts the run's life (root, failures, settling); loop.ts the
- * slices and the polling of the events backend, through a {@link Driver};
- * guards.ts the code it calls but does not own. It imports nothing of the
- * layers above it: what it needs of them — the driver of the events backend
- * (syscall.ts), the deadlock reporter, the exit hooks, the other domains — is
- * handed to it (see `KernelOptions`, `domains`).
+ * slices, and the polling of the events backend through a driver; guards.ts
+ * the code it calls but does not own. It imports nothing of the layers above
+ * it: what it needs of them — the events backend's driver (made by
+ * syscall.ts), the exit hooks, the other domains — is handed to it (see
+ * `KernelOptions`, `domains`).
  */
 import type { Events } from "../events.js";
 import { broken } from "./assert.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
-import type { DeadlockReporter } from "./deadlock.js";
-import { detach, type ExitHook, type TickHook, trace } from "./guards.js";
+import { currentTask, registers } from "./current.js";
+import { detach, trace } from "./guards.js";
+import type { ExitHook, TickHook } from "./hooks.js";
+import type { DomainHost, Driver, Host } from "./host.js";
 import { RunLife } from "./life.js";
-import { type Driver, Loop } from "./loop.js";
+import { Loop } from "./loop.js";
 import { ReadyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
 import {
@@ -38,7 +41,7 @@ import {
 } from "./state.js";
 import { Task, type Waiter } from "./task.js";
 import type { Tracer, TraceSource } from "./trace.js";
-import { addChild, forgetChild } from "./tree.js";
+import { addChild, consumeChild } from "./tree.js";
 
 /** @internal How a domain's kernel is set up, and what it is handed by the layers above it. */
 export interface KernelOptions {
@@ -52,8 +55,6 @@ export interface KernelOptions {
   readonly policy: SchedulingPolicy | null;
   /** Which tracer the kernel reports to, slice by slice (null: none, ever). */
   readonly tracing: TraceSource | null;
-  /** Makes the errors of deadlocked runs (deadlock/report.ts). */
-  readonly deadlocks: DeadlockReporter;
   /** The exit hooks of this thread (`onExit`), read as they are at each end. */
   readonly exitHooks: readonly ExitHook[];
 }
@@ -69,33 +70,17 @@ export interface SpawnMode {
 
 const ORDINARY: SpawnMode = { runsToFirstSuspension: false };
 
-/**
- * @internal What the kernel needs of the other domains, installed by
- * `call`/`parallel` (dom0) or by a worker's entry.
- */
-export interface DomainHost {
-  /** The domain `task` runs on (simulated domains share one kernel). */
-  domainOf(task: Task): number;
-  /** Nothing is ready here: returns whether this domain took new work (work sharing). */
-  idle(): boolean;
-  /** The run fails here: returns true when the failure was handed elsewhere (a worker tells dom0). */
-  fatal(error: unknown): boolean;
-  /** The root task ended: stops the other domains; resolves once they have. */
-  shutdown(): Promise<void>;
-}
-
 /** Tasks without a parent of running kernels, so that a task found outside a step leads to its kernel. */
 const kernelOfTop = new WeakMap<Task, Kernel>();
 
 /** @internal */
-export class Kernel {
+export class Kernel implements Host {
   readonly domain: number;
   readonly config: RunConfig;
   readonly events: Events | null;
   /** The events backend as the loop drives it; null when the run has none. */
   readonly driver: Driver | null;
   readonly random: RandomSource;
-  readonly deadlocks: DeadlockReporter;
   readonly exitHooks: readonly ExitHook[];
   readonly ready: ReadyQueue;
   readonly loop: Loop;
@@ -118,7 +103,6 @@ export class Kernel {
     this.config = options.config;
     this.events = options.events;
     this.random = options.random;
-    this.deadlocks = options.deadlocks;
     this.exitHooks = options.exitHooks;
     this.tracing = options.tracing;
     this.tracer = options.tracing?.current() ?? null;
@@ -255,7 +239,7 @@ export class Kernel {
 
   /** The parent took `child`'s outcome (or gave it up): the child leaves the tree once ended. */
   consume(parent: Task, child: Task): void {
-    if (toConsumed(parent, child) && !isPending(child)) forgetChild(parent, child);
+    consumeChild(parent, child);
   }
 
   /**
@@ -266,7 +250,7 @@ export class Kernel {
   cancelChild(parent: Task, child: Task): boolean {
     if (!isPending(child)) {
       if (!wasCancelled(child)) toCancelledAfterEnd(child, cancelledError(child));
-      this.consume(parent, child);
+      consumeChild(parent, child);
       return true;
     }
     toConsumed(parent, child);
@@ -283,4 +267,18 @@ export class Kernel {
   toString(): string {
     return `the kernel of domain ${this.domain}`;
   }
+}
+
+/** @internal The kernel of the running task, if any (the registers hold it as a `Host`; every host is a `Kernel`). */
+export function runningKernel(): Kernel | null {
+  return registers.kernel as Kernel | null;
+}
+
+/**
+ * @internal The kernel of the running task.
+ * @throws TypeError outside a task.
+ */
+export function kernelOf(operation: string): Kernel {
+  currentTask(operation);
+  return registers.kernel as Kernel;
 }

@@ -9,10 +9,9 @@
 import { CallbackFailed, failureOf, InternalError } from "../errors.js";
 import { broken } from "./assert.js";
 import { requestCancel } from "./cancellation.js";
-import { unwatchForDeadlock, watchForDeadlock } from "./deadlock.js";
-import type { Kernel } from "./kernel.js";
-import { isPending, outcomeOf, State, stateOf } from "./state.js";
-import { Task } from "./task.js";
+import type { Host, HostLife } from "./host.js";
+import { isPending, outcomeOf, stateOf } from "./state.js";
+import { State, Task } from "./task.js";
 
 /** @internal How a run ended, reported to `run`'s promise. */
 export type Settle = (ok: boolean, value: unknown) => void;
@@ -28,7 +27,7 @@ function sameFailure(a: unknown, b: unknown): boolean {
 }
 
 /** @internal See the file comment. */
-export class RunLife {
+export class RunLife implements HostLife {
   /** Whether the run is over here (the root ended, or the kernel failed). */
   done = false;
   private root: Task | null = null;
@@ -42,7 +41,7 @@ export class RunLife {
    */
   private readonly failures: unknown[] = [];
 
-  constructor(private readonly k: Kernel) {}
+  constructor(private readonly k: Host) {}
 
   /** The tasks without a parent: the root, then the system tasks not ended yet (for diagnostics). */
   topTasks(): Task[] {
@@ -59,7 +58,6 @@ export class RunLife {
     this.root = root;
     this.settle = settle;
     k.adoptTop(root);
-    watchForDeadlock(k);
     k.loop.schedule();
     return root;
   }
@@ -175,7 +173,6 @@ export class RunLife {
   /** Stops the backend and the other domains, then settles the run. */
   private finish(): void {
     const k = this.k;
-    unwatchForDeadlock(k);
     k.driver?.finish();
     const settle = this.settle!;
     this.settle = null;

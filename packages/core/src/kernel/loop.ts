@@ -12,8 +12,8 @@
  * milliseconds.
  *
  * Tasks are woken one way only, `Kernel.wake` (from an operation, a Node
- * callback, or a poll of the backend): the loop polls through a
- * {@link Driver} and never learns what woke whom.
+ * callback, or a poll of the backend): the loop polls through a `Driver`
+ * (host.ts) and never learns what woke whom.
  *
  * Whatever escapes a slice is a bug of the kernel: it settles the run with
  * `InternalError` instead of leaving it hanging.
@@ -22,42 +22,10 @@
 import { enterKernel, registers } from "./current.js";
 import { step } from "./fiber.js";
 import { runTickHooks } from "./guards.js";
-import type { Kernel } from "./kernel.js";
+import { type Host, Waiting } from "./host.js";
 
 /** The longest run of steps without reading the clock. */
 const MAX_CLOCK_EVERY = 64;
-
-/** @internal What waits on the events backend (`Driver.waiting`). */
-export const enum Waiting {
-  /** Nothing: the loop need not poll. */
-  Nothing = 0,
-  /** Tasks the backend wakes itself (through `Kernel.wake`), though polling moves it (`Events.pending`). */
-  Woken = 1,
-  /**
-   * Tasks only a poll's answer wakes (syscalls): when a blocking poll
-   * answered at once with nothing ready, it is asked again after a turn of
-   * Node's loop (where it may hear of readiness from Node's callbacks).
-   */
-  Polled = 2,
-}
-
-/**
- * @internal The events backend as the loop drives it (made by the syscall
- * layer, syscall.ts, which guards the backend's code and keeps its
- * syscalls' counts).
- */
-export interface Driver {
-  /** Wakes from Node's callbacks run together after the current phase of Node's loop (`Events.batchWakes`). */
-  readonly batchWakes: boolean;
-  /** What waits on the backend now. */
-  waiting(): Waiting;
-  /** Polls the backend once; what it reports ready is woken. Returns a Promise when the answer comes later (never rejected). */
-  poll(block: boolean): Promise<void> | undefined;
-  /** Makes a pending poll settle promptly. */
-  interrupt(): void;
-  /** The run is over here: the backend hears of what is left and stops. */
-  finish(): void;
-}
 
 /** @internal */
 export class Loop {
@@ -72,7 +40,7 @@ export class Loop {
   private readonly batchWakes: boolean;
 
   constructor(
-    private readonly k: Kernel,
+    private readonly k: Host,
     private readonly pollEvery: number,
     private readonly sliceMs: number,
   ) {

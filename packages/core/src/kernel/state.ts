@@ -21,61 +21,14 @@
  * `Cancelled` once (`toCancelledAfterEnd`): its parent gave it up.
  *
  * Every transition checks its precondition in development builds (see
- * assert.ts) and costs its stores alone in published ones. The bits are
- * private to the kernel (this folder); the rest of core reads a task through
- * the queries at the end of this file.
+ * assert.ts) and costs its stores alone in published ones. The bits (`F`,
+ * `State`: the record's layout, in task.ts) are private to the kernel (this
+ * folder); the rest of core reads a task through the queries at the end of
+ * this file.
  */
 import { RESUMED } from "../operation.js";
 import { broken } from "./assert.js";
-import type { Task, Waiter } from "./task.js";
-
-/** @internal How a task stands: the two low bits of `flags`. */
-export const enum State {
-  Pending = 0,
-  Resolved = 1,
-  Failed = 2,
-  Cancelled = 3,
-}
-
-/** @internal Bits of `Task.flags` (a `const enum`: inlined as numbers in the build). */
-export const enum F {
-  /** The two low bits: the task's `State`. */
-  STATE = 3,
-  /** In a ready queue. */
-  QUEUED = 1 << 2,
-  /** Resume with `throw` (the resumption is an error) rather than `next`. */
-  THROW = 1 << 3,
-  /** Its parent (or a failure above it) asked it to stop. */
-  CANCEL_REQUESTED = 1 << 4,
-  /** `Cancelled` was thrown into its fiber. */
-  CANCEL_DELIVERED = 1 << 5,
-  /** The parent awaited or cancelled it: it leaves the child set when it ends. */
-  CONSUMED = 1 << 6,
-  /** The parent is parked until this child ends. */
-  JOINED = 1 << 7,
-  /** Its body failed or was cancelled; it waits for its children to end (see `ENDING_STATE`). */
-  ENDING = 1 << 8,
-  /** Its fiber has run at least once. */
-  STARTED = 1 << 9,
-  /** Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */
-  YIELDED = 1 << 10,
-  /** Unborn: `value` holds the body's single argument. */
-  ONE_ARG = 1 << 11,
-  /** Unborn: `value` holds the body's arguments as an array. */
-  ARGS = 1 << 12,
-  /**
-   * Runs to its first suspension even when cancelled before its first step:
-   * a parallel task's proxy, which must tell the other domain.
-   */
-  NO_EARLY_CANCEL = 1 << 13,
-  /** Parked: `value` holds what it waits on. */
-  PARKED = 1 << 14,
-  /** While `ENDING`: the state it will end in (two bits). */
-  ENDING_SHIFT = 15,
-  ENDING_STATE = 3 << 15,
-  /** Its cancellation was watched for a swallowed `Cancelled` (see cancellation.ts). */
-  WARNED = 1 << 17,
-}
+import { F, State, type Task, type Waiter } from "./task.js";
 
 /** The phase bits: none of them set is a running task (or a spawned one, before `toQueued`). */
 const PHASE = F.QUEUED | F.PARKED | F.ENDING | F.STATE;

@@ -23,9 +23,55 @@
  */
 
 import type { Instruction } from "../operation.js";
-import type { Kernel } from "./kernel.js";
 import { bodyName } from "./names.js";
-import { F, type State } from "./state.js";
+
+/** @internal How a task stands: the two low bits of `flags`. */
+export const enum State {
+  Pending = 0,
+  Resolved = 1,
+  Failed = 2,
+  Cancelled = 3,
+}
+
+/** @internal Bits of `Task.flags` (a `const enum`: inlined as numbers in the build). */
+export const enum F {
+  /** The two low bits: the task's `State`. */
+  STATE = 3,
+  /** In a ready queue. */
+  QUEUED = 1 << 2,
+  /** Resume with `throw` (the resumption is an error) rather than `next`. */
+  THROW = 1 << 3,
+  /** Its parent (or a failure above it) asked it to stop. */
+  CANCEL_REQUESTED = 1 << 4,
+  /** `Cancelled` was thrown into its fiber. */
+  CANCEL_DELIVERED = 1 << 5,
+  /** The parent awaited or cancelled it: it leaves the child set when it ends. */
+  CONSUMED = 1 << 6,
+  /** The parent is parked until this child ends. */
+  JOINED = 1 << 7,
+  /** Its body failed or was cancelled; it waits for its children to end (see `ENDING_STATE`). */
+  ENDING = 1 << 8,
+  /** Its fiber has run at least once. */
+  STARTED = 1 << 9,
+  /** Queued by `yield`: nothing is lost if a cancellation replaces the resumption. */
+  YIELDED = 1 << 10,
+  /** Unborn: `value` holds the body's single argument. */
+  ONE_ARG = 1 << 11,
+  /** Unborn: `value` holds the body's arguments as an array. */
+  ARGS = 1 << 12,
+  /**
+   * Runs to its first suspension even when cancelled before its first step:
+   * a parallel task's proxy, which must tell the other domain.
+   */
+  NO_EARLY_CANCEL = 1 << 13,
+  /** Parked: `value` holds what it waits on. */
+  PARKED = 1 << 14,
+  /** While `ENDING`: the state it will end in (two bits). */
+  ENDING_SHIFT = 15,
+  ENDING_STATE = 3 << 15,
+  /** Its cancellation was watched for a swallowed `Cancelled` (see cancellation.ts). */
+  WARNED = 1 << 17,
+}
 
 /**
  * How a task stands: running or suspended, or how it ended.
@@ -38,12 +84,16 @@ import { F, type State } from "./state.js";
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";
 const STATUS: readonly TaskStatus[] = ["pending", "resolved", "failed", "cancelled"];
 
-/** @internal What a parked task waits on. */
+/**
+ * @internal What a parked task waits on. A waiter that acts on its kernel
+ * when it hears of something (wakes its task, say) keeps the kernel it
+ * parked in.
+ */
 export interface Waiter {
   /** The parked task is woken by a cancellation or an interruption: forget it. */
-  detach(k: Kernel, task: Task): void;
+  detach(task: Task): void;
   /** A child this task joined has ended. */
-  childEnded?(k: Kernel, parent: Task, child: Task): void;
+  childEnded?(parent: Task, child: Task): void;
   /** Says what the task waits on, in words (for diagnostics). */
   describe?(): string;
   /**

@@ -10,8 +10,8 @@
  * happens when tombstones outnumber the living.
  */
 import { broken } from "./assert.js";
-import { F, State } from "./state.js";
-import { Family, type Task } from "./task.js";
+import { isPending, toConsumed } from "./state.js";
+import { F, Family, State, type Task } from "./task.js";
 
 /** @internal Links a new child into its parent's set. */
 export function addChild(parent: Task, child: Task): void {
@@ -40,6 +40,11 @@ export function forgetChild(parent: Task, child: Task): void {
   const family = parent.family;
   if (family === child) parent.family = null;
   else if (family instanceof Family && --family.live === 0) family.kids = null;
+}
+
+/** @internal The parent took `child`'s outcome (or gave it up): the child leaves the set once ended. */
+export function consumeChild(parent: Task, child: Task): void {
+  if (toConsumed(parent, child) && !isPending(child)) forgetChild(parent, child);
 }
 
 /** @internal How many children are alive or not yet consumed. */

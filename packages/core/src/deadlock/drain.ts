@@ -1,24 +1,16 @@
 /**
- * Deadlock detection: when Node's loop is about to drain while runs still
- * wait, nothing can wake their tasks any more (a syscall backend, a timer or
- * a promise with real work behind it would hold a handle), so each such run
- * fails with `Deadlock` instead of leaving its promise unsettled forever.
- * The error, which names a cycle of waits if there is one and holds the task
- * tree, is made by the reporter the kernel is handed (see deadlock/report.ts,
- * which also looks for cycles while Node's loop is kept alive by other
- * handles).
+ * Deadlock detection when Node's loop drains: while runs still wait, nothing
+ * can wake their tasks any more (a syscall backend, a timer or a promise
+ * with real work behind it would hold a handle), so each such run fails with
+ * `Deadlock` instead of leaving its promise unsettled forever. The error
+ * names a cycle of waits if there is one, and holds the task tree (see
+ * report.ts, which also looks for cycles while Node's loop is kept alive by
+ * other handles). Every kernel of a thread is watched from its start until
+ * its run settles (run.ts's `startKernel`).
  */
-import type { Kernel } from "./kernel.js";
-
-/** @internal What makes deadlock errors, handed to each kernel by `run` (the kernel imports no diagnostics). */
-export interface DeadlockReporter {
-  /** The error of a run whose tasks can never be woken. */
-  error(kernel: Kernel): Error;
-  /** The run settled: stop looking for cycles among its tasks. */
-  stopped(kernel: Kernel): void;
-}
-
-const waiting = new Set<Kernel>();
+import { runs } from "../diagnostics/runs.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { deadlockError, stopWatching } from "./report.js";
 
 /** The runs failed with `Deadlock` here, and the error: if their loop drains again, they are abandoned. */
 const failed = new WeakMap<Kernel, Error>();
@@ -42,14 +34,14 @@ function turnAgain(): void {
 }
 
 function onBeforeExit(): void {
-  for (const kernel of waiting) {
+  for (const kernel of runs) {
     if (kernel.life.done) continue;
     const error = failed.get(kernel);
     if (error !== undefined) {
       kernel.life.abandon(error); // cancelling its tasks did not end them: nothing else will
       continue;
     }
-    const deadlock = kernel.deadlocks.error(kernel);
+    const deadlock = deadlockError(kernel);
     failed.set(kernel, deadlock);
     kernel.life.fail(deadlock);
     turnAgain(); // if cancelling does not end its tasks, the next drain abandons the run
@@ -58,20 +50,15 @@ function onBeforeExit(): void {
 
 /** @internal A run started: watch it, from the next turn of Node's loop on (see `turnAgain`). */
 export function watchForDeadlock(kernel: Kernel): void {
-  if (waiting.size === 0) process.on("beforeExit", onBeforeExit);
-  waiting.add(kernel);
+  if (runs.size === 0) process.on("beforeExit", onBeforeExit);
+  runs.add(kernel);
   turnAgain();
-}
-
-/** @internal The runs of this thread in progress (for dumps taken outside a task). */
-export function runningKernels(): Kernel[] {
-  return [...waiting];
 }
 
 /** @internal A run settled. */
 export function unwatchForDeadlock(kernel: Kernel): void {
-  kernel.deadlocks.stopped(kernel);
-  if (!waiting.delete(kernel) || waiting.size !== 0) return;
+  stopWatching(kernel);
+  if (!runs.delete(kernel) || runs.size !== 0) return;
   process.off("beforeExit", onBeforeExit);
   // Nothing is watched any more: the process may exit at once.
   if (turn !== null) clearImmediate(turn);
