@@ -1,7 +1,7 @@
 /** Diagnostics channels: the life of every task, and calls across domains; nothing while nobody subscribes. */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterEach, describe, expect, it } from "vitest";
-import * as D from "../../dist/index.js";
+import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import { registers } from "../../src/kernel/current.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
