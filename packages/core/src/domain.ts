@@ -4,7 +4,7 @@
  */
 
 import type { Events } from "./events.js";
-import { currentTask, registers } from "./kernel/current.js";
+import { currentTask, runningTask } from "./kernel/current.js";
 import { kernelOf, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 
@@ -21,7 +21,8 @@ import type { Task } from "./kernel/task.js";
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    return registers.task !== null ? runningKernel()!.domainOf(registers.task) : 0;
+    const task = runningTask();
+    return task !== null ? runningKernel()!.domainOf(task) : 0;
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).

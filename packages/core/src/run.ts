@@ -10,7 +10,7 @@ import { eventsLocation } from "./domains/define-task.js";
 import { ignoredRun, isWorkerDomainThread } from "./domains/loading.js";
 import type { Events } from "./events.js";
 import type { RunConfig } from "./kernel/config.js";
-import { registers } from "./kernel/current.js";
+import { runningTask } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
 import type { SchedulingPolicy } from "./kernel/policy.js";
 import { type RandomSource, SplitMix32 } from "./kernel/random.js";
@@ -129,7 +129,7 @@ const OPTION_NAMES = new Set([
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
   if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function (function* () { … }), got ${describe(main)}`);
-  if (registers.task === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
+  if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
   }

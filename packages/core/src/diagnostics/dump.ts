@@ -8,7 +8,7 @@
  */
 
 import type { Domains } from "../domains/host.js";
-import { registers } from "../kernel/current.js";
+import { runningTask } from "../kernel/current.js";
 import { type Kernel, runningKernel } from "../kernel/kernel.js";
 import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
@@ -51,7 +51,7 @@ const ANSWER_MS = 1000;
  * @throws never (it resolves; a domain that does not answer is listed in `unanswered`).
  */
 export async function dump(): Promise<Dump> {
-  const kernels = registers.task !== null && runningKernel() !== null ? [runningKernel()!] : [...runs];
+  const kernels = runningTask() !== null && runningKernel() !== null ? [runningKernel()!] : [...runs];
   const tasks: TaskDump[] = [];
   const unanswered: number[] = [];
   for (const kernel of kernels) {
@@ -98,7 +98,7 @@ export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"
 
 function stateOf(task: Task): TaskState {
   if (!isPending(task)) return task.status as TaskState;
-  if (task === registers.task) return "running";
+  if (task === runningTask()) return "running";
   if (isParked(task)) return "waiting";
   if (isEnding(task)) return "ending";
   return "ready";

@@ -9,7 +9,7 @@
  */
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
-import { registers } from "../kernel/current.js";
+import { runningTask } from "../kernel/current.js";
 import { runningKernel, type SpawnMode } from "../kernel/kernel.js";
 import type { Task, Waiter } from "../kernel/task.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
@@ -35,7 +35,7 @@ class AwaitResult extends SingleShot<CallResult> implements Waiter {
   }
 
   next(): IteratorResult<Instruction, CallResult> {
-    const task = registers.task!;
+    const task = runningTask()!;
     const result = this.link.takeResult(this.id, task);
     if (result !== null) return { done: true, value: result };
     runningKernel()!.park(task, this);
@@ -62,24 +62,24 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
     result = yield* awaitResult(link, id);
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
-    link.cancelCall(id, registers.task!, link.kernel.config.cancelGraceMs);
+    link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);
     // Once the remote subtree has ended: a cleanup that failed there is this task's outcome.
     result = yield* awaitResult(link, id);
     if (result.ok || decodeError(result.error) instanceof Cancelled) throw error;
   }
   if (result.ok && result.slots === null) {
-    publishCallEnd(registers.task!, domain, true, undefined);
+    publishCallEnd(runningTask()!, domain, true, undefined);
     return result.value;
   }
   // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
   const modules = result.ok ? portableModules(result.slots) : errorModules(result.error);
   if (modules.length !== 0) yield* promise(() => importModules(modules));
   if (result.ok) {
-    publishCallEnd(registers.task!, domain, true, undefined);
+    publishCallEnd(runningTask()!, domain, true, undefined);
     return decodePortables(result.value, result.slots);
   }
   const error = decodeError(result.error);
-  publishCallEnd(registers.task!, domain, false, error);
+  publishCallEnd(runningTask()!, domain, false, error);
   throw error;
 }
 
@@ -92,10 +92,10 @@ export function startRemoteCall(link: DomainLink, domain: number, request: CallR
   const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, slots);
   let proxy: Task<unknown>;
   try {
-    proxy = spawnChild(link.kernel, registers.task!, request.spawn, remoteCall, [link, id, domain], "call", PROXY);
+    proxy = spawnChild(link.kernel, runningTask()!, request.spawn, remoteCall, [link, id, domain], "call", PROXY);
   } catch (error) {
     // The call was sent already: its domain must hear that nobody waits for it.
-    link.cancelCall(id, registers.task!, link.kernel.config.cancelGraceMs);
+    link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);
     throw error;
   }
   publishCallStart(proxy, task.name, link.kernel.domain, domain);

@@ -7,7 +7,6 @@ import { describe } from "../describe.js";
 import { type Instruction, SUSPEND, YIELD } from "../operation.js";
 import { broken } from "./assert.js";
 import { beforeCancelledStep, deliverCancel } from "./cancellation.js";
-import { registers } from "./current.js";
 import { bodyEnded, endUnborn } from "./ending.js";
 import { trace } from "./guards.js";
 import type { Host } from "./host.js";
@@ -50,16 +49,16 @@ export function step(k: Host, task: Task): void {
   }
   toRunning(task, flags);
   const gen = task.gen as Fiber;
-  registers.task = task;
+  k.current = task;
   let r: IteratorResult<Instruction, unknown>;
   try {
     r = (flags & F.THROW) !== 0 ? generatorThrow.call(gen, task.value) : generatorNext.call(gen, task.value);
   } catch (error) {
-    registers.task = null;
+    k.current = null;
     bodyEnded(k, task, false, error);
     return;
   }
-  registers.task = null;
+  k.current = null;
   if (r.done === true) {
     bodyEnded(k, task, true, r.value);
     return;

@@ -30,6 +30,8 @@ export interface HostLife {
 
 /** @internal What the kernel's parts see of it (see the file comment). */
 export interface Host {
+  /** The task whose step runs (fiber.ts writes it; see current.ts). */
+  current: Task | null;
   readonly ready: ReadyQueue;
   /** The tracer of the current slice; null when nobody listens. */
   readonly tracer: Tracer | null;

@@ -24,7 +24,7 @@ import type { ExitHook, TickHook } from "./hooks.js";
 import type { DomainHost, Driver, Host } from "./host.js";
 import { RunLife } from "./life.js";
 import { Loop } from "./loop.js";
-import { ReadyQueue, type SchedulingPolicy } from "./policy.js";
+import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
 import {
   flagsAtSpawn,
@@ -94,6 +94,8 @@ export class Kernel implements Host {
   readonly tickHooks: TickHook[] = [];
   /** Tasks that have not ended yet. */
   liveTasks = 0;
+  /** The task whose step runs, if any (see current.ts). */
+  current: Task | null = null;
   /** The other domains, once `call`/`parallel` (or a worker's entry) installed them. */
   domains: DomainHost | null = null;
   private lastUid = 0;
@@ -107,7 +109,7 @@ export class Kernel implements Host {
     this.tracing = options.tracing;
     this.tracer = options.tracing?.current() ?? null;
     this.life = new RunLife(this);
-    this.ready = new ReadyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
+    this.ready = readyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
     this.driver = options.events === null ? null : options.drive(this, options.events);
     this.loop = new Loop(this, options.config.pollEvery, options.config.sliceMs);
   }

@@ -19,7 +19,7 @@
  * `InternalError` instead of leaving it hanging.
  */
 
-import { enterKernel, registers } from "./current.js";
+import { enterKernel } from "./current.js";
 import { step } from "./fiber.js";
 import { runTickHooks } from "./guards.js";
 import { type Host, Waiting } from "./host.js";
@@ -69,7 +69,7 @@ export class Loop {
     try {
       this.slice();
     } catch (error) {
-      registers.task = null;
+      this.k.current = null;
       this.k.life.internalError(error);
     } finally {
       this.running = false;

@@ -32,61 +32,127 @@ export interface SchedulingPolicy {
   readonly everyStep?: boolean;
 }
 
-/** @internal The ready tasks of a domain. */
-export class ReadyQueue {
-  private readonly normal = new RunQueue<Task>(1024);
+/** @internal The ready tasks of a domain: ordinary steps, and cancellation and cleanup work ahead of them. */
+export interface ReadyQueue {
+  push(task: Task): void;
+  pushUrgent(task: Task): void;
+  /** The next task to step, or `undefined` when none is ready. */
+  shift(): Task | undefined;
+  isEmpty(): boolean;
+}
+
+/** @internal The ready queue of a domain: FIFO without a policy, the policy's choice with one. */
+export function readyQueue(policy: SchedulingPolicy | null, policyFailed: (error: unknown) => void): ReadyQueue {
+  return policy === null ? new FifoQueue() : new PolicyQueue(policy, policyFailed);
+}
+
+/** Capacity of a ring when it starts, and again once it has emptied after a burst. */
+const INITIAL = 1024;
+
+/**
+ * The FIFO of the hot path: the ring of ordinary steps is this object's own
+ * fields (a step shifts and pushes with no other object to load), and the
+ * urgent ring is looked at only while it holds something. A ring that grew
+ * for a burst (a million tasks spawned at once) is given back once it
+ * empties.
+ */
+class FifoQueue implements ReadyQueue {
+  private ring = new Array<Task | undefined>(INITIAL);
+  private mask = INITIAL - 1;
+  private head = 0;
+  private tail = 0;
   private readonly urgent = new RunQueue<Task>(64);
-  /** Under a policy: the ready tasks, oldest first. */
-  private readonly normalList: Task[] = [];
-  private readonly urgentList: Task[] = [];
-  /** No policy: the two rings, oldest first. */
-  private readonly fifo: boolean;
+  private urgentCount = 0;
+
+  push(task: Task): void {
+    this.ring[this.tail] = task;
+    this.tail = (this.tail + 1) & this.mask;
+    if (this.tail === this.head) this.grow();
+  }
+
+  pushUrgent(task: Task): void {
+    this.urgent.push(task);
+    this.urgentCount++;
+  }
+
+  shift(): Task | undefined {
+    if (this.urgentCount !== 0) {
+      this.urgentCount--;
+      return this.urgent.shift();
+    }
+    const head = this.head;
+    if (head === this.tail) {
+      if (this.mask !== INITIAL - 1) this.shrink();
+      return undefined;
+    }
+    const task = this.ring[head];
+    this.ring[head] = undefined;
+    this.head = (head + 1) & this.mask;
+    return task;
+  }
+
+  isEmpty(): boolean {
+    return this.urgentCount === 0 && this.head === this.tail;
+  }
+
+  private grow(): void {
+    // The ring is full (tail caught up with head): unroll it into twice the space.
+    const old = this.ring;
+    const capacity = old.length;
+    const ring = new Array<Task | undefined>(capacity * 2);
+    for (let i = 0; i < capacity; i++) ring[i] = old[(this.head + i) & this.mask];
+    this.ring = ring;
+    this.mask = capacity * 2 - 1;
+    this.head = 0;
+    this.tail = capacity;
+  }
+
+  private shrink(): void {
+    this.ring = new Array<Task | undefined>(INITIAL);
+    this.mask = INITIAL - 1;
+    this.head = 0;
+    this.tail = 0;
+  }
+}
+
+/** The ready tasks under a policy: lists, oldest first, from which the policy picks. */
+class PolicyQueue implements ReadyQueue {
+  private readonly normal: Task[] = [];
+  private readonly urgent: Task[] = [];
   /** The policy sees every step (`SchedulingPolicy.everyStep`). */
   private readonly everyStep: boolean;
 
   constructor(
-    private readonly policy: SchedulingPolicy | null,
+    private readonly policy: SchedulingPolicy,
     /** Called when the policy throws or answers nonsense; the queue then runs the oldest task. */
     private readonly policyFailed: (error: unknown) => void,
   ) {
-    this.fifo = policy === null;
-    this.everyStep = policy?.everyStep === true;
+    this.everyStep = policy.everyStep === true;
   }
 
   push(task: Task): void {
-    if (this.fifo) this.normal.push(task);
-    else this.normalList.push(task);
+    this.normal.push(task);
   }
 
   pushUrgent(task: Task): void {
-    if (this.fifo) this.urgent.push(task);
-    else this.urgentList.push(task);
+    this.urgent.push(task);
   }
 
-  /** The next task to step, or `undefined` when none is ready. */
   shift(): Task | undefined {
-    if (this.fifo) return this.urgent.isEmpty() ? this.normal.shift() : this.urgent.shift();
-    const list = this.urgentList.length !== 0 ? this.urgentList : this.normalList;
+    const list = this.urgent.length !== 0 ? this.urgent : this.normal;
     if (list.length === 0) return undefined;
     return list.splice(this.choose(list), 1)[0];
   }
 
   isEmpty(): boolean {
-    if (this.policy === null) return this.normal.isEmpty() && this.urgent.isEmpty();
-    return this.normalList.length === 0 && this.urgentList.length === 0;
-  }
-
-  /** Every ready task, urgent ones first (for diagnostics). */
-  tasks(): Task[] {
-    if (this.policy !== null) return [...this.urgentList, ...this.normalList];
-    return [...this.urgent.items(), ...this.normal.items()];
+    return this.normal.length === 0 && this.urgent.length === 0;
   }
 
   private choose(list: readonly Task[]): number {
     if (list.length === 1 && !this.everyStep) return 0;
     let i: unknown;
     try {
-      i = this.policy!.pick(list);
+      i = this.policy.pick(list);
     } catch (error) {
       this.policyFailed(error);
       return 0;
