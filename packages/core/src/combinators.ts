@@ -63,7 +63,7 @@ class Combinator extends Supervisor {
   start(operations: readonly Operation<unknown>[]): void {
     const name = NAMES[this.mode];
     for (let i = 0; i < operations.length; i++) {
-      const child = makeChild(this.k, this.owner, this.owner, { name: `${name}[${i}]` }, operation, [operations[i]], name);
+      const child = makeChild(this.k, this.owner, this.owner, { name: `${name}[${i}]` }, operation, 1, operations[i], name);
       this.tasks.push(child);
       this.add(child);
     }

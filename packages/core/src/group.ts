@@ -16,7 +16,7 @@ import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { SpawnOptions } from "./lifecycle.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
-import { checkSpawnOptions, makeChild } from "./spawn.js";
+import { argsValue, checkSpawnOptions, makeChild } from "./spawn.js";
 import { Supervisor } from "./supervisor.js";
 
 /**
@@ -69,7 +69,7 @@ class Crew extends Supervisor {
   }
 
   startBody(options: GroupOptions, body: unknown, g: Group): void {
-    const child = makeChild(this.k, this.owner, this.owner, bodySpawnOptions(options), body, [g], "group");
+    const child = makeChild(this.k, this.owner, this.owner, bodySpawnOptions(options), body, 1, g, "group");
     this.body = child;
     this.add(child);
   }
@@ -80,7 +80,7 @@ class Crew extends Supervisor {
         `${spawner} cannot spawn into a group of ${this.owner} that has ended: spawn into a group only while its body or tasks run`,
       );
     }
-    const child = makeChild(this.k, this.owner, spawner, options, fn, args, "g.spawn");
+    const child = makeChild(this.k, this.owner, spawner, options, fn, args.length, argsValue(args), "g.spawn");
     if (this.running >= this.limit && !this.stopping) this.waiting.push(child);
     else this.enter(child);
     return child;

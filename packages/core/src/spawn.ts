@@ -41,15 +41,15 @@ export function spawn<A extends unknown[], T>(options: SpawnOptions, fn: TaskBod
 export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
   const parent = currentTask("spawn()");
   const k = kernelOf("spawn()");
-  let options: SpawnOptions | undefined;
-  let fn: unknown = first;
-  let args = rest;
-  if (typeof first !== "function") {
-    options = checkSpawnOptions(first, "spawn");
-    fn = rest[0];
-    args = rest.slice(1);
-  }
-  return spawnChild(k, parent, options, fn, args, "spawn");
+  if (typeof first === "function") return spawnChild(k, parent, undefined, first, rest.length, argsValue(rest), "spawn");
+  const options = checkSpawnOptions(first, "spawn");
+  const args = rest.slice(1);
+  return spawnChild(k, parent, options, rest[0], args.length, argsValue(args), "spawn");
+}
+
+/** @internal How a task record holds its body's arguments: `argc` of them in `value` (the one itself, or an array of several). */
+export function argsValue(args: readonly unknown[]): unknown {
+  return args.length === 1 ? args[0] : args;
 }
 
 /**
@@ -62,19 +62,21 @@ export function spawnChild(
   parent: Task,
   options: SpawnOptions | undefined,
   fn: unknown,
-  args: unknown[],
+  argc: number,
+  args: unknown,
   caller: string,
   mode?: SpawnMode,
 ): Task {
-  const child = makeChild(k, parent, parent, options, fn, args, caller, mode);
+  const child = makeChild(k, parent, parent, options, fn, argc, args, caller, mode);
   options?.orphans?.adopt(child);
   k.adopt(parent, child);
   return child;
 }
 
 /**
- * @internal Makes a child of `parent` running `fn(...args)`, named and seen
- * by the spawn hooks, but not yet in the tree (`k.adopt` puts it there).
+ * @internal Makes a child of `parent` running `fn` on `argc` arguments
+ * (`args`: see `argsValue`), named and seen by the spawn hooks, but not yet
+ * in the tree (`k.adopt` puts it there).
  * `spawner` is the task that asked for it: `parent`, or another task of the
  * parent's group.
  * @throws TypeError when `fn` is not a generator function, or the orphans
@@ -86,15 +88,16 @@ export function makeChild(
   spawner: Task,
   options: SpawnOptions | undefined,
   fn: unknown,
-  args: unknown[],
+  argc: number,
+  args: unknown,
   caller: string,
   mode?: SpawnMode,
 ): Task {
   // A generator function's generator is made at the child's first step (see kernel/task.ts).
   const child =
     fn instanceof GeneratorFunction
-      ? k.create(parent, fn as Task["gen"], args, mode)
-      : k.create(parent, startFiber(fn, args, caller), NO_ARGS, mode);
+      ? k.create(parent, fn as Task["gen"], argc, args, mode)
+      : k.create(parent, startFiber(fn, argc === 0 ? NO_ARGS : argc === 1 ? [args] : (args as unknown[]), caller), 0, undefined, mode);
   if (options !== undefined) {
     if (options.name !== undefined) familyOf(child).name = options.name;
     // Checks that can fail come before the hooks, which may move resources to the child.

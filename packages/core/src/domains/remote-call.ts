@@ -92,7 +92,7 @@ export function startRemoteCall(link: DomainLink, domain: number, request: CallR
   const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, slots);
   let proxy: Task<unknown>;
   try {
-    proxy = spawnChild(link.kernel, runningTask()!, request.spawn, remoteCall, [link, id, domain], "call", PROXY);
+    proxy = spawnChild(link.kernel, runningTask()!, request.spawn, remoteCall, 3, [link, id, domain], "call", PROXY);
   } catch (error) {
     // The call was sent already: its domain must hear that nobody waits for it.
     link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);

@@ -144,19 +144,12 @@ export class Kernel implements Host {
   // -- tasks ---------------------------------------------------------------------
 
   /**
-   * A new task of `parent` running `body` on `args` (or a generator made
-   * already, with no arguments), not yet in the tree: spawn hooks may still
-   * refuse it.
+   * A new task of `parent` running `body` on `argc` arguments — none, the one
+   * in `args`, or several in `args` as an array — or a generator made already
+   * (no arguments); not yet in the tree: spawn hooks may still refuse it.
    */
-  create(parent: Task, body: Task["gen"], args: readonly unknown[], mode: SpawnMode = ORDINARY): Task {
-    const n = args.length;
-    return new Task(
-      this.nextUid(),
-      parent,
-      body,
-      flagsAtSpawn(n, mode.runsToFirstSuspension),
-      n === 0 ? undefined : n === 1 ? args[0] : args,
-    );
+  create(parent: Task, body: Task["gen"], argc: number, args: unknown, mode: SpawnMode = ORDINARY): Task {
+    return new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
   }
 
   /** Puts a task made by `create` into the tree and queues its first step. */

@@ -53,8 +53,8 @@ const INITIAL = 1024;
  * The FIFO of the hot path: the ring of ordinary steps is this object's own
  * fields (a step shifts and pushes with no other object to load), and the
  * urgent ring is looked at only while it holds something. A ring that grew
- * for a burst (a million tasks spawned at once) is given back once it
- * empties.
+ * for a burst (a million tasks spawned at once) is given back as soon as it
+ * empties, so that the fibers of the burst, once parked, are not charged for it.
  */
 class FifoQueue implements ReadyQueue {
   private ring = new Array<Task | undefined>(INITIAL);
@@ -81,13 +81,12 @@ class FifoQueue implements ReadyQueue {
       return this.urgent.shift();
     }
     const head = this.head;
-    if (head === this.tail) {
-      if (this.mask !== INITIAL - 1) this.shrink();
-      return undefined;
-    }
+    if (head === this.tail) return undefined;
     const task = this.ring[head];
     this.ring[head] = undefined;
-    this.head = (head + 1) & this.mask;
+    const next = (head + 1) & this.mask;
+    this.head = next;
+    if (next === this.tail && this.mask !== INITIAL - 1) this.shrink();
     return task;
   }
 
