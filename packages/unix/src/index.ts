@@ -56,6 +56,7 @@ export { type FlushMode, NodeLoop } from "./loop.js";
 export { type MainOptions, main } from "./main.js";
 export { fromStream } from "./node-stream/from-stream.js";
 export type { NodeStream } from "./node-stream/socket.js";
+export { type SocketStream, type ToStreamOptions, toStream } from "./node-stream/to-stream.js";
 export { type OwnedSocket, Ownership } from "./ownership.js";
 export { Parked, removeWaiter, wakeAll } from "./parked.js";
 export { type RunOptions, run } from "./run.js";

@@ -31,6 +31,7 @@ import { failureTests } from "./failures.js";
 import { fdExhaustionTests } from "./fd-exhaustion.js";
 import { sharingTests } from "./sharing.js";
 import { soakTests } from "./soak.js";
+import { streamTests } from "./streams.js";
 
 export type { ConformanceOptions } from "./context.js";
 export { activeHandles, connectedPair, leaked } from "./support.js";
@@ -70,6 +71,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     cancellationTests(suite);
     endOfRunTests(suite);
     fdExhaustionTests(suite);
+    streamTests(suite);
     sharingTests(suite);
     soakTests(suite);
   });
