@@ -1,6 +1,6 @@
 // Parallel tasks of the Domains benchmarks (bench/src/domains.js).
 //
-// Worker domains import this module to find the tasks again (DESIGN §5), so its
+// Worker domains import this module to find the tasks again (core's defineTask), so its
 // top level only defines things: no I/O, no timers, no run. Keep it that way.
 
 import * as B from "@bobbin/core";

@@ -1,4 +1,4 @@
-// Domains scenarios (DESIGN §5 and §8): parallel tasks on worker threads.
+// Domains scenarios: parallel tasks on worker threads, against the anchors of their targets.
 //
 //   1. `call` round trip — a task that returns its argument, from dom0:
 //      latency (sequential: await each call before the next) and throughput

@@ -10,7 +10,7 @@
 // then a measured window; the server's own CPU time (process.cpuUsage) is
 // read at the start and end of the window. Rounds alternate net / Bobbin and
 // the medians are reported, with Bobbin as ratios of `net`:
-//   round trips per second (higher is better; target ≥ 0.9× net, DESIGN §8)
+//   round trips per second (higher is better; the project's target: ≥ 0.9× net)
 //   server CPU per round trip (lower is better).
 //
 //   node bench/src/echo.js [--quick] [--rounds=N] [--seconds=S] [--conns=N] [--size=B]
@@ -96,8 +96,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   console.log(`\n${echoTable(result)}`);
   if (result.net && result.bobbin) {
     const ratio = result.bobbin.rps / result.net.rps;
-    console.log(
-      `\nTarget (DESIGN §8): libuv backend ≥ ${TARGET}× net round trips/s → ${ratio.toFixed(2)}× ${ratio >= TARGET ? "PASS" : "MISS"}`,
-    );
+    console.log(`\nTarget: libuv backend ≥ ${TARGET}× net round trips/s → ${ratio.toFixed(2)}× ${ratio >= TARGET ? "PASS" : "MISS"}`);
   }
 }

@@ -180,16 +180,7 @@ export function computeRatios(rows) {
   }
 }
 
-const HEADERS = [
-  "Scenario",
-  "Contender",
-  "N",
-  "time/op or bytes/fiber",
-  "vs async/await",
-  "vs raw generator",
-  "Bobbin target (§8)",
-  "result",
-];
+const HEADERS = ["Scenario", "Contender", "N", "time/op or bytes/fiber", "vs async/await", "vs raw generator", "Bobbin target", "result"];
 
 function cells(r) {
   return [

@@ -17,7 +17,7 @@
 //        uring:coop, uring:signal pick its task-run mode).
 //    Rounds alternate the servers; medians of round trips per second and of
 //    the server's CPU time per round trip (getrusage / process.cpuUsage over
-//    the measured window). Targets (issue 15): native ≥ 0.9× C round trips/s,
+//    the measured window). The project's targets: native ≥ 0.9× C round trips/s,
 //    ≤ 1.2× C server CPU per round trip, ≥ 1.5× net round trips/s; io_uring
 //    backend ≤ 1.0× the C epoll server's CPU per round trip.
 // 2. 10,000 concurrent idle connections: a server (one process per contender)
@@ -62,7 +62,7 @@ export const SCENARIO = "echo, 50 conns × 64 B: native backends vs C epoll";
 export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
 
 const IDLE = arg("idle", QUICK ? 2000 : 10000);
-// Issue 15 raised the native backend's targets from 0.8× C rt/s and 1.3× C CPU per round trip.
+// The native backend's targets were raised from 0.8× C rt/s and 1.3× C CPU per round trip.
 const TARGETS = { vsC: 0.9, cpuVsC: 1.2, vsNet: 1.5, uringCpuVsC: 1.0 };
 
 // ------------------------------------------------------------------ child servers
@@ -198,7 +198,7 @@ export function nativeEchoTable(result) {
   return rows.join("\n");
 }
 
-/** PASS/MISS lines for the issue's targets. */
+/** PASS/MISS lines for the project's targets. */
 export function nativeEchoVerdicts(result) {
   const { c, net: plain, native, uring } = result;
   const out = [];

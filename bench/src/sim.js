@@ -1,4 +1,4 @@
-// @bobbin/sim: how fast a simulated world runs (DESIGN §8: ≥ 100,000 simulated
+// @bobbin/sim: how fast a simulated world runs (the project's target: ≥ 100,000 simulated
 // round trips/s). Both rows run the examples' simulated echo world
 // (packages/examples/src/sim/echo.ts: chapter 8's echo server, its code
 // unchanged, on a simulated host; clients on other hosts checking every byte):

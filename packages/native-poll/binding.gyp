@@ -13,6 +13,7 @@
         "native/poller_node.cc",
         "native/read_ahead.cc",
         "native/send_queue.cc",
+        "native/shared_area.cc",
         "native/sockaddr.cc",
         "native/syscalls.cc"
       ],

@@ -244,10 +244,24 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   }
 }
 
-/** The results of a tuple of tasks, position by position. */
+/**
+ * The results of a tuple of tasks, position by position.
+ *
+ * @example
+ * ```ts
+ * const [a, b]: B.Results<[B.Task<number>, B.Task<string>]> = yield* B.awaitAll([count, name]);
+ * ```
+ */
 export type Results<Ts extends readonly Task<unknown>[]> = { -readonly [I in keyof Ts]: Result<Ts[I] extends Task<infer T> ? T : never> };
 
-/** The result type of any one task of a list. */
+/**
+ * The result type of any one task of a list.
+ *
+ * @example
+ * ```ts
+ * const first: B.ResultOfAny<[B.Task<number>, B.Task<string>]> = yield* B.awaitOne([count, name]);
+ * ```
+ */
 export type ResultOfAny<Ts extends readonly Task<unknown>[]> = Result<Ts[number] extends Task<infer T> ? T : never>;
 
 /**

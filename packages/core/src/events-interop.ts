@@ -142,7 +142,14 @@ export function once<T extends unknown[] = unknown[]>(source: EventSource, event
   return new Once<T>(source, event);
 }
 
-/** Options of {@link on}. */
+/**
+ * Options of {@link on}.
+ *
+ * @example
+ * ```ts
+ * using lines = B.on<[string]>(rl, "line", { close: "close", capacity: 256 });
+ * ```
+ */
 export interface OnOptions {
   /** How many events are kept until the task reads them; one more fails the stream with `EventOverflow`. Default 1024. */
   readonly capacity?: number;

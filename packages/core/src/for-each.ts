@@ -7,7 +7,14 @@ import type { Task } from "./kernel/task.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { outcomeOf } from "./supervisor.js";
 
-/** Options of {@link forEach} and {@link map}. */
+/**
+ * Options of {@link forEach} and {@link map}.
+ *
+ * @example
+ * ```ts
+ * yield* B.forEach(urls, crawl, { concurrency: 8 });   // at most 8 crawls at once
+ * ```
+ */
 export interface ForEachOptions {
   /** How many items are worked on at once: an integer ≥ 1, or `Infinity` (the default). */
   readonly concurrency?: number;

@@ -17,7 +17,16 @@ import type { Instruction, Operation, TaskBody } from "./operation.js";
 import { checkSpawnOptions, makeChild } from "./spawn.js";
 import { hasFailed, outcomeOf, Supervisor } from "./supervisor.js";
 
-/** Options of {@link group}, given first: `group({ limit }, body)`. */
+/**
+ * Options of {@link group}, given first: `group({ limit }, body)`.
+ *
+ * @example
+ * ```ts
+ * yield* B.group({ limit: 4, name: "crawler" }, function* (g) {
+ *   for (const url of urls) g.spawn(crawl, url);
+ * });
+ * ```
+ */
 export interface GroupOptions {
   /**
    * How many of the group's tasks may run at once (the body is not counted);
@@ -31,7 +40,14 @@ export interface GroupOptions {
   readonly give?: readonly unknown[];
 }
 
-/** Options of {@link Group.spawn}, given first: `g.spawn({ name, give }, fn, ...args)`. */
+/**
+ * Options of {@link Group.spawn}, given first: `g.spawn({ name, give }, fn, ...args)`.
+ *
+ * @example
+ * ```ts
+ * g.spawn({ name: `crawl ${url}` }, crawl, url);
+ * ```
+ */
 export type GroupSpawnOptions = Omit<SpawnOptions, "orphans">;
 
 const NO_FAILURE = Symbol("no failure");

@@ -4,7 +4,16 @@
 import { kernelOf } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 
-/** A registered tick hook, to give back to `Hook.remove`. */
+/**
+ * A registered tick hook, to give back to `Hook.remove`.
+ *
+ * @example
+ * ```ts
+ * const key = B.Hook.add(() => steps++);
+ * // …
+ * B.Hook.remove(key);
+ * ```
+ */
 export interface HookKey {
   /** @internal */ readonly fn: () => void;
   /** @internal */ readonly kernel: Kernel;

@@ -23,7 +23,14 @@ export interface SpawnOptions {
   readonly name?: string;
 }
 
-/** How a task ended, as exit hooks see it. */
+/**
+ * How a task ended, as exit hooks see it.
+ *
+ * @example
+ * ```ts
+ * B.onExit((task, ending) => { if (ending === "failed") failures++; return undefined; });
+ * ```
+ */
 export type Ending = "resolved" | "failed" | "cancelled";
 
 /**
@@ -32,12 +39,24 @@ export type Ending = "resolved" | "failed" | "cancelled";
  * task spawned into a group (`g.spawn`) by another task of the group, whose
  * parent is the task that opened the group. Throwing cancels the spawn: the
  * error is thrown by `spawn` in the spawner.
+ *
+ * @example
+ * ```ts
+ * const hook: B.SpawnHook = (child, parent) => console.log(`${parent} spawned ${child}`);
+ * B.onSpawn(hook);
+ * ```
  */
 export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined, spawner: Task) => void;
 
 /**
  * Runs when a task and its subtree have ended. Returning (or throwing) an
  * error vetoes a normal ending: the task fails with it and so does the run.
+ *
+ * @example
+ * ```ts
+ * const hook: B.ExitHook = (task, ending) => (ending === "resolved" && leaks(task) ? new Error(`${task} leaked`) : undefined);
+ * B.onExit(hook);
+ * ```
  */
 export type ExitHook = (task: Task, ending: Ending) => unknown;
 

@@ -14,7 +14,17 @@
 
 declare const instructionBrand: unique symbol;
 
-/** What a fiber yields to the scheduler. Opaque: produce them only with `yield*` on an operation. */
+/**
+ * What a fiber yields to the scheduler. Opaque: produce them only with `yield*` on an operation.
+ *
+ * @example
+ * ```ts
+ * function* worker(n: number): Generator<B.Instruction, number, unknown> {
+ *   yield* B.yieldNow();
+ *   return n * 2;
+ * }
+ * ```
+ */
 export type Instruction = { readonly [instructionBrand]: "Instruction" };
 
 /**

@@ -9,7 +9,14 @@ import { familyOf } from "./kernel/tree.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { startFiber } from "./spawn.js";
 
-/** Handlers of {@link protect}. */
+/**
+ * Handlers of {@link protect}.
+ *
+ * @example
+ * ```ts
+ * yield* B.protect({ onCancellation: () => sock.destroy(), finally: (cancelled) => log(cancelled) }, body);
+ * ```
+ */
 export interface ProtectHandlers {
   /**
    * Runs synchronously the moment a cancellation reaches the task, before

@@ -19,7 +19,14 @@ import { startFiber } from "./spawn.js";
 /** The most worker domains a run may ask for. */
 const MAX_DOMAINS = 1024;
 
-/** Options of {@link run}. */
+/**
+ * Options of {@link run}.
+ *
+ * @example
+ * ```ts
+ * await B.run(main, { domains: 2, seed: 42, cancelGraceMs: 1000 });
+ * ```
+ */
 export interface RunOptions {
   /**
    * The events backend of each domain, made once per domain. Define it with

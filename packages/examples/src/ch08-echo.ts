@@ -1,7 +1,7 @@
 /**
  * Chapter 8, the final echo server:
  *
- *     node dist/ch08-echo.js [--port 3000] [--domains auto|n] [--quiet] [--json]
+ *     node dist/ch08-echo.js [--port 3000] [--domains auto|n] [--quiet] [--json] [--max-clients auto|n] [--idle-timeout 120]
  *
  * Serves on dom0 and on worker domains, printing each new client under a
  * mutex; Ctrl-C (SIGINT) stops it cleanly: the servers stop accepting, wait
@@ -11,13 +11,18 @@
  * count the connections each domain served. `--json` ends with a
  * `REPORT {…}` line for programs. `main` runs it: SIGTERM cancels the
  * servers instead (exit code 143), and a second signal ends the process at
- * once.
+ * once. Each domain's server holds at most `--max-clients` clients (`auto`,
+ * the default: what the process's descriptors allow, shared between the
+ * domains, at most 1024): at the cap, the client silent the longest makes
+ * room for the new one; a client silent for `--idle-timeout` seconds
+ * (default 120) is let go.
  */
 import { availableParallelism } from "node:os";
 import { main } from "@bobbin/unix";
 import { echoServers } from "./ch08/main.js";
 import type { Stats } from "./ch08/server.js";
 import { formatAddress } from "./support/address.js";
+import { CLIENT_LIMIT_OPTIONS, clientLimitsArgs } from "./support/clients.js";
 import { fdTable, releaseReport } from "./support/fds.js";
 import { domainsArg, serverProgram } from "./support/program.js";
 
@@ -26,10 +31,12 @@ const { host, port, values, backend } = await serverProgram(
     domains: { type: "string", default: "auto" },
     quiet: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
+    ...CLIENT_LIMIT_OPTIONS,
   },
   { sharing: true },
 );
 const domains = domainsArg(values.domains, availableParallelism() - 1);
+const limits = clientLimitsArgs(values, domains + 1);
 
 const before = fdTable();
 let stats: Stats[] | null = null;
@@ -42,6 +49,7 @@ main(
       address: { host, port },
       domains,
       verbose: values.quiet !== true,
+      limits,
       onListening: (address) => console.log(`echo server on ${formatAddress(address)}, dom0 + ${domains} worker domain(s); Ctrl-C to stop`),
       onStop: () => console.log("SIGINT: stopping"),
     });

@@ -23,21 +23,24 @@ namespace {
 void NoopFinalize(napi_env, void*, void*) {}
 
 // Does this runtime accept external ArrayBuffers? (Electron with the V8
-// memory cage does not: napi_no_external_buffers_allowed.)
+// memory cage does not: napi_no_external_buffers_allowed.) Any other failure
+// of the probe is thrown (the addon does not load, naming the call).
 bool ExternalBuffersAllowed(napi_env env) {
   static char probe[8];
   napi_value ab;
   napi_status s = napi_create_external_arraybuffer(env, probe, sizeof probe, NoopFinalize, nullptr, &ab);
   if (s == napi_ok) {
-    napi_detach_arraybuffer(env, ab);
+    if ((s = napi_detach_arraybuffer(env, ab)) != napi_ok) ThrowFailed(env, s, "napi_detach_arraybuffer");
     return true;
   }
-  bool pending = false;
-  napi_is_exception_pending(env, &pending);
-  if (pending) {
-    napi_value ignored;
-    napi_get_and_clear_last_exception(env, &ignored);
+  if (s != napi_no_external_buffers_allowed) {
+    ThrowFailed(env, s, "napi_create_external_arraybuffer");
+    return false;
   }
+  // Refused as expected: what the refusal left pending is not an error of ours.
+  bool pending = false;
+  napi_value ignored;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending) napi_get_and_clear_last_exception(env, &ignored);
   return false;
 }
 
@@ -47,6 +50,7 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   AddonData* data = new AddonData();
   env.SetInstanceData<AddonData>(data);  // deleted by node-addon-api when the env goes
   data->external_buffers = ExternalBuffersAllowed(env);
+  if (env.IsExceptionPending()) return exports;
 
   exports.Set("NativePoller", DefinePoller(env));
   exports.Set("NativeArenaPool", DefineArenaPool(env));

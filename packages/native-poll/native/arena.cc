@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "check.h"
+
 namespace bobbin {
 
 namespace {
@@ -53,12 +55,14 @@ bool ArenaPool::full() const {
 }
 
 void ArenaPool::PushNonfull(Arena* a) {
+  BOBBIN_CHECK(a != nullptr && a->index < arenas_.size() && a->online && a->free != 0);
   if (a->nonfull_pos >= 0) return;
   a->nonfull_pos = static_cast<int32_t>(nonfull_.size());
   nonfull_.push_back(a->index);
 }
 
 void ArenaPool::DropNonfull(Arena* a) {
+  BOBBIN_CHECK(a != nullptr && a->index < arenas_.size());
   if (a->nonfull_pos < 0) return;
   uint32_t last = nonfull_.back();
   nonfull_[a->nonfull_pos] = last;
@@ -68,6 +72,7 @@ void ArenaPool::DropNonfull(Arena* a) {
 }
 
 void ArenaPool::TakeOffline(Arena* a) {
+  BOBBIN_CHECK(a != nullptr && a->index < arenas_.size() && a->online && a->free == kAllFree);
   DropNonfull(a);
   memory_->GiveBack(a, arena_bytes_);
   if (!memory_->KeepsMemory()) a->base = nullptr;
@@ -101,7 +106,7 @@ int64_t ArenaPool::Alloc(bool* new_memory) {
   }
   if (a == nullptr) {
     if (max_arenas_ != 0 && arenas_.size() >= max_arenas_) return -1;
-    if (arenas_.size() >= (1u << 25)) return -2;  // ids must stay below 2^31
+    if (arenas_.size() >= static_cast<size_t>(kMaxArenas)) return -2;
     // arenas_ may reallocate: re-take pointers after this point.
     arenas_.emplace_back();
     Arena* n = &arenas_.back();
@@ -117,6 +122,7 @@ int64_t ArenaPool::Alloc(bool* new_memory) {
     PushNonfull(n);
     a = n;
   }
+  BOBBIN_CHECK(a->online && a->base != nullptr && a->free != 0);
   preferred_ = a->index;
   if (last_empty_ == static_cast<int64_t>(a->index)) last_empty_ = -1;
   int slot = LowestSet(a->free);
@@ -143,6 +149,7 @@ ArenaPool::Status ArenaPool::Release(uint32_t id, int32_t* offlined) {
   uint32_t ai = id / kSlotsPerArena;
   uint32_t slot = id % kSlotsPerArena;
   Arena* a = &arenas_[ai];
+  BOBBIN_CHECK(in_use_ > 0);
   bool was_full = a->free == 0;
   a->free |= 1ull << slot;
   in_use_--;
@@ -169,7 +176,9 @@ uint8_t* ArenaPool::SlotData(uint32_t id) const {
 }
 
 ArenaPool::Status ArenaPool::CheckWrite(uint32_t arena, const uint8_t* p, size_t len, uint32_t* id) const {
+  BOBBIN_CHECK(arena < arenas_.size() && id != nullptr);
   const Arena& a = arenas_[arena];
+  BOBBIN_CHECK(a.base != nullptr && p >= a.base && p < a.base + arena_bytes_);
   size_t off = static_cast<size_t>(p - a.base);
   uint32_t slot = static_cast<uint32_t>(off / stride_);
   *id = arena * kSlotsPerArena + slot;

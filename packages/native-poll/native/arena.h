@@ -46,6 +46,8 @@ namespace bobbin {
 constexpr int kSlotsPerArena = 64;
 constexpr uint64_t kAllFree = ~0ull;
 constexpr size_t kCanaryBytes = 8;
+// The most arenas a pool may have: slot ids (arena * 64 + slot) stay below 2^31.
+constexpr int32_t kMaxArenas = 1 << 25;
 
 struct Arena {
   uint8_t* base = nullptr;  // null while offline in the JS-owned fallback

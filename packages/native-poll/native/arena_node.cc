@@ -47,10 +47,13 @@ class NodeMemory : public ArenaMemory {
   NodeMemory(napi_env env, AddonData* data) : env_(env), data_(data) {}
   void set_pool(ArenaPool* pool) { pool_ = pool; }
 
-  // The ArrayBuffer holding an online arena (undefined when it has none).
+  // The ArrayBuffer holding an online arena (null when it has none, or when
+  // N-API failed: its error is then pending).
   napi_value Buffer(const Arena* a) const {
     napi_value v = nullptr;
-    if (a->memory_data != nullptr) napi_get_reference_value(env_, static_cast<napi_ref>(a->memory_data), &v);
+    if (a->memory_data == nullptr) return nullptr;
+    napi_status s = napi_get_reference_value(env_, static_cast<napi_ref>(a->memory_data), &v);
+    if (s != napi_ok) ThrowFailed(env_, s, "napi_get_reference_value");
     return v;
   }
 
@@ -87,15 +90,22 @@ class MmapMemory final : public NodeMemory {
   uint8_t* Obtain(Arena* a, size_t bytes) override {
     size_t mapped = PageRound(bytes);
     void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
+    if (p == MAP_FAILED) {
+      ErrnoError(env_, errno, "mmap").ThrowAsJavaScriptException();
+      return nullptr;
+    }
     napi_value ab;
     napi_status s = napi_create_external_arraybuffer(env_, p, bytes, FinalizeMapping, reinterpret_cast<void*>(mapped), &ab);
     if (s != napi_ok) {
       munmap(p, mapped);
+      ThrowFailed(env_, s, "napi_create_external_arraybuffer");
       return nullptr;
     }
     napi_ref ref;
-    napi_create_reference(env_, ab, 1, &ref);
+    if ((s = napi_create_reference(env_, ab, 1, &ref)) != napi_ok) {
+      ThrowFailed(env_, s, "napi_create_reference");  // the ArrayBuffer, unreferenced, unmaps it when collected
+      return nullptr;
+    }
     a->memory_data = ref;
     a->base = static_cast<uint8_t*>(p);
     Register(a, bytes);
@@ -124,9 +134,17 @@ class JsMemory final : public NodeMemory {
   uint8_t* Obtain(Arena* a, size_t bytes) override {
     void* p = nullptr;
     napi_value ab;
-    if (napi_create_arraybuffer(env_, bytes, &p, &ab) != napi_ok || p == nullptr) return nullptr;
+    napi_status s = napi_create_arraybuffer(env_, bytes, &p, &ab);
+    if (s == napi_ok && p == nullptr) s = napi_generic_failure;
+    if (s != napi_ok) {
+      ThrowFailed(env_, s, "napi_create_arraybuffer");
+      return nullptr;
+    }
     napi_ref ref;
-    napi_create_reference(env_, ab, 1, &ref);
+    if ((s = napi_create_reference(env_, ab, 1, &ref)) != napi_ok) {
+      ThrowFailed(env_, s, "napi_create_reference");
+      return nullptr;
+    }
     a->memory_data = ref;
     a->base = static_cast<uint8_t*>(p);
     Register(a, bytes);
@@ -160,13 +178,10 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
   // new NativeArenaPool(slotSize, maxArenas, memory: 0 auto | 1 mmap | 2 js)
   explicit ArenaPoolWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ArenaPoolWrap>(info) {
     Napi::Env env = info.Env();
-    uint32_t slot_size, max_arenas, mode;
-    if (!ArgUint32(info, 0, "NativeArenaPool", &slot_size) || !ArgUint32(info, 1, "NativeArenaPool", &max_arenas) ||
-        !ArgUint32(info, 2, "NativeArenaPool", &mode)) {
-      return;
-    }
-    if (slot_size == 0 || slot_size > (1u << 26) || mode > 2) {
-      Napi::RangeError::New(env, "NativeArenaPool: slotSize must be 1 .. 64 MiB and memory 0, 1 or 2").ThrowAsJavaScriptException();
+    int32_t slot_size, max_arenas, mode;
+    if (!ArgInt(info, 0, "NativeArenaPool", "slotSize", 1, 1 << 26, &slot_size) ||
+        !ArgInt(info, 1, "NativeArenaPool", "maxArenas", 0, kMaxArenas, &max_arenas) ||
+        !ArgInt(info, 2, "NativeArenaPool", "memory", 0, 2, &mode)) {
       return;
     }
     AddonData* data = GetAddonData(env);
@@ -212,12 +227,16 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
     if (!Live(info)) return Napi::Value();
     bool fresh = false;
     int64_t id = pool_->Alloc(&fresh);
+    if (id == -2 && info.Env().IsExceptionPending()) return Napi::Value();  // mmap or N-API failed: its error
     if (id >= 0 && fresh) id = -3 - id;
     return Napi::Number::New(info.Env(), static_cast<double>(id));
   }
 
   bool SlotId(const Napi::CallbackInfo& info, const char* fn, uint32_t* id) {
-    return ArgUint32(info, 0, fn, id);
+    int32_t v;
+    if (!ArgInt(info, 0, fn, "id", 0, INT32_MAX, &v)) return false;
+    *id = static_cast<uint32_t>(v);
+    return true;
   }
 
   // release(id) → index of an arena that went offline, or -1. Throws (after
@@ -248,10 +267,11 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
   }
 
   Napi::Value ArenaBuffer(const Napi::CallbackInfo& info) {
-    uint32_t index;
-    if (!Live(info) || !ArgUint32(info, 0, "pool.arenaBuffer", &index)) return Napi::Value();
+    int32_t index;
+    if (!Live(info) || !ArgInt(info, 0, "pool.arenaBuffer", "index", 0, INT32_MAX, &index)) return Napi::Value();
     const Arena* a = pool_->ArenaAt(index);
     napi_value v = a == nullptr ? nullptr : memory_->Buffer(a);
+    if (info.Env().IsExceptionPending()) return Napi::Value();
     if (v == nullptr) return info.Env().Undefined();
     return Napi::Value(info.Env(), v);
   }
@@ -288,10 +308,14 @@ class ArenaPoolWrap : public Napi::ObjectWrap<ArenaPoolWrap> {
       const Arena* a = pool_->ArenaAt(i);
       if (a->base == nullptr) continue;
 #if defined(__linux__)
-      if (mincore(a->base, mapped, vec.data()) != 0) continue;
+      int rc = mincore(a->base, mapped, vec.data());
 #else
-      if (mincore(reinterpret_cast<caddr_t>(a->base), mapped, reinterpret_cast<char*>(vec.data())) != 0) continue;
+      int rc = mincore(reinterpret_cast<caddr_t>(a->base), mapped, reinterpret_cast<char*>(vec.data()));
 #endif
+      if (rc != 0) {
+        ErrnoError(info.Env(), errno, "mincore").ThrowAsJavaScriptException();
+        return Napi::Value();
+      }
       for (unsigned char c : vec) {
         if (c & 1) total += static_cast<double>(page);
       }

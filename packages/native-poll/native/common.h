@@ -22,10 +22,22 @@ namespace bobbin {
 // ("EAGAIN"), `errno` (negative, as in Node) and `syscall`.
 Napi::Error ErrnoError(Napi::Env env, int err, const char* syscall);
 
-// Argument readers: on a wrong type they throw a TypeError naming the
-// function and the argument, and return false. The caller returns at once.
-bool ArgInt32(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t* out);
-bool ArgUint32(const Napi::CallbackInfo& info, size_t i, const char* fn, uint32_t* out);
+// A failed N-API call: throws an Error naming `call` and N-API's reason
+// (unless a JavaScript exception is already pending, which then stands), and
+// returns false. `code` is "ERR_BOBBIN_NAPI".
+bool ThrowFailed(napi_env env, napi_status status, const char* call);
+
+// Argument readers: they throw, naming the function and the argument, and
+// return false (the caller returns at once) for a value that is not one the
+// binding can use: a TypeError for a wrong type, a RangeError for a number
+// that is NaN, not an integer, or outside [min, max]. Nothing is rounded or
+// wrapped: NaN never becomes fd 0.
+bool ArgInt(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name, int32_t min, int32_t max, int32_t* out);
+// A file descriptor: an integer from 0 to INT32_MAX.
+bool ArgFd(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t* out);
+// An integer property `name` of `object` in [min, max], `fallback` when it is undefined.
+bool IntField(Napi::Env env, Napi::Object object, const char* fn, const char* name, uint32_t min, uint32_t max, uint32_t fallback,
+              uint32_t* out);
 // A Buffer/TypedArray/DataView/ArrayBuffer argument: its bytes and length.
 bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t** data, size_t* len);
 // Whether `v` is a typed array of exactly `type` (for memories shared with

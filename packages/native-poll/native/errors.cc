@@ -1,6 +1,8 @@
 // Node-style errors and argument checking for the bindings (see common.h).
 #include <uv.h>
 
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -23,25 +25,77 @@ Napi::Error ErrnoError(Napi::Env env, int err, const char* syscall) {
   return error;
 }
 
-bool ArgInt32(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t* out) {
-  napi_value v = info[i];
-  if (napi_get_value_int32(info.Env(), v, out) != napi_ok) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "%s: argument %zu must be a number", fn, i + 1);
-    Napi::TypeError::New(info.Env(), msg).ThrowAsJavaScriptException();
+bool ThrowFailed(napi_env env, napi_status status, const char* call) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) return false;
+  const napi_extended_error_info* info = nullptr;
+  napi_get_last_error_info(env, &info);
+  std::string message = std::string(call) + " failed: " +
+                        (info != nullptr && info->error_message != nullptr ? info->error_message : "unknown N-API error") +
+                        " (napi_status " + std::to_string(static_cast<int>(status)) + ")";
+  napi_value msg, code, error;
+  if (napi_create_string_utf8(env, message.c_str(), NAPI_AUTO_LENGTH, &msg) == napi_ok &&
+      napi_create_string_utf8(env, "ERR_BOBBIN_NAPI", NAPI_AUTO_LENGTH, &code) == napi_ok &&
+      napi_create_error(env, code, msg, &error) == napi_ok) {
+    napi_throw(env, error);
+  } else {
+    napi_throw_error(env, "ERR_BOBBIN_NAPI", message.c_str());
+  }
+  return false;
+}
+
+namespace {
+
+// `v` as an integer in [min, max], or a thrown error naming `what` ("fn: argument 2 (port)").
+bool IntegerIn(napi_env env, napi_value v, const std::string& what, double min, double max, double* out) {
+  napi_valuetype type = napi_undefined;
+  napi_status s = napi_typeof(env, v, &type);
+  if (s != napi_ok) return ThrowFailed(env, s, "napi_typeof");
+  if (type != napi_number) {
+    std::string msg = what + " must be a number";
+    napi_throw_type_error(env, nullptr, msg.c_str());
     return false;
   }
+  double d = 0;
+  if (napi_get_value_double(env, v, &d) != napi_ok || !std::isfinite(d) || std::floor(d) != d || d < min || d > max) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s must be an integer from %.0f to %.0f, got %g", what.c_str(), min, max, d);
+    napi_throw_range_error(env, nullptr, msg);
+    return false;
+  }
+  *out = d;
   return true;
 }
 
-bool ArgUint32(const Napi::CallbackInfo& info, size_t i, const char* fn, uint32_t* out) {
-  napi_value v = info[i];
-  if (napi_get_value_uint32(info.Env(), v, out) != napi_ok) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "%s: argument %zu must be a non-negative number", fn, i + 1);
-    Napi::TypeError::New(info.Env(), msg).ThrowAsJavaScriptException();
-    return false;
+std::string Argument(const char* fn, size_t i, const char* name) {
+  return std::string(fn) + ": argument " + std::to_string(i + 1) + " (" + name + ")";
+}
+
+}  // namespace
+
+bool ArgInt(const Napi::CallbackInfo& info, size_t i, const char* fn, const char* name, int32_t min, int32_t max, int32_t* out) {
+  double d;
+  if (!IntegerIn(info.Env(), info[i], Argument(fn, i, name), min, max, &d)) return false;
+  *out = static_cast<int32_t>(d);
+  return true;
+}
+
+bool ArgFd(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t* out) {
+  return ArgInt(info, i, fn, "fd", 0, INT32_MAX, out);
+}
+
+bool IntField(Napi::Env env, Napi::Object object, const char* fn, const char* name, uint32_t min, uint32_t max, uint32_t fallback,
+              uint32_t* out) {
+  Napi::Value v = object.Get(name);
+  if (env.IsExceptionPending()) return false;
+  if (v.IsUndefined()) {
+    *out = fallback;
+    return true;
   }
+  double d;
+  if (!IntegerIn(env, v, std::string(fn) + ": " + name, min, max, &d)) return false;
+  *out = static_cast<uint32_t>(d);
   return true;
 }
 
@@ -68,13 +122,15 @@ bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* fn, uint8_t*
     return true;
   }
   if (napi_is_dataview(env, v, &is) == napi_ok && is) {
-    napi_get_dataview_info(env, v, &length, &p, &ab, &offset);
+    napi_status s = napi_get_dataview_info(env, v, &length, &p, &ab, &offset);
+    if (s != napi_ok) return ThrowFailed(env, s, "napi_get_dataview_info");
     *data = static_cast<uint8_t*>(p);
     *len = length;
     return true;
   }
   if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
-    napi_get_arraybuffer_info(env, v, &p, &length);
+    napi_status s = napi_get_arraybuffer_info(env, v, &p, &length);
+    if (s != napi_ok) return ThrowFailed(env, s, "napi_get_arraybuffer_info");
     *data = static_cast<uint8_t*>(p);
     *len = length;
     return true;

@@ -12,7 +12,9 @@
 //   from inside the very callback that napi_make_callback is running with it.
 //
 // Self (CRTP) provides OnWatchedReadable(), called when the descriptor is
-// readable, and the names used in errors: kWhat ("poller") and kDestroyedCode.
+// readable, OnWatchFailed(status), called with libuv's negative status when
+// polling it failed (the payload reports it to JavaScript), and the names
+// used in errors: kWhat ("poller") and kDestroyedCode.
 #ifndef BOBBIN_NATIVE_LOOP_WATCHED_H_
 #define BOBBIN_NATIVE_LOOP_WATCHED_H_
 
@@ -21,6 +23,7 @@
 
 #include <string>
 
+#include "check.h"
 #include "common.h"
 
 namespace bobbin {
@@ -58,8 +61,13 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
   // Watches `fd` for readability in Node's loop. On failure: throws, lets
   // go of the Handle, and returns false.
   bool Watch(Napi::Env env, int fd, const char* resource) {
+    BOBBIN_CHECK(h_ != nullptr && fd >= 0);
     uv_loop_t* loop = nullptr;
-    napi_get_uv_event_loop(env, &loop);
+    napi_status s = napi_get_uv_event_loop(env, &loop);
+    if (s != napi_ok) {
+      Discard();
+      return ThrowFailed(env, s, "napi_get_uv_event_loop");
+    }
     int rc = uv_poll_init(loop, &h_->poll, fd);
     if (rc < 0) {
       Discard();
@@ -75,10 +83,15 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
       return false;
     }
     napi_value resource_name;
-    napi_create_string_utf8(env, resource, NAPI_AUTO_LENGTH, &resource_name);
-    napi_async_init(env, nullptr, resource_name, &async_);
-    napi_add_env_cleanup_hook(env, CleanupHook, this);
-    hooked_ = true;
+    const char* failed = nullptr;
+    if ((s = napi_create_string_utf8(env, resource, NAPI_AUTO_LENGTH, &resource_name)) != napi_ok) failed = "napi_create_string_utf8";
+    else if ((s = napi_async_init(env, nullptr, resource_name, &async_)) != napi_ok) failed = "napi_async_init";
+    else if ((s = napi_add_env_cleanup_hook(env, CleanupHook, this)) != napi_ok) failed = "napi_add_env_cleanup_hook";
+    else hooked_ = true;
+    if (failed != nullptr) {
+      Close();
+      return ThrowFailed(env, s, failed);
+    }
     return true;
   }
 
@@ -96,15 +109,22 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
   }
 
   // Calls `fn` the way Node calls an I/O callback (its microtasks run after
-  // it); what it throws becomes an uncaught exception, as in Node.
+  // it); what it throws, or N-API's failure to call it, becomes an uncaught
+  // exception, as in Node.
   void Call(napi_value fn, size_t argc, const napi_value* argv) {
     napi_env env = this->Env();
     napi_value result;
-    if (napi_make_callback(env, async_, this->Value(), fn, argc, argv, &result) == napi_pending_exception) {
-      napi_value error;
-      napi_get_and_clear_last_exception(env, &error);
-      napi_fatal_exception(env, error);
-    }
+    napi_status s = napi_make_callback(env, async_, this->Value(), fn, argc, argv, &result);
+    if (s != napi_ok) Uncaught(s, "napi_make_callback");
+  }
+
+  // An N-API call failed where no JavaScript called us (a libuv callback): the
+  // pending exception, or an error naming `call`, becomes an uncaught exception.
+  void Uncaught(napi_status s, const char* call) {
+    napi_env env = this->Env();
+    if (s != napi_pending_exception) ThrowFailed(env, s, call);
+    napi_value error;
+    if (napi_get_and_clear_last_exception(env, &error) == napi_ok) napi_fatal_exception(env, error);
   }
 
   // True while not destroyed; otherwise throws "<kWhat>.<fn>(): the <kWhat> is destroyed".
@@ -138,8 +158,9 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
  private:
   static void OnReadable(uv_poll_t* poll, int status, int /*events*/) {
     Handle* h = reinterpret_cast<Handle*>(poll);
-    if (h->wrap == nullptr || status < 0) return;
-    h->wrap->OnWatchedReadable();
+    if (h->wrap == nullptr) return;  // JavaScript let go: closing
+    if (status < 0) h->wrap->OnWatchFailed(status);
+    else h->wrap->OnWatchedReadable();
   }
 
   static void OnClose(uv_handle_t* handle) {

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "check.h"
+
 namespace bobbin {
 
 Poller::~Poller() { Close(); }
@@ -29,7 +31,7 @@ void Poller::Close() {
 }
 
 Registration* Poller::Slot(int fd) {
-  if (fd < 0) return nullptr;
+  BOBBIN_CHECK(fd >= 0);
   if (static_cast<size_t>(fd) >= table_.size()) {
     size_t size = table_.size() < 64 ? 64 : table_.size();
     while (size <= static_cast<size_t>(fd)) size *= 2;
@@ -45,8 +47,9 @@ uint32_t Poller::NextGen() {
 }
 
 int64_t Poller::Add(int fd, uint32_t interest, Mode mode) {
+  BOBBIN_CHECK(fd >= 0 && interest != 0 && (interest & ~(kReadable | kWritable)) == 0 && mode <= kOneShot);
   if (backend_fd_ < 0) return -EBADF;
-  if (fd < 0 || fd == wake_fd_ || fd == wake_write_fd_ || fd == backend_fd_) return -EINVAL;
+  if (fd == wake_fd_ || fd == wake_write_fd_ || fd == backend_fd_) return -EINVAL;  // the poller's own fds
   Registration* r = Slot(fd);
   if (r->gen != 0) return -EEXIST;
   uint32_t gen = NextGen();
@@ -61,6 +64,7 @@ int64_t Poller::Add(int fd, uint32_t interest, Mode mode) {
 }
 
 int Poller::Modify(int fd, uint32_t interest) {
+  BOBBIN_CHECK(fd >= 0 && interest != 0 && (interest & ~(kReadable | kWritable)) == 0);
   Registration* r = const_cast<Registration*>(Find(fd));
   if (r == nullptr) return -ENOENT;
   int rc = OsSet(fd, r->gen, interest, static_cast<Mode>(r->mode), /*add=*/false, r->interest);
@@ -71,6 +75,7 @@ int Poller::Modify(int fd, uint32_t interest) {
 }
 
 int Poller::Rearm(int fd) {
+  BOBBIN_CHECK(fd >= 0);
   Registration* r = const_cast<Registration*>(Find(fd));
   if (r == nullptr) return -ENOENT;
   // An armed edge/level registration needs no system call. A one-shot one may
@@ -86,6 +91,7 @@ int Poller::Rearm(int fd) {
 }
 
 int Poller::Disarm(int fd) {
+  BOBBIN_CHECK(fd >= 0);
   Registration* r = const_cast<Registration*>(Find(fd));
   if (r == nullptr) return -ENOENT;
   if (!r->armed) return 0;
@@ -96,8 +102,10 @@ int Poller::Disarm(int fd) {
 }
 
 int Poller::Remove(int fd) {
+  BOBBIN_CHECK(fd >= 0);
   Registration* r = const_cast<Registration*>(Find(fd));
   if (r == nullptr) return -ENOENT;
+  BOBBIN_CHECK(registered_ > 0);
   int rc = OsRemove(fd, r->interest);
   // Forget the registration even if the kernel call failed (EBADF: the fd
   // was closed behind our back, and the kernel already dropped it; ENOENT:
@@ -110,11 +118,12 @@ int Poller::Remove(int fd) {
 }
 
 int Poller::CloseFd(int fd) {
-  if (Find(fd) != nullptr) Remove(fd);
+  BOBBIN_CHECK(fd >= 0);
+  int removed = Find(fd) != nullptr ? Remove(fd) : 0;
   // POSIX leaves the fd state unspecified after EINTR; on Linux and the BSDs
   // it is closed, so retrying would close someone else's fd.
   if (close(fd) < 0 && errno != EINTR) return -errno;
-  return 0;
+  return removed;  // closed, but the set refused to let go of it first: the caller hears why
 }
 
 int Poller::Interrupt() {
@@ -123,6 +132,7 @@ int Poller::Interrupt() {
 }
 
 int Poller::Drain(int timeout_ms, int32_t* out, int max_events, bool* woken) {
+  BOBBIN_CHECK(out != nullptr && woken != nullptr && max_events >= 1 && timeout_ms >= -1);
   *woken = false;
   if (backend_fd_ < 0) return -EBADF;
   if (max_events > capacity_) max_events = capacity_;
@@ -152,6 +162,7 @@ int Poller::Drain(int timeout_ms, int32_t* out, int max_events, bool* woken) {
     o[2] = static_cast<int32_t>(bits);
     kept++;
   }
+  BOBBIN_CHECK(kept <= max_events);
   // Reads only once the events are merged and filtered: one read per live fd.
   read_ahead_.Begin();
   for (int32_t* o = out; o < out + kept * kEventInts; o += kEventInts) {

@@ -89,7 +89,8 @@ class Poller {
   int Disarm(int fd);
   // Unregisters `fd` (it is not closed). 0, -ENOENT when not registered, or -errno.
   int Remove(int fd);
-  // Remove() if registered, then close(fd). 0 or -errno of close.
+  // Remove() if registered, then close(fd). 0, -errno of close, or (the fd
+  // closed all the same) -errno of the kernel's refusal to remove it.
   int CloseFd(int fd);
   // Makes the set readable so that a pending wait returns. Thread-safe.
   int Interrupt();

@@ -112,8 +112,7 @@ int Poller::OsWait(int timeout_ms, int max, bool* woken) {
       if (fd == wake_fd_) {
         uint64_t value;
         // Reset the counter; EAGAIN means another drain already did.
-        ssize_t r = read(wake_fd_, &value, sizeof value);
-        (void)r;
+        if (read(wake_fd_, &value, sizeof value) < 0 && errno != EAGAIN) return -errno;
         *woken = true;
       }
       continue;

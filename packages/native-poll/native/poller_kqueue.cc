@@ -194,8 +194,10 @@ int Poller::OsWait(int timeout_ms, int max, bool* woken) {
     if (gen == 0) {
       if (fd == wake_fd_) {
         char buf[64];
-        while (read(wake_fd_, buf, sizeof buf) > 0) {
+        ssize_t r;
+        while ((r = read(wake_fd_, buf, sizeof buf)) > 0) {
         }
+        if (r < 0 && errno != EAGAIN) return -errno;  // not 0 events: the caller hears that waiting failed
         *woken = true;
       }
       continue;

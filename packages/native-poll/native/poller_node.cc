@@ -2,22 +2,43 @@
 //
 // The private set's fd is watched by one uv_poll_t (UV_READABLE). When libuv
 // reports it readable, OnReadable drains up to one batch of events without
-// waiting into the Int32Array that JavaScript gave to the constructor and calls
-// the JavaScript callback once, with napi_make_callback, for the whole batch
-// (no object per event). Sends JavaScript queued (send_queue.h) are submitted
-// first, in the same call. libuv watches the set level-triggered, so a batch
-// left in the set (more than fit in the array, or level-triggered fds still
-// ready) is reported again on the next loop iteration.
+// waiting into the batch memory (the addon's, shown to JavaScript as
+// `this.batch`: shared_area.h) and calls the JavaScript callback once, with
+// napi_make_callback, for the whole batch (no object per event). Sends
+// JavaScript queued (send_queue.h) are submitted first, in the same call.
+// libuv watches the set level-triggered, so a batch left in the set (more
+// than fit in the array, or level-triggered fds still ready) is reported
+// again on the next loop iteration.
+//
+// Failures reach JavaScript: a failed epoll_wait/kevent, an error status of
+// the uv_poll_t, or memory detached under a runtime-owned buffer call the
+// callback with a negative errno as the count (-EFAULT for detached memory).
 //
 // Lifetime: loop_watched.h (the set is closed by uv_close's callback, after
 // libuv stops using it).
+#include <errno.h>
+
+#include <climits>
+#include <string>
+
 #include "loop_watched.h"
 #include "poller.h"
 #include "send_queue.h"
+#include "shared_area.h"
 
 namespace bobbin {
 
 namespace {
+
+#if defined(__linux__)
+constexpr const char* kWaitCall = "epoll_wait";
+#else
+constexpr const char* kWaitCall = "kevent";
+#endif
+constexpr int32_t kMaxBatchEvents = 1000000;
+constexpr int32_t kMaxAreaBytes = 1 << 30;
+// The highest fd the read-ahead's table may cover (far above any RLIMIT_NOFILE in use).
+constexpr int32_t kMaxFds = 1 << 26;
 
 class PollerWrap : public LoopWatched<PollerWrap, Poller> {
  public:
@@ -37,6 +58,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
                            InstanceMethod<&PollerWrap::Poll>("poll"),
                            InstanceMethod<&PollerWrap::Generation>("generation"),
                            InstanceMethod<&PollerWrap::SetReadAhead>("readAhead"),
+                           InstanceMethod<&PollerWrap::SetWants>("wants"),
                            InstanceMethod<&PollerWrap::SetSendQueue>("sendQueue"),
                            InstanceMethod<&PollerWrap::Flush>("flush"),
                            InstanceMethod("ref", &PollerWrap::Ref),
@@ -47,21 +69,21 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
                        });
   }
 
-  // new NativePoller(batch: Int32Array, onBatch: (count, woken) => void)
+  // new NativePoller(batchEvents, onBatch: (count, woken) => void): `this.batch`
+  // is the batch's memory (batchEvents × EVENT_INTS int32s), the addon's.
   explicit PollerWrap(const Napi::CallbackInfo& info) : LoopWatched<PollerWrap, Poller>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 2 || !IsTypedArrayOf(info[0], napi_int32_array) || !info[1].IsFunction()) {
-      Napi::TypeError::New(env, "NativePoller(batch: Int32Array, onBatch: function)").ThrowAsJavaScriptException();
+    int32_t events;
+    if (!ArgInt(info, 0, "NativePoller", "batchEvents", 1, kMaxBatchEvents, &events)) return;
+    if (!info[1].IsFunction()) {
+      Napi::TypeError::New(env, "NativePoller(batchEvents, onBatch): onBatch must be a function (count, woken) => void").ThrowAsJavaScriptException();
       return;
     }
-    Napi::Int32Array batch = info[0].As<Napi::Int32Array>();
-    batch_events_ = static_cast<int>(batch.ElementLength() / kEventInts);
-    if (batch_events_ < 1) {
-      Napi::RangeError::New(env, "NativePoller: the batch array must hold at least one event (3 int32s)").ThrowAsJavaScriptException();
-      return;
-    }
-    batch_ = batch.Data();
-    batch_ref_ = Napi::Persistent(batch.As<Napi::Object>());
+    napi_value batch;
+    if (!batch_.Make(env, static_cast<size_t>(events) * kEventInts * sizeof(int32_t), &batch)) return;
+    Value().Set("batch", Napi::Value(env, batch));
+    if (env.IsExceptionPending()) return;
+    batch_events_ = events;
     on_batch_ = Napi::Persistent(info[1].As<Napi::Function>());
 
     Poller& poller = Prepare();
@@ -77,31 +99,59 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   // The set is readable: one batch for JavaScript.
   void OnWatchedReadable() { Deliver(); }
 
+  // libuv could not poll the set's fd: JavaScript hears it as a failed batch.
+  void OnWatchFailed(int status) {
+    Napi::HandleScope scope(Env());
+    Batch(status, false, "uv_poll");
+  }
+
  private:
+  int32_t* batch() const { return reinterpret_cast<int32_t*>(batch_.data()); }
+
+  // Whether every memory the addon would touch is still there (see shared_area.h).
+  bool MemoryUsable() const { return batch_.Usable() && area_.Usable() && wants_.Usable() && staging_.Usable() && queue_.Usable(); }
+
   void Deliver() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
+    if (!MemoryUsable()) return Batch(-EFAULT, false, "detached");
     bool woken = false;
     int sent = sends_.Submit();
-    int n = h_->payload.Drain(0, batch_, batch_events_, &woken);
-    if (n < 0) n = 0;  // a failed epoll_wait on our own set: nothing to report
+    int n = h_->payload.Drain(0, batch(), batch_events_, &woken);
+    if (n < 0) return Batch(n, false, kWaitCall);  // not 0 events: JavaScript must hear that waiting failed
     if (n == 0 && !woken && sent == 0) return;
-    napi_value argv[2];
-    napi_create_int32(env, n, &argv[0]);
-    napi_get_boolean(env, woken, &argv[1]);
-    Call(on_batch_.Value(), 2, argv);
+    Batch(n, woken);
+  }
+
+  // onBatch(count, woken), or for a batch that failed onBatch(-errno, false, what failed).
+  void Batch(int count, bool woken, const char* failed = nullptr) {
+    napi_value argv[3];
+    napi_status s = napi_create_int32(Env(), count, &argv[0]);
+    if (s != napi_ok) return Uncaught(s, "napi_create_int32");
+    if ((s = napi_get_boolean(Env(), woken, &argv[1])) != napi_ok) return Uncaught(s, "napi_get_boolean");
+    if (failed != nullptr && (s = napi_create_string_utf8(Env(), failed, NAPI_AUTO_LENGTH, &argv[2])) != napi_ok) {
+      return Uncaught(s, "napi_create_string_utf8");
+    }
+    Call(on_batch_.Value(), failed == nullptr ? 2 : 3, argv);
+  }
+
+  // Throws the error for a call made while the poller's memory is detached; false then.
+  bool MemoryLive(const Napi::CallbackInfo& info, const char* fn) {
+    if (MemoryUsable()) return true;
+    Napi::Error e = Napi::Error::New(info.Env(), std::string("poller.") + fn +
+                                                     "(): the memory the poller shares with JavaScript was detached (an ArrayBuffer was transferred)");
+    e.Set("code", Napi::String::New(info.Env(), "ERR_BOBBIN_DETACHED"));
+    e.ThrowAsJavaScriptException();
+    return false;
   }
 
   // add(fd, interest, mode) → generation (> 0) or -errno
   Napi::Value Add(const Napi::CallbackInfo& info) {
     int32_t fd, interest, mode;
-    if (!Live(info, "add") || !ArgInt32(info, 0, "poller.add", &fd) || !ArgInt32(info, 1, "poller.add", &interest) ||
-        !ArgInt32(info, 2, "poller.add", &mode)) {
-      return Napi::Value();
-    }
-    if (mode < kEdge || mode > kOneShot || (interest & ~(kReadable | kWritable)) != 0 || interest == 0) {
-      Napi::RangeError::New(info.Env(), "poller.add(fd, interest, mode): interest is READABLE|WRITABLE, mode is EDGE, LEVEL or ONESHOT")
-          .ThrowAsJavaScriptException();
+    // interest: READABLE, WRITABLE or both; mode: EDGE, LEVEL or ONESHOT.
+    if (!Live(info, "add") || !ArgFd(info, 0, "poller.add", &fd) ||
+        !ArgInt(info, 1, "poller.add", "interest", kReadable, kReadable | kWritable, &interest) ||
+        !ArgInt(info, 2, "poller.add", "mode", kEdge, kOneShot, &mode)) {
       return Napi::Value();
     }
     int64_t gen = h_->payload.Add(fd, static_cast<uint32_t>(interest), static_cast<Mode>(mode));
@@ -110,12 +160,9 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
 
   Napi::Value Modify(const Napi::CallbackInfo& info) {
     int32_t fd, interest;
-    if (!Live(info, "modify") || !ArgInt32(info, 0, "poller.modify", &fd) || !ArgInt32(info, 1, "poller.modify", &interest)) {
-      return Napi::Value();
-    }
-    if ((interest & ~(kReadable | kWritable)) != 0 || interest == 0) {
-      Napi::RangeError::New(info.Env(), "poller.modify(fd, interest): interest is READABLE, WRITABLE or both (use disarm() for none)")
-          .ThrowAsJavaScriptException();
+    // interest: READABLE, WRITABLE or both (disarm() for none).
+    if (!Live(info, "modify") || !ArgFd(info, 0, "poller.modify", &fd) ||
+        !ArgInt(info, 1, "poller.modify", "interest", kReadable, kReadable | kWritable, &interest)) {
       return Napi::Value();
     }
     return Napi::Number::New(info.Env(), h_->payload.Modify(fd, static_cast<uint32_t>(interest)));
@@ -124,7 +171,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   template <int (Poller::*Op)(int)>
   Napi::Value FdOp(const Napi::CallbackInfo& info, const char* name) {
     int32_t fd;
-    if (!Live(info, name) || !ArgInt32(info, 0, name, &fd)) return Napi::Value();
+    if (!Live(info, name) || !ArgFd(info, 0, name, &fd)) return Napi::Value();
     return Napi::Number::New(info.Env(), (h_->payload.*Op)(fd));
   }
   Napi::Value Rearm(const Napi::CallbackInfo& info) { return FdOp<&Poller::Rearm>(info, "rearm"); }
@@ -134,7 +181,7 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
 
   Napi::Value Generation(const Napi::CallbackInfo& info) {
     int32_t fd;
-    if (!Live(info, "generation") || !ArgInt32(info, 0, "poller.generation", &fd)) return Napi::Value();
+    if (!Live(info, "generation") || !ArgFd(info, 0, "poller.generation", &fd)) return Napi::Value();
     const Registration* r = h_->payload.Find(fd);
     return Napi::Number::New(info.Env(), r == nullptr ? 0 : r->gen);
   }
@@ -148,52 +195,69 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
   // calling onBatch; blocks the thread for up to timeoutMs.
   Napi::Value Poll(const Napi::CallbackInfo& info) {
     int32_t timeout = 0;
-    if (!Live(info, "poll")) return Napi::Value();
-    if (info.Length() > 0 && !ArgInt32(info, 0, "poller.poll", &timeout)) return Napi::Value();
+    if (!Live(info, "poll") || !MemoryLive(info, "poll")) return Napi::Value();
+    if (info.Length() > 0 && !ArgInt(info, 0, "poller.poll", "timeoutMs", -1, INT32_MAX, &timeout)) return Napi::Value();
     bool woken = false;
     sends_.Submit();
-    return Napi::Number::New(info.Env(), h_->payload.Drain(timeout, batch_, batch_events_, &woken));
+    return Napi::Number::New(info.Env(), h_->payload.Drain(timeout, batch(), batch_events_, &woken));
   }
 
   // flush() → how many queued sends were submitted (their results are in the queue).
   Napi::Value Flush(const Napi::CallbackInfo& info) {
-    if (!Live(info, "flush")) return Napi::Value();
+    if (!Live(info, "flush") || !MemoryLive(info, "flush")) return Napi::Value();
     return Napi::Number::New(info.Env(), sends_.Submit());
   }
 
-  // sendQueue(staging: Uint8Array, queue: Int32Array): the memories of the
-  // queued sends (send_queue.h), kept alive here.
+  // sendQueue(stagingBytes, entries) → [staging, queue]: the memories of the
+  // queued sends (send_queue.h), the addon's; made again by a second call.
   Napi::Value SetSendQueue(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!Live(info, "sendQueue")) return Napi::Value();
-    if (info.Length() < 2 || !IsTypedArrayOf(info[0], napi_uint8_array) || !IsTypedArrayOf(info[1], napi_int32_array)) {
-      Napi::TypeError::New(env, "poller.sendQueue(staging: Uint8Array, queue: Int32Array)").ThrowAsJavaScriptException();
+    int32_t bytes, entries;
+    if (!Live(info, "sendQueue") || !ArgInt(info, 0, "poller.sendQueue", "stagingBytes", 0, kMaxAreaBytes, &bytes) ||
+        !ArgInt(info, 1, "poller.sendQueue", "entries", 0, kMaxBatchEvents, &entries)) {
       return Napi::Value();
     }
-    Napi::Uint8Array staging = info[0].As<Napi::Uint8Array>();
-    Napi::Int32Array queue = info[1].As<Napi::Int32Array>();
-    staging_ref_ = Napi::Persistent(staging.As<Napi::Object>());
-    queue_ref_ = Napi::Persistent(queue.As<Napi::Object>());
-    sends_.Install(staging.Data(), staging.ElementLength(), queue.Data(), queue.ElementLength());
-    return env.Undefined();
+    sends_.Install(nullptr, 0, nullptr, 0);  // nothing points at the old memories while new ones are made
+    napi_value staging, queue;
+    if (!staging_.Make(env, static_cast<size_t>(bytes), &staging) ||
+        !queue_.Make(env, (1 + static_cast<size_t>(entries) * kSendInts) * sizeof(int32_t), &queue)) {
+      return Napi::Value();
+    }
+    sends_.Install(staging_.data(), staging_.bytes(), reinterpret_cast<int32_t*>(queue_.data()), queue_.bytes() / sizeof(int32_t));
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, Napi::Value(env, staging));
+    pair.Set(1u, Napi::Value(env, queue));
+    return pair;
   }
 
-  // readAhead(area: Uint8Array, wants: Int32Array): the memories of the
-  // read-ahead (read_ahead.h), kept alive here; given again when JavaScript
-  // grows `wants`.
+  // readAhead(areaBytes) → the read-ahead's area (read_ahead.h), the addon's.
   Napi::Value SetReadAhead(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!Live(info, "readAhead")) return Napi::Value();
-    if (info.Length() < 2 || !IsTypedArrayOf(info[0], napi_uint8_array) || !IsTypedArrayOf(info[1], napi_int32_array)) {
-      Napi::TypeError::New(env, "poller.readAhead(area: Uint8Array, wants: Int32Array)").ThrowAsJavaScriptException();
-      return Napi::Value();
-    }
-    Napi::Uint8Array area = info[0].As<Napi::Uint8Array>();
-    Napi::Int32Array wants = info[1].As<Napi::Int32Array>();
-    area_ref_ = Napi::Persistent(area.As<Napi::Object>());
-    wants_ref_ = Napi::Persistent(wants.As<Napi::Object>());
-    h_->payload.read_ahead().Install(area.Data(), area.ElementLength(), wants.Data(), wants.ElementLength());
-    return env.Undefined();
+    int32_t bytes;
+    if (!Live(info, "readAhead") || !ArgInt(info, 0, "poller.readAhead", "areaBytes", 0, kMaxAreaBytes, &bytes)) return Napi::Value();
+    h_->payload.read_ahead().Install(nullptr, 0, nullptr, 0);
+    napi_value area;
+    if (!area_.Make(env, static_cast<size_t>(bytes), &area)) return Napi::Value();
+    InstallReadAhead();
+    return Napi::Value(env, area);
+  }
+
+  // wants(length) → a new, zeroed table of the bytes wanted per fd (read_ahead.h),
+  // the addon's, replacing the last one: JavaScript copies its entries over.
+  Napi::Value SetWants(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int32_t length;
+    if (!Live(info, "wants") || !ArgInt(info, 0, "poller.wants", "length", 0, kMaxFds, &length)) return Napi::Value();
+    h_->payload.read_ahead().Install(nullptr, 0, nullptr, 0);
+    napi_value wants;
+    if (!wants_.Make(env, static_cast<size_t>(length) * sizeof(int32_t), &wants)) return Napi::Value();
+    InstallReadAhead();
+    return Napi::Value(env, wants);
+  }
+
+  void InstallReadAhead() {
+    h_->payload.read_ahead().Install(area_.data(), area_.bytes(), reinterpret_cast<const int32_t*>(wants_.data()),
+                                     wants_.bytes() / sizeof(int32_t));
   }
 
   Napi::Value GetFd(const Napi::CallbackInfo& info) {
@@ -204,15 +268,15 @@ class PollerWrap : public LoopWatched<PollerWrap, Poller> {
     return Napi::Number::New(info.Env(), h_ == nullptr ? 0 : h_->payload.registered());
   }
 
-  int32_t* batch_ = nullptr;
+  // The memories shared with JavaScript, the addon's (shared_area.h).
+  SharedArea batch_;
   int batch_events_ = 0;
-  Napi::ObjectReference batch_ref_;  // keeps the batch array (and batch_) alive
   Napi::FunctionReference on_batch_;
-  Napi::ObjectReference area_ref_;   // keeps the read-ahead's area alive
-  Napi::ObjectReference wants_ref_;  // and its table of wanted bytes
+  SharedArea area_;   // the read-ahead's area
+  SharedArea wants_;  // and its table of wanted bytes
   SendQueue sends_;
-  Napi::ObjectReference staging_ref_;  // keeps the queued sends' bytes alive
-  Napi::ObjectReference queue_ref_;    // and their entries
+  SharedArea staging_;  // the queued sends' bytes
+  SharedArea queue_;    // and their entries
 };
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cassert>
 
+#include "check.h"
 #include "raw_io.h"
 
 namespace bobbin {
@@ -31,6 +31,7 @@ int32_t SendOne(int fd, const uint8_t* p, size_t len) {
 }  // namespace
 
 void SendQueue::Install(const uint8_t* staging, size_t staging_len, int32_t* queue, size_t queue_len) {
+  BOBBIN_CHECK((staging != nullptr || staging_len == 0) && (queue != nullptr || queue_len == 0));
   staging_ = staging;
   staging_len_ = staging_len;
   queue_ = queue;
@@ -58,7 +59,7 @@ int SendQueue::Submit() {
       continue;
     }
     e[3] = SendOne(fd, staging_ + off, static_cast<size_t>(len));
-    assert(e[3] <= len);
+    BOBBIN_CHECK(e[3] <= len);
     if (e[3] < len) blocked_.push_back(fd);
   }
   return count;

@@ -12,12 +12,23 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common.h"
+
 namespace bobbin {
 
 int ParseAddress(napi_env env, napi_value host, int32_t port, struct sockaddr_storage* ss, socklen_t* len) {
   char buf[256];
   size_t n = 0;
-  if (napi_get_value_string_utf8(env, host, buf, sizeof buf, &n) != napi_ok) return -EINVAL;
+  napi_valuetype type = napi_undefined;
+  if (napi_typeof(env, host, &type) != napi_ok || type != napi_string) {
+    napi_throw_type_error(env, nullptr, "the address's host (or Unix path) must be a string");
+    return kAddressThrew;
+  }
+  napi_status s = napi_get_value_string_utf8(env, host, buf, sizeof buf, &n);
+  if (s != napi_ok) {
+    ThrowFailed(env, s, "napi_get_value_string_utf8");
+    return kAddressThrew;
+  }
   memset(ss, 0, sizeof *ss);
   if (port == -1) {
     struct sockaddr_un* un = reinterpret_cast<struct sockaddr_un*>(ss);
@@ -71,27 +82,26 @@ int ParseAddress(napi_env env, napi_value host, int32_t port, struct sockaddr_st
   return 0;
 }
 
-static void SetString(napi_env env, napi_value out, const char* key, const char* value, size_t n) {
+static napi_status SetString(napi_env env, napi_value out, const char* key, const char* value, size_t n) {
   napi_value v;
-  napi_create_string_utf8(env, value, n, &v);
-  napi_set_named_property(env, out, key, v);
+  napi_status s = napi_create_string_utf8(env, value, n, &v);
+  return s != napi_ok ? s : napi_set_named_property(env, out, key, v);
 }
 
-static void SetInt(napi_env env, napi_value out, const char* key, int32_t value) {
+static napi_status SetInt(napi_env env, napi_value out, const char* key, int32_t value) {
   napi_value v;
-  napi_create_int32(env, value, &v);
-  napi_set_named_property(env, out, key, v);
+  napi_status s = napi_create_int32(env, value, &v);
+  return s != napi_ok ? s : napi_set_named_property(env, out, key, v);
 }
 
-void SetAddress(napi_env env, napi_value out, const struct sockaddr_storage* ss, socklen_t len) {
+napi_status SetAddress(napi_env env, napi_value out, const struct sockaddr_storage* ss, socklen_t len) {
   char text[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
   switch (ss->ss_family) {
     case AF_INET: {
       const struct sockaddr_in* in4 = reinterpret_cast<const struct sockaddr_in*>(ss);
       inet_ntop(AF_INET, &in4->sin_addr, text, sizeof text);
-      SetString(env, out, "host", text, NAPI_AUTO_LENGTH);
-      SetInt(env, out, "port", ntohs(in4->sin_port));
-      return;
+      napi_status s = SetString(env, out, "host", text, NAPI_AUTO_LENGTH);
+      return s != napi_ok ? s : SetInt(env, out, "port", ntohs(in4->sin_port));
     }
     case AF_INET6: {
       const struct sockaddr_in6* in6 = reinterpret_cast<const struct sockaddr_in6*>(ss);
@@ -103,20 +113,18 @@ void SetAddress(napi_env env, napi_value out, const struct sockaddr_storage* ss,
           snprintf(text + used, sizeof text - used, "%u", in6->sin6_scope_id);
         }
       }
-      SetString(env, out, "host", text, NAPI_AUTO_LENGTH);
-      SetInt(env, out, "port", ntohs(in6->sin6_port));
-      return;
+      napi_status s = SetString(env, out, "host", text, NAPI_AUTO_LENGTH);
+      return s != napi_ok ? s : SetInt(env, out, "port", ntohs(in6->sin6_port));
     }
     case AF_UNIX: {
       const struct sockaddr_un* un = reinterpret_cast<const struct sockaddr_un*>(ss);
       size_t off = offsetof(struct sockaddr_un, sun_path);
       size_t n = len > off ? len - off : 0;
       if (n > 0 && un->sun_path[0] != '\0') n = strnlen(un->sun_path, n);  // drop the trailing NUL
-      SetString(env, out, "path", un->sun_path, n);
-      return;
+      return SetString(env, out, "path", un->sun_path, n);
     }
     default:
-      return;
+      return napi_ok;
   }
 }
 

@@ -13,12 +13,17 @@
 
 namespace bobbin {
 
+// What ParseAddress returns when it threw (a JavaScript error is pending).
+constexpr int kAddressThrew = -0x7fffffff;
+
 // Reads `host` (a string) and `port` into *ss. 0, or -EINVAL (not a
-// numeric address / bad port), -ENAMETOOLONG (Unix path too long).
+// numeric address / bad port), -ENAMETOOLONG (Unix path too long); or
+// kAddressThrew, with a TypeError pending when `host` is not a string.
 int ParseAddress(napi_env env, napi_value host, int32_t port, struct sockaddr_storage* ss, socklen_t* len);
 
-// Sets host and port (or path) on `out`.
-void SetAddress(napi_env env, napi_value out, const struct sockaddr_storage* ss, socklen_t len);
+// Sets host and port (or path) on `out`. napi_ok, or the status of the
+// N-API call that failed (the caller throws it).
+napi_status SetAddress(napi_env env, napi_value out, const struct sockaddr_storage* ss, socklen_t len);
 
 }  // namespace bobbin
 

@@ -48,12 +48,48 @@ inline Napi::Value Result(Napi::Env env, ssize_t r) {
 
 inline Napi::Value Int(Napi::Env env, int v) { return Napi::Number::New(env, v); }
 
+// Arguments i and i + 1: an offset (≥ 0) and a length (≥ 0, or -1: to the end of the buffer).
+bool ArgOffLen(const Napi::CallbackInfo& info, size_t i, const char* fn, int32_t* off, int32_t* len) {
+  return ArgInt(info, i, fn, "offset", 0, INT32_MAX, off) && ArgInt(info, i + 1, fn, "length", -1, INT32_MAX, len);
+}
+
 #if !defined(__linux__)
 int SetNonBlockCloexec(int fd) {
   int fl = fcntl(fd, F_GETFL);
   if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -errno;
   int fdfl = fcntl(fd, F_GETFD);
   if (fdfl < 0 || fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC) < 0) return -errno;
+  return 0;
+}
+
+// A new fd made non-blocking and close-on-exec (and, for a socket, never
+// raising SIGPIPE where the platform has SO_NOSIGPIPE): `fd`, or -errno with
+// the fd closed.
+int Prepared(int fd, bool socket) {
+  int rc = SetNonBlockCloexec(fd);
+#ifdef SO_NOSIGPIPE
+  int one = 1;
+  if (rc == 0 && socket && setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one) < 0) rc = -errno;
+#endif
+  if (rc < 0) {
+    close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+// Both fds of a pair Prepared(), or -errno with both closed.
+int PreparedPair(int fds[2], bool sockets) {
+  int rc = Prepared(fds[0], sockets);
+  if (rc < 0) {
+    close(fds[1]);
+    return rc;
+  }
+  rc = Prepared(fds[1], sockets);
+  if (rc < 0) {
+    close(fds[0]);
+    return rc;
+  }
   return 0;
 }
 #endif
@@ -78,7 +114,9 @@ int SockType(int32_t t) {
 // socket(family: 4 | 6 | 1, type: 1 stream | 2 dgram) → fd
 Napi::Value Socket(const Napi::CallbackInfo& info) {
   int32_t family, type;
-  if (!ArgInt32(info, 0, "socket", &family) || !ArgInt32(info, 1, "socket", &type)) return Napi::Value();
+  if (!ArgInt(info, 0, "socket", "family", 0, INT32_MAX, &family) || !ArgInt(info, 1, "socket", "type", 0, INT32_MAX, &type)) {
+    return Napi::Value();
+  }
   int af = Family(family), st = SockType(type);
   if (af < 0 || st < 0) return Int(info.Env(), -EINVAL);
 #if defined(__linux__)
@@ -87,15 +125,7 @@ Napi::Value Socket(const Napi::CallbackInfo& info) {
 #else
   int fd = socket(af, st, 0);
   if (fd < 0) return Int(info.Env(), -errno);
-  int rc = SetNonBlockCloexec(fd);
-  if (rc < 0) {
-    close(fd);
-    return Int(info.Env(), rc);
-  }
-#ifdef SO_NOSIGPIPE
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
-#endif
+  fd = Prepared(fd, true);
 #endif
   return Int(info.Env(), fd);
 }
@@ -103,10 +133,11 @@ Napi::Value Socket(const Napi::CallbackInfo& info) {
 // bind(fd, host | path, port | -1)
 Napi::Value Bind(const Napi::CallbackInfo& info) {
   int32_t fd, port;
-  if (!ArgInt32(info, 0, "bind", &fd) || !ArgInt32(info, 2, "bind", &port)) return Napi::Value();
+  if (!ArgFd(info, 0, "bind", &fd) || !ArgInt(info, 2, "bind", "port", -1, 65535, &port)) return Napi::Value();
   struct sockaddr_storage ss;
   socklen_t len;
   int rc = ParseAddress(info.Env(), info[1], port, &ss, &len);
+  if (rc == kAddressThrew) return Napi::Value();
   if (rc < 0) return Int(info.Env(), rc);
   if (bind(fd, reinterpret_cast<struct sockaddr*>(&ss), len) < 0) return Int(info.Env(), -errno);
   return Int(info.Env(), 0);
@@ -114,7 +145,7 @@ Napi::Value Bind(const Napi::CallbackInfo& info) {
 
 Napi::Value Listen(const Napi::CallbackInfo& info) {
   int32_t fd, backlog;
-  if (!ArgInt32(info, 0, "listen", &fd) || !ArgInt32(info, 1, "listen", &backlog)) return Napi::Value();
+  if (!ArgFd(info, 0, "listen", &fd) || !ArgInt(info, 1, "listen", "backlog", 0, INT32_MAX, &backlog)) return Napi::Value();
   return Int(info.Env(), listen(fd, backlog) < 0 ? -errno : 0);
 }
 
@@ -122,7 +153,7 @@ Napi::Value Listen(const Napi::CallbackInfo& info) {
 // on `out` when given
 Napi::Value Accept(const Napi::CallbackInfo& info) {
   int32_t fd;
-  if (!ArgInt32(info, 0, "accept", &fd)) return Napi::Value();
+  if (!ArgFd(info, 0, "accept", &fd)) return Napi::Value();
   struct sockaddr_storage ss;
   socklen_t len = sizeof ss;
   int c;
@@ -134,17 +165,17 @@ Napi::Value Accept(const Napi::CallbackInfo& info) {
   do c = accept(fd, reinterpret_cast<struct sockaddr*>(&ss), &len);
   while (c < 0 && errno == EINTR);
   if (c < 0) return Int(info.Env(), -errno);
-  int rc = SetNonBlockCloexec(c);
-  if (rc < 0) {
-    close(c);
-    return Int(info.Env(), rc);
+  c = Prepared(c, true);
+  if (c < 0) return Int(info.Env(), c);
+#endif
+  if (info.Length() > 1 && info[1].IsObject()) {
+    napi_status s = SetAddress(info.Env(), info[1], &ss, len);
+    if (s != napi_ok) {
+      close(c);  // the connection is dropped rather than handed over without its address
+      ThrowFailed(info.Env(), s, "napi_set_named_property");
+      return Napi::Value();
+    }
   }
-#ifdef SO_NOSIGPIPE
-  int one = 1;
-  setsockopt(c, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
-#endif
-#endif
-  if (info.Length() > 1 && info[1].IsObject()) SetAddress(info.Env(), info[1], &ss, len);
   return Int(info.Env(), c);
 }
 
@@ -152,10 +183,11 @@ Napi::Value Accept(const Napi::CallbackInfo& info) {
 // then socketError)
 Napi::Value Connect(const Napi::CallbackInfo& info) {
   int32_t fd, port;
-  if (!ArgInt32(info, 0, "connect", &fd) || !ArgInt32(info, 2, "connect", &port)) return Napi::Value();
+  if (!ArgFd(info, 0, "connect", &fd) || !ArgInt(info, 2, "connect", "port", -1, 65535, &port)) return Napi::Value();
   struct sockaddr_storage ss;
   socklen_t len;
   int rc = ParseAddress(info.Env(), info[1], port, &ss, &len);
+  if (rc == kAddressThrew) return Napi::Value();
   if (rc < 0) return Int(info.Env(), rc);
   // EINTR: the connection goes on asynchronously, as with EINPROGRESS.
   if (connect(fd, reinterpret_cast<struct sockaddr*>(&ss), len) < 0) {
@@ -167,7 +199,7 @@ Napi::Value Connect(const Napi::CallbackInfo& info) {
 // socketError(fd) → 0 or -(SO_ERROR)
 Napi::Value SocketError(const Napi::CallbackInfo& info) {
   int32_t fd;
-  if (!ArgInt32(info, 0, "socketError", &fd)) return Napi::Value();
+  if (!ArgFd(info, 0, "socketError", &fd)) return Napi::Value();
   int err = 0;
   socklen_t len = sizeof err;
   if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) return Int(info.Env(), -errno);
@@ -180,8 +212,8 @@ Napi::Value Read(const Napi::CallbackInfo& info) {
   int32_t fd, off, len;
   uint8_t* data;
   size_t size;
-  if (!ArgInt32(info, 0, "read", &fd) || !ArgBytes(info, 1, "read", &data, &size) || !ArgInt32(info, 2, "read", &off) ||
-      !ArgInt32(info, 3, "read", &len) || !CheckRange(env, "read", size, off, &len) ||
+  if (!ArgFd(info, 0, "read", &fd) || !ArgBytes(info, 1, "read", &data, &size) || !ArgOffLen(info, 2, "read", &off, &len) ||
+      !CheckRange(env, "read", size, off, &len) ||
       !CheckNativeWrite(env, data + off, static_cast<size_t>(len), "read")) {
     return Napi::Value();
   }
@@ -197,8 +229,8 @@ Napi::Value Write(const Napi::CallbackInfo& info) {
   int32_t fd, off, len;
   uint8_t* data;
   size_t size;
-  if (!ArgInt32(info, 0, "write", &fd) || !ArgBytes(info, 1, "write", &data, &size) || !ArgInt32(info, 2, "write", &off) ||
-      !ArgInt32(info, 3, "write", &len) || !CheckRange(env, "write", size, off, &len)) {
+  if (!ArgFd(info, 0, "write", &fd) || !ArgBytes(info, 1, "write", &data, &size) || !ArgOffLen(info, 2, "write", &off, &len) ||
+      !CheckRange(env, "write", size, off, &len)) {
     return Napi::Value();
   }
   ssize_t n;
@@ -245,7 +277,7 @@ bool Iovecs(const Napi::CallbackInfo& info, const char* fn, bool destination, st
 Napi::Value Readv(const Napi::CallbackInfo& info) {
   int32_t fd;
   std::vector<struct iovec> iov;
-  if (!ArgInt32(info, 0, "readv", &fd) || !Iovecs(info, "readv", true, &iov)) return Napi::Value();
+  if (!ArgFd(info, 0, "readv", &fd) || !Iovecs(info, "readv", true, &iov)) return Napi::Value();
   ssize_t n;
   do n = readv(fd, iov.data(), static_cast<int>(iov.size()));
   while (n < 0 && errno == EINTR);
@@ -256,7 +288,7 @@ Napi::Value Readv(const Napi::CallbackInfo& info) {
 Napi::Value Writev(const Napi::CallbackInfo& info) {
   int32_t fd;
   std::vector<struct iovec> iov;
-  if (!ArgInt32(info, 0, "writev", &fd) || !Iovecs(info, "writev", false, &iov)) return Napi::Value();
+  if (!ArgFd(info, 0, "writev", &fd) || !Iovecs(info, "writev", false, &iov)) return Napi::Value();
   ssize_t n;
   do n = writev(fd, iov.data(), static_cast<int>(iov.size()));
   while (n < 0 && errno == EINTR);
@@ -269,8 +301,8 @@ Napi::Value Recvfrom(const Napi::CallbackInfo& info) {
   int32_t fd, off, len;
   uint8_t* data;
   size_t size;
-  if (!ArgInt32(info, 0, "recvfrom", &fd) || !ArgBytes(info, 1, "recvfrom", &data, &size) || !ArgInt32(info, 2, "recvfrom", &off) ||
-      !ArgInt32(info, 3, "recvfrom", &len) || !CheckRange(env, "recvfrom", size, off, &len) ||
+  if (!ArgFd(info, 0, "recvfrom", &fd) || !ArgBytes(info, 1, "recvfrom", &data, &size) || !ArgOffLen(info, 2, "recvfrom", &off, &len) ||
+      !CheckRange(env, "recvfrom", size, off, &len) ||
       !CheckNativeWrite(env, data + off, static_cast<size_t>(len), "recvfrom")) {
     return Napi::Value();
   }
@@ -280,7 +312,13 @@ Napi::Value Recvfrom(const Napi::CallbackInfo& info) {
   do n = recvfrom(fd, data + off, static_cast<size_t>(len), 0, reinterpret_cast<struct sockaddr*>(&ss), &slen);
   while (n < 0 && errno == EINTR);
   if (n < 0) return Int(env, -errno);
-  if (info.Length() > 4 && info[4].IsObject()) SetAddress(env, info[4], &ss, slen);
+  if (info.Length() > 4 && info[4].IsObject()) {
+    napi_status s = SetAddress(env, info[4], &ss, slen);
+    if (s != napi_ok) {
+      ThrowFailed(env, s, "napi_set_named_property");
+      return Napi::Value();
+    }
+  }
   return Napi::Number::New(env, static_cast<double>(n));
 }
 
@@ -290,13 +328,14 @@ Napi::Value Sendto(const Napi::CallbackInfo& info) {
   int32_t fd, off, len, port;
   uint8_t* data;
   size_t size;
-  if (!ArgInt32(info, 0, "sendto", &fd) || !ArgBytes(info, 1, "sendto", &data, &size) || !ArgInt32(info, 2, "sendto", &off) ||
-      !ArgInt32(info, 3, "sendto", &len) || !ArgInt32(info, 5, "sendto", &port) || !CheckRange(env, "sendto", size, off, &len)) {
+  if (!ArgFd(info, 0, "sendto", &fd) || !ArgBytes(info, 1, "sendto", &data, &size) || !ArgOffLen(info, 2, "sendto", &off, &len) ||
+      !ArgInt(info, 5, "sendto", "port", -1, 65535, &port) || !CheckRange(env, "sendto", size, off, &len)) {
     return Napi::Value();
   }
   struct sockaddr_storage ss;
   socklen_t slen;
   int rc = ParseAddress(env, info[4], port, &ss, &slen);
+  if (rc == kAddressThrew) return Napi::Value();
   if (rc < 0) return Int(env, rc);
   ssize_t n;
   do n = sendto(fd, data + off, static_cast<size_t>(len), kSendFlags, reinterpret_cast<struct sockaddr*>(&ss), slen);
@@ -307,7 +346,7 @@ Napi::Value Sendto(const Napi::CallbackInfo& info) {
 // shutdown(fd, how: 0 read | 1 write | 2 both)
 Napi::Value Shutdown(const Napi::CallbackInfo& info) {
   int32_t fd, how;
-  if (!ArgInt32(info, 0, "shutdown", &fd) || !ArgInt32(info, 1, "shutdown", &how)) return Napi::Value();
+  if (!ArgFd(info, 0, "shutdown", &fd) || !ArgInt(info, 1, "shutdown", "how", 0, 2, &how)) return Napi::Value();
   int h = how == 0 ? SHUT_RD : how == 1 ? SHUT_WR : SHUT_RDWR;
   return Int(info.Env(), shutdown(fd, h) < 0 ? -errno : 0);
 }
@@ -316,15 +355,15 @@ Napi::Value Shutdown(const Napi::CallbackInfo& info) {
 // BSDs, and a retry could close an fd another thread just opened.
 Napi::Value Close(const Napi::CallbackInfo& info) {
   int32_t fd;
-  if (!ArgInt32(info, 0, "close", &fd)) return Napi::Value();
+  if (!ArgFd(info, 0, "close", &fd)) return Napi::Value();
   return Int(info.Env(), close(fd) < 0 && errno != EINTR ? -errno : 0);
 }
 
 // setsockopt(fd, level, name, value: int)
 Napi::Value Setsockopt(const Napi::CallbackInfo& info) {
   int32_t fd, level, name, value;
-  if (!ArgInt32(info, 0, "setsockopt", &fd) || !ArgInt32(info, 1, "setsockopt", &level) || !ArgInt32(info, 2, "setsockopt", &name) ||
-      !ArgInt32(info, 3, "setsockopt", &value)) {
+  if (!ArgFd(info, 0, "setsockopt", &fd) || !ArgInt(info, 1, "setsockopt", "level", 0, INT32_MAX, &level) ||
+      !ArgInt(info, 2, "setsockopt", "name", 0, INT32_MAX, &name) || !ArgInt(info, 3, "setsockopt", "value", INT32_MIN, INT32_MAX, &value)) {
     return Napi::Value();
   }
   int v = value;
@@ -334,7 +373,8 @@ Napi::Value Setsockopt(const Napi::CallbackInfo& info) {
 // getsockopt(fd, level, name) → the int value, or -errno
 Napi::Value Getsockopt(const Napi::CallbackInfo& info) {
   int32_t fd, level, name;
-  if (!ArgInt32(info, 0, "getsockopt", &fd) || !ArgInt32(info, 1, "getsockopt", &level) || !ArgInt32(info, 2, "getsockopt", &name)) {
+  if (!ArgFd(info, 0, "getsockopt", &fd) || !ArgInt(info, 1, "getsockopt", "level", 0, INT32_MAX, &level) ||
+      !ArgInt(info, 2, "getsockopt", "name", 0, INT32_MAX, &name)) {
     return Napi::Value();
   }
   int v = 0;
@@ -346,7 +386,7 @@ Napi::Value Getsockopt(const Napi::CallbackInfo& info) {
 template <int (*Get)(int, struct sockaddr*, socklen_t*)>
 Napi::Value SockName(const Napi::CallbackInfo& info, const char* fn) {
   int32_t fd;
-  if (!ArgInt32(info, 0, fn, &fd)) return Napi::Value();
+  if (!ArgFd(info, 0, fn, &fd)) return Napi::Value();
   if (info.Length() < 2 || !info[1].IsObject()) {
     Napi::TypeError::New(info.Env(), std::string(fn) + "(fd, out): out must be an object").ThrowAsJavaScriptException();
     return Napi::Value();
@@ -354,7 +394,11 @@ Napi::Value SockName(const Napi::CallbackInfo& info, const char* fn) {
   struct sockaddr_storage ss;
   socklen_t len = sizeof ss;
   if (Get(fd, reinterpret_cast<struct sockaddr*>(&ss), &len) < 0) return Int(info.Env(), -errno);
-  SetAddress(info.Env(), info[1], &ss, len);
+  napi_status s = SetAddress(info.Env(), info[1], &ss, len);
+  if (s != napi_ok) {
+    ThrowFailed(info.Env(), s, "napi_set_named_property");
+    return Napi::Value();
+  }
   return Int(info.Env(), 0);
 }
 
@@ -375,7 +419,7 @@ Napi::Value Pair(Napi::Env env, int a, int b) {
 // shared), close-on-exec: fcntl(F_DUPFD_CLOEXEC); or -errno
 Napi::Value Dup(const Napi::CallbackInfo& info) {
   int32_t fd;
-  if (!ArgInt32(info, 0, "dup", &fd)) return Napi::Value();
+  if (!ArgFd(info, 0, "dup", &fd)) return Napi::Value();
   int r;
   do {
     r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -390,8 +434,8 @@ Napi::Value Pipe(const Napi::CallbackInfo& info) {
   if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) return Int(info.Env(), -errno);
 #else
   if (pipe(fds) < 0) return Int(info.Env(), -errno);
-  SetNonBlockCloexec(fds[0]);
-  SetNonBlockCloexec(fds[1]);
+  int rc = PreparedPair(fds, false);
+  if (rc < 0) return Int(info.Env(), rc);
 #endif
   return Pair(info.Env(), fds[0], fds[1]);
 }
@@ -399,7 +443,7 @@ Napi::Value Pipe(const Napi::CallbackInfo& info) {
 // socketpair(type: 1 stream | 2 dgram) → [a, b] (Unix domain); or -errno
 Napi::Value Socketpair(const Napi::CallbackInfo& info) {
   int32_t type;
-  if (!ArgInt32(info, 0, "socketpair", &type)) return Napi::Value();
+  if (!ArgInt(info, 0, "socketpair", "type", 0, INT32_MAX, &type)) return Napi::Value();
   int st = SockType(type);
   if (st < 0) return Int(info.Env(), -EINVAL);
   int fds[2];
@@ -407,8 +451,8 @@ Napi::Value Socketpair(const Napi::CallbackInfo& info) {
   if (socketpair(AF_UNIX, st | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) < 0) return Int(info.Env(), -errno);
 #else
   if (socketpair(AF_UNIX, st, 0, fds) < 0) return Int(info.Env(), -errno);
-  SetNonBlockCloexec(fds[0]);
-  SetNonBlockCloexec(fds[1]);
+  int rc = PreparedPair(fds, true);
+  if (rc < 0) return Int(info.Env(), rc);
 #endif
   return Pair(info.Env(), fds[0], fds[1]);
 }

@@ -19,6 +19,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "check.h"
+
 #if __has_include(<linux/io_uring.h>)
 #include <linux/io_uring.h>
 #define BOBBIN_HAVE_IO_URING 1
@@ -57,7 +59,9 @@ Mapping* Mapping::OfRing(int ring_fd, size_t bytes, uint64_t offset) {
 }
 
 void Mapping::Release() {
-  if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  int held = refs.fetch_sub(1, std::memory_order_acq_rel);
+  BOBBIN_CHECK(held >= 1);
+  if (held != 1) return;
   munmap(base, mapped);
   delete this;
 }
@@ -226,6 +230,10 @@ uint32_t Ring::Load(uint32_t offset) const {
 
 int Ring::Submit(uint32_t tail) {
   if (fd_ < 0) return -EBADF;
+  BOBBIN_CHECK(rings_ != nullptr && sqes_ != nullptr);
+  // JavaScript's tail (shared memory): never more SQEs than the ring holds
+  // past the kernel's head, or the kernel would take entries written over.
+  if (tail - Load(layout_.sq_head) > config_.entries) return -EINVAL;
   uint32_t* sq_tail = reinterpret_cast<uint32_t*>(rings_->base + layout_.sq_tail);
   __atomic_store_n(sq_tail, tail, __ATOMIC_RELEASE);
   for (;;) {
@@ -255,20 +263,24 @@ void Ring::SetNotifications(bool on) {
   else __atomic_or_fetch(flags, IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
 }
 
-void Ring::ResetWakeup() {
+int Ring::ResetWakeup() {
+  BOBBIN_CHECK(wake_fd_ >= 0);
   uint64_t value;
   // EAGAIN: nothing was signalled, or another reset came first.
-  ssize_t r = read(wake_fd_, &value, sizeof value);
-  (void)r;
+  if (read(wake_fd_, &value, sizeof value) < 0 && errno != EAGAIN) return -errno;
+  return 0;
 }
 
-void Ring::Wake() {
+int Ring::Wake() {
+  BOBBIN_CHECK(wake_fd_ >= 0);
   uint64_t one = 1;
-  ssize_t r = write(wake_fd_, &one, sizeof one);  // EAGAIN: a wake-up is pending anyway
-  (void)r;
+  // EAGAIN: the counter is huge, a wake-up is pending anyway.
+  if (write(wake_fd_, &one, sizeof one) < 0 && errno != EAGAIN) return -errno;
+  return 0;
 }
 
 void Ring::CancelEverything() {
+  BOBBIN_CHECK(fd_ >= 0 && rings_ != nullptr && sqes_ != nullptr);
   // One ASYNC_CANCEL matching any request, at the kernel's own tail (SQEs
   // JavaScript wrote and never submitted are dropped), then wait for its CQE:
   // the requests it cancelled have completed by then. Bounded: one second.
@@ -505,8 +517,8 @@ bool Ring::CompletionsWaiting() const { return false; }
 bool Ring::CompletionsPending() const { return false; }
 bool Ring::EntryNeeded(uint32_t) const { return false; }
 void Ring::SetNotifications(bool) {}
-void Ring::ResetWakeup() {}
-void Ring::Wake() {}
+int Ring::ResetWakeup() { return -ENOSYS; }
+int Ring::Wake() { return -ENOSYS; }
 
 std::string UringProbe(uint32_t* flags) {
   *flags = 0;

@@ -108,10 +108,10 @@ class Ring {
 
   // The eventfd the kernel signals when completion work arrives: what Node's loop watches.
   int wake_fd() const { return wake_fd_; }
-  // Resets the eventfd after Node's loop reported it readable.
-  void ResetWakeup();
-  // Makes the eventfd readable, so that Node's loop calls back soon.
-  void Wake();
+  // Resets the eventfd after Node's loop reported it readable. 0 or -errno.
+  int ResetWakeup();
+  // Makes the eventfd readable, so that Node's loop calls back soon. 0 or -errno.
+  int Wake();
 
   uint32_t setup_flags() const { return setup_flags_; }
   const UringLayout& layout() const { return layout_; }

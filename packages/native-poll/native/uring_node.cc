@@ -9,9 +9,14 @@
 // JavaScript again while completions keep coming (sends done inline), a few
 // rounds at most before it lets the loop turn.
 //
-// control (an Int32Array JavaScript gives to the constructor):
+// control (the addon's memory, shown to JavaScript as `this.control`:
+// shared_area.h), two int32s:
 //   [kSqTail]  JavaScript's SQ tail: what Submit() publishes
 //   [kInPump]  1 while Pump() runs: JavaScript then leaves submitting to it
+//
+// Failures reach JavaScript: onBatch(status) is called with a negative errno
+// when io_uring_enter fails in the pump (other than EBUSY, a full CQ that
+// JavaScript's reaping empties) or when libuv cannot poll the eventfd.
 //
 // Lifetime: loop_watched.h (the ring is closed by uv_close's callback, after
 // libuv stops using its eventfd). The memory regions stay mapped while an
@@ -24,6 +29,7 @@
 
 #include "addon_data.h"
 #include "loop_watched.h"
+#include "shared_area.h"
 #include "uring.h"
 
 #if __has_include(<linux/io_uring.h>)
@@ -43,11 +49,6 @@ constexpr int kMaxRounds = 8;
 
 void FinalizeMapping(napi_env /*env*/, void* /*data*/, void* hint) { static_cast<Mapping*>(hint)->Release(); }
 
-uint32_t ConfigField(Napi::Object config, const char* name, uint32_t fallback) {
-  Napi::Value v = config.Get(name);
-  return v.IsNumber() ? v.As<Napi::Number>().Uint32Value() : fallback;
-}
-
 class UringWrap : public LoopWatched<UringWrap, Ring> {
  public:
   static constexpr const char* kWhat = "ring";
@@ -63,12 +64,11 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
                        });
   }
 
-  // new NativeUring(control: Int32Array, onBatch: () => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
+  // new NativeUring(onBatch: (status) => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
   explicit UringWrap(const Napi::CallbackInfo& info) : LoopWatched<UringWrap, Ring>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 3 || !IsTypedArrayOf(info[0], napi_int32_array) || info[0].As<Napi::Int32Array>().ElementLength() < kControlInts ||
-        !info[1].IsFunction() || !info[2].IsObject()) {
-      Napi::TypeError::New(env, "NativeUring(control: Int32Array(2), onBatch: function, config: object)").ThrowAsJavaScriptException();
+    if (info.Length() < 2 || !info[0].IsFunction() || !info[1].IsObject()) {
+      Napi::TypeError::New(env, "NativeUring(onBatch: function, config: object)").ThrowAsJavaScriptException();
       return;
     }
     if (!GetAddonData(env)->external_buffers) {
@@ -76,18 +76,24 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
           .ThrowAsJavaScriptException();
       return;
     }
-    Napi::Int32Array control = info[0].As<Napi::Int32Array>();
-    control_ = control.Data();
-    control_ref_ = Napi::Persistent(control.As<Napi::Object>());
-    on_batch_ = Napi::Persistent(info[1].As<Napi::Function>());
-    Napi::Object c = info[2].As<Napi::Object>();
+    napi_value control;
+    if (!control_.Make(env, kControlInts * sizeof(int32_t), &control)) return;
+    Value().Set("control", Napi::Value(env, control));
+    if (env.IsExceptionPending()) return;
+    on_batch_ = Napi::Persistent(info[0].As<Napi::Function>());
+    Napi::Object c = info[1].As<Napi::Object>();
     UringConfig config;
-    config.entries = ConfigField(c, "entries", config.entries);
-    config.buffers = ConfigField(c, "buffers", config.buffers);
-    config.buffer_size = ConfigField(c, "bufferSize", config.buffer_size);
-    config.staging = ConfigField(c, "staging", config.staging);
-    config.staging_size = ConfigField(c, "stagingSize", config.staging_size);
-    config.task_run = static_cast<TaskRun>(ConfigField(c, "taskRun", 0) & 3);
+    uint32_t task_run = 0;
+    // Sizes as the kernel takes them (io_uring_setup's entries, a provided-buffer ring's 2^15 buffers).
+    if (!IntField(env, c, "NativeUring", "entries", 1, 32768, config.entries, &config.entries) ||
+        !IntField(env, c, "NativeUring", "buffers", 1, 32768, config.buffers, &config.buffers) ||
+        !IntField(env, c, "NativeUring", "bufferSize", 1, 1u << 24, config.buffer_size, &config.buffer_size) ||
+        !IntField(env, c, "NativeUring", "staging", 1, 1u << 16, config.staging, &config.staging) ||
+        !IntField(env, c, "NativeUring", "stagingSize", 1, 1u << 24, config.staging_size, &config.staging_size) ||
+        !IntField(env, c, "NativeUring", "taskRun", 0, 3, 0, &task_run)) {
+      return;
+    }
+    config.task_run = static_cast<TaskRun>(task_run);
 
     Ring& ring = Prepare();
     std::string step;
@@ -106,6 +112,12 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
 
   // The eventfd is readable: completion work arrived.
   void OnWatchedReadable() { Pump(); }
+
+  // libuv could not poll the eventfd: JavaScript hears it.
+  void OnWatchFailed(int status) {
+    Napi::HandleScope scope(Env());
+    Report(status, "uv_poll");
+  }
 
  private:
   // An external ArrayBuffer over `m`, which it keeps mapped.
@@ -150,7 +162,7 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     self.Set("bufferBase", Napi::Number::New(env, static_cast<double>(reinterpret_cast<uintptr_t>(r.buffers()->base))));
     self.Set("stagingBase", Napi::Number::New(env, static_cast<double>(reinterpret_cast<uintptr_t>(r.staging()->base))));
     self.Set("setupFlags", Napi::Number::New(env, r.setup_flags()));
-    return true;
+    return !env.IsExceptionPending();  // a failed Set threw N-API's error
   }
 
   // One wake-up: enter (submitting what JavaScript queued, running the
@@ -169,35 +181,58 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     Ring& ring = h_->payload;
-    ring.ResetWakeup();
-    control_[kInPump] = 1;
+    int32_t* control = Control();
+    int rc = ring.ResetWakeup();
+    if (rc < 0) return Report(rc, "read");  // the eventfd: it would stay readable, and the loop spin
+    control[kInPump] = 1;
     int rounds = 0;
     for (;;) {
       ring.SetNotifications(false);
-      ring.Submit(Tail());  // EBUSY: the CQ is full, JavaScript reaps below
+      if (!Submitted(ring.Submit(Tail()))) break;
       const int before = rounds;
       for (; rounds < kMaxRounds && ring.CompletionsWaiting(); rounds++) {
-        Call(on_batch_.Value(), 0, nullptr);
+        Report(0);
         if (h_ == nullptr) {  // destroyed by JavaScript: the ring closes with the handle
-          control_[kInPump] = 0;
+          control[kInPump] = 0;
           return;
         }
-        if (ring.EntryNeeded(Tail())) ring.Submit(Tail());
+        if (ring.EntryNeeded(Tail()) && !Submitted(ring.Submit(Tail()))) break;
       }
       ring.SetNotifications(true);
       if (!ring.CompletionsPending()) break;
       if (rounds >= kMaxRounds) {
-        ring.Wake();
+        // The eventfd, written, brings us back after Node's loop had a turn.
+        if ((rc = ring.Wake()) < 0) Report(rc, "write");
         break;
       }
       // Completions arrived after the batches: take them in this wake-up. Only
       // the flags say more is coming, and entering just brought nothing: stop.
       if (rounds == before && !ring.CompletionsWaiting()) break;
     }
-    control_[kInPump] = 0;
+    control[kInPump] = 0;
   }
 
-  uint32_t Tail() const { return static_cast<uint32_t>(control_[kSqTail]); }
+  // io_uring_enter's result in the pump: true when it went on (EBUSY: the CQ
+  // is full, JavaScript reaps it); a failure is reported to JavaScript.
+  bool Submitted(int rc) {
+    if (rc >= 0 || rc == -EBUSY) return true;
+    Report(rc, "io_uring_enter");
+    return false;
+  }
+
+  // onBatch(0) for a batch of completions to reap; onBatch(-errno, what failed) for a failure.
+  void Report(int status, const char* failed = nullptr) {
+    napi_value argv[2];
+    napi_status s = napi_create_int32(Env(), status, &argv[0]);
+    if (s != napi_ok) return Uncaught(s, "napi_create_int32");
+    if (failed != nullptr && (s = napi_create_string_utf8(Env(), failed, NAPI_AUTO_LENGTH, &argv[1])) != napi_ok) {
+      return Uncaught(s, "napi_create_string_utf8");
+    }
+    Call(on_batch_.Value(), failed == nullptr ? 1 : 2, argv);
+  }
+
+  int32_t* Control() const { return reinterpret_cast<int32_t*>(control_.data()); }
+  uint32_t Tail() const { return static_cast<uint32_t>(Control()[kSqTail]); }
 
   // submit() → SQEs submitted, or -errno. Runs pending completion work too.
   Napi::Value Submit(const Napi::CallbackInfo& info) {
@@ -205,8 +240,7 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
     return Napi::Number::New(info.Env(), h_->payload.Submit(Tail()));
   }
 
-  int32_t* control_ = nullptr;
-  Napi::ObjectReference control_ref_;  // keeps the control array (and control_) alive
+  SharedArea control_;  // the addon's, shown to JavaScript (shared_area.h)
   Napi::FunctionReference on_batch_;
 };
 

@@ -24,6 +24,16 @@ export { readSlot, releaseSlot } from "./epoll/slots.js";
 export { type ArenaErrorKind, ArenaOverflow, check, errnoException, errnoName, SlotNotAllocated } from "./errors.js";
 export { loadNative, type NativeInfo, NativeUnavailable, nativeAvailable } from "./load.js";
 export { PollEvent, Poller, type PollerOptions, type PollerStats, type PollHandler, type PollMode } from "./poller.js";
+/**
+ * Raw non-blocking socket system calls: each returns its result (≥ 0) or a negative errno,
+ * never throwing for an operating-system failure.
+ *
+ * @example
+ * ```ts
+ * const fd = syscalls.socket("tcp4");
+ * check(syscalls.connect(fd, { host: "127.0.0.1", port: 7 }), "connect");   // or -EINPROGRESS
+ * ```
+ */
 export * as syscalls from "./syscalls.js";
 export { Errno } from "./syscalls.js";
 export { UringBackend, type UringBackendOptions, uringBackend } from "./uring/backend.js";

@@ -1,20 +1,36 @@
 /**
- * Loading the C++ addon (`build/Release/bobbin_native.node`), with an error
- * that says how to build it when it is missing.
+ * Loading the C++ addon — a build from source (`build/Release`) or else the
+ * prebuilt binary of this platform (`prebuilds/`), as node-gyp-build picks it —
+ * with an error that says how to build it when there is none.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BobbinError } from "@bobbin/core";
+import { howToBuild } from "../scripts/advice.mjs";
 import { arenaErrorFactory } from "./errors.js";
 
-/** @internal The addon's poller class (native/poller_node.cc). */
+// src/load.ts (tests) and dist/index.js (bundled) both sit one level below the package root.
+const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** @internal The install script where this package is installed: `node <it> --force` rebuilds the addon from source. */
+export const BUILD_SCRIPT = join(PACKAGE_ROOT, "scripts", "build.mjs");
+
+/**
+ * @internal The addon's poller class (native/poller_node.cc). `onBatch` gets
+ * the count of events in `batch`, or a negative errno and the name of what
+ * failed (`"epoll_wait"`, `"kevent"`, `"uv_poll"`, `"detached"`).
+ */
 export interface NativePollerClass {
-  new (batch: Int32Array, onBatch: (count: number, woken: boolean) => void): NativePollerHandle;
+  new (batchEvents: number, onBatch: (count: number, woken: boolean, failed?: string) => void): NativePollerHandle;
 }
 
-/** @internal */
+/** @internal The memories it shares are the addon's, shown as ArrayBuffers (native/shared_area.h). */
 export interface NativePollerHandle {
+  /** The batch: `batchEvents` × EVENT_INTS int32s. */
+  readonly batch: ArrayBuffer;
   add(fd: number, interest: number, mode: number): number;
   modify(fd: number, interest: number): number;
   rearm(fd: number): number;
@@ -24,8 +40,12 @@ export interface NativePollerHandle {
   interrupt(): number;
   poll(timeoutMs: number): number;
   generation(fd: number): number;
-  readAhead(area: Uint8Array, wants: Int32Array): void;
-  sendQueue(staging: Uint8Array, queue: Int32Array): void;
+  /** The read-ahead's area, made by the addon. */
+  readAhead(areaBytes: number): ArrayBuffer;
+  /** A new, zeroed table of the bytes to read ahead per fd, replacing the last one. */
+  wants(length: number): ArrayBuffer;
+  /** The queued sends' staging area and entries ([count, then (fd, offset, length, result) per entry]). */
+  sendQueue(stagingBytes: number, entries: number): [ArrayBuffer, ArrayBuffer];
   flush(): number;
   ref(): void;
   unref(): void;
@@ -133,9 +153,10 @@ export interface NativeAddon extends NativeInfo {
 }
 
 /**
- * The native addon is not available: it was not built (no C++ compiler when
- * the package was installed), or cannot load on this platform. `@bobbin/unix`'s
- * default libuv backend works without it.
+ * The native addon is not available: no prebuilt binary for this platform
+ * and no build from source (no C++ compiler, or the install script did not
+ * run), or it cannot load here. `@bobbin/unix`'s default libuv backend works
+ * without it.
  *
  * @example
  * ```ts
@@ -151,24 +172,27 @@ export class NativeUnavailable extends BobbinError {
     /** Why loading failed. */
     readonly reason: string,
   ) {
-    super(
-      `@bobbin/native-poll: the native addon is not available (${reason}). ` +
-        "Build it with `pnpm --filter @bobbin/native-poll run build:native` " +
-        "(or `node scripts/build.mjs --strict` in the package directory); it needs a C++ compiler " +
-        "(g++ or clang++), python3 and make, and builds against the headers of the Node that runs it. " +
-        "Without it, @bobbin/unix's default libuv backend works as usual.",
-    );
+    super([`@bobbin/native-poll: the native addon is not available (${reason}).`, ...howToBuild(PACKAGE_ROOT)].join("\n"));
   }
 }
 
 let addon: NativeAddon | null = null;
 let failure: NativeUnavailable | null = null;
 
-function addonPath(): string {
+/** The addon's file: `BOBBIN_NATIVE_ADDON`, or what node-gyp-build picks; or why there is none. */
+function locate(): string | NativeUnavailable {
+  if (process.platform === "win32") return new NativeUnavailable("Windows has neither epoll nor kqueue");
   const override = process.env.BOBBIN_NATIVE_ADDON;
-  if (override !== undefined && override !== "") return override;
-  // src/load.ts (tests) and dist/index.js (bundled) both sit one level below the package root.
-  return fileURLToPath(new URL("../build/Release/bobbin_native.node", import.meta.url));
+  if (override !== undefined && override !== "") {
+    return existsSync(override) ? override : new NativeUnavailable(`BOBBIN_NATIVE_ADDON=${override} does not exist`);
+  }
+  try {
+    return (require("node-gyp-build") as { path(dir: string): string }).path(PACKAGE_ROOT);
+  } catch {
+    return new NativeUnavailable(
+      `no prebuilt binary for ${process.platform}-${process.arch} in ${PACKAGE_ROOT}prebuilds, and no build from source in ${PACKAGE_ROOT}build/Release`,
+    );
+  }
 }
 
 /**
@@ -190,17 +214,10 @@ export function loadNative(): NativeInfo {
 export function loadAddon(): NativeAddon {
   if (addon !== null) return addon;
   if (failure !== null) throw failure;
-  const path = addonPath();
-  if (process.platform === "win32") {
-    failure = new NativeUnavailable("Windows has neither epoll nor kqueue");
-    throw failure;
-  }
-  if (!existsSync(path)) {
-    failure = new NativeUnavailable(`${path} does not exist: the build was skipped or failed when the package was installed`);
-    throw failure;
-  }
+  const path = locate();
+  if (path instanceof NativeUnavailable) throw (failure = path);
   try {
-    const loaded = createRequire(import.meta.url)(path) as NativeAddon;
+    const loaded = require(path) as NativeAddon;
     loaded.setArenaErrorFactory(arenaErrorFactory);
     addon = loaded;
   } catch (error) {

@@ -82,6 +82,7 @@ export type PollHandler = (fd: number, events: number, token: number, read: numb
  *   readAhead: 256 * 1024,
  *   sendStaging: 256 * 1024,
  *   onSend: (fd, result, unsent) => keepForLater(fd, unsent.slice()),
+ *   onError: (error) => failEverything(error),   // a failed epoll_wait, uv_poll, or detached memory
  * });
  * ```
  * @throws never (a type; the constructor validates it).
@@ -114,6 +115,15 @@ export interface PollerOptions {
    * valid during the call only. It must not stage or flush.
    */
   readonly onSend?: (fd: number, result: number, unsent: Uint8Array) => void;
+  /**
+   * Called when a batch from Node's loop failed: `epoll_wait`/`kevent`
+   * failed, libuv could not poll the set (the error names `uv_poll`), or the
+   * memory the poller shares with JavaScript was detached (`code`
+   * `ERR_BOBBIN_DETACHED`). Without it, the error is thrown from Node's
+   * callback (an uncaught exception). The poller is of no use afterwards:
+   * destroy it.
+   */
+  readonly onError?: (error: Error) => void;
 }
 
 /**
@@ -210,19 +220,23 @@ export class Poller implements Disposable {
   readonly readArea: Uint8Array;
   private readonly counts = { batches: 0, batchEvents: 0, polls: 0, pollEvents: 0, readsAhead: 0, sends: 0 };
   private readonly native: NativePollerHandle;
+  /** The batch, the addon's memory (as are `readArea`, `wants`, `staging` and `sendQueue` when in use). */
   private readonly batch: Int32Array;
   /** The live generation of each fd (0: not registered), for filtering within a batch. */
   private gens: Int32Array = new Int32Array(256);
-  /** Bytes the poller reads ahead per fd (0: none); shared with the addon, as long as `gens`. */
-  private wants: Int32Array = new Int32Array(256);
+  /** Bytes the poller reads ahead per fd (0: none); the addon's with read-ahead, as long as `gens`. */
+  private wants: Int32Array;
   private readonly stride: number;
-  /** Queued sends: [count, then (fd, offset, length, result) per send]; shared with the addon. */
+  /** Queued sends: [count, then (fd, offset, length, result) per send]. */
   private readonly sendQueue: Int32Array;
   private readonly staging: Uint8Array;
   private stagingUsed = 0;
   private readonly onSend: ((fd: number, result: number, unsent: Uint8Array) => void) | undefined;
   private readonly onInterrupt: (() => void) | undefined;
+  private readonly onError: ((error: Error) => void) | undefined;
   private destroyed = false;
+  /** The byte lengths of the shared views when made: a view now shorter was detached. */
+  private readonly views: number[];
   /** A batch is being handed to the handler (its array must not be refilled). */
   private dispatching = false;
 
@@ -244,22 +258,62 @@ export class Poller implements Disposable {
     const ahead = byteCount(options.readAhead, "readAhead");
     const staging = byteCount(options.sendStaging, "sendStaging");
     this.onInterrupt = options.onInterrupt;
+    this.onError = options.onError;
     const native = loadAddon();
     this.stride = native.constants.EVENT_INTS;
-    this.batch = new Int32Array(size * this.stride);
-    this.readArea = new Uint8Array(ahead);
-    this.staging = new Uint8Array(staging);
-    this.sendQueue = new Int32Array(1 + (staging === 0 ? 0 : size) * SEND_INTS);
     this.onSend = options.onSend;
-    this.native = new native.NativePoller(this.batch, (count, woken) => {
+    // The memories the addon keeps pointers into are made by the addon (a
+    // transferred ArrayBuffer takes the view from us, never the memory from it).
+    this.native = new native.NativePoller(size, (count, woken, failed) => {
+      if (failed !== undefined || !this.attached()) return this.batchFailed(count, failed);
       this.settleSends();
       this.counts.batches++;
       this.counts.batchEvents += count;
       this.dispatch(count, woken);
     });
+    this.batch = new Int32Array(this.native.batch);
+    this.readArea = ahead > 0 ? new Uint8Array(this.native.readAhead(ahead)) : new Uint8Array(0);
+    this.wants = ahead > 0 ? new Int32Array(this.native.wants(this.gens.length)) : new Int32Array(this.gens.length);
+    if (staging > 0) {
+      const [bytes, queue] = this.native.sendQueue(staging, size);
+      this.staging = new Uint8Array(bytes);
+      this.sendQueue = new Int32Array(queue);
+    } else {
+      this.staging = new Uint8Array(0);
+      this.sendQueue = new Int32Array(1);
+    }
+    this.views = [this.batch, this.readArea, this.wants, this.staging, this.sendQueue].map((v) => v.byteLength);
     if (options.ref === false) this.native.unref();
-    if (ahead > 0) this.native.readAhead(this.readArea, this.wants);
-    if (staging > 0) this.native.sendQueue(this.staging, this.sendQueue);
+  }
+
+  /** Whether every view of the addon's memory is still attached here. */
+  private attached(): boolean {
+    const v = this.views;
+    return (
+      this.batch.byteLength === v[0] &&
+      this.readArea.byteLength === v[1] &&
+      this.wants.byteLength === v[2] &&
+      this.staging.byteLength === v[3] &&
+      this.sendQueue.byteLength === v[4]
+    );
+  }
+
+  /** The error for a poller whose shared memory was detached (an ArrayBuffer transferred). */
+  private detached(what: string): Error {
+    return Object.assign(
+      new Error(
+        `poller.${what}: the memory the poller shares with the addon was detached (one of its ArrayBuffers was transferred); destroy the poller`,
+      ),
+      { code: "ERR_BOBBIN_DETACHED" },
+    );
+  }
+
+  /** A batch from Node's loop failed: its error goes to `onError`, or is thrown. */
+  private batchFailed(rc: number, failed: string | undefined): void {
+    const error =
+      failed === undefined || failed === "detached" ? this.detached("batch") : errnoException(rc, failed, "(draining the poller's set)");
+    if (this.onError === undefined) throw error;
+    this.onError(error);
   }
 
   /**
@@ -446,6 +500,7 @@ export class Poller implements Disposable {
    * poller.poll();   // whatever is ready right now
    * ```
    * @throws Error (Node-style) when epoll_wait/kevent fails.
+   * @throws Error with `code` `ERR_BOBBIN_DETACHED` when memory the poller shares with the addon was detached.
    * @throws RangeError when `timeoutMs` is not an integer ≥ -1.
    */
   poll(timeoutMs = 0): number {
@@ -455,7 +510,9 @@ export class Poller implements Disposable {
         "poller.poll() was called from inside the poller's handler: the batch being handled would be overwritten; poll after the handler returns",
       );
     }
-    const n = this.live("poll").poll(timeoutMs);
+    const native = this.live("poll");
+    if (!this.attached()) throw this.detached("poll()");
+    const n = native.poll(timeoutMs);
     this.settleSends();
     if (n < 0) throw errnoException(n, "epoll_wait");
     this.counts.polls++;
@@ -516,11 +573,13 @@ export class Poller implements Disposable {
    * ```ts
    * poller.flush();
    * ```
-   * @throws Error when the poller is destroyed.
+   * @throws Error when the poller is destroyed, or with `code` `ERR_BOBBIN_DETACHED` when memory it shares with the addon was detached.
    */
   flush(): void {
     if (this.sendQueue[0] === 0) return;
-    this.live("flush").flush();
+    const native = this.live("flush");
+    if (!this.attached()) throw this.detached("flush()");
+    native.flush();
     this.settleSends();
   }
 
@@ -596,10 +655,10 @@ export class Poller implements Disposable {
     const gens = new Int32Array(n);
     gens.set(this.gens);
     this.gens = gens;
-    const wants = new Int32Array(n);
+    const wants = this.readArea.length !== 0 ? new Int32Array(this.native.wants(n)) : new Int32Array(n);
     wants.set(this.wants);
     this.wants = wants;
-    if (this.readArea.length !== 0) this.native.readAhead(this.readArea, wants);
+    this.views[2] = wants.byteLength;
   }
 
   /** `fd` is no longer registered: its events are dropped (the addon reads only for live registrations, and `add` clears `wants`). */

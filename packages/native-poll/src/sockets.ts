@@ -4,7 +4,6 @@
  * of their operations, binding and listening, and describing and adopting
  * listening sockets across domains.
  */
-import { unlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import {
   type Address,
@@ -17,6 +16,7 @@ import {
   ShareGuard,
   type Socket,
   SocketClosed,
+  SocketFile,
   type SocketKind,
   type SocketState,
   systemError,
@@ -40,8 +40,8 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
   readonly readers: Waiter[] = [];
   /** Parked on the sending side: write, connect, sendto. */
   readonly writers: Waiter[] = [];
-  /** A Unix listener's path, unlinked when it closes (as libuv does); never set for an adopted listener. */
-  path = "";
+  /** A Unix listener's socket file, unlinked when it closes (as libuv does); never set for an adopted listener. */
+  file: SocketFile | null = null;
   /** A listener's backlog (for `share`). */
   backlog = 0;
   /** Made by the first `share` of a listener; sealed before its fd is closed. */
@@ -68,15 +68,13 @@ export abstract class RawSocket<B extends Backend = Backend> implements Socket {
     return `Socket(${this.kind}, ${this.state}, fd ${this.fd})`;
   }
 
-  /** A Unix listener's file goes with it, as libuv's pipes' do (once: `path` is cleared). */
+  /**
+   * A Unix listener's file goes with it, as libuv's pipes' do: once, and only
+   * while it is still the socket bound here (see `SocketFile`).
+   */
   unlinkPath(): void {
-    if (this.path === "") return;
-    try {
-      unlinkSync(this.path);
-    } catch {
-      // already gone
-    }
-    this.path = "";
+    this.file?.remove();
+    this.file = null;
   }
 
   /** `using`: begins closing, as an ownership finaliser does. */
@@ -235,7 +233,8 @@ export class ListenOp<B extends RawBackend<S>, S extends RawSocket> extends Reso
       if (lr < 0) throw withAddress(errnoException(lr, "listen", where), this.addr);
       s.state = "listening";
       s.backlog = this.options.backlog;
-      if (unix) s.path = path;
+      // Resolved now, against the directory bind resolved it in.
+      if (unix) s.file = SocketFile.bound(path);
     } else {
       s.state = "bound";
     }

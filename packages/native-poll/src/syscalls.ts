@@ -49,6 +49,7 @@ export const Errno = {
   ENFILE: -osConstants.errno.ENFILE,
   ENOBUFS: -osConstants.errno.ENOBUFS,
   ECANCELED: -osConstants.errno.ECANCELED,
+  EBUSY: -osConstants.errno.EBUSY,
   ENOMEM: -osConstants.errno.ENOMEM,
 } as const;
 

@@ -309,3 +309,23 @@ describe("Poller: in Node's loop", () => {
     expect(() => new Poller(() => {}, { batchSize: 0 })).toThrow(RangeError);
   });
 });
+
+describe("Poller: failures of the system calls it makes", () => {
+  it("a failed epoll_wait/kevent throws an error naming it, never a drain of 0 events", () => {
+    const { poller } = make({ ref: false });
+    const [r, w] = pipe();
+    closeLater(r, w);
+    poller.add(r, READABLE, "level");
+    syscalls.write(w, byte);
+    // The set's own fd closed behind the poller's back (and nothing opened since, so its number is not reused).
+    expect(syscalls.close(poller.fd)).toBe(0);
+    let error: NodeJS.ErrnoException | undefined;
+    try {
+      poller.poll(0);
+    } catch (e) {
+      error = e as NodeJS.ErrnoException;
+    }
+    expect(error?.code).toBe("EBADF");
+    expect(error?.syscall).toMatch(/^(epoll_wait|kevent)$/);
+  });
+});

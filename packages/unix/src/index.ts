@@ -64,6 +64,7 @@ export { type SharedSocket, ShareGuard } from "./share.js";
 export { onSignal, type SignalHandler } from "./signals.js";
 export { sleep } from "./sleep.js";
 export { close, getsockname, isStreamKind, read, readExactly, shutdown, write } from "./socket.js";
+export { SocketFile } from "./socket-file.js";
 export { accept, bindAndListen, connect, tcpv4, tcpv6, unixSocket } from "./tcp.js";
 export { checkTimeouts, withTimeout } from "./timeout.js";
 export { type Deadline, DeadlineHeap, Timers } from "./timers.js";

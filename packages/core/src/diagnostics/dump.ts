@@ -20,6 +20,11 @@ import { ageOf } from "./ages.js";
  * dump), `ready` (queued to run), `waiting` (parked: `waitsOn` says on what),
  * `ending` (its body ended; it waits for its children), or how it ended
  * (`resolved`, `failed`, `cancelled`: ended, not yet awaited by its parent).
+ *
+ * @example
+ * ```ts
+ * const waiting = (yield* B.promise(() => B.dump())).tasks.filter((t) => t.state === "waiting");
+ * ```
  */
 export type TaskState = "running" | "ready" | "waiting" | "ending" | "resolved" | "failed" | "cancelled";
 

@@ -74,7 +74,14 @@ export const enum F {
   WARNED = 1 << 17,
 }
 
-/** How a task stands: running or suspended, or how it ended. */
+/**
+ * How a task stands: running or suspended, or how it ended.
+ *
+ * @example
+ * ```ts
+ * if (task.status === "failed") console.error(`${task} failed`);
+ * ```
+ */
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";
 const STATUS: readonly TaskStatus[] = ["pending", "resolved", "failed", "cancelled"];
 

@@ -5,6 +5,7 @@
 import * as B from "@bobbin/core";
 import { Mutex, Semaphore } from "@bobbin/sync";
 import { type Address, Ownership, onSignal } from "@bobbin/unix";
+import type { ClientLimits } from "../support/clients.js";
 import { type ServerContext, type Stats, serverOrStopAll } from "./server.js";
 import { newShutdown, stop } from "./shutdown.js";
 import { serverTask } from "./tasks.js";
@@ -20,6 +21,8 @@ export interface EchoServersOptions {
   readonly domains?: number;
   /** Print "new client: …" for each client. Default true. */
   readonly verbose?: boolean;
+  /** Each domain's server's bounds on its clients (see support/clients.ts). Default: 1024 clients, 120 s of silence. */
+  readonly limits?: ClientLimits;
   /** Called once every domain's server accepts on the socket, with its address. */
   readonly onListening?: (address: Address) => void;
   /** Called when SIGINT arrives, before the servers are told to stop. */
@@ -44,7 +47,13 @@ export function* echoServers(options: EchoServersOptions): Generator<B.Instructi
   const domains = options.domains ?? B.Domain.available();
   // The book's globals, made once and given to every domain's server.
   const ready = Semaphore.shared(0);
-  const ctx: ServerContext = { shutdown: newShutdown(), out: Mutex.shared(), ready, verbose: options.verbose ?? true };
+  const ctx: ServerContext = {
+    shutdown: newShutdown(),
+    out: Mutex.shared(),
+    ready,
+    verbose: options.verbose ?? true,
+    limits: options.limits,
+  };
   onSignal("SIGINT", function* () {
     options.onStop?.();
     yield* stop(ctx.shutdown);

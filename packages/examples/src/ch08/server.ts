@@ -12,14 +12,20 @@
  * finaliser of the listening socket closes it (this domain's descriptor of
  * it: the other domains close theirs).
  *
- * One departure from the book: a server out of file descriptors (`EMFILE`)
- * does not stop; it waits and accepts again (`acceptWhenPossible` in support/descriptors.ts).
+ * Two departures from the book: a server out of file descriptors (`EMFILE`)
+ * does not stop; it waits and accepts again (`acceptWhenPossible` in
+ * support/descriptors.ts). And its clients are bounded (support/clients.ts):
+ * at most `limits.maxClients` per server, the one silent the longest making
+ * room for a new one at the cap, and none silent for more than
+ * `limits.idleSeconds`, so that idle connections cannot take every
+ * descriptor and lock real clients out.
  */
 import * as B from "@bobbin/core";
 import { type Mutex, Ownership as Owner, type Semaphore } from "@bobbin/sync";
 import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
 import { cleanUp } from "../ch06/echo.js";
 import { formatAddress } from "../support/address.js";
+import { type Client, ClientIdle, type ClientLimits, Clients, IDLE_SECONDS } from "../support/clients.js";
 import { acceptWhenPossible } from "../support/descriptors.js";
 import { peerGone } from "../support/peer.js";
 import { type Shutdown, stop, untilStop } from "./shutdown.js";
@@ -45,7 +51,11 @@ export interface ServerContext {
   readonly ready?: Semaphore;
   /** Print "new client: …" for each client. Default true. */
   readonly verbose?: boolean;
+  /** Each server's bounds on its clients. Default: 1024 clients, 120 s of silence. */
+  readonly limits?: ClientLimits;
 }
+
+const LIMITS: ClientLimits = { maxClients: 1024, idleSeconds: IDLE_SECONDS };
 
 /**
  * The book's `printf`: prints a line holding `out` (the book's `mutex_out`).
@@ -62,25 +72,30 @@ export function printf(out: Mutex, line: string): B.Operation<void> {
 }
 
 /**
- * The book's final `echo`, counting the bytes it echoed into `stats`. One
- * departure: a client that resets its connection is gone, not an error
+ * The book's final `echo`, counting the bytes it echoed into `stats`. Two
+ * departures: a client that resets its connection is gone, not an error
  * (the book's server would stop at the first `ECONNRESET`, raised by
- * `clean_up`).
+ * `clean_up`); and one silent for the idle timeout is let go (each read
+ * through `seat.heard`).
  *
  * @example
  * ```ts
- * B.spawn({ orphans, give: [client] }, echo, client, stats);
+ * B.spawn({ orphans, give: [client] }, echo, client, stats, clients.add(client.value));
  * ```
  */
-export function* echo(client: OwnedSocket, stats: Stats): Generator<B.Instruction, void, unknown> {
+export function* echo(client: OwnedSocket, stats: Stats, seat: Client): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(0x100);
   try {
-    for (let len = yield* Ownership.read(client, buf); len > 0; len = yield* Ownership.read(client, buf)) {
+    const read = () => seat.heard(Ownership.read(client, buf));
+    for (let len = yield* read(); len > 0; len = yield* read()) {
       yield* Ownership.write(client, buf, 0, len);
       stats.bytes += len;
     }
   } catch (error) {
-    if (!peerGone(error)) throw error; // the finaliser closes the socket
+    // A client let go (idle, or to make room) ended as if it had left; for other errors the finaliser closes the socket.
+    if (!peerGone(error) && !(error instanceof ClientIdle) && !seat.evicted) throw error;
+  } finally {
+    seat.leave();
   }
   yield* Ownership.close(client);
 }
@@ -160,6 +175,7 @@ function* terminate(orphans: B.Orphans<void>): Generator<B.Instruction, void, un
 export function* server(socket: OwnedSocket, ctx: ServerContext): Generator<B.Instruction, Stats, unknown> {
   const stats: Stats = { domain: B.Domain.self(), connections: 0, bytes: 0 };
   const orphans = B.orphans<void>();
+  const clients = new Clients(ctx.limits ?? LIMITS);
   ctx.ready?.release(); // this domain accepts from now on
   for (;;) {
     yield* cleanUp(orphans);
@@ -167,7 +183,8 @@ export function* server(socket: OwnedSocket, ctx: ServerContext): Generator<B.In
     if (next.kind === "die") break; // the accepting task was cancelled: the listening socket is closed
     stats.connections++;
     if (ctx.verbose !== false) yield* printf(ctx.out, `new client: ${formatAddress(next.peer)}`);
-    B.spawn({ orphans, give: [next.client] }, echo, next.client, stats);
+    clients.makeRoom(); // at the cap, the client silent the longest goes
+    B.spawn({ orphans, give: [next.client] }, echo, next.client, stats, clients.add(next.client.value));
   }
   yield* terminate(orphans);
   return stats;

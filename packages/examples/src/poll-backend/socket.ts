@@ -13,7 +13,7 @@
 import * as dgram from "node:dgram";
 import * as dns from "node:dns";
 import * as net from "node:net";
-import type { Address, InetAddress, Socket, SocketKind, SocketState } from "@bobbin/unix";
+import { type Address, type InetAddress, type Socket, SocketFile, type SocketKind, type SocketState } from "@bobbin/unix";
 import type { Interest, Pollable, Poller, Readiness } from "./poller.js";
 
 /** Datagrams kept for `recvfrom`; later ones are dropped, as a full kernel buffer would. */
@@ -78,6 +78,9 @@ export class PollSocket implements Socket, Pollable {
   unacknowledged = 0;
   /** A Unix listener's path. */
   path = "";
+  /** The name a Unix listener binds first, and its socket file once listening (see `SocketFile`). */
+  private staged: string | null = null;
+  private file: SocketFile | null = null;
 
   // A connected stream.
   stream: net.Socket | null = null;
@@ -213,7 +216,10 @@ export class PollSocket implements Socket, Pollable {
     this.openError = null;
     if ("path" in addr) {
       this.path = addr.path;
-      this.listenOn({ path: addr.path, backlog });
+      // Node unlinks the name it bound when the server closes, whatever is
+      // there by then: bind a fresh name, moved to the path once listening.
+      this.staged = SocketFile.staging(addr.path);
+      this.listenOn({ path: this.staged ?? addr.path, backlog });
       return;
     }
     if (net.isIP(addr.host) !== 0) {
@@ -241,6 +247,18 @@ export class PollSocket implements Socket, Pollable {
     });
     server.on("listening", () => {
       if (this.state === "closed") return;
+      if (this.kind === "unix") {
+        try {
+          this.file = this.staged === null ? SocketFile.bound(this.path) : SocketFile.place(this.staged, this.path);
+        } catch (error) {
+          server.close();
+          this.server = null;
+          return afterCloseCallbacks(() => {
+            this.release();
+            this.openFailed(error as Error);
+          });
+        }
+      }
       this.state = "listening";
       this.opening = false;
       this.touchFn();
@@ -330,6 +348,9 @@ export class PollSocket implements Socket, Pollable {
     if (this.stream !== null && !this.stream.destroyed) this.stream.destroy();
     const server = this.server;
     if (server !== null) {
+      // Only the socket bound here, and before its descriptor closes.
+      this.file?.remove();
+      this.file = null;
       server.close();
       for (const client of this.backlog.splice(0)) client.closeNow();
       afterCloseCallbacks(() => this.release());

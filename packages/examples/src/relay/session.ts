@@ -7,6 +7,7 @@ import * as B from "@bobbin/core";
 import type { BroadcastReceived } from "@bobbin/sync";
 import { type Address, type Socket, Timeout, withTimeout, write } from "@bobbin/unix";
 import { formatAddress } from "../support/address.js";
+import { type Client, ClientIdle } from "../support/clients.js";
 import { peerGone } from "../support/peer.js";
 import { LineReader, LineTooLong } from "./lines.js";
 import type { Line, Member, Room } from "./room.js";
@@ -59,12 +60,15 @@ function* deliver(sock: Socket, me: Member): Generator<B.Instruction, void, unkn
   }
 }
 
-/** Reads the client's lines until it ends or quits: lines go to the room, commands are answered. */
-function* converse(sock: Socket, room: Room, me: Member): Generator<B.Instruction, void, unknown> {
+/**
+ * Reads the client's lines until it ends or quits: lines go to the room,
+ * commands are answered. Each line must come within the idle timeout.
+ */
+function* converse(sock: Socket, room: Room, me: Member, seat: Client): Generator<B.Instruction, void, unknown> {
   const others = room.names.filter((name) => name !== me.name);
   yield* me.replies.send(`* welcome, ${me.name}; here: ${others.length === 0 ? "nobody else" : others.join(", ")}; ${COMMANDS}`);
   const lines = new LineReader(sock, MAX_LINE);
-  for (let line = yield* lines.next(); line !== null; line = yield* lines.next()) {
+  for (let line = yield* seat.heard(lines.next()); line !== null; line = yield* seat.heard(lines.next())) {
     if (line === "") continue;
     if (!line.startsWith("/")) {
       room.say(me, line);
@@ -95,27 +99,30 @@ function* lastWord(sock: Socket, text: string): Generator<B.Instruction, boolean
 
 /**
  * Serves one client until it leaves (end of stream, `/quit`, a reset
- * connection) or the relay stops: it joins the room, its lines go to the
- * others, the others' lines come to it. When the task is cancelled (the
- * relay shuts down), the client is told before its socket closes. The
- * socket is closed on every way out (`using`).
+ * connection), stays silent for the idle timeout, or the relay stops: it
+ * joins the room, its lines go to the others, the others' lines come to
+ * it. When the task is cancelled (the relay shuts down), the client is
+ * told before its socket closes. When the relay lets the client go to make
+ * room for a new one, its socket is closed under it and the session ends
+ * as if the client had left. The socket is closed on every way out
+ * (`using`), and the client leaves `seat`'s table.
  *
  * @example
  * ```ts
  * const [client, peer] = yield* accept(server);
- * g.spawn(session, room, client, peer, console.log);
+ * g.spawn(session, room, client, peer, console.log, clients.add(client));
  * ```
  * @throws Cancelled when cancelled (after telling the client); a socket
  * error other than the client going away (`ECONNRESET`, `EPIPE`).
  */
-export function* session(room: Room, client: Socket, peer: Address, log: Log): Generator<B.Instruction, void, unknown> {
+export function* session(room: Room, client: Socket, peer: Address, log: Log, seat: Client): Generator<B.Instruction, void, unknown> {
   using sock = client;
   const me = room.join();
   log(`+ ${me.name} (${formatAddress(peer)})`);
   try {
     yield* B.group(function* (g) {
       g.spawn(deliver, sock, me);
-      yield* converse(sock, room, me);
+      yield* converse(sock, room, me, seat);
       g.cancel(); // the client left: what was still on its way to it is dropped
     });
   } catch (error) {
@@ -123,9 +130,10 @@ export function* session(room: Room, client: Socket, peer: Address, log: Log): G
       if (yield* lastWord(sock, "* the relay is shutting down: goodbye")) room.told++;
       throw error;
     }
-    if (error instanceof LineTooLong) yield* lastWord(sock, `* ${error.message}: goodbye`);
-    else if (!peerGone(error)) throw error;
+    if (error instanceof LineTooLong || error instanceof ClientIdle) yield* lastWord(sock, `* ${error.message}: goodbye`);
+    else if (!peerGone(error) && !seat.evicted) throw error;
   } finally {
+    seat.leave();
     room.leave(me);
     log(`- ${me.name}`);
   }

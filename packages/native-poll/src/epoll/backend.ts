@@ -22,7 +22,7 @@ import {
 import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
 import { errnoException } from "../errors.js";
 import { loadAddon, type NativeSyscalls } from "../load.js";
-import { afterHandleClose, Parking } from "../parking.js";
+import { afterHandleClose, BackendFailure, Parking } from "../parking.js";
 import { PollEvent, Poller, type PollerStats } from "../poller.js";
 import {
   adoptListener,
@@ -107,6 +107,8 @@ export class NativeBackend extends NodeLoop implements Backend {
   readonly parking: Parking;
   private destroyed = false;
   private readonly eager: boolean;
+  /** What failed under the poller in a Node callback: thrown by the next `select`, which fails the run. */
+  private readonly failure = new BackendFailure(() => this.interrupt());
 
   /**
    * @throws NativeUnavailable when the addon is not built.
@@ -129,6 +131,7 @@ export class NativeBackend extends NodeLoop implements Backend {
       readAhead: READ_AHEAD_BYTES,
       sendStaging: STAGING_BYTES,
       onSend: (fd, result, unsent) => this.onSend(fd, result, unsent),
+      onError: (error) => this.failure.fail(error),
     });
     this.parking = new Parking(this.poller);
     this.eager = options.eagerPoll ?? true;
@@ -162,9 +165,12 @@ export class NativeBackend extends NodeLoop implements Backend {
    * loop would, instead of after a turn of Node's loop. Only when nothing is
    * ready does a blocking `select` return a Promise, settled by the batch the
    * `uv_poll_t` delivers (or by `interrupt()`). The scheduler still hands
-   * Node's loop a turn after every time slice (`run`'s `sliceMs`).
+   * Node's loop a turn after every time slice (`run`'s `sliceMs`). When the
+   * poller failed in a Node callback (a failed `epoll_wait`…), `select`
+   * throws that error, and core fails the run with it.
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+    this.failure.check();
     if (!this.destroyed) {
       // The drain submits the slice's queued sends first, in the same call.
       if (this.parking.count !== 0 && (!block || this.eager)) {
@@ -209,6 +215,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     const reader = s.readers[0];
     if (!(reader instanceof ReadOp)) throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
     reader.takeAhead(read, this.poller.readArea, at);
+    s.delivered = reader;
     this.wakeReader(s);
   }
 
@@ -226,12 +233,19 @@ export class NativeBackend extends NodeLoop implements Backend {
   syncWant(s: NativeSocket): void {
     if (s.fd < 0) return;
     const first = s.readers[0];
-    this.poller.want(s.fd, first instanceof ReadOp ? first.wanted : 0);
+    this.poller.want(s.fd, first instanceof ReadOp && s.delivered === null ? first.wanted : 0);
   }
 
-  /** @internal Readiness a finished or cancelled reader did not use goes to the next one. */
+  /** @internal Readiness a finished or cancelled reader did not use goes to the next one (not past a reader woken with bytes). */
   passRead(s: NativeSocket): void {
-    if (s.readers.length !== 0 && (s.readable || s.state === "closed")) this.wakeReader(s);
+    if (s.readers.length !== 0 && s.delivered === null && (s.readable || s.state === "closed")) this.wakeReader(s);
+  }
+
+  /** @internal The reader woken with read-ahead bytes returns them (or fails): the readers behind it go on. */
+  releaseDelivered(s: NativeSocket): void {
+    s.delivered = null;
+    this.syncWant(s);
+    this.passRead(s);
   }
 
   // -- queued sends ------------------------------------------------------------------
@@ -437,6 +451,7 @@ export class NativeBackend extends NodeLoop implements Backend {
     if (s.fd >= 0) this.sendsOut(s);
     s.state = "closed";
     s.writing = null;
+    s.delivered = null;
     s.unsent = null;
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();

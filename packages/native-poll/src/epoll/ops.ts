@@ -74,6 +74,7 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
   protected override finished(): void {
     this.buf = EMPTY;
     this.ahead = NOTHING;
+    if (this.sock.delivered === this) this.backend.releaseDelivered(this.sock);
     this.sock.spareRead ??= this;
   }
 
@@ -84,10 +85,11 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
     if (ahead !== NOTHING) {
       this.ahead = NOTHING;
       if (ahead < 0) throw errnoException(ahead, "read");
-      if (s.readers.length !== 0) this.backend.passRead(s);
       this.value = ahead;
       return true;
     }
+    // A reader woken with bytes read ahead returns them first (finished() lets this one go on).
+    if (s.delivered !== null) return false;
     if (s.receiveShut) {
       this.value = 0;
       return true;
@@ -216,6 +218,6 @@ export class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("readSlot()");
-    return s.readable || s.receiveShut;
+    return s.delivered === null && (s.readable || s.receiveShut);
   }
 }

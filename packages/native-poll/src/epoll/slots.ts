@@ -59,12 +59,16 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
   const b = s.backend;
   const pool = b.pool;
   for (;;) {
-    // Park without a slot until the socket is (maybe) readable.
-    if (!s.readable && !s.receiveShut) yield* new ReadableOp(b, s, "readSlot");
+    // Park without a slot until the socket is (maybe) readable, and behind a reader woken with bytes read ahead.
+    if (s.delivered !== null || (!s.readable && !s.receiveShut)) yield* new ReadableOp(b, s, "readSlot");
     checkTimeouts();
     if (s.state === "closed") throw new SocketClosed("readSlot()");
     if (s.receiveShut) return null;
     const slot = pool.alloc() ?? (yield* pool.acquire()); // waits only at the cap
+    if (s.delivered !== null) {
+      pool.release(slot); // a reader was woken with bytes while this one waited for a slot: they go first
+      continue;
+    }
     let n: number;
     try {
       n = b.sys.read(s.fd, slot.buffer, 0, slot.buffer.length);

@@ -41,4 +41,10 @@ export class NativeSocket extends RawSocket<NativeBackend> {
   shutPending = false;
   /** `close` operations waiting for the unsent bytes to go out. */
   readonly closers: Waiter[] = [];
+  /**
+   * A reader woken with bytes the batch read ahead for it, until it returns
+   * them: reads asked meanwhile wait behind it, so that the stream's bytes
+   * come back in the order the reads return.
+   */
+  delivered: Waiter | null = null;
 }

@@ -31,7 +31,7 @@ import {
 } from "@bobbin/unix";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
-import { afterHandleClose, Parking } from "../parking.js";
+import { afterHandleClose, BackendFailure, Parking } from "../parking.js";
 import { adoptListener, ConnectOp, describeListener, ListenOp, localAddressOf, reuseRead, reuseWrite, SendToOp } from "../sockets.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
@@ -142,6 +142,8 @@ export class UringBackend extends NodeLoop implements Backend {
   readonly parking: Parking;
   private destroyed = false;
   private readonly eager: boolean;
+  /** What failed in the addon's pump (in a Node callback): thrown by the next `select`, which fails the run. */
+  private readonly failure = new BackendFailure(() => this.interrupt());
 
   /**
    * @throws UringUnavailable where io_uring cannot work.
@@ -181,9 +183,12 @@ export class UringBackend extends NodeLoop implements Backend {
    * handled at once (`block = false`: a busy scheduler sees I/O; `block =
    * true`, with `eagerPoll`: what arrived while the tasks ran). Only when
    * nothing is ready does a blocking `select` return a Promise, settled by
-   * the batch the addon delivers from Node's loop.
+   * the batch the addon delivers from Node's loop. When the pump failed in
+   * a Node callback (a failed `io_uring_enter`…), `select` throws that
+   * error, and core fails the run with it.
    */
   override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+    this.failure.check();
     const ring = this.ring;
     if (!this.destroyed && !ring.pumping && (ring.pending || (this.parking.count !== 0 && (!block || this.eager)))) {
       const reaped = this.stats.completions;
@@ -204,6 +209,11 @@ export class UringBackend extends NodeLoop implements Backend {
   }
 
   // -- completions --------------------------------------------------------------
+
+  /** @internal The addon's pump failed: the run fails with it (see {@link UringBackend.select}). */
+  failed(error: Error): void {
+    this.failure.fail(error);
+  }
 
   /** @internal The ring's completions, one by one. */
   complete(fd: number, tag: number, res: number, flags: number): void {

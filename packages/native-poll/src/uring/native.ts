@@ -2,7 +2,7 @@
  * The addon's io_uring half (native/uring.h, native/uring_node.cc), as the
  * uring backend sees it. Linux only: elsewhere the addon has none of it.
  */
-import { loadNative } from "../load.js";
+import { BUILD_SCRIPT, loadNative } from "../load.js";
 
 /** @internal Byte offsets into the ring mapping. */
 export interface UringLayout {
@@ -29,8 +29,10 @@ export interface UringConfig {
   readonly taskRun: number;
 }
 
-/** @internal A ring in Node's loop; its memory is shared with JavaScript. */
+/** @internal A ring in Node's loop; its memory, the addon's, is shared with JavaScript. */
 export interface NativeUringHandle {
+  /** Two int32s: [0] the SQ tail as JavaScript wrote it (the addon publishes it); [1] 1 while the addon's pump runs. */
+  readonly control: ArrayBuffer;
   readonly sqes: ArrayBuffer;
   readonly rings: ArrayBuffer;
   readonly bufferRing: ArrayBuffer;
@@ -50,7 +52,8 @@ export interface NativeUringHandle {
 
 /** @internal */
 export interface NativeUringClass {
-  new (control: Int32Array, onBatch: () => void, config: UringConfig): NativeUringHandle;
+  /** `onBatch(0)`: completions to reap; `onBatch(-errno, failed)`: `io_uring_enter` or `uv_poll` failed. */
+  new (onBatch: (status: number, failed?: string) => void, config: UringConfig): NativeUringHandle;
 }
 
 /** @internal The kernel's ABI values the backend writes and reads. */
@@ -100,7 +103,7 @@ export function uringAddon(): UringAddon | string {
     return (error as Error).message;
   }
   if (addon.NativeUring === undefined || addon.uringProbe === undefined || addon.uringConstants === undefined) {
-    return "the native addon was built without its io_uring part: rebuild it (pnpm --filter @bobbin/native-poll run build:native)";
+    return `the native addon was built without its io_uring part (an older build): rebuild it (node ${BUILD_SCRIPT} --force)`;
   }
   return addon as UringAddon;
 }

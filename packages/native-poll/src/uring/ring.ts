@@ -8,11 +8,15 @@
  * A request's user data is two 32-bit words: the fd and a tag (the backend's
  * generation and kind of request).
  */
+import { errnoException } from "../errors.js";
+import { Errno } from "../syscalls.js";
 import type { NativeUringHandle, UringAddon, UringConfig, UringConstants } from "./native.js";
 
-/** Receives the completions {@link Ring.reap} reads. */
+/** Receives the completions {@link Ring.reap} reads, and what failed in the addon's pump. */
 export interface CompletionSink {
   complete(fd: number, tag: number, res: number, flags: number): void;
+  /** The pump failed (`io_uring_enter`, `uv_poll`), or the ring's memory was detached: the ring is of no use. */
+  failed(error: Error): void;
 }
 
 const TWO_32 = 2 ** 32;
@@ -22,15 +26,15 @@ const TWO_32 = 2 ** 32;
  * callback, so a ring whose backend was never drained can still be collected
  * (its finalizer closes it).
  */
-function relay(ring: WeakRef<Ring>): () => void {
-  return () => ring.deref()?.deliver();
+function relay(ring: WeakRef<Ring>): (status: number, failed?: string) => void {
+  return (status, failed) => ring.deref()?.deliver(status, failed);
 }
 
 /** @internal One ring of the uring backend, with its buffers and staging area. */
 export class Ring {
   readonly handle: NativeUringHandle;
-  /** `[0]`: the SQ tail as written here (the addon publishes it); `[1]`: 1 while the addon's pump runs. */
-  readonly control = new Int32Array(2);
+  /** `[0]`: the SQ tail as written here (the addon publishes it); `[1]`: 1 while the addon's pump runs. The addon's memory. */
+  readonly control: Int32Array;
   readonly constants: UringConstants;
   /** The provided buffers, `bufferSize` bytes each, buffer id `bid` at `bid * bufferSize`. */
   readonly buffers: Uint8Array;
@@ -84,8 +88,9 @@ export class Ring {
     const c = addon.uringConstants;
     this.constants = c;
     this.sink = sink;
-    const h = new addon.NativeUring(this.control, relay(new WeakRef(this)), config);
+    const h = new addon.NativeUring(relay(new WeakRef(this)), config);
     this.handle = h;
+    this.control = new Int32Array(h.control);
     const l = h.layout;
     this.words = new Uint32Array(h.rings);
     this.sqes = new Int32Array(h.sqes);
@@ -142,15 +147,28 @@ export class Ring {
     return this.tail !== Atomics.load(this.words, this.sqTailWord);
   }
 
-  /** Submits what is pending, runs completion work (one io_uring_enter) and hands what completed to the sink. */
+  /**
+   * Submits what is pending, runs completion work (one io_uring_enter) and hands what completed to the sink.
+   * @throws Error (Node-style, `io_uring_enter`) when entering the ring failed (not for EBUSY: the CQ is full, reaped here).
+   */
   submit(): void {
-    this.handle.submit();
+    const rc = this.handle.submit();
     this.stats.submits++;
     this.stats.completions += this.reap(this.sink);
+    if (rc < 0 && rc !== Errno.EBUSY) throw errnoException(rc, "io_uring_enter");
   }
 
-  /** @internal A batch from the addon's pump. */
-  deliver(): void {
+  /** @internal A batch from the addon's pump (`status` 0), or what failed there. */
+  deliver(status: number, failed: string | undefined): void {
+    if (failed !== undefined) {
+      this.sink.failed(errnoException(status, failed, "(the ring's pump)"));
+      return;
+    }
+    if (this.control.length === 0) {
+      const error = new Error("io_uring: the ring's control block was detached (its ArrayBuffer was transferred); the ring is of no use");
+      this.sink.failed(Object.assign(error, { code: "ERR_BOBBIN_DETACHED" }));
+      return;
+    }
     this.stats.batches++;
     this.stats.completions += this.reap(this.sink);
   }

@@ -380,3 +380,39 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
     expect(s.setup.includes("DEFER_TASKRUN") || s.setup.includes("COOP_TASKRUN")).toBe(true);
   });
 });
+
+describe.skipIf(!uring.available)(`io_uring backend: failures in the addon's pump${noUring}`, () => {
+  it("an io_uring_enter that fails in Node's callback fails the run with an error naming it, instead of being ignored", async () => {
+    let backend: UringBackend | undefined;
+    let peer: net.Socket | undefined;
+    const outcome = run(
+      function* () {
+        const server = tcpv4();
+        yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+        peer = net.connect((getsockname(server) as { port: number }).port, "127.0.0.1").on("error", () => {}); // reset when the run ends
+        const [sock] = yield* accept(server);
+        const reader = B.spawn(function* () {
+          yield* read(sock, Buffer.alloc(16));
+        });
+        yield* sleep(0.01); // the reader's recv is armed and parked
+        // JavaScript's SQ tail, in the memory it shares with the addon, made
+        // wrong: the pump's next entry is refused (EINVAL). select does not
+        // enter the ring itself (eagerPoll: false): the bytes below wake the pump.
+        const control = (backend as unknown as { ring: { control: Int32Array } }).ring.control;
+        control[0] = (control[0]! + 1_000_000) | 0;
+        setTimeout(() => peer!.write("wake the pump"), 10);
+        yield* B.awaitExn(reader);
+      },
+      { backend: () => (backend = uringBackend({ eagerPoll: false })) },
+    );
+    const error = (await outcome.then(
+      () => null,
+      (e: unknown) => e,
+    )) as Error & { cause?: NodeJS.ErrnoException };
+    peer?.destroy();
+    expect(error).toBeInstanceOf(B.CallbackFailed);
+    expect(error.message).toContain("select");
+    expect(error.cause).toMatchObject({ code: "EINVAL", syscall: "io_uring_enter" });
+    expect(error.cause?.message).toContain("the ring's pump");
+  });
+});

@@ -17,10 +17,15 @@ afterEach(async () => {
   await turn(); // the rings close in uv_close's callback
 });
 
+/** A failure of the ring's pump fails the test (thrown from Node's callback). */
+const failed = (error: Error): never => {
+  throw error;
+};
+
 function make(config: Partial<UringConfig> = {}, sink?: CompletionSink): { ring: Ring; seen: Completion[] } {
   const full: UringConfig = { entries: 8, buffers: 4, bufferSize: 64, staging: 2, stagingSize: 64, taskRun: 0, ...config };
   const seen: Completion[] = [];
-  const ring = new Ring(requireUring(), full, sink ?? { complete: (fd, tag, res, flags) => seen.push([fd, tag, res, flags]) });
+  const ring = new Ring(requireUring(), full, sink ?? { complete: (fd, tag, res, flags) => void seen.push([fd, tag, res, flags]), failed });
   ring.handle.unref();
   cleanup.push(() => ring.handle.destroy());
   return { ring, seen };
@@ -128,6 +133,7 @@ describe.skipIf(!uring.available)(`the ring${noUring}`, () => {
           seen.push([fd, tag, res, flags]);
           if (seen.length === 1) throw new Error("first");
         },
+        failed,
       },
     );
     const [a] = pair();

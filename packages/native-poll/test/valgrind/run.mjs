@@ -5,7 +5,8 @@
 //   pnpm --filter @bobbin/native-poll test:valgrind  # under valgrind (scripts/valgrind.mjs)
 //
 // Every path that allocates or frees native memory is taken at least once:
-// pollers destroyed explicitly and by the GC, arenas of both memory kinds made,
+// pollers destroyed explicitly and by the GC, the memories the addon shares
+// with JavaScript transferred away and collected before a drain, arenas of both memory kinds made,
 // offlined, revived, closed and collected, the slot error paths, every system
 // call with good and bad arguments, rings probed, pumped, destroyed (from their
 // own callback too) and collected with requests in flight.
@@ -53,10 +54,9 @@ function pipe() {
 // ---------------------------------------------------------------- poller
 
 async function pollerChecks() {
-  const batch = new Int32Array(4 * C.EVENT_INTS);
   let delivered = 0;
   let woken = 0;
-  const p = new native.NativePoller(batch, (n, w) => {
+  const p = new native.NativePoller(4, (n, w) => {
     delivered += n;
     if (w) woken++;
   });
@@ -86,7 +86,8 @@ async function pollerChecks() {
   ok(woken > 0, "interrupt delivered");
   throws(() => p.add("x", 1, 0), TypeError, "bad fd type");
   throws(() => p.add(pipes[4][0], 0, 0), RangeError, "empty interest");
-  throws(() => new native.NativePoller(new Float64Array(3), () => {}), TypeError, "bad batch array");
+  throws(() => new native.NativePoller(Number.NaN, () => {}), RangeError, "batch size NaN");
+  throws(() => new native.NativePoller(1, null), TypeError, "no callback");
   p.unref();
   p.ref();
   // A table that grows: a high fd number.
@@ -108,20 +109,18 @@ async function pollerChecks() {
   // area and by what each fd wants; installed again over a grown table; a
   // poller with read-ahead left to the GC.
   {
-    const rb = new Int32Array(4 * C.EVENT_INTS);
-    const ra = new native.NativePoller(rb, () => {});
+    const ra = new native.NativePoller(4, () => {});
+    const rb = new Int32Array(ra.batch);
     ra.unref();
-    const area = new Uint8Array(6);
-    let wants = new Int32Array(8);
-    ra.readAhead(area, wants);
+    const area = new Uint8Array(ra.readAhead(6));
+    let wants = new Int32Array(ra.wants(8));
     const ps = [pipe(), pipe(), pipe()];
     for (const [r, w] of ps) {
       ra.add(r, C.READABLE, C.EDGE);
       if (r >= wants.length) {
-        const grown = new Int32Array(r + 1);
+        const grown = new Int32Array(ra.wants(r + 1));
         grown.set(wants);
         wants = grown;
-        ra.readAhead(area, wants);
       }
       wants[r] = 4;
       eq(sys.write(w, Buffer.from("1234"), 0, 4), 4, "write for read-ahead");
@@ -129,26 +128,28 @@ async function pollerChecks() {
     eq(ra.poll(0), 3, "read-ahead drain");
     const reads = [rb[3], rb[3 + C.EVENT_INTS], rb[3 + 2 * C.EVENT_INTS]];
     eq(reads.join(","), `4,2,${C.NOT_READ}`, "read-ahead bounded by the area");
-    throws(() => ra.readAhead(new Int32Array(1), wants), TypeError, "read-ahead area not bytes");
+    throws(() => ra.readAhead(-1), RangeError, "read-ahead area of -1 bytes");
+    ok(area.length === 6, "the area stays");
     ra.destroy();
     for (const [r, w] of ps) {
       sys.close(r);
       sys.close(w);
     }
     (() => {
-      const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
-      lost.readAhead(new Uint8Array(16), new Int32Array(4));
+      const lost = new native.NativePoller(1, () => {});
+      lost.readAhead(16);
+      lost.wants(4);
     })();
   }
   // Queued sends: submitted by flush() and by a drain, in order; an entry
   // outside the staging area refused; a short send stops the fd's later
   // entries; a poller with a send queue left to the GC.
   {
-    const sq = new native.NativePoller(new Int32Array(4 * C.EVENT_INTS), () => {});
+    const sq = new native.NativePoller(4, () => {});
     sq.unref();
-    const staging = new Uint8Array(16);
-    const queue = new Int32Array(1 + 4 * C.SEND_INTS);
-    sq.sendQueue(staging, queue);
+    const [stagingBuffer, queueBuffer] = sq.sendQueue(16, 4);
+    const staging = new Uint8Array(stagingBuffer);
+    const queue = new Int32Array(queueBuffer);
     const [a, b] = sys.socketpair(1);
     staging.set(Buffer.from("abcdef"));
     const entries = [
@@ -171,20 +172,20 @@ async function pollerChecks() {
     queue[0] = 2;
     eq(sq.poll(0) >= 0, true, "a drain submits queued sends");
     eq(queue[4] < 0 && queue[8] === C.NOT_SENT, true, "a blocked fd's later sends are not tried");
-    throws(() => sq.sendQueue(new Int32Array(4), queue), TypeError, "staging not bytes");
+    throws(() => sq.sendQueue(1.5, 4), RangeError, "staging of 1.5 bytes");
     sq.destroy();
     sys.close(a);
     sys.close(b);
     (() => {
-      const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
-      lost.sendQueue(new Uint8Array(16), new Int32Array(9));
+      const lost = new native.NativePoller(1, () => {});
+      lost.sendQueue(16, 2);
     })();
   }
   // A poller destroyed from inside its own batch callback.
   {
     let called = 0;
     const [r, w] = pipe();
-    const self = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {
+    const self = new native.NativePoller(1, () => {
       called++;
       self.destroy();
     });
@@ -197,7 +198,7 @@ async function pollerChecks() {
   }
   // A poller nobody destroys: closed by its finalizer after GC.
   (() => {
-    const lost = new native.NativePoller(new Int32Array(C.EVENT_INTS), () => {});
+    const lost = new native.NativePoller(1, () => {});
     const [r, w] = pipe();
     lost.add(r, C.READABLE, C.EDGE);
     sys.close(r);
@@ -207,6 +208,67 @@ async function pollerChecks() {
   await sleep(20);
   gc();
   await sleep(20);
+}
+
+// ---------------------------------------------------------------- detached memory
+
+/**
+ * Takes an ArrayBuffer away as code holding it could: transferred (copied
+ * instead where the runtime does not detach it: external buffers on Node 20),
+ * the result dropped for the GC.
+ */
+function transferAway(buffer) {
+  if (typeof buffer.transfer === "function") buffer.transfer();
+  else structuredClone(buffer, { transfer: [buffer] });
+}
+
+// Every memory the addon keeps pointers into, transferred away and collected,
+// then used by a drain (read-ahead, queued sends) and by Node's loop: the
+// addon reads and writes only memory it still owns.
+async function detachChecks() {
+  let batches = 0;
+  const p = new native.NativePoller(4, () => batches++);
+  const area = p.readAhead(64);
+  const wantsBuffer = p.wants(1024);
+  const [staging, queue] = p.sendQueue(64, 4);
+  const [a, b] = sys.socketpair(1);
+  ok(a < 1024, "the fd fits the read-ahead's table");
+  p.add(a, C.READABLE, C.LEVEL);
+  new Int32Array(wantsBuffer)[a] = 16;
+  new Uint8Array(staging).set(Buffer.from("pong"));
+  new Int32Array(queue).set([1, a, 0, 4, 0]);
+  for (const buffer of [p.batch, area, wantsBuffer, staging, queue]) transferAway(buffer);
+  gc();
+  await sleep(10);
+  gc();
+  sys.write(b, Buffer.from("ping"), 0, 4);
+  ok(p.poll(0) >= 1, "a drain after the memories were transferred away and collected");
+  const got = Buffer.alloc(8);
+  eq(sys.read(b, got, 0, 8), 4, "the queued send went out");
+  sys.write(b, Buffer.from("more"), 0, 4);
+  for (let i = 0; i < 100 && batches === 0; i++) await sleep(2);
+  ok(batches > 0, "a batch through Node's loop after the transfer");
+  p.destroy();
+  sys.close(a);
+  sys.close(b);
+  if (native.uringProbe === undefined || native.uringProbe().reason !== "") return;
+  const U = native.uringConstants;
+  const ring = uringDriver({ entries: 8, buffers: 4, bufferSize: 64, staging: 1, stagingSize: 64 }, (d) => d.reap());
+  transferAway(ring.handle.control);
+  gc();
+  await sleep(10);
+  gc();
+  const [c, d] = sys.socketpair(1);
+  // Where the transfer detached the view (not Node 20's copy), JavaScript can no longer queue requests: only the pump runs.
+  const detached = ring.handle.control.byteLength === 0;
+  ring.push(U.OP_RECV, c, { flags: U.SQE_BUFFER_SELECT, ioprio: U.RECV_MULTISHOT, data: 1, group: U.BUFFER_GROUP });
+  ok(ring.handle.submit() >= (detached ? 0 : 1), "the ring submits after its control block was transferred away and collected");
+  sys.write(d, Buffer.from("x"), 0, 1);
+  for (let t = 0; t < 100 && ring.seen.length === 0 && !detached; t++) await sleep(2);
+  ok(detached || ring.seen.length > 0, "the ring's pump still runs");
+  ring.handle.destroy();
+  sys.close(c);
+  sys.close(d);
 }
 
 // ---------------------------------------------------------------- arena
@@ -296,8 +358,8 @@ function arenaChecks(memory) {
 // ---------------------------------------------------------------- syscalls
 
 function waitFor(fd, interest) {
-  const batch = new Int32Array(C.EVENT_INTS);
-  const p = new native.NativePoller(batch, () => {});
+  const p = new native.NativePoller(1, () => {});
+  const batch = new Int32Array(p.batch);
   p.unref();
   p.add(fd, interest, C.LEVEL);
   let n = 0;
@@ -388,9 +450,9 @@ function syscallChecks() {
  * checks need: SQEs written into the shared queue, CQEs read from it.
  */
 function uringDriver(config, onBatch) {
-  const control = new Int32Array(2);
   const target = { driver: null };
-  const handle = new native.NativeUring(control, relay(target, onBatch), config);
+  const handle = new native.NativeUring(relay(target, onBatch), config);
+  const control = new Int32Array(handle.control);
   const l = handle.layout;
   const words = new Uint32Array(handle.rings);
   const sqes = new Int32Array(handle.sqes);
@@ -426,7 +488,8 @@ function uringDriver(config, onBatch) {
 
 /** The ring's callback, holding its driver weakly: C++ holds the callback, so a ring left to the GC can go. */
 function relay(target, onBatch) {
-  return () => {
+  return (status, failed) => {
+    assert.equal(failed, undefined, `the ring's pump failed: ${failed} ${status}`);
     const driver = target.driver?.deref();
     if (driver !== undefined) onBatch(driver);
   };
@@ -437,8 +500,9 @@ async function uringChecks() {
   const { reason } = native.uringProbe();
   if (reason !== "") return console.log(`valgrind run: io_uring checks skipped: ${reason}`);
   const U = native.uringConstants;
-  throws(() => new native.NativeUring(new Int32Array(2), () => {}, { buffers: 3 }), /configuration/, "buffers not a power of two");
-  throws(() => new native.NativeUring(new Float64Array(2), () => {}, {}), TypeError, "bad control array");
+  throws(() => new native.NativeUring(() => {}, { buffers: 3 }), /configuration/, "buffers not a power of two");
+  throws(() => new native.NativeUring({}, {}), TypeError, "no callback");
+  throws(() => new native.NativeUring(() => {}, { entries: 0.5 }), RangeError, "entries not an integer");
 
   const config = { entries: 8, buffers: 4, bufferSize: 64, staging: 2, stagingSize: 64 };
   const ring = uringDriver(config, (d) => d.reap());
@@ -512,6 +576,7 @@ async function uringChecks() {
 }
 
 await pollerChecks();
+await detachChecks();
 arenaChecks(1);
 arenaChecks(2);
 syscallChecks();

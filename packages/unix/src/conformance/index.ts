@@ -29,8 +29,10 @@ import { echoTests } from "./echo.js";
 import { endOfRunTests } from "./end-of-run.js";
 import { failureTests } from "./failures.js";
 import { fdExhaustionTests } from "./fd-exhaustion.js";
+import { readOrderTests } from "./read-order.js";
 import { sharingTests } from "./sharing.js";
 import { soakTests } from "./soak.js";
+import { socketFileTests } from "./socket-files.js";
 import { streamTests } from "./streams.js";
 
 export type { ConformanceOptions } from "./context.js";
@@ -65,6 +67,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
       rmSync(dir, { recursive: true, force: true });
     });
     echoTests(suite);
+    readOrderTests(suite);
     failureTests(suite);
     closingTests(suite);
     disposalTests(suite);
@@ -73,6 +76,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     fdExhaustionTests(suite);
     streamTests(suite);
     sharingTests(suite);
+    socketFileTests(suite);
     soakTests(suite);
   });
 }

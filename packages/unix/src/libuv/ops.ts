@@ -8,6 +8,7 @@ import type { Address, InetAddress, ListenOptions, UnixAddress } from "../backen
 import { BufferOp } from "../buffer-op.js";
 import { SocketClosed, systemError } from "../errors.js";
 import { Parked, removeWaiter } from "../parked.js";
+import { SocketFile } from "../socket-file.js";
 import type { UvSocket, Waiter, WriteWaiter } from "./socket.js";
 
 /**
@@ -144,7 +145,7 @@ export class AcceptOp extends QueuedOp<[UvSocket, Address]> {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("accept()");
     if (s.origin !== null) s.wantConnections();
-    const client = s.backlog.shift();
+    const client = s.takeConnection();
     if (client !== undefined) {
       this.value = [client, peerOf(client)];
       s.wakeAcceptor();
@@ -244,7 +245,10 @@ export class ListenOp extends OpenOp {
     s.listenBacklog = backlog;
     if (s.kind === "unix") {
       s.path = (this.addr as UnixAddress).path;
-      server.listen({ path: s.path, backlog });
+      // libuv unlinks the name it bound when the server closes, whatever is
+      // there by then: it binds a fresh name, moved to the path once listening.
+      s.staged = SocketFile.staging(s.path);
+      server.listen({ path: s.staged ?? s.path, backlog });
       return;
     }
     const { host, port } = this.addr as InetAddress;

@@ -17,12 +17,18 @@ import type { Address, Socket, SocketKind, SocketState } from "../backend.js";
 import { SocketClosed } from "../errors.js";
 import { type Parked, wakeAll } from "../parked.js";
 import { type SharedSocket, ShareGuard } from "../share.js";
+import { SocketFile } from "../socket-file.js";
 import type { LibuvBackend } from "./backend.js";
 import type { ReadOp, WriteOp } from "./ops.js";
 import { RELAY_MESSAGE, spawnRelay } from "./relay.js";
 
 /** Queued bytes above which a stream stops reading from the system (resumed below half of it). */
 export const HIGH_WATER = 64 * 1024;
+/**
+ * The most connections a listener holds for `accept`, whatever its backlog:
+ * Linux's own cap on a listen queue (`net.core.somaxconn`'s default).
+ */
+export const MAX_HELD_CONNECTIONS = 4096;
 /** Datagrams kept for `recvfrom`; later ones are dropped, as a full kernel buffer would. */
 export const MAX_DATAGRAMS = 1024;
 
@@ -63,6 +69,14 @@ function endpoint(address: () => unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/** `error` of a bind under the staged name `staged`, saying `path` instead (the name the program asked for). */
+function named(error: Error, staged: string, path: string): Error {
+  const e = error as NodeJS.ErrnoException & { address?: string };
+  if (e.address === staged) e.address = path;
+  e.message = e.message.split(staged).join(path);
+  return e;
 }
 
 /** Runs `fn` once the handles closed now are really gone (after a "close callbacks" phase of Node's loop). */
@@ -135,6 +149,10 @@ export class UvSocket implements Socket {
   broken: Error | null = null;
   /** A Unix listener's path, for its address. */
   path = "";
+  /** The name a Unix listener binds before its socket is moved to `path` (see `SocketFile.staging`). */
+  staged: string | null = null;
+  /** A Unix listener's socket file, unlinked when it closes (see `SocketFile`). */
+  file: SocketFile | null = null;
   /** The backlog it listens with. */
   listenBacklog = 511;
   /** Made when the listener is first given to another domain; sealed before its descriptor closes. */
@@ -300,6 +318,14 @@ export class UvSocket implements Socket {
     this.onConnections(server);
     server.on("listening", () => {
       if (this.server !== server || this.state === "closed") return;
+      if (this.kind === "unix") {
+        try {
+          this.file = this.staged === null ? SocketFile.bound(this.path) : SocketFile.place(this.staged, this.path);
+        } catch (error) {
+          server.close();
+          return this.listenFailed(error as Error);
+        }
+      }
       this.state = "listening";
       this.opener?.ready();
     });
@@ -307,29 +333,49 @@ export class UvSocket implements Socket {
       if (this.server !== server) return;
       if (this.state === "listening") return this.acceptFailed(error);
       if (this.state === "closed") return;
-      // bind/listen failed: Node closed the handle; the socket is fresh again.
-      this.openError = error;
-      this.server = null;
-      afterHandleClose(() => {
-        if (this.server === null && this.udp === null && this.stream === null) this.handleOpen = false;
-        this.handleClosed();
-        this.opener?.ready();
-      });
+      // bind/listen failed: Node closed the handle.
+      this.listenFailed(error);
     });
   }
 
-  /** Queues the connections `server` accepts for `accept`. */
+  /** bind/listen failed, and the server's handle is closed or closing: the socket is fresh again once it is gone. */
+  private listenFailed(error: Error): void {
+    this.openError = this.staged === null ? error : named(error, this.staged, this.path);
+    this.server = null;
+    afterHandleClose(() => {
+      if (this.server === null && this.udp === null && this.stream === null) this.handleOpen = false;
+      this.handleClosed();
+      this.opener?.ready();
+    });
+  }
+
+  /**
+   * Queues the connections `server` accepts for `accept`, at most
+   * `listenBacklog` of them (and {@link MAX_HELD_CONNECTIONS}), unread (accepted with `pauseOnConnect`: reading
+   * starts at `accept`, see {@link takeConnection}). libuv accepts whatever
+   * arrives and Node offers no way to stop it on a listening handle, so a
+   * connection beyond that bound is closed at once, as a full kernel queue
+   * would turn it away: what a client can make this process hold is bounded
+   * whether or not the program accepts.
+   */
   private onConnections(server: net.Server): void {
     server.on("connection", (stream: net.Socket) => {
-      if (this.server !== server) return void stream.destroy();
-      if (this.state === "closed") return void stream.destroy();
+      if (this.server !== server || this.state === "closed" || this.backlog.length >= Math.min(this.listenBacklog, MAX_HELD_CONNECTIONS)) {
+        return void stream.destroy();
+      }
       const client = new UvSocket(this.kind, this.backend);
       client.state = "connected";
       client.attachStream(stream);
-      stream.resume(); // accepted with pauseOnConnect: read ahead from now on
       this.backlog.push(client);
       if (this.acceptors.length !== 0) this.acceptors.shift()!.ready();
     });
+  }
+
+  /** The oldest connection waiting for `accept`, reading from now on; or undefined. */
+  takeConnection(): UvSocket | undefined {
+    const client = this.backlog.shift();
+    if (client !== undefined) client.stream!.resume();
+    return client;
   }
 
   /** accept() failed (EMFILE, ENFILE…): the next accept hears of it. */
@@ -542,6 +588,10 @@ export class UvSocket implements Socket {
     } else if (server !== null) {
       // Domains duplicating the descriptor finish first (see ShareGuard).
       this.guard?.seal();
+      // Unlinked before the descriptor closes, as libuv does: a socket bound at
+      // the path by someone else once ours is closed is never touched.
+      this.file?.remove();
+      this.file = null;
       server.close();
       for (const client of this.backlog.splice(0)) client.closeNow();
       this.relay?.kill();

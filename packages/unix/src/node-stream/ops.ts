@@ -79,7 +79,7 @@ export class StreamWrite extends StreamOp<void> {
       if (s.write(this.buf, this.off, this.len, this.written)) return true;
     }
     if (this.done) {
-      if (this.error !== null) throw s.state === "closed" ? new SocketClosed("write()") : this.error;
+      if (this.error !== null) throw s.state === "closed" ? new SocketClosed("write()") : s.causeOf(this.error);
       return true;
     }
     s.checkWriting();

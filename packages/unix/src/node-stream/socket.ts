@@ -156,6 +156,16 @@ export class StreamSocket implements Socket {
   }
 
   /**
+   * What a write whose callback got `error` failed of: the stream's own
+   * error when it has one, as the callback's may only follow from it (a
+   * `tls.TLSSocket` destroyed for a refused certificate calls its pending
+   * write back with `EBADF` on Node ≥ 22).
+   */
+  causeOf(error: Error): Error {
+    return this.stream.errored ?? error;
+  }
+
+  /**
    * For a write still waiting for its callback.
    * @throws SocketClosed when the socket was closed; the stream's error (or `EPIPE`) once it is gone, as it may never call back.
    */

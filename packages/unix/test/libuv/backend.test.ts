@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
 import {
@@ -34,7 +36,76 @@ function* pair(): Generator<B.Instruction, [Socket, Socket], unknown> {
   return [client, peer];
 }
 
+/** Descriptors open in this process. */
+function openFds(): number {
+  return readdirSync("/proc/self/fd").length;
+}
+
+/**
+ * A child process that opens `n` connections to `port`, sends one byte on
+ * each, and prints "settled" once every attempt connected or failed; it
+ * keeps its connections until its stdin closes (bounded: 20 s).
+ */
+function flood(port: number, n: number) {
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const net = require("net"); let left = ${n}; const all = [];
+      const done = () => { if (--left === 0) console.log("settled"); };
+      for (let i = 0; i < ${n}; i++) {
+        const c = net.connect(${port}, "127.0.0.1");
+        all.push(c);
+        let once = false;
+        const settle = () => { if (!once) { once = true; done(); } };
+        c.on("connect", () => { c.write("x"); settle(); });
+        c.on("error", settle);
+        c.on("close", settle);
+      }
+      process.stdin.on("data", () => {}).on("end", () => process.exit(0));
+      setTimeout(() => process.exit(0), 20000).unref();`,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  return { settled: () => out.includes("settled"), stop: () => child.stdin.end() };
+}
+
 describe("the libuv backend", () => {
+  it("holds at most `backlog` connections nobody accepted, and reads none of them before accept", async () => {
+    await run(function* () {
+      const server = tcpv4();
+      const backlog = 16;
+      yield* bindAndListen(server, { host: "127.0.0.1", port: 0 }, { backlog });
+      const { port } = getsockname(server) as InetAddress;
+      const before = openFds();
+      const clients = flood(port, 300);
+      try {
+        // Each attempt connects (and is then held or turned away) or waits in the kernel's queue: give them time to arrive.
+        for (let i = 0; i < 1000 && !clients.settled(); i++) yield* sleep(0.01);
+        yield* sleep(0.2);
+        const held = (server as unknown as UvSocket).backlog;
+        expect(held.length).toBeLessThanOrEqual(backlog);
+        // The held connections, plus at most the one Node is handing over: nothing else of the 300 stays open here.
+        expect(openFds() - before).toBeLessThanOrEqual(backlog + 2);
+        for (const s of held) {
+          expect(s.stream!.isPaused()).toBe(true);
+          expect(s.queued).toBe(0);
+        }
+        // Accepting one starts reading it: its byte arrives.
+        const [conn] = yield* accept(server);
+        const buf = Buffer.alloc(1);
+        yield* readExactly(conn, buf);
+        expect(buf.toString()).toBe("x");
+        yield* close(conn);
+      } finally {
+        clients.stop();
+      }
+      yield* close(server);
+    });
+  });
+
   it("works with either flush mode", async () => {
     for (const flush of ["immediate", "microtask"] as const) {
       const echoed = await run(
