@@ -49,9 +49,12 @@ export interface Listening {
   close(): B.Operation<void>;
 }
 
-/** @internal Makes `server` listen on `host:port`, the way the run's backend allows. */
-export function listen(server: http.Server, host: string, port: number): B.Operation<Listening> {
-  return B.Domain.events() instanceof LibuvBackend ? listenWithNode(server, host, port) : listenWithSockets(server, host, port);
+/**
+ * @internal Makes `server` listen on `host:port`, the way the run's backend
+ * allows; `failed` hears of a failure to accept (the server then stops).
+ */
+export function listen(server: http.Server, host: string, port: number, failed: (error: unknown) => void): B.Operation<Listening> {
+  return B.Domain.events() instanceof LibuvBackend ? listenWithNode(server, host, port) : listenWithSockets(server, host, port, failed);
 }
 
 /** Node's server listens itself (the libuv backend). */
@@ -93,7 +96,12 @@ function* listenWithNode(server: http.Server, host: string, port: number): Gener
 }
 
 /** The backend's socket listens; a task accepts and hands each connection to Node's server as a stream. */
-function* listenWithSockets(server: http.Server, host: string, port: number): Generator<B.Instruction, Listening, unknown> {
+function* listenWithSockets(
+  server: http.Server,
+  host: string,
+  port: number,
+  failed: (error: unknown) => void,
+): Generator<B.Instruction, Listening, unknown> {
   const sock = net.isIP(host) === 6 ? tcpv6() : tcpv4();
   try {
     yield* bindAndListen(sock, { host, port });
@@ -105,7 +113,7 @@ function* listenWithSockets(server: http.Server, host: string, port: number): Ge
   // Node tracks a server's connections (idle ones, header and request
   // timeouts) from its 'listening' on: this one's are the acceptor's.
   server.emit("listening");
-  const acceptor = B.spawn({ name: "accept" }, acceptLoop, sock, server);
+  const acceptor = B.spawn({ name: "accept" }, acceptLoop, sock, server, failed);
   return {
     address: { host: address, port: bound },
     *stopAccepting() {
@@ -115,8 +123,9 @@ function* listenWithSockets(server: http.Server, host: string, port: number): Ge
     *close() {
       yield* close(sock);
       server.close(); // stops Node's tracking of connections (its timer)
-      server.closeAllConnections();
-      yield* B.awaitExn(acceptor);
+      // The acceptor and its connections' tasks are cancelled: each closes its socket (a
+      // socket closed under a task may not wake it: a crashed simulated host's does not).
+      yield* B.cancel(acceptor);
     },
   };
 }
@@ -131,9 +140,19 @@ function outOfDescriptors(error: unknown): boolean {
  * Accepts until the listening socket closes, each connection a stream pumped
  * by a task of this one; then waits for them to end. Out of descriptors, it
  * pauses: the connections wait in the kernel's queue until some are free.
+ * Any other failure to accept is the server's: `failed` hears of it.
  */
-function* acceptLoop(sock: Socket, server: http.Server): Generator<B.Instruction, void, unknown> {
+function* acceptLoop(sock: Socket, server: http.Server, failed: (error: unknown) => void): Generator<B.Instruction, void, unknown> {
   const connections = B.orphans<void>();
+  try {
+    yield* acceptAll(sock, server, connections);
+  } catch (error) {
+    if (error instanceof B.Cancelled) throw error;
+    failed(error); // the server stops, and fails with it
+  }
+}
+
+function* acceptAll(sock: Socket, server: http.Server, connections: B.Orphans<void>): Generator<B.Instruction, void, unknown> {
   for (;;) {
     for (let t = B.care(connections); t; t = B.care(connections)) yield* B.awaitExn(t);
     let accepted: [Socket, Address];

@@ -171,7 +171,7 @@ function* run(service: Service, place: Place): Generator<B.Instruction, void, un
     const server = http.createServer({ ...place.node, IncomingMessage: Request, ServerResponse: Response } as http.ServerOptions);
     attach(server, service);
     server.on("request", service.onRequest);
-    const listening = yield* listen(server, place.host, place.port);
+    const listening = yield* listen(server, place.host, place.port, (error) => service.fail(error));
     service.closeIdle = listening.closeIdle;
     try {
       place.onListening?.(listening.address);

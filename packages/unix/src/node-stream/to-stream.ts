@@ -387,9 +387,14 @@ function* pump(stream: SocketDuplex): Generator<B.Instruction, void, unknown> {
     // The stream's error, if the socket failed; the end of it, if the task was cancelled.
     stream.destroy(failure ?? undefined);
     yield* close(stream.socket);
-    const written = yield* B.awaitTask(writer);
-    // The writer's own errors went to the stream (its write callbacks): only a fault of its own is left.
-    if (!written.ok && !isStreamFailure(written.error)) throw written.error;
+    if (writer.status === "pending") {
+      // Still waiting: cancelled (a socket closed under it may not wake it: a crashed simulated host's does not).
+      yield* B.cancel(writer);
+    } else {
+      const written = yield* B.awaitTask(writer);
+      // The writer's own errors went to the stream (its write callbacks): only a fault of its own is left.
+      if (!written.ok && !isStreamFailure(written.error)) throw written.error;
+    }
   } finally {
     stream.settle();
   }
