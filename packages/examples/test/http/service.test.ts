@@ -24,11 +24,25 @@ function* withServices<T>(
   let port = 0;
   const ready = new B.Trigger();
   const quotesReady = new B.Trigger();
-  const quotes = B.spawn(quoteService, { port: 0, onListening: (a) => ((quotesPort = a.port), quotesReady.signal()) });
+  const quotes = B.spawn(quoteService, {
+    port: 0,
+    onListening: (a) => {
+      quotesPort = a.port;
+      quotesReady.signal();
+    },
+  });
   yield* quotesReady.wait();
   const service = B.spawn(
     jsonService,
-    { port: 0, upstream: `http://127.0.0.1:${quotesPort}`, upstreamTimeout: 0.5, onListening: (a) => ((port = a.port), ready.signal()) },
+    {
+      port: 0,
+      upstream: `http://127.0.0.1:${quotesPort}`,
+      upstreamTimeout: 0.5,
+      onListening: (a) => {
+        port = a.port;
+        ready.signal();
+      },
+    },
     stats,
   );
   yield* ready.wait();
