@@ -135,45 +135,38 @@ function* fetchWithNode(url: URL, init: RequestInit, timeout: number | undefined
       return globalThis.fetch(url, { ...init, signal: controller.signal });
     }),
   );
-  return new Fetched(response, controller, deadline);
+  const read = (): B.Operation<Buffer> =>
+    within(
+      deadline,
+      B.promise(async (signal) => {
+        follow(signal, controller);
+        return Buffer.from(await response.arrayBuffer());
+      }),
+    );
+  return new Answer(response.status, response.statusText, response.url, response.headers, read, () => controller.abort());
 }
 
-/** A response of Node's fetch: its body is read by operations, within the fetch's deadline. */
-class Fetched implements FetchResponse {
+/** A response: its head, and its body read once, by `read` (what aborting it takes: `abort`). */
+class Answer implements FetchResponse {
+  private used = false;
+
   constructor(
-    private readonly response: globalThis.Response,
-    private readonly controller: AbortController,
-    private readonly deadline: Deadline,
+    readonly status: number,
+    readonly statusText: string,
+    readonly url: string,
+    readonly headers: Headers,
+    private readonly read: () => B.Operation<Buffer>,
+    private readonly abort: () => void,
   ) {}
 
-  get status(): number {
-    return this.response.status;
-  }
-
-  get statusText(): string {
-    return this.response.statusText;
-  }
-
   get ok(): boolean {
-    return this.response.ok;
-  }
-
-  get url(): string {
-    return this.response.url;
-  }
-
-  get headers(): Headers {
-    return this.response.headers;
+    return this.status >= 200 && this.status <= 299;
   }
 
   *bytes(): Generator<B.Instruction, Buffer, unknown> {
-    return yield* within(
-      this.deadline,
-      B.promise(async (signal) => {
-        follow(signal, this.controller);
-        return Buffer.from(await this.response.arrayBuffer());
-      }),
-    );
+    if (this.used) throw new TypeError("the response's body was read already: read it once (bytes, text or json)");
+    this.used = true;
+    return yield* this.read();
   }
 
   *text(): Generator<B.Instruction, string, unknown> {
@@ -185,7 +178,9 @@ class Fetched implements FetchResponse {
   }
 
   [Symbol.dispose](): void {
-    if (!this.response.bodyUsed) this.controller.abort();
+    if (this.used) return;
+    this.used = true;
+    this.abort();
   }
 }
 
@@ -223,7 +218,14 @@ function* fetchOverSockets(url: URL, init: RequestInit, timeout: number | undefi
       deadline,
       B.promise((signal) => exchange(stream, url, init, body, signal)),
     );
-    return new Buffered(url, received);
+    return new Answer(
+      received.status,
+      received.statusText,
+      url.href,
+      received.headers,
+      () => B.done(received.body),
+      () => {},
+    );
   } finally {
     stream.destroy();
     yield* B.awaitExn(stream.task);
@@ -280,52 +282,4 @@ function exchange(
     signal.addEventListener("abort", () => req.destroy(signal.reason as Error), { once: true });
     req.end(body);
   });
-}
-
-/** A response read whole (over the simulated network). */
-class Buffered implements FetchResponse {
-  private used = false;
-
-  constructor(
-    private readonly target: URL,
-    private readonly received: Received,
-  ) {}
-
-  get status(): number {
-    return this.received.status;
-  }
-
-  get statusText(): string {
-    return this.received.statusText;
-  }
-
-  get ok(): boolean {
-    return this.status >= 200 && this.status <= 299;
-  }
-
-  get url(): string {
-    return this.target.href;
-  }
-
-  get headers(): Headers {
-    return this.received.headers;
-  }
-
-  *bytes(): Generator<B.Instruction, Buffer, unknown> {
-    if (this.used) throw new TypeError("the response's body was read already: read it once (bytes, text or json)");
-    this.used = true;
-    return this.received.body;
-  }
-
-  *text(): Generator<B.Instruction, string, unknown> {
-    return (yield* this.bytes()).toString("utf8");
-  }
-
-  *json<T = unknown>(): Generator<B.Instruction, T, unknown> {
-    return JSON.parse(yield* this.text()) as T;
-  }
-
-  [Symbol.dispose](): void {
-    this.used = true;
-  }
 }

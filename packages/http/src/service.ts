@@ -162,7 +162,7 @@ function refuse(res: http.ServerResponse, closing: boolean): void {
 function* exchange(service: Service, req: Request, res: Response): Generator<B.Instruction, void, unknown> {
   if (res.destroyed) return; // the client left before the request's turn came
   const { handler, deadline } = service.settings;
-  const worker = B.spawn({ name: handler.name || "handler" }, handler, req, res);
+  const worker = B.spawn(handler, req, res);
   const me = B.self();
   const onClose = (): void => {
     if (!res.writableFinished) B.interrupt(me, CLIENT_GONE);

@@ -302,6 +302,29 @@ export function serveSuite(backend: BackendCase): void {
       expect(got).toEqual([true, "cancelled"]);
     });
 
+    it("fetch: a response's body is read once; one disposed unread leaves nothing open", async () => {
+      const got = await leakFree(backend, function* () {
+        const server = yield* start({}, function* (req, res) {
+          yield* res.send(req.url === "/big" ? Buffer.alloc(1024 * 1024) : "small");
+        });
+        const small = yield* fetch(`${server.url}/small`);
+        const text = yield* small.text();
+        let twice: unknown;
+        try {
+          yield* small.text();
+        } catch (error) {
+          twice = error;
+        }
+        {
+          using big = yield* fetch(`${server.url}/big`);
+          expect(big.status).toBe(200);
+        } // disposed unread
+        yield* B.cancel(server.task);
+        return [text, String(twice)];
+      });
+      expect(got).toEqual(["small", expect.stringMatching(/^TypeError: the response's body was read already/)]);
+    });
+
     it("checks its options at once", () => {
       const handler = function* () {};
       expect(() => serve({ port: 70000 }, handler)).toThrow(RangeError);

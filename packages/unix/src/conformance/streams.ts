@@ -10,8 +10,6 @@ import * as net from "node:net";
 import * as tls from "node:tls";
 import * as B from "@bobbin/core";
 import {
-  accept,
-  bindAndListen,
   close,
   connect,
   getsockname,
@@ -26,21 +24,14 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { LO4, pattern, thrown } from "./support.js";
+import { connectedPair, LO4, pattern, thrown } from "./support.js";
 
 /** A connection of the backend's sockets, each end a stream: `[server's, client's]`. */
 function* streamPair(): Generator<B.Instruction, [SocketStream, SocketStream], unknown> {
-  const listener = tcpv4();
-  yield* bindAndListen(listener, { host: LO4, port: 0 });
-  const { port } = getsockname(listener) as InetAddress;
-  const accepting = B.spawn(function* () {
-    return yield* accept(listener);
-  });
-  const sock = tcpv4();
-  yield* connect(sock, { host: LO4, port });
-  const [served, peer] = yield* B.awaitExn(accepting);
+  const [client, served, listener] = yield* connectedPair();
   yield* close(listener);
-  return [toStream(served, { peer }), toStream(sock)];
+  // The client's own address is the server's peer.
+  return [toStream(served, { peer: getsockname(client) }), toStream(client)];
 }
 
 /**
@@ -206,16 +197,8 @@ export function streamTests(suite: Suite): void {
 
     it("destroy() closes the socket: the peer reads its end, and the task ends", async () => {
       await suite.leakFree(function* () {
-        const listener = tcpv4();
-        yield* bindAndListen(listener, { host: LO4, port: 0 });
-        const { port } = getsockname(listener) as InetAddress;
-        const sock = tcpv4();
-        const connecting = B.spawn(function* () {
-          yield* connect(sock, { host: LO4, port });
-        });
-        const [served, peer] = yield* accept(listener);
-        yield* B.awaitExn(connecting);
-        const stream = toStream(served, { peer });
+        const [sock, served, listener] = yield* connectedPair();
+        const stream = toStream(served);
         const closed = soon(stream, "close");
         stream.destroy();
         yield* closed();
@@ -229,15 +212,7 @@ export function streamTests(suite: Suite): void {
 
     it("cancelling the task that made it destroys the stream and closes the socket", async () => {
       await suite.leakFree(function* () {
-        const listener = tcpv4();
-        yield* bindAndListen(listener, { host: LO4, port: 0 });
-        const { port } = getsockname(listener) as InetAddress;
-        const sock = tcpv4();
-        const connecting = B.spawn(function* () {
-          yield* connect(sock, { host: LO4, port });
-        });
-        const [served] = yield* accept(listener);
-        yield* B.awaitExn(connecting);
+        const [sock, served, listener] = yield* connectedPair();
         let stream: SocketStream | undefined;
         const made = new B.Trigger();
         const owner = B.spawn(function* () {
@@ -260,15 +235,7 @@ export function streamTests(suite: Suite): void {
 
     it("a stream whose task is cancelled before it ever ran is closed all the same", async () => {
       await suite.leakFree(function* () {
-        const listener = tcpv4();
-        yield* bindAndListen(listener, { host: LO4, port: 0 });
-        const { port } = getsockname(listener) as InetAddress;
-        const sock = tcpv4();
-        const connecting = B.spawn(function* () {
-          yield* connect(sock, { host: LO4, port });
-        });
-        const [served] = yield* accept(listener);
-        yield* B.awaitExn(connecting);
+        const [sock, served, listener] = yield* connectedPair();
         const orphans = B.orphans<void>();
         const stream = toStream(served, { orphans });
         const closed = soon(stream, "close");

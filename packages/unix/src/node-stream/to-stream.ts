@@ -114,6 +114,8 @@ class SocketDuplex extends Duplex implements SocketStream {
   private destroyed_: ((error: Error | null) => void) | null = null;
   private destroyError: Error | null = null;
   private idleMs = 0;
+  /** When the idle timer fires, if armed. */
+  private armedAt = 0;
   private lastActive = 0;
   private idleTimer: DeadlineHandle | ReturnType<typeof setTimeout> | null = null;
 
@@ -280,12 +282,15 @@ class SocketDuplex extends Duplex implements SocketStream {
       if (ms === 0) this.removeListener("timeout", callback);
       else this.once("timeout", callback);
     }
+    // Node's http sets it at every request and response: an armed timer is kept while it is
+    // not late for the new due time (it fires, then looks at what is due then).
     this.idleMs = ms;
+    if (ms === 0 || this.destroyed) return this;
+    this.lastActive = this.now();
+    const due = this.lastActive + ms;
+    if (this.idleTimer !== null && this.armedAt <= due) return this;
     this.disarm();
-    if (ms !== 0 && !this.destroyed) {
-      this.lastActive = this.now();
-      this.arm(this.lastActive + ms);
-    }
+    this.arm(due);
     return this;
   }
 
@@ -299,6 +304,7 @@ class SocketDuplex extends Duplex implements SocketStream {
   }
 
   private arm(at: number): void {
+    this.armedAt = at;
     const clock = this.clock;
     if (clock !== null) this.idleTimer = clock.deadline(at, this.onIdle);
     else this.idleTimer = setTimeout(this.onIdle, Math.max(0, at - performance.now()));
