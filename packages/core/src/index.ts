@@ -37,6 +37,7 @@ export {
   Deadlock,
   DomainUnresponsive,
   EventOverflow,
+  Failures,
   InternalError,
   NoDomainAvailable,
   NoSelectProvided,
@@ -56,7 +57,7 @@ export type { SchedulingPolicy } from "./kernel/policy.js";
 export type { RandomSource } from "./kernel/random.js";
 export { Task, type TaskStatus } from "./kernel/task.js";
 export type { Tracer } from "./kernel/trace.js";
-export { type Ending, type ExitHook, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
+export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
 export { TaskLocal } from "./local.js";
 export { done, type Instruction, type Operation, type TaskBody } from "./operation.js";
 export { care, drain, get, Orphans, orphans, take } from "./orphans.js";

@@ -3,7 +3,7 @@
  * arena's slot errors.
  */
 import { getSystemErrorName } from "node:util";
-import { BobbinError } from "@bobbin/core";
+import { BobbinError, describe } from "@bobbin/core";
 
 /**
  * The name of a negative errno result, as Node writes it (`-11` → `"EAGAIN"`).
@@ -16,7 +16,7 @@ import { BobbinError } from "@bobbin/core";
  * @throws RangeError when `rc` is not a negative integer.
  */
 export function errnoName(rc: number): string {
-  if (!Number.isInteger(rc) || rc >= 0) throw new RangeError(`errnoName(rc): rc must be a negative errno, got ${rc}`);
+  if (!Number.isInteger(rc) || rc >= 0) throw new RangeError(`errnoName(rc): rc must be a negative errno, got ${describe(rc)}`);
   try {
     return getSystemErrorName(rc);
   } catch {

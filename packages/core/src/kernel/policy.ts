@@ -5,6 +5,7 @@
  * replay — what `@bobbin/sim` explores schedules with). Without a policy the
  * queue is two ring buffers and costs nothing more.
  */
+import { describe } from "../describe.js";
 import { RunQueue } from "./run-queue.js";
 import type { Task } from "./task.js";
 
@@ -23,6 +24,12 @@ import type { Task } from "./task.js";
  */
 export interface SchedulingPolicy {
   pick(ready: readonly Task[]): number;
+  /**
+   * Ask `pick` before every step, even when one task is ready (it must then
+   * answer 0). Default false: only when there is a choice. A policy that
+   * follows a run step by step (replaying or exploring schedules) needs it.
+   */
+  readonly everyStep?: boolean;
 }
 
 /** @internal The ready tasks of a domain. */
@@ -34,6 +41,8 @@ export class ReadyQueue {
   private readonly urgentList: Task[] = [];
   /** No policy: the two rings, oldest first. */
   private readonly fifo: boolean;
+  /** The policy sees every step (`SchedulingPolicy.everyStep`). */
+  private readonly everyStep: boolean;
 
   constructor(
     private readonly policy: SchedulingPolicy | null,
@@ -41,6 +50,7 @@ export class ReadyQueue {
     private readonly policyFailed: (error: unknown) => void,
   ) {
     this.fifo = policy === null;
+    this.everyStep = policy?.everyStep === true;
   }
 
   push(task: Task): void {
@@ -73,7 +83,7 @@ export class ReadyQueue {
   }
 
   private choose(list: readonly Task[]): number {
-    if (list.length === 1) return 0;
+    if (list.length === 1 && !this.everyStep) return 0;
     let i: unknown;
     try {
       i = this.policy!.pick(list);
@@ -83,7 +93,7 @@ export class ReadyQueue {
     }
     if (!Number.isInteger(i) || (i as number) < 0 || (i as number) >= list.length) {
       this.policyFailed(
-        new RangeError(`pick returned ${String(i)} for ${list.length} ready tasks: return an index in [0, ${list.length})`),
+        new RangeError(`pick returned ${describe(i)} for ${list.length} ready tasks: return an index in [0, ${list.length})`),
       );
       return 0;
     }

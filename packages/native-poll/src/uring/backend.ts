@@ -17,6 +17,7 @@
  * never meet a reused fd number.
  */
 import type * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import {
   type Address,
   type Backend,
@@ -99,7 +100,7 @@ export interface UringBackendOptions {
 function integerOption(options: UringBackendOptions, name: keyof UringBackendOptions, fallback: number, min: number, max: number): number {
   const v = options[name] ?? fallback;
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-    throw new RangeError(`uringBackend({ ${name} }): an integer in ${min} … ${max}, got ${String(v)}`);
+    throw new RangeError(`uringBackend({ ${name} }): an integer in ${min} … ${max}, got ${describe(v)}`);
   }
   return v;
 }
@@ -160,7 +161,7 @@ export class UringBackend extends NodeLoop implements Backend {
     this.readAhead = integerOption(options, "readAhead", 4 * bufferSize, 1, 2 ** 31 - 1);
     const taskRun = options.taskRun ?? "auto";
     if (!Object.hasOwn(TASK_RUN, taskRun)) {
-      throw new RangeError(`uringBackend({ taskRun }): "auto", "defer", "coop" or "signal", got ${String(taskRun)}`);
+      throw new RangeError(`uringBackend({ taskRun }): "auto", "defer", "coop" or "signal", got ${describe(taskRun)}`);
     }
     const addon = requireUring();
     const native = addon as unknown as { syscalls: NativeSyscalls; sockopts: Record<string, number> };
