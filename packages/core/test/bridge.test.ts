@@ -123,7 +123,7 @@ describe("bridge", () => {
       });
     });
     expect(String(errorOf(notFn!))).toMatch(/expects a generator function .*got number 42/);
-    expect(String(errorOf(asyncFn!))).toMatch(/expects a generator function: .* returned a Promise/);
+    expect(String(errorOf(asyncFn!))).toMatch(/expects a generator function .*got async function/);
   });
 
   it("closes when its body returns: running calls are cancelled (their finally runs), later calls reject with BridgeClosed", async () => {
