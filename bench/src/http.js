@@ -112,7 +112,7 @@ export async function measureHttp({ modes = MODES, endpoints = Object.keys(ENDPO
   const out = {};
   for (const endpoint of endpoints) {
     log(`▶ ${endpoint} (${ENDPOINTS[endpoint]})`);
-    out[endpoint] = await alternateRounds(runnable, (mode) => httpRound(exe, mode, ENDPOINTS[endpoint]), log);
+    out[endpoint] = await alternateRounds(runnable, (mode) => httpRound(exe, mode, ENDPOINTS[endpoint]), log, "request");
   }
   return out;
 }
