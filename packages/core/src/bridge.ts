@@ -26,6 +26,7 @@ import { Trigger } from "./trigger.js";
  * ```ts
  * try { await call(work); } catch (e) { if (e instanceof B.BridgeClosed) console.log("the program has stopped"); }
  * ```
+ * @throws nothing itself: a bridge's calls reject with it.
  */
 export class BridgeClosed extends BobbinError {
   constructor(message = "the bridge is closed: its body has ended, so it runs no more calls") {

@@ -28,6 +28,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  *   yield* res.send({ hello: item.name });
  * });
  * ```
+ * @throws from its operations only (see each): `HttpError` 400 and 413, the connection's errors, `Cancelled`.
  */
 export class Request extends http.IncomingMessage {
   /** The body as a socket (`fromStream`), once a body operation ran. */

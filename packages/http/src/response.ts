@@ -33,6 +33,7 @@ export interface SendOptions {
  *   yield* res.send({ path: req.url });
  * });
  * ```
+ * @throws from `send` only (see it).
  */
 export class Response extends http.ServerResponse<http.IncomingMessage> {
   /**
