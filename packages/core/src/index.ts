@@ -16,6 +16,7 @@
  */
 
 export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
+export { type Bridge, BridgeClosed, bridge } from "./bridge.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
 export { registerInterrupter } from "./deadlock/cycles.js";

@@ -89,8 +89,7 @@ export function systemError(code: string, syscall: string, message: string): Nod
   const error = new Error(`${syscall} ${code}: ${message}`) as NodeJS.ErrnoException;
   error.code = code;
   error.syscall = syscall;
-  const errno = ERRNO[code];
-  if (errno !== undefined) error.errno = -errno;
+  if (Object.hasOwn(ERRNO, code)) error.errno = -ERRNO[code]!;
   return error;
 }
 

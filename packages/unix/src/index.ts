@@ -48,12 +48,15 @@ export {
 } from "./backend.js";
 export { BufferOp } from "./buffer-op.js";
 export { defineBackend } from "./define.js";
+export { type LookupAddress, type LookupOptions, lookup } from "./dns.js";
 export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
+export { appendFile, type FileHandle, type OpenFlags, open, readFile, writeFile } from "./files.js";
 export { LibuvBackend, type LibuvOptions, libuv } from "./libuv/index.js";
 export { type FlushMode, NodeLoop } from "./loop.js";
 export { type MainOptions, main } from "./main.js";
 export { fromStream } from "./node-stream/from-stream.js";
 export type { NodeStream } from "./node-stream/socket.js";
+export { type SocketStream, type ToStreamOptions, toStream } from "./node-stream/to-stream.js";
 export { type OwnedSocket, Ownership } from "./ownership.js";
 export { Parked, removeWaiter, wakeAll } from "./parked.js";
 export { type RunOptions, run } from "./run.js";
