@@ -46,28 +46,17 @@ export function readyQueue(policy: SchedulingPolicy | null, policyFailed: (error
   return policy === null ? new FifoQueue() : new PolicyQueue(policy, policyFailed);
 }
 
-/** Capacity of a ring when it starts, and again once it has emptied after a burst. */
-const INITIAL = 1024;
-
 /**
- * The FIFO of the hot path: the ring of ordinary steps is this object's own
- * fields (a step shifts and pushes with no other object to load), and the
- * urgent ring is looked at only while it holds something. A ring that grew
- * for a burst (a million tasks spawned at once) is given back as soon as it
- * empties, so that the fibers of the burst, once parked, are not charged for it.
+ * The FIFO of the hot path: ordinary steps in one ring, cancellation and
+ * cleanup work in another, looked at only while it holds something.
  */
 class FifoQueue implements ReadyQueue {
-  private ring = new Array<Task | undefined>(INITIAL);
-  private mask = INITIAL - 1;
-  private head = 0;
-  private tail = 0;
+  private readonly normal = new RunQueue<Task>(1024);
   private readonly urgent = new RunQueue<Task>(64);
   private urgentCount = 0;
 
   push(task: Task): void {
-    this.ring[this.tail] = task;
-    this.tail = (this.tail + 1) & this.mask;
-    if (this.tail === this.head) this.grow();
+    this.normal.push(task);
   }
 
   pushUrgent(task: Task): void {
@@ -76,41 +65,13 @@ class FifoQueue implements ReadyQueue {
   }
 
   shift(): Task | undefined {
-    if (this.urgentCount !== 0) {
-      this.urgentCount--;
-      return this.urgent.shift();
-    }
-    const head = this.head;
-    if (head === this.tail) return undefined;
-    const task = this.ring[head];
-    this.ring[head] = undefined;
-    const next = (head + 1) & this.mask;
-    this.head = next;
-    if (next === this.tail && this.mask !== INITIAL - 1) this.shrink();
-    return task;
+    if (this.urgentCount === 0) return this.normal.shift();
+    this.urgentCount--;
+    return this.urgent.shift();
   }
 
   isEmpty(): boolean {
-    return this.urgentCount === 0 && this.head === this.tail;
-  }
-
-  private grow(): void {
-    // The ring is full (tail caught up with head): unroll it into twice the space.
-    const old = this.ring;
-    const capacity = old.length;
-    const ring = new Array<Task | undefined>(capacity * 2);
-    for (let i = 0; i < capacity; i++) ring[i] = old[(this.head + i) & this.mask];
-    this.ring = ring;
-    this.mask = capacity * 2 - 1;
-    this.head = 0;
-    this.tail = capacity;
-  }
-
-  private shrink(): void {
-    this.ring = new Array<Task | undefined>(INITIAL);
-    this.mask = INITIAL - 1;
-    this.head = 0;
-    this.tail = 0;
+    return this.urgentCount === 0 && this.normal.isEmpty();
   }
 }
 

@@ -5,13 +5,15 @@
  * A task's life, one transition per arrow:
  *
  * ```text
- *            toQueued        toRunning                 toParked
- *   spawned ─────────► ready ─────────► running ──────────────────► parked
- *      │                 ▲  ◄────────────┘ │ │   toWoken, toInterrupted,  │
- *      │                 │    toYielded    │ │   toCancelDelivered        │
- *      │                 └─────────────────┼─┼────────────────────────────┘
- *      │ toEnded (cancelled unborn)        │ └─► ending ──► ended   toEnding, toEnded
- *      └───────────────────────────────────┴───────────────► ended  toEnded
+ * spawned ─toQueued──► ready ─toRunning──► running
+ * running ─toYielded─► ready                                  it yielded
+ * running ─toFailedStep► ready                                it broke the protocol: it throws
+ * ready ───toCancelDeliveredAtStep► ready                     yielded, it is cancelled now
+ * running ─toParked──► parked ─toWoken, toInterrupted,
+ *                              toCancelDelivered──► ready
+ * running ─toEnding──► ending ─toEnded──► ended               children are left to end
+ * running ─toEnded───► ended                                  no child is left
+ * ready ───toEnded───► ended                                  cancelled before its first step
  * ```
  *
  * Beside the phase a task carries marks: its cancellation was requested
