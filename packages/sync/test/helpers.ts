@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import { type Channel, END, type Subscription } from "../src/index.js";
 import { FREED, HEADER, SPAN } from "../src/shared/layout.js";
 
 /** Lets every other ready task run `n` times. */
@@ -12,12 +13,17 @@ export function* forever(): Generator<B.Instruction, never, unknown> {
   throw new Error("unreachable: nobody signals this trigger");
 }
 
-/** Receives from `source` (a channel, a subscription) until it is done; returns the values. */
-export function* drain<T>(source: {
-  recv(): B.Operation<{ readonly done: true } | { readonly done: false; readonly value: T }>;
-}): Generator<B.Instruction, T[], unknown> {
+/** Receives from a channel until it ends; returns the values. */
+export function* drain<T>(ch: Channel<T>): Generator<B.Instruction, T[], unknown> {
   const got: T[] = [];
-  for (let r = yield* source.recv(); !r.done; r = yield* source.recv()) got.push(r.value);
+  for (let v = yield* ch.recv(); v !== END; v = yield* ch.recv()) got.push(v);
+  return got;
+}
+
+/** Receives from a subscription until it is done; returns the values. */
+export function* drainSubscription<T>(sub: Subscription<T>): Generator<B.Instruction, T[], unknown> {
+  const got: T[] = [];
+  for (let r = yield* sub.recv(); !r.done; r = yield* sub.recv()) got.push(r.value);
   return got;
 }
 
