@@ -38,7 +38,7 @@ const ENDED: { readonly done: true } = Object.freeze({ done: true });
  * using sub = news.subscribe();
  * for (let r = yield* sub.recv(); !r.done; r = yield* sub.recv()) yield* show(r.value);
  * ```
- * @throws Cancelled from a `recv` cancelled while waiting; TypeError outside a task.
+ * @throws Cancelled from a `recv` cancelled while waiting; TypeError when it would wait outside a task.
  */
 export class Subscription<T> implements Disposable {
   /** @internal */ private readonly buffer = new Fifo<T>();
@@ -88,7 +88,7 @@ export class Subscription<T> implements Disposable {
    * const r = yield* sub.recv();
    * ```
    * @throws Cancelled when the task is cancelled while waiting (it took nothing).
-   * @throws TypeError (from `yield*`) outside a task.
+   * @throws TypeError (from `yield*`) when it would wait outside a task.
    */
   recv(): SelectCase<BroadcastReceived<T>> {
     return this.receive;

@@ -172,7 +172,7 @@ export class Channel<T> {
    * ```
    * @throws ChannelClosed when the channel is closed, or closes while the send waits (the value was not delivered).
    * @throws Cancelled when the task is cancelled while waiting (the value was not delivered).
-   * @throws TypeError when `value` is `END` or `EMPTY`; (from `yield*` or the select) when the operation was used already, or outside a task.
+   * @throws TypeError when `value` is `END` or `EMPTY`; (from `yield*` or the select) when the operation was used already, or when it would wait outside a task.
    */
   send(value: T): SelectCase<void> {
     checkValue(value);
@@ -196,7 +196,7 @@ export class Channel<T> {
    * for (let v = yield* ch.recv(); v !== END; v = yield* ch.recv()) console.log(v);
    * ```
    * @throws Cancelled when the task is cancelled while waiting (it took nothing).
-   * @throws TypeError (from `yield*`) outside a task.
+   * @throws TypeError (from `yield*`) when it would wait outside a task.
    */
   recv(): SelectCase<T | typeof END> {
     return this.receive;
@@ -276,9 +276,8 @@ export class Channel<T> {
 
   /** @internal `yield* send(v)`: delivered at once, or a waiter parked in the queue. */
   startSend(value: T): Iterator<Instruction, void, unknown> {
-    const task = self("Channel.send()");
     if (this.trySend(value)) return completedIterator(undefined);
-    const w = new SendWait(this, task, value);
+    const w = new SendWait(this, self("Channel.send()"), value);
     this.senders.push(w);
     return w;
   }

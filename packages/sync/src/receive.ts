@@ -162,10 +162,9 @@ export class Receive<R> extends SelectCase<R, Waiting<undefined>> {
   }
 
   override [Symbol.iterator](): Iterator<Instruction, R, unknown> {
-    const task = self("recv()");
     const item = this.source.poll();
     if (item !== EMPTY) return completedIterator(item);
-    const w = new RecvWait(this.source, task);
+    const w = new RecvWait(this.source, self("recv()"));
     this.source.receivers.push(w);
     return w;
   }
