@@ -16,10 +16,9 @@
 //
 //   node --expose-gc bench/src/channel-ops.js [--quick]
 
-import { execFile } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { GCProfiler, getHeapSpaceStatistics } from "node:v8";
-import { collectRows, gc, median, QUICK, textNotes, textTable } from "./harness.js";
+import { childJson, collectRows, gc, median, QUICK, textNotes, textTable } from "./harness.js";
 import { interleave } from "./interleave.js";
 import { AsyncChannel, channelApi, commitOf, loadBobbin } from "./programs/common.js";
 
@@ -177,20 +176,9 @@ async function childMain(scenario, key, n) {
 }
 
 function runChild(c) {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ["--expose-gc", SELF, "--child", c.scenario, c.key, String(c.n)],
-      { timeout: 180_000, maxBuffer: 1 << 20, env: { ...process.env, BOBBIN_BEFORE: c.root ?? "" } },
-      (err, stdout, stderr) => {
-        if (err) return reject(new Error(stderr.trim().split("\n").filter(Boolean).pop() ?? err.message));
-        try {
-          resolve(JSON.parse(stdout.trim().split("\n").pop()));
-        } catch {
-          reject(new Error(`unreadable output from child: ${stdout.slice(0, 200)}`));
-        }
-      },
-    );
+  return childJson(["--expose-gc", SELF, "--child", c.scenario, c.key, String(c.n)], {
+    timeoutMs: 180_000,
+    env: { ...process.env, BOBBIN_BEFORE: c.root ?? "" },
   });
 }
 

@@ -1,6 +1,7 @@
 // Shared harness: machine info, timing with warm-up + median, result rows,
 // console table and Markdown output. No dependencies beyond Node itself.
 
+import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, resolve } from "node:path";
@@ -66,6 +67,28 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
     if (i >= warmup) samples.push(((t1 - t0) * 1e6) / n);
   }
   return { perOp: median(samples), samples };
+}
+
+/**
+ * Runs `node <args>` (a benchmark's child process) and resolves with the JSON
+ * of the last line it printed; rejects with the last line of its stderr, or
+ * says it was killed after `timeoutMs`.
+ */
+export function childJson(args, { timeoutMs = 120_000, env = process.env } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { timeout: timeoutMs, maxBuffer: 1 << 20, env }, (err, stdout, stderr) => {
+      if (err) {
+        const why = err.killed ? `killed after ${timeoutMs / 1000}s` : (stderr.trim().split("\n").filter(Boolean).pop() ?? err.message);
+        reject(new Error(why));
+        return;
+      }
+      try {
+        resolve(JSON.parse(stdout.trim().split("\n").pop()));
+      } catch {
+        reject(new Error(`unreadable output from child: ${stdout.slice(0, 200)}`));
+      }
+    });
+  });
 }
 
 /** An error's first message (for a row's `error`). */

@@ -56,13 +56,15 @@ function fractionOf(program, contender) {
 function contendersOf(key, mod, bobbins) {
   const list = [...mod.contenders()];
   for (const b of bobbins) {
-    list.push({
-      contender: b.before ? `${mod.bobbin.contender}, before: ${b.label}` : mod.bobbin.contender,
-      fn: b.B ? mod.bobbin.make(b.B, b.S) : null,
-      error: b.error,
-      bobbin: true,
-      before: b.before,
-    });
+    // Another checkout's Bobbin runs the program's main way only.
+    for (const way of b.before ? mod.bobbin.slice(0, 1) : mod.bobbin) {
+      list.push({
+        contender: b.before ? `${way.contender}, before: ${b.label}` : way.contender,
+        fn: b.B ? way.make(b.B, b.S) : null,
+        error: b.error,
+        target: !b.before && !way.reference,
+      });
+    }
   }
   const wanted = arg("contenders")?.toLowerCase().split(",");
   return list
@@ -91,7 +93,7 @@ async function runProgram(results, key, mod, bobbins) {
         anchor: c.anchor,
         n: c.n,
         kind: "time",
-        targetSpec: c.bobbin && !c.before ? TARGET : undefined,
+        targetSpec: c.target ? TARGET : undefined,
       };
       const note = c.reduced ? `smaller N: the time per ${mod.UNIT} is what is compared` : "";
       results.add({ ...row, ...measured.get(c), note });
@@ -112,12 +114,14 @@ export async function run(results) {
   }
 }
 
-/** One line per Bobbin row: how many times faster than async/await it ran. */
+/** One line per Bobbin row: how many times faster (or slower) than async/await it ran. */
 export function summary(rows) {
   return rows
-    .filter((r) => r.scenario.startsWith("pipeline") || r.scenario.startsWith("scatter") || r.scenario.startsWith("call chains"))
     .filter((r) => r.contender.startsWith("Bobbin") && r.vsAsync != null)
-    .map((r) => `${r.scenario} · ${r.contender}: ${fmtRatio(1 / r.vsAsync)} faster than async/await`);
+    .map(
+      (r) =>
+        `${r.scenario} · ${r.contender}: ${r.vsAsync <= 1 ? `${fmtRatio(1 / r.vsAsync)} faster` : `${fmtRatio(r.vsAsync)} slower`} than async/await`,
+    );
 }
 
 // --- standalone: node --expose-gc bench/src/programs.js [--quick] ------------------

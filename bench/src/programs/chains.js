@@ -102,4 +102,4 @@ export function contenders() {
   ];
 }
 
-export const bobbin = { contender: "Bobbin (B.map)", make: bobbinChains };
+export const bobbin = [{ contender: "Bobbin (B.map)", make: bobbinChains }];

@@ -177,4 +177,4 @@ export function contenders() {
   ];
 }
 
-export const bobbin = { contender: "Bobbin (Channel)", make: bobbinPipeline };
+export const bobbin = [{ contender: "Bobbin (Channel)", make: bobbinPipeline }];

@@ -171,10 +171,12 @@ function effectScatter(Effect, Queue, Fiber, fork, yieldNow) {
   };
 }
 
-// --- Bobbin: a group per request (g.cancel()), a channel, forEach({ concurrency }) ---
-export function bobbinScatter(B, S) {
-  const { value } = channelApi(S);
-  function* sub(r, i, answers, counters) {
+// --- Bobbin: spawned sub-tasks, a channel, B.cancel of the rest; forEach({ concurrency }) ---
+// Two ways a Bobbin program writes a request: spawn the sub-tasks and cancel
+// what is left (as Miou, and Effect's fork + interruptAll), or a group whose
+// body cancels it (as Trio's nursery, and Effection's scope).
+function bobbinSubOf(B) {
+  return function* sub(r, i, answers, counters) {
     let finished = false;
     try {
       for (let k = delayOf(r, i); k > 0; k--) yield* B.yieldNow();
@@ -184,17 +186,10 @@ export function bobbinScatter(B, S) {
       counters.cleanups++;
       if (!finished) counters.cancelled++;
     }
-  }
-  function* request(r, counters) {
-    const answers = new S.Channel(SUBS);
-    return yield* B.group(function* (g) {
-      for (let i = 0; i < SUBS; i++) g.spawn(sub, r, i, answers, counters);
-      let sum = 0;
-      for (let k = 0; k < KEEP; k++) sum += value(yield* answers.recv());
-      g.cancel();
-      return sum;
-    });
-  }
+  };
+}
+
+function bobbinRequests(B, request) {
   return (n) =>
     B.run(function* () {
       const counters = new Counters();
@@ -212,6 +207,37 @@ export function bobbinScatter(B, S) {
     });
 }
 
+export function bobbinScatter(B, S) {
+  const { value } = channelApi(S);
+  const sub = bobbinSubOf(B);
+  function* request(r, counters) {
+    const answers = new S.Channel(SUBS);
+    const subs = [];
+    for (let i = 0; i < SUBS; i++) subs.push(B.spawn(sub, r, i, answers, counters));
+    let sum = 0;
+    for (let k = 0; k < KEEP; k++) sum += value(yield* answers.recv());
+    for (const t of subs) yield* B.cancel(t); // the two still running are cancelled; all are awaited
+    return sum;
+  }
+  return bobbinRequests(B, request);
+}
+
+export function bobbinScatterGroup(B, S) {
+  const { value } = channelApi(S);
+  const sub = bobbinSubOf(B);
+  function* request(r, counters) {
+    const answers = new S.Channel(SUBS);
+    return yield* B.group(function* (g) {
+      for (let i = 0; i < SUBS; i++) g.spawn(sub, r, i, answers, counters);
+      let sum = 0;
+      for (let k = 0; k < KEEP; k++) sum += value(yield* answers.recv());
+      g.cancel();
+      return sum;
+    });
+  }
+  return bobbinRequests(B, request);
+}
+
 export function contenders() {
   return [
     { contender: "async/await + p-limit (AbortController)", anchor: "async", fn: asyncScatter },
@@ -227,4 +253,7 @@ export function contenders() {
   ];
 }
 
-export const bobbin = { contender: "Bobbin (group, Channel, forEach)", make: bobbinScatter };
+export const bobbin = [
+  { contender: "Bobbin (spawn, Channel, B.cancel, forEach)", make: bobbinScatter },
+  { contender: "Bobbin (B.group, g.cancel(), Channel, forEach)", make: bobbinScatterGroup, reference: true },
+];

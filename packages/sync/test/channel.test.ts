@@ -37,6 +37,16 @@ function watchTimers(): { pending(): number; stop(): void } {
   };
 }
 
+/** What `yield* op` throws; a test failure when it does not throw. */
+function* thrownBy(op: B.Operation<unknown>): Generator<B.Instruction, unknown, unknown> {
+  try {
+    yield* op;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the operation to throw");
+}
+
 describe("Channel: send, recv, close", () => {
   it("a rendezvous channel makes each send wait for a receiver, and each receive for a sender", async () => {
     const ch = new Channel<number>();
@@ -100,12 +110,7 @@ describe("Channel: send, recv, close", () => {
       expect(ch.close()).toBe(false);
       expect(ch.isClosed).toBe(true);
       expect(() => ch.trySend("b")).toThrow(ChannelClosed);
-      let thrown: unknown;
-      try {
-        yield* ch.send("b");
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = yield* thrownBy(ch.send("b"));
       expect(thrown).toBeInstanceOf(ChannelClosed);
       return [yield* ch.recv(), yield* ch.recv(), ch.tryRecv()];
     });
@@ -209,12 +214,7 @@ describe("Channel: send, recv, close", () => {
     await B.run(function* () {
       const op = ch.send(1);
       yield* op;
-      let thrown: unknown;
-      try {
-        yield* op;
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = yield* thrownBy(op);
       expect(thrown).toBeInstanceOf(TypeError);
       expect(String(thrown)).toMatch(/used again.*call send\(v\) again/);
       expect(ch.size).toBe(1);
@@ -241,12 +241,7 @@ describe("Channel: send, recv, close", () => {
       const next = ch.send(2);
       expect(next).toBe(kept); // the same object, reused: that is why a send allocates nothing
       yield* kept; // sends 2: the operation is next's now
-      let thrown: unknown;
-      try {
-        yield* next;
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = yield* thrownBy(next);
       expect(thrown).toBeInstanceOf(TypeError);
       ch.close();
       expect(yield* drain(ch)).toEqual([1, 2]); // each value once, none twice
@@ -410,12 +405,7 @@ describe("Channel in select", () => {
     await B.run(function* () {
       const twice = B.select([ch.send(1), B.timeout(5)]);
       expect((yield* twice).index).toBe(0);
-      let thrown: unknown;
-      try {
-        yield* twice;
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = yield* thrownBy(twice);
       expect(thrown).toBeInstanceOf(TypeError);
       expect(ch.size).toBe(1);
     });
