@@ -16,9 +16,11 @@
 //
 //   node --expose-gc bench/src/channel-ops.js [--quick]
 
+import os from "node:os";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { GCProfiler, getHeapSpaceStatistics } from "node:v8";
-import { childJson, collectRows, gc, median, QUICK, textNotes, textTable } from "./harness.js";
+import { childJson, collectRows, gc, machine, markdown, median, QUICK, textNotes, textTable, writeFile } from "./harness.js";
 import { interleave } from "./interleave.js";
 import { AsyncChannel, channelApi, commitOf, loadBobbin } from "./programs/common.js";
 
@@ -45,6 +47,24 @@ function queueFast(n) {
     sum = (sum + q.shift()) & 0x3fffffff;
   }
   return sum;
+}
+
+/** Two `yield*`s of operations that complete at once and do nothing else: what a generator-based send + recv cannot go below. */
+const DONE_RESULT = { done: true, value: 0 };
+const DONE_ITERATOR = { next: () => DONE_RESULT };
+const NOTHING = { [Symbol.iterator]: () => DONE_ITERATOR };
+function* yieldStars(n) {
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    DONE_RESULT.value = i;
+    yield* NOTHING;
+    sum = (sum + (yield* NOTHING)) & 0x3fffffff;
+  }
+  return sum;
+}
+
+function protocolFloor(n) {
+  return yieldStars(n).next().value;
 }
 
 async function asyncFast(n) {
@@ -123,6 +143,7 @@ function bobbinOps(B, S) {
 async function contenders(roots) {
   const list = [
     { scenario: FAST, contender: "plain array queue (push + shift): floor", anchor: "floor", key: "queue", fn: queueFast },
+    { scenario: FAST, contender: "two yield* of operations that do nothing (a generator's floor)", key: "yields", fn: protocolFloor },
     { scenario: FAST, contender: "async/await (hand-written bounded channel)", anchor: "async", key: "async", fn: asyncFast },
     { scenario: TRIP, contender: "async/await (hand-written bounded channel)", anchor: "async", key: "async", fn: asyncTrip },
   ];
@@ -201,7 +222,14 @@ export async function run(results) {
       });
     }
     for (const c of cs) {
-      const row = { scenario: `${scenario} (bytes allocated per op)`, contender: c.contender, anchor: c.anchor, n: c.n, kind: "bytes" };
+      // No floor in bytes: ratios to the queue's 0 B say nothing.
+      const row = {
+        scenario: `${scenario} (bytes allocated per op)`,
+        contender: c.contender,
+        anchor: c.anchor === "async" ? "async" : undefined,
+        n: c.n,
+        kind: "bytes",
+      };
       if (!c.fn) {
         results.add({ ...row, error: c.error ?? "not available" });
         continue;
@@ -222,10 +250,32 @@ if (process.argv[2] === "--child") {
     process.exit(1);
   });
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = new Date();
+  const t0 = performance.now();
+  const m = machine();
+  const load = os.loadavg()[0];
+  console.log(`Machine: ${m.cpu} · ${m.cores} cores · Node ${m.node} (V8 ${m.v8}) · load average ${load.toFixed(1)}`);
   console.log(`▶ ${SCENARIO}`);
   const rows = await collectRows(run);
+  const seconds = (performance.now() - t0) / 1000;
+  const extraNotes = [
+    "an op is a send + recv pair, a round trip (two sends, two receives) or a select; time: medians of 7 interleaved rounds after 2 warm-up rounds; bytes: medians of 3 runs, each contender in its own child process",
+    `load average ${load.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end on ${m.cores} cores`,
+  ];
   console.log(`\n${textTable(rows)}`);
-  console.log(
-    `\n${textNotes(rows, ["an op is a send + recv pair, a round trip (two sends, two receives) or a select; medians of 7 interleaved rounds after 2 warm-up rounds; bytes: medians of 3 runs in a child process each"])}`,
-  );
+  console.log(`\n${textNotes(rows, extraNotes)}`);
+  if (!QUICK) {
+    const out = fileURLToPath(new URL("../results/channels.md", import.meta.url));
+    writeFile(
+      out,
+      markdown(rows, m, {
+        started,
+        seconds,
+        extraNotes,
+        title: "Channel operations",
+        command: `${process.env.BOBBIN_BEFORE ? "BOBBIN_BEFORE=<a checkout of main> " : ""}node --expose-gc bench/src/channel-ops.js`,
+      }),
+    );
+    console.log(`Markdown written to ${out}`);
+  }
 }

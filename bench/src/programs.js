@@ -146,7 +146,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.log(`\nTotal: ${seconds.toFixed(0)} s`);
   if (!QUICK && !arg("program") && !arg("contenders") && !arg("rounds")) {
     const out = fileURLToPath(new URL("../results/programs.md", import.meta.url));
-    writeFile(out, markdown(all, m, { started, seconds, extraNotes }));
+    writeFile(
+      out,
+      markdown(all, m, {
+        started,
+        seconds,
+        extraNotes,
+        title: "Whole programs",
+        command: `${process.env.BOBBIN_BEFORE ? "BOBBIN_BEFORE=<a checkout of main> " : ""}node --expose-gc bench/src/programs.js`,
+      }),
+    );
     console.log(`Markdown written to ${out}`);
   }
 }

@@ -52,7 +52,7 @@ class Send<T> extends SelectCase<void, Waiting<T>> {
     const channel = this.channel;
     this.use();
     if (channel.isClosed) choice.fail(index, new ChannelClosed());
-    else if (channel.trySend(this.value)) choice.claim(index, undefined);
+    else if (channel.put(this.value)) choice.claim(index, undefined);
     else return; // enlist comes next, in the same step, and takes the value
     this.value = undefined as T;
   }
@@ -215,6 +215,11 @@ export class Channel<T> {
    */
   trySend(value: T): boolean {
     checkValue(value);
+    return this.put(value);
+  }
+
+  /** @internal `trySend` of a value `send(v)` checked already. */
+  put(value: T): boolean {
     if (this.closed) throw new ChannelClosed();
     if (this.receivers.size !== 0 && handToReceiver(this.receivers, value)) return true;
     if (this.buffer.size >= this.capacity) return false;
@@ -276,7 +281,7 @@ export class Channel<T> {
 
   /** @internal `yield* send(v)`: delivered at once, or a waiter parked in the queue. */
   startSend(value: T): Iterator<Instruction, void, unknown> {
-    if (this.trySend(value)) return completedIterator(undefined);
+    if (this.put(value)) return completedIterator(undefined);
     const w = new SendWait(this, self("Channel.send()"), value);
     this.senders.push(w);
     return w;
