@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
 import { Broadcast, type BroadcastReceived, ChannelClosed } from "../src/index.js";
-import { drainSubscription, forever, pause } from "./helpers.js";
+import { drainSubscription } from "./drain.js";
+import { forever, pause } from "./helpers.js";
 
 describe("Broadcast", () => {
   it("every subscriber receives every value published after it subscribed, in order", async () => {

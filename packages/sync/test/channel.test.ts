@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it, vi } from "vitest";
 import { Channel, ChannelClosed, EMPTY, END } from "../src/index.js";
-import { drain, forever, pause, prng } from "./helpers.js";
+import { drain } from "./drain.js";
+import { forever, pause, prng } from "./helpers.js";
 
 /**
  * Watches the timers the code under test sets (with the global `setTimeout`)

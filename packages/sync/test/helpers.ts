@@ -1,5 +1,4 @@
 import * as B from "@bobbin/core";
-import { type Channel, END, type Subscription } from "../src/index.js";
 import { FREED, HEADER, SPAN } from "../src/shared/layout.js";
 
 /** Lets every other ready task run `n` times. */
@@ -11,20 +10,6 @@ export function* pause(n = 1): Generator<B.Instruction, void, unknown> {
 export function* forever(): Generator<B.Instruction, never, unknown> {
   yield* new B.Trigger().wait();
   throw new Error("unreachable: nobody signals this trigger");
-}
-
-/** Receives from a channel until it ends; returns the values. */
-export function* drain<T>(ch: Channel<T>): Generator<B.Instruction, T[], unknown> {
-  const got: T[] = [];
-  for (let v = yield* ch.recv(); v !== END; v = yield* ch.recv()) got.push(v);
-  return got;
-}
-
-/** Receives from a subscription until it is done; returns the values. */
-export function* drainSubscription<T>(sub: Subscription<T>): Generator<B.Instruction, T[], unknown> {
-  const got: T[] = [];
-  for (let r = yield* sub.recv(); !r.done; r = yield* sub.recv()) got.push(r.value);
-  return got;
 }
 
 /** The error of a failed result, or a failure of the test. */
