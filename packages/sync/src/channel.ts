@@ -53,7 +53,7 @@ class Send<T> extends SelectCase<void, Waiting<T>> {
     this.use();
     if (channel.isClosed) choice.fail(index, new ChannelClosed());
     else if (channel.put(this.value)) choice.claim(index, undefined);
-    else return; // enlist comes next, in the same step, and takes the value
+    else return; // enlist may come next, in this step, and take the value; if a later case wins first, the channel's next send(v) replaces it
     this.value = undefined as T;
   }
 
