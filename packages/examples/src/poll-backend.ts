@@ -21,7 +21,7 @@ const n = (s: string | undefined): number => Number(s);
 const r = await echoOnPoll({ clients: n(values.clients), messages: n(values.messages), size: n(values.size) });
 const fmt = (x: number): string => x.toLocaleString("en-US");
 
-console.log("backend: poll (every wait a B.syscall, readiness from select's B.signal)");
+console.log("backend: poll (every wait a syscall, readiness from select's signals)");
 console.log(
   `echo: ${fmt(r.clients)} clients × ${fmt(r.messages)} messages of ${fmt(r.size)} B, ${fmt(r.bytes)} bytes echoed and checked in ${r.seconds.toFixed(2)} s`,
 );

@@ -3,7 +3,8 @@
  * arena's slot errors.
  */
 import { getSystemErrorName } from "node:util";
-import { BobbinError, describe } from "@bobbin/core";
+import { BobbinError } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 
 /**
  * The name of a negative errno result, as Node writes it (`-11` → `"EAGAIN"`).

@@ -5,7 +5,7 @@
  * is called once per batch; the wrapper then calls your handler once per live
  * event.
  */
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { errnoException } from "./errors.js";
 import { loadAddon, type NativePollerHandle } from "./load.js";
 

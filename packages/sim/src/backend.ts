@@ -6,7 +6,8 @@
  * fires what happens then; only a world with nothing left to happen waits
  * (for something outside it, such as a real Promise).
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import {
   type Address,
   type Backend,
@@ -31,24 +32,24 @@ import { SimSocket } from "./socket.js";
 import { Endpoint } from "./stream.js";
 import type { World } from "./world.js";
 
-const NONE: B.Signal[] = [];
+const NONE: L.Signal[] = [];
 /** The largest UDP payload (IPv4, IPv6). */
 const MAX_DATAGRAM = { 4: 65507, 6: 65527 } as const;
 
 /** @internal */
 export class SimBackend implements Backend {
   readonly name = "sim";
-  private ready: B.Signal[] = [];
+  private ready: L.Signal[] = [];
   /** Settles the `select` waiting for something from outside the world. */
-  private waiting: ((signals: B.Signal[]) => void) | null = null;
+  private waiting: ((signals: L.Signal[]) => void) | null = null;
 
   constructor(readonly world: World) {}
 
   // -- events --------------------------------------------------------------------
 
   /** Makes `select` report `s` (the world's root waits on one; operations wake their tasks themselves). */
-  signal(s: B.Syscall): void {
-    this.ready.push(B.signal(s));
+  signal(s: L.Syscall): void {
+    this.ready.push(L.signal(s));
   }
 
   /** Whether `select` must run: something is to come (a timer, a packet, a lookup) that moves the world. */
@@ -56,7 +57,7 @@ export class SimBackend implements Backend {
     return this.world.clock.pending !== 0 || this.world.lookupsPending;
   }
 
-  select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean): L.Signal[] | Promise<L.Signal[]> {
     const world = this.world;
     // What is due now happens; it wakes tasks directly.
     const moved = world.fireDue();
@@ -83,7 +84,7 @@ export class SimBackend implements Backend {
    * lookups are answered, or else the clock moves to the next event; with
    * nothing to come, the world is idle.
    */
-  private whenSettled(resolve: (signals: B.Signal[]) => void): void {
+  private whenSettled(resolve: (signals: L.Signal[]) => void): void {
     if (this.waiting !== resolve) return;
     const world = this.world;
     if (!world.answerLookups() && !world.advance()) {
@@ -112,7 +113,7 @@ export class SimBackend implements Backend {
     this.interrupt();
   }
 
-  private takeReady(): B.Signal[] {
+  private takeReady(): L.Signal[] {
     const ready = this.ready;
     if (ready.length === 0) return NONE;
     this.ready = [];

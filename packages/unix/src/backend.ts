@@ -4,7 +4,8 @@
  * and socket state before calling a backend, so a backend only receives
  * well-formed requests (see the README, "How to write a backend").
  */
-import type { Events, Operation } from "@bobbin/core";
+import type { Operation } from "@bobbin/core";
+import type { Events } from "@bobbin/core/lowlevel";
 import type { SharedSocket } from "./share.js";
 
 /**

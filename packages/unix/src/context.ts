@@ -85,7 +85,7 @@ export function currentContext(what: string): RunContext {
   if (context !== undefined) return context;
   if (B.Domain.self() !== 0) {
     throw new TypeError(
-      `${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
+      `${what} is for tasks of dom0 (Unix signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
     );
   }
   throw new TypeError(`${what} needs a run of @bobbin/unix: start the program with run(main) from @bobbin/unix, not @bobbin/core's run`);

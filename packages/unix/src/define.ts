@@ -3,15 +3,14 @@
  * that each domain of a run has a backend of its own (core's
  * `defineEvents`, for backends of `@bobbin/unix`).
  */
-import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { defineEvents, describe, type Events } from "@bobbin/core/lowlevel";
 import { BACKEND_METHODS, type Backend } from "./backend.js";
 import { registerBackend } from "./context.js";
 
 type Factory = (domain: number) => Backend;
 
 /** The events factory registered with core for each backend factory. */
-const registered = new WeakMap<Factory, (domain: number) => B.Events>();
+const registered = new WeakMap<Factory, (domain: number) => Events>();
 
 /** Dom0's backend, made by `run` and handed to core's `run`, which asks its factory for domain 0. */
 let dom0Backend: Backend | null = null;
@@ -38,7 +37,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
   }
   if (typeof name !== "string" || name.length === 0) throw new TypeError("defineBackend(url, name, factory) expects a non-empty name");
   if (typeof factory !== "function") throw new TypeError(`defineBackend(url, "${name}", factory) expects a factory (domain) => Backend`);
-  const events = (domain: number): B.Events => {
+  const events = (domain: number): Events => {
     if (domain === 0 && dom0Backend !== null) {
       const made = dom0Backend;
       dom0Backend = null;
@@ -49,7 +48,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
     registerBackend(backend);
     return backend;
   };
-  B.defineEvents(url, name, events);
+  defineEvents(url, name, events);
   registered.set(factory, events);
   return factory;
 }
@@ -59,7 +58,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
  * dom0 and, when `factory` was defined with `defineBackend`, make a backend
  * in each worker domain.
  */
-export function startWith<T>(factory: Factory, backend: Backend, start: (events: (domain: number) => B.Events) => T): T {
+export function startWith<T>(factory: Factory, backend: Backend, start: (events: (domain: number) => Events) => T): T {
   const events = registered.get(factory);
   if (events === undefined) return start(() => backend);
   dom0Backend = backend;

@@ -7,7 +7,7 @@
  * Promise settles.
  */
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import type { Backend } from "./backend.js";
 import { type RunContext, registerBackend, registerContext, unregisterContext } from "./context.js";
 import { checkBackend, startWith } from "./define.js";

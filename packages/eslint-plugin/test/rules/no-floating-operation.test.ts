@@ -8,7 +8,7 @@ import * as U from "@bobbin/unix";
 declare const c: U.Socket;
 declare const t: B.Task<number>;
 declare const m: S.Mutex;
-declare const trigger: B.Trigger;
+declare const trigger: L.Trigger;
 declare const ready: boolean;
 declare const maybe: S.Mutex | undefined;
 `;
@@ -56,7 +56,7 @@ typedRuleTester().run("no-floating-operation", noFloatingOperation, {
     floating("B.awaitExn(t);", "yield* B.awaitExn(t);"),
     floating("B.cancel(t);", "yield* B.cancel(t);"),
     floating("trigger.wait();", "yield* trigger.wait();"),
-    floating("B.suspend(B.syscall());", "yield* B.suspend(B.syscall());"),
+    floating("L.suspend(L.syscall());", "yield* L.suspend(L.syscall());"),
     // Unix and sync.
     floating(`U.write(c, "hi");`, `yield* U.write(c, "hi");`),
     floating("U.sleep(1);", "yield* U.sleep(1);"),

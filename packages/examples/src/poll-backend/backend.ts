@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import {
   type Address,
   type Backend,
@@ -46,7 +47,7 @@ export class PollBackend implements Backend, SocketHost {
 
   // -- core's events --------------------------------------------------------------
 
-  select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     return this.poller.select(block, cancelled);
   }
 

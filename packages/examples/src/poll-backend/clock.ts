@@ -5,7 +5,8 @@
  * timer), so any number of sleepers hold one Node timer, and none once the
  * heap is empty.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { checkTimeouts, type Deadline, type DeadlineHandle, Timers } from "@bobbin/unix";
 import type { Poller } from "./poller.js";
 
@@ -15,7 +16,7 @@ class Alarm implements Deadline {
 
   constructor(
     readonly at: number,
-    private readonly syscall: B.Syscall,
+    private readonly syscall: L.Syscall,
     private readonly poller: Poller,
   ) {}
 
@@ -56,10 +57,10 @@ export class Clock {
    */
   *sleep(ms: number): Generator<B.Instruction, void, unknown> {
     checkTimeouts();
-    const syscall = B.syscall("sleep");
+    const syscall = L.syscall("sleep");
     const alarm = new Alarm(ms === Infinity ? Infinity : this.now() + ms, syscall, this.poller);
     try {
-      yield* B.suspend(syscall, () => (ms <= 0 ? this.poller.ready(syscall) : this.timers.add(alarm)));
+      yield* L.suspend(syscall, () => (ms <= 0 ? this.poller.ready(syscall) : this.timers.add(alarm)));
     } finally {
       this.timers.remove(alarm); // nothing to do when it fired
     }

@@ -1,15 +1,15 @@
 /**
  * The events half of the poll backend: Miou's contract, and nothing else.
  *
- * A task that cannot go on makes a suspension point (`B.syscall()`) and
- * parks on it (`B.suspend`), registering an {@link Interest}: "wake me when
+ * A task that cannot go on makes a suspension point (`L.syscall()`) and
+ * parks on it (`L.suspend`), registering an {@link Interest}: "wake me when
  * this socket is readable" (or writable, or released). That is Miou_unix's
  * table of readers and writers, keyed here by the syscall's uid.
  *
  * Node's callbacks never wake a task. They only *touch* the socket they are
  * about (a chunk arrived, a connection came, a write was flushed), as a
  * kernel marks a descriptor whose state changed. `select` then polls each
- * touched socket — "are you readable now?" — and returns a `B.signal` for
+ * touched socket — "are you readable now?" — and returns a `L.signal` for
  * every interest whose answer is yes: the scheduler resumes those tasks,
  * which try their operation again. Readiness is level-triggered: it is a
  * question asked of the socket's state, never an event that could be
@@ -30,7 +30,8 @@
  *   (possibly nothing). Core calls it when a task is woken from elsewhere: a
  *   `withTimeout` deadline, another domain, a `Trigger`.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 
 /**
  * What a parked task waits for, as poll(2)'s `POLLIN` / `POLLOUT`, plus the end of a closing.
@@ -62,11 +63,11 @@ export interface Pollable {
  *
  * @example
  * ```ts
- * const interest: Interest = { syscall: B.syscall("read"), target: sock, event: "readable" };
+ * const interest: Interest = { syscall: L.syscall("read"), target: sock, event: "readable" };
  * ```
  */
 export interface Interest {
-  readonly syscall: B.Syscall;
+  readonly syscall: L.Syscall;
   readonly target: Pollable;
   readonly event: Readiness;
 }
@@ -93,7 +94,7 @@ export interface PollerStats {
   interrupts: number;
 }
 
-const NOTHING: B.Signal[] = [];
+const NOTHING: L.Signal[] = [];
 
 /**
  * Miou's `select` and `interrupt` over sockets that Node's callbacks touch.
@@ -113,13 +114,13 @@ const NOTHING: B.Signal[] = [];
 export class Poller {
   readonly stats: PollerStats = { selects: 0, blocked: 0, signals: 0, forgotten: 0, interrupts: 0 };
   /** Every parked interest, by its syscall's uid: what `cancelled` names. */
-  private readonly waiting = new Map<B.Uid, Interest>();
+  private readonly waiting = new Map<L.Uid, Interest>();
   /** Sockets touched since the last poll, with interests parked on them. */
   private readonly touched = new Set<Pollable>();
   /** Suspension points ready without a socket (sleepers whose time came). */
-  private due: B.Signal[] = [];
+  private due: L.Signal[] = [];
   /** Settles the pending `select`, if one waits. */
-  private settle: ((signals: B.Signal[]) => void) | null = null;
+  private settle: ((signals: L.Signal[]) => void) | null = null;
   private flushScheduled = false;
   private readonly flushFn = (): void => this.flush();
 
@@ -130,7 +131,7 @@ export class Poller {
 
   /**
    * Parks the current task until `target` is ready for `event`: one
-   * suspension point, registered as the task suspends (`B.suspend`'s
+   * suspension point, registered as the task suspends (`L.suspend`'s
    * callback), so nothing is registered if the suspension does not happen.
    * The caller tries its operation again afterwards: a signal says "poll
    * again", not "it worked".
@@ -139,13 +140,13 @@ export class Poller {
    * waiting: the interest stays until `select` hears of the uid.
    */
   *wait(target: Pollable, event: Readiness, name: string): Generator<B.Instruction, void, unknown> {
-    const syscall = B.syscall(name);
-    yield* B.suspend(syscall, () => this.watch({ syscall, target, event }));
+    const syscall = L.syscall(name);
+    yield* L.suspend(syscall, () => this.watch({ syscall, target, event }));
   }
 
   /** Registers a parked interest (from `wait`). */
   private watch(interest: Interest): void {
-    this.waiting.set(B.uid(interest.syscall), interest);
+    this.waiting.set(L.uid(interest.syscall), interest);
     interest.target.interests.push(interest);
   }
 
@@ -162,13 +163,13 @@ export class Poller {
   }
 
   /** A suspension point ready on its own (a sleeper whose time came): signalled by the next `select`. */
-  ready(syscall: B.Syscall): void {
-    this.due.push(B.signal(syscall));
+  ready(syscall: L.Syscall): void {
+    this.due.push(L.signal(syscall));
     this.wake();
   }
 
   /** Core's `select`: forget the cancelled, poll the touched, and wait (a Promise) when nothing is ready and `block` says so. */
-  select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     this.stats.selects++;
     this.forget(cancelled);
     const signals = this.poll();
@@ -196,7 +197,7 @@ export class Poller {
   }
 
   /** The book's `clean`: interests whose task left are dropped before anything is polled. */
-  private forget(cancelled: readonly B.Uid[]): void {
+  private forget(cancelled: readonly L.Uid[]): void {
     for (const uid of cancelled) {
       const interest = this.waiting.get(uid);
       if (interest === undefined) continue; // a sleeper, or signalled just before its task left
@@ -208,7 +209,7 @@ export class Poller {
   }
 
   /** Asks every touched socket about the interests parked on it; the ready ones leave the table as signals. */
-  private poll(): B.Signal[] {
+  private poll(): L.Signal[] {
     const signals = this.due;
     if (signals.length !== 0) this.due = [];
     for (const target of this.touched) {
@@ -216,8 +217,8 @@ export class Poller {
       let kept = 0;
       for (const interest of list) {
         if (target.isReady(interest.event)) {
-          this.waiting.delete(B.uid(interest.syscall));
-          signals.push(B.signal(interest.syscall));
+          this.waiting.delete(L.uid(interest.syscall));
+          signals.push(L.signal(interest.syscall));
         } else list[kept++] = interest;
       }
       list.length = kept;
@@ -242,7 +243,7 @@ export class Poller {
     if (signals.length !== 0) this.answer(signals);
   }
 
-  private answer(signals: B.Signal[]): void {
+  private answer(signals: L.Signal[]): void {
     const settle = this.settle;
     this.settle = null;
     settle?.(signals);

@@ -2,6 +2,7 @@
 // select's signals, cancelled suspension points forgotten in select,
 // interrupt ending a blocked select (in dom0 and in a worker domain).
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { close, read, run, sleep, Timeout, withTimeout, write } from "@bobbin/unix";
 import { connectedPair } from "@bobbin/unix/conformance";
 import { describe, expect, it } from "vitest";
@@ -95,7 +96,7 @@ describe("the poll backend keeps Miou's events contract", () => {
         yield* sleep(10);
       });
       yield* B.yieldNow();
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const interrupts = poller.stats.interrupts;
       const t0 = performance.now();
       setTimeout(() => trigger.signal(), 20);

@@ -7,6 +7,7 @@
  * first waiter of each direction.
  */
 import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import {
   type Address,
   type Backend,
@@ -169,7 +170,7 @@ export class NativeBackend extends NodeLoop implements Backend {
    * poller failed in a Node callback (a failed `epoll_wait`…), `select`
    * throws that error, and core fails the run with it.
    */
-  override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  override select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     this.failure.check();
     if (!this.destroyed) {
       // The drain submits the slice's queued sends first, in the same call.

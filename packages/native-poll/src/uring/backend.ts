@@ -17,7 +17,8 @@
  * never meet a reused fd number.
  */
 import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
+import { describe } from "@bobbin/core/lowlevel";
 import {
   type Address,
   type Backend,
@@ -188,7 +189,7 @@ export class UringBackend extends NodeLoop implements Backend {
    * a Node callback (a failed `io_uring_enter`…), `select` throws that
    * error, and core fails the run with it.
    */
-  override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  override select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     this.failure.check();
     const ring = this.ring;
     if (!this.destroyed && !ring.pumping && (ring.pending || (this.parking.count !== 0 && (!block || this.eager)))) {

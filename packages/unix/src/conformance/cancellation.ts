@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import {
   accept,
   bindAndListen,
@@ -28,7 +29,7 @@ export function cancellationTests(suite: Suite): void {
         const server = tcpv4();
         yield* bindAndListen(server, { host: LO4, port: 0 });
         const { port } = getsockname(server) as InetAddress;
-        const go = new B.Trigger();
+        const go = new L.Trigger();
         const peer = B.spawn(function* () {
           const [client] = yield* accept(server);
           yield* go.wait();
