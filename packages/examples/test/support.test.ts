@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { LibuvBackend } from "@bobbin/unix";
+import { LibuvBackend } from "@bobbin/unix/backend";
 import { describe, expect, it } from "vitest";
 import { formatAddress } from "../src/support/address.js";
 import { canShare, chooseBackend } from "../src/support/backend.js";

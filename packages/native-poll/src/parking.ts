@@ -4,7 +4,6 @@
  * at least one waits, and only then, so a run whose tasks wait on nothing
  * I/O can wake still ends in `Deadlock`.
  */
-import { removeWaiter } from "@bobbin/unix";
 import type { Waiter } from "./sockets.js";
 
 /** @internal What holds Node's loop (its `ref`/`unref` do nothing once the handle is destroyed). */
@@ -38,7 +37,9 @@ export class Parking {
 
   /** A parked operation leaves `list` without being woken; whether it was there. */
   unpark(list: Waiter[], op: Waiter): boolean {
-    if (!removeWaiter(list, op)) return false;
+    const i = list.indexOf(op);
+    if (i < 0) return false;
+    list.splice(i, 1);
     this.left();
     return true;
   }

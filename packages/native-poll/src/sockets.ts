@@ -9,19 +9,14 @@ import {
   type Address,
   type Backend,
   type InetAddress,
-  isStreamKind,
   type ListenOptions,
-  Parked,
-  type SharedSocket,
-  ShareGuard,
   type Socket,
   SocketClosed,
-  SocketFile,
   type SocketKind,
   type SocketState,
-  systemError,
   type UnixAddress,
 } from "@bobbin/unix";
+import { isStreamKind, Parked, type SharedSocket, ShareGuard, SocketFile, systemError } from "@bobbin/unix/backend";
 import { errnoException } from "./errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "./load.js";
 import { HostLookup, withAddress } from "./lookup.js";
@@ -163,7 +158,7 @@ export abstract class ReaderOp<B extends RawBackend<S>, S extends RawSocket, T> 
     this.backend.parking.park(this.sock.readers, this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.backend.parking.unpark(this.sock.readers, this);
   }
 }
@@ -189,7 +184,7 @@ export abstract class ResolvingOp<B extends RawBackend<S>, S extends RawSocket, 
     this.backend.parking.park(this.sock.writers, this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     if (this.lookup.unpark()) return;
     if (this.parkedOnSocket) {
       this.parkedOnSocket = false;
@@ -302,7 +297,7 @@ export abstract class StreamWriteOp<B extends RawBackend<S>, S extends RawSocket
     else this.backend.parking.park(this.sock.writers, this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.backend.parking.unpark(this.sock.writers, this);
     this.release();
   }

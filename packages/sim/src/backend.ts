@@ -7,17 +7,8 @@
  * (for something outside it, such as a real Promise).
  */
 import * as B from "@bobbin/core";
-import {
-  type Address,
-  type Backend,
-  type DeadlineHandle,
-  type InetAddress,
-  type ListenOptions,
-  type ShutdownCommand,
-  type Socket,
-  type SocketKind,
-  systemError,
-} from "@bobbin/unix";
+import type { Address, Backend, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import { type DeadlineHandle, systemError } from "@bobbin/unix/backend";
 import { wildcardOf } from "./address.js";
 import { CallbackEvent } from "./clock.js";
 import { Datagram, MAILBOX_SIZE } from "./datagram.js";

@@ -5,7 +5,8 @@
  * the task. Parked takes care of cancellation, `withTimeout` and expired
  * scopes.
  */
-import { type Address, BufferOp, type InetAddress, Parked, removeWaiter, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, type InetAddress, SocketClosed } from "@bobbin/unix";
+import { BufferOp, Parked, systemError } from "@bobbin/unix/backend";
 import type { SimBackend } from "./backend.js";
 import type { Event } from "./clock.js";
 import type { Letter } from "./datagram.js";
@@ -54,11 +55,11 @@ export class ReadOp extends StreamOp<number> {
   }
 
   protected wait(): void {
-    this.endpoint.readers.push(this);
+    this.endpoint.readers.add(this);
   }
 
-  protected unwait(): void {
-    removeWaiter(this.endpoint.readers, this);
+  protected leave(): void {
+    this.endpoint.readers.leave(this);
   }
 }
 
@@ -91,11 +92,11 @@ export class WriteOp extends StreamOp<void> {
   }
 
   protected wait(): void {
-    this.endpoint.writers.push(this);
+    this.endpoint.writers.add(this);
   }
 
-  protected unwait(): void {
-    removeWaiter(this.endpoint.writers, this);
+  protected leave(): void {
+    this.endpoint.writers.leave(this);
   }
 }
 
@@ -104,11 +105,11 @@ abstract class InboxOp<T, R> extends Parked<R> {
   protected abstract get inbox(): Inbox<T>;
 
   protected wait(): void {
-    this.inbox.waiters.push(this);
+    this.inbox.waiters.add(this);
   }
 
-  protected unwait(): void {
-    removeWaiter(this.inbox.waiters, this);
+  protected leave(): void {
+    this.inbox.waiters.leave(this);
   }
 }
 
@@ -169,7 +170,7 @@ export class ConnectOp extends Parked<void> {
     else this.endpoint.connector = this;
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     if (this.endpoint === null) this.lookup!.cancel();
     else if (this.endpoint.connector === this) this.endpoint.connector = null;
   }
@@ -202,7 +203,7 @@ export class SendtoOp extends Parked<number> {
     this.lookup.await(this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.lookup.cancel();
   }
 }
@@ -253,7 +254,7 @@ export class InstantOp<T> extends Parked<T> {
 
   protected wait(): void {}
 
-  protected unwait(): void {}
+  protected leave(): void {}
 }
 
 /** `sleep(ms)`: an event of the agenda (0 lets the other ready tasks run first); `Infinity` waits for cancellation. */
@@ -278,7 +279,7 @@ export class SleepOp extends Parked<void> implements Event {
     if (this.ms !== Infinity) this.backend.world.clock.schedule(this, this.backend.world.clock.now + this.ms);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.backend.world.clock.cancel(this);
   }
 

@@ -17,7 +17,8 @@
  * that a partition loses, is sent again after 1, 2, 4… s (six times, as
  * Linux does), after which the connect fails with `ETIMEDOUT`.
  */
-import { type Address, type Parked, systemError, wakeAll } from "@bobbin/unix";
+import type { Address } from "@bobbin/unix";
+import { type Parked, systemError, WaitQueue } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
 import type { Host } from "./host.js";
 import type { Flow } from "./link.js";
@@ -125,8 +126,8 @@ export class Endpoint implements Flow {
   unacked = 0;
   /** Why the connection ended (`ECONNRESET`), or why connecting failed. */
   error: NodeJS.ErrnoException | null = null;
-  readonly readers: Parked<unknown>[] = [];
-  readonly writers: Parked<unknown>[] = [];
+  readonly readers = new WaitQueue();
+  readonly writers = new WaitQueue();
   /** The read and write operations reused while idle (see `SimBackend.read`). */
   readOp: ReadOp | null = null;
   writeOp: WriteOp | null = null;
@@ -214,7 +215,7 @@ export class Endpoint implements Flow {
       case Kind.Fin:
         if (state !== "connected" || this.peer !== segment.sender) return;
         this.finReceived = true;
-        wakeAll(this.readers);
+        this.readers.wakeAll();
         return;
       case Kind.Rst:
         if (state === "connecting" && this.syn !== null) {
@@ -289,7 +290,7 @@ export class Endpoint implements Flow {
   /** The peer read `n` of the bytes this end sent: the window opens. */
   acknowledge(n: number): void {
     this.unacked -= n;
-    wakeAll(this.writers);
+    this.writers.wakeAll();
   }
 
   // -- ending ------------------------------------------------------------------
@@ -299,12 +300,12 @@ export class Endpoint implements Flow {
     if (send && !this.sendShut) {
       this.sendShut = true;
       if (this.peer !== null) new Segment(this.network, Kind.Fin, this, this.peer, this.socket.host, null).send();
-      wakeAll(this.writers);
+      this.writers.wakeAll();
     }
     if (receive && !this.recvShut) {
       this.recvShut = true;
       this.dropReceived();
-      wakeAll(this.readers);
+      this.readers.wakeAll();
     }
   }
 
@@ -336,7 +337,7 @@ export class Endpoint implements Flow {
 
   /** Wakes the first reader (the next one is woken by it if bytes remain). */
   wakeReader(): void {
-    this.readers.shift()?.ready();
+    this.readers.wakeFirst();
   }
 
   private wakeConnector(): void {
@@ -347,8 +348,8 @@ export class Endpoint implements Flow {
 
   /** Wakes every waiter: the connection ended or the socket closed. */
   wakeAll(): void {
-    wakeAll(this.readers);
-    wakeAll(this.writers);
+    this.readers.wakeAll();
+    this.writers.wakeAll();
     this.wakeConnector();
   }
 }

@@ -10,7 +10,6 @@
  */
 import { EventEmitter } from "node:events";
 import * as B from "@bobbin/core";
-import { removeWaiter } from "@bobbin/unix";
 import type { SimBackend } from "./backend.js";
 import { Clock } from "./clock.js";
 import { SimDeadlock, SimTimeLimit } from "./errors.js";
@@ -184,7 +183,8 @@ export class World implements Controlled, HostEvents {
 
   /** Forgets a lookup nobody waits for any more. */
   undefer(lookup: Lookup): void {
-    removeWaiter(this.lookups, lookup);
+    const i = this.lookups.indexOf(lookup);
+    if (i >= 0) this.lookups.splice(i, 1);
   }
 
   /** Whether name lookups wait for every task to wait. */

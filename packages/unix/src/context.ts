@@ -5,7 +5,7 @@
  * handlers), found through dom0's backend.
  */
 import * as B from "@bobbin/core";
-import type { Backend } from "./backend.js";
+import type { Backend } from "./contract.js";
 import type { SignalTable } from "./signals.js";
 
 /** @internal What a `run` of `@bobbin/unix` shares with its tasks on dom0. */

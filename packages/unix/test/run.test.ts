@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
 import { NoParent, Ownership } from "@bobbin/sync";
 import { describe, expect, it } from "vitest";
-import { type Backend, defineBackend, LibuvBackend, libuv, onSignal, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
+import { LibuvBackend } from "../src/backend/index.js";
+import { type Backend, defineBackend, libuv, onSignal, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
 import { thrown } from "./helpers.js";
 
 describe("run", () => {

@@ -10,13 +10,13 @@ import type * as B from "@bobbin/core";
 import {
   type Address,
   type Backend,
-  type DeadlineHandle,
   defineBackend,
   type ListenOptions,
   type ShutdownCommand,
   type Socket,
   type SocketKind,
 } from "@bobbin/unix";
+import type { DeadlineHandle } from "@bobbin/unix/backend";
 import { Clock } from "./clock.js";
 import { accept, bindAndListen, close, connect } from "./connections.js";
 import { recvfrom, sendto } from "./datagrams.js";

@@ -6,7 +6,7 @@
  * heap is empty.
  */
 import * as B from "@bobbin/core";
-import { checkTimeouts, type Deadline, type DeadlineHandle, Timers } from "@bobbin/unix";
+import { checkTimeouts, type Deadline, type DeadlineHandle, Timers } from "@bobbin/unix/backend";
 import type { Poller } from "./poller.js";
 
 /** A sleeper in the heap: when its time comes, its syscall is ready for the next `select`. */

@@ -8,7 +8,8 @@
 
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
-import { type Address, checkTimeouts, type InetAddress, type ListenOptions, SocketClosed } from "@bobbin/unix";
+import { type Address, type InetAddress, type ListenOptions, SocketClosed } from "@bobbin/unix";
+import { checkTimeouts } from "@bobbin/unix/backend";
 import type { PollSocket } from "./socket.js";
 
 /** Parks until the bind or connect in progress has an outcome; throws its error, leaving the socket fresh. */

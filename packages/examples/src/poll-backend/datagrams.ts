@@ -1,6 +1,7 @@
 /** `recvfrom` and `sendto` on a UDP socket. */
 import type * as B from "@bobbin/core";
-import { type Address, checkTimeouts, type InetAddress, SocketClosed } from "@bobbin/unix";
+import { type Address, type InetAddress, SocketClosed } from "@bobbin/unix";
+import { checkTimeouts } from "@bobbin/unix/backend";
 import type { PollSocket } from "./socket.js";
 
 /**

@@ -13,7 +13,8 @@
 import * as dgram from "node:dgram";
 import * as dns from "node:dns";
 import * as net from "node:net";
-import { type Address, type InetAddress, type Socket, SocketFile, type SocketKind, type SocketState } from "@bobbin/unix";
+import type { Address, InetAddress, Socket, SocketKind, SocketState } from "@bobbin/unix";
+import { SocketFile } from "@bobbin/unix/backend";
 import type { Interest, Pollable, Poller, Readiness } from "./poller.js";
 
 /** Datagrams kept for `recvfrom`; later ones are dropped, as a full kernel buffer would. */

@@ -4,7 +4,8 @@
  * until `select` says it is readable (writable), and try again.
  */
 import type * as B from "@bobbin/core";
-import { checkTimeouts, SocketClosed, systemError } from "@bobbin/unix";
+import { SocketClosed } from "@bobbin/unix";
+import { checkTimeouts, systemError } from "@bobbin/unix/backend";
 import type { PollSocket } from "./socket.js";
 
 /** What `tryRead` returns when nothing is there yet: the `EAGAIN` of a non-blocking read. */

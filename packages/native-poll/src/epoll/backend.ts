@@ -13,12 +13,11 @@ import {
   defineBackend,
   type InetAddress,
   type ListenOptions,
-  NodeLoop,
-  type SharedSocket,
   type ShutdownCommand,
   type Socket,
   type SocketKind,
 } from "@bobbin/unix";
+import { NodeLoop, type SharedSocket } from "@bobbin/unix/backend";
 import { ArenaPool, type ArenaPoolOptions } from "../arena.js";
 import { errnoException } from "../errors.js";
 import { loadAddon, type NativeSyscalls } from "../load.js";

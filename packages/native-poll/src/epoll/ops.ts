@@ -112,8 +112,8 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
     this.backend.syncWant(this.sock);
   }
 
-  protected override unwait(): void {
-    super.unwait();
+  protected override leave(): void {
+    super.leave();
     this.backend.syncWant(this.sock);
   }
 }
@@ -207,7 +207,7 @@ export class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
     this.backend.parking.park(this.sock.closers, this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.backend.parking.unpark(this.sock.closers, this);
     this.backend.closeNow(this.sock);
   }

@@ -3,7 +3,8 @@
  * that a task waiting for data holds no buffer.
  */
 import type * as B from "@bobbin/core";
-import { checkTimeouts, type Socket, SocketClosed } from "@bobbin/unix";
+import { type Socket, SocketClosed } from "@bobbin/unix";
+import { checkTimeouts } from "@bobbin/unix/backend";
 import type { Slot } from "../arena.js";
 import { errnoException } from "../errors.js";
 import { wouldBlock } from "../sockets.js";

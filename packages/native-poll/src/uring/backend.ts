@@ -23,12 +23,11 @@ import {
   defineBackend,
   type InetAddress,
   type ListenOptions,
-  NodeLoop,
-  type SharedSocket,
   type ShutdownCommand,
   type Socket,
   type SocketKind,
 } from "@bobbin/unix";
+import { NodeLoop, type SharedSocket } from "@bobbin/unix/backend";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import { afterHandleClose, BackendFailure, Parking } from "../parking.js";

@@ -4,7 +4,8 @@
  * already accepted, a staging slot free), and otherwise park until a
  * completion wakes them.
  */
-import { type Address, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, SocketClosed } from "@bobbin/unix";
+import { systemError } from "@bobbin/unix/backend";
 import { errnoException } from "../errors.js";
 import type { NativeAddressOut } from "../load.js";
 import { EMPTY, ReaderOp, SocketOp, StreamWriteOp, wouldBlock } from "../sockets.js";
@@ -95,13 +96,13 @@ export class WriteOp extends StreamWriteOp<UringBackend, UringSocket> {
   }
 
   /** Cancelled mid-write: the piece in flight, if it is this write's, is given up. */
-  protected override unwait(): void {
+  protected override leave(): void {
     if (this.sock.sendOwner === this) this.backend.abortSend(this.sock);
     if (this.forSlot) {
       this.backend.unparkForSlot(this);
       this.release();
     } else {
-      super.unwait();
+      super.leave();
     }
   }
 }
@@ -166,7 +167,7 @@ export class CloseOp extends SocketOp<UringBackend, UringSocket, void> {
     this.backend.parking.park(this.sock.closers, this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.backend.parking.unpark(this.sock.closers, this);
     this.backend.abortSend(this.sock);
   }

@@ -5,7 +5,7 @@ import {
   close,
   EndOfFile,
   fromStream,
-  Ownership,
+  OwnedSockets,
   read,
   readExactly,
   run,
@@ -339,8 +339,8 @@ describe("fromStream: closing", () => {
     const pipe = new PassThrough();
     await expect(
       run(function* () {
-        const owned = Ownership.ofSocket(fromStream(pipe));
-        yield* Ownership.write(owned, "x");
+        const owned = OwnedSockets.ofSocket(fromStream(pipe));
+        yield* OwnedSockets.write(owned, "x");
         throw new Error("the owner fails");
       }),
     ).rejects.toThrow("the owner fails");

@@ -1,30 +1,15 @@
 /**
- * The machinery of sockets across domains, within one domain: the guard,
- * and the libuv backend's `share`/`adopt` (a listener over a descriptor of
- * its own, brought by a relay process). The cross-domain tests, with real
- * worker domains, are in `domains/`.
+ * The libuv backend's listeners: `share`/`adopt` within one domain (a
+ * listener over a descriptor of its own, brought by a relay process). The
+ * cross-domain tests, with real worker domains, are in `../share.test.ts`.
  */
 import { closeSync, openSync } from "node:fs";
-import { Worker } from "node:worker_threads";
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import {
-  accept,
-  bindAndListen,
-  close,
-  connect,
-  getsockname,
-  type LibuvBackend,
-  readExactly,
-  run,
-  type SharedSocket,
-  ShareGuard,
-  type Socket,
-  tcpv4,
-  write,
-} from "../src/index.js";
-import type { UvSocket } from "../src/libuv/socket.js";
-import { failure } from "./helpers.js";
+import { type LibuvBackend, type SharedSocket, ShareGuard } from "../../src/backend/index.js";
+import { accept, bindAndListen, close, connect, getsockname, readExactly, run, type Socket, tcpv4, write } from "../../src/index.js";
+import type { UvSocket } from "../../src/libuv/socket.js";
+import { failure } from "../helpers.js";
 
 /** Live handles of the kinds sharing may leave behind. */
 function sharingHandles(): Record<string, number> {
@@ -50,37 +35,6 @@ function* roundTrip(to: Socket, listener: Socket): Generator<B.Instruction, void
   yield* close(c);
 }
 
-describe("ShareGuard", () => {
-  it("pins until sealed; a sealed guard refuses new pins", () => {
-    const guard = new ShareGuard();
-    expect(guard.pin()).toBe(true);
-    guard.unpin();
-    expect(guard.sealed).toBe(false);
-    guard.seal();
-    expect(guard.sealed).toBe(true);
-    expect(ShareGuard.of(guard.buffer).pin()).toBe(false);
-    expect(() => ShareGuard.of(new ArrayBuffer(4) as unknown as SharedArrayBuffer)).toThrow(TypeError);
-  });
-
-  it("seal waits for a duplication in progress in another thread", async () => {
-    const guard = new ShareGuard();
-    const worker = new Worker(
-      `const { workerData, parentPort } = require("node:worker_threads");
-       const cell = new Int32Array(workerData);
-       Atomics.add(cell, 0, 1);                         // pinned…
-       parentPort.postMessage("pinned");
-       const until = Date.now() + 60; while (Date.now() < until);
-       Atomics.sub(cell, 0, 1); Atomics.notify(cell, 0); // …and unpinned 60 ms later`,
-      { eval: true, workerData: guard.buffer },
-    );
-    await new Promise((resolve) => worker.once("message", resolve));
-    const t0 = performance.now();
-    guard.seal();
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(30);
-    await new Promise((resolve) => worker.once("exit", resolve));
-  });
-});
-
 describe("the libuv backend's share and adopt", () => {
   it("an adopted listener has a descriptor of its own: it accepts after the original closed; closing both leaves nothing", async () => {
     const before = sharingHandles();
@@ -95,8 +49,8 @@ describe("the libuv backend's share and adopt", () => {
       expect(getsockname(copy)).toEqual(getsockname(original)); // before its descriptor arrived, too
       yield* close(original);
       yield* roundTrip(copy, copy); // accept waits for the relay, then serves
-      expect(copy.adoptedFd).toBeGreaterThan(2);
-      expect(copy.adoptedFd).not.toBe(shared.fd);
+      expect(copy.listener!.fd).toBeGreaterThan(2);
+      expect(copy.listener!.fd).not.toBe(shared.fd);
       yield* close(copy);
     });
     expect(sharingHandles()).toEqual(before);

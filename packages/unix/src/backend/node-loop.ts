@@ -11,23 +11,12 @@
  * Deadlines live in one heap with a single Node timer.
  */
 import * as B from "@bobbin/core";
-import type { DeadlineHandle } from "./backend.js";
+import type { DeadlineHandle } from "../contract.js";
+import type { FlushMode } from "./flush-mode.js";
 import { Parked } from "./parked.js";
 import { type Deadline, Timers } from "./timers.js";
 
 const NONE: B.Signal[] = [];
-
-/**
- * How a ready batch reaches a blocked `select`: `"immediate"` batches a whole
- * phase of Node's loop (one `setImmediate` per batch), `"microtask"` hands
- * each callback's readiness over at once.
- *
- * @example
- * ```ts
- * class MyBackend extends NodeLoop { constructor() { super("microtask"); } }
- * ```
- */
-export type FlushMode = "immediate" | "microtask";
 
 class CallbackDeadline implements Deadline, DeadlineHandle {
   heapIndex = -1;
@@ -62,16 +51,16 @@ class CallbackDeadline implements Deadline, DeadlineHandle {
 export class NodeLoop implements B.Events {
   /** The deadlines of this backend (sleepers, timeouts). */
   readonly timers = new Timers();
-  private ready: B.Signal[] = [];
-  private resolve: ((signals: B.Signal[]) => void) | null = null;
-  private flushScheduled = false;
-  private readonly flushMode: FlushMode;
   /** Core's `batchWakes`: in `"immediate"` mode, the tasks a phase of Node's loop woke run in one slice. */
   readonly batchWakes: boolean;
-  private readonly capture = (resolve: (signals: B.Signal[]) => void): void => {
-    this.resolve = resolve;
+  #ready: B.Signal[] = [];
+  #resolve: ((signals: B.Signal[]) => void) | null = null;
+  #flushScheduled = false;
+  readonly #flushMode: FlushMode;
+  readonly #capture = (resolve: (signals: B.Signal[]) => void): void => {
+    this.#resolve = resolve;
   };
-  private readonly flushFn = (): void => this.flush();
+  readonly #flushFn = (): void => this.#flush();
 
   /**
    * @param flushMode when a blocked `select` hears of ready points:
@@ -80,7 +69,7 @@ export class NodeLoop implements B.Events {
    * callback's readiness over at once.
    */
   constructor(flushMode: FlushMode = "immediate") {
-    this.flushMode = flushMode;
+    this.#flushMode = flushMode;
     this.batchWakes = flushMode === "immediate";
   }
 
@@ -89,17 +78,17 @@ export class NodeLoop implements B.Events {
    * Call it from Node callbacks (or synchronously from an operation).
    */
   signal(s: B.Syscall): void {
-    this.ready.push(B.signal(s));
-    if (this.resolve !== null && !this.flushScheduled) {
-      this.flushScheduled = true;
-      if (this.flushMode === "immediate") setImmediate(this.flushFn);
-      else queueMicrotask(this.flushFn);
+    this.#ready.push(B.signal(s));
+    if (this.#resolve !== null && !this.#flushScheduled) {
+      this.#flushScheduled = true;
+      if (this.#flushMode === "immediate") setImmediate(this.#flushFn);
+      else queueMicrotask(this.#flushFn);
     }
   }
 
   /** How many ready points wait for the next `select`. */
   protected get readyCount(): number {
-    return this.ready.length;
+    return this.#ready.length;
   }
 
   /** The clock of deadlines: `performance.now()`. */
@@ -110,24 +99,24 @@ export class NodeLoop implements B.Events {
   /** Core's `select`: the points made ready since the last call, or a Promise of them. */
   select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
     if (cancelled.length !== 0) this.forget(cancelled);
-    if (this.ready.length !== 0) {
-      const ready = this.ready;
-      this.ready = [];
+    if (this.#ready.length !== 0) {
+      const ready = this.#ready;
+      this.#ready = [];
       return ready;
     }
     if (!block) return NONE;
-    return new Promise(this.capture);
+    return new Promise(this.#capture);
   }
 
   /** Core's `interrupt`: settles a pending `select` now. */
   interrupt(): void {
-    if (this.resolve !== null) this.flush();
+    if (this.#resolve !== null) this.#flush();
   }
 
   /** Core's `finaliser`: the run is over. Forgets every deadline and settles a pending `select`. */
   finaliser(): void {
     this.timers.clear();
-    this.flush();
+    this.#flush();
   }
 
   /**
@@ -157,13 +146,13 @@ export class NodeLoop implements B.Events {
     void cancelled;
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
-    const resolve = this.resolve;
+  #flush(): void {
+    this.#flushScheduled = false;
+    const resolve = this.#resolve;
     if (resolve === null) return;
-    this.resolve = null;
-    const ready = this.ready;
-    this.ready = [];
+    this.#resolve = null;
+    const ready = this.#ready;
+    this.#ready = [];
     resolve(ready);
   }
 }
@@ -198,7 +187,7 @@ class SleepOp extends Parked<void> implements Deadline {
     this.timers.add(this);
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.timers.remove(this);
   }
 

@@ -1,8 +1,9 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { BACKEND_METHODS, run, sleep, Timeout, tcpv4, withTimeout } from "../src/index.js";
-import { VirtualTime } from "./examples/virtual-time.js";
-import { failure, thrown } from "./helpers.js";
+import { BACKEND_METHODS } from "../../src/backend/index.js";
+import { run, sleep, Timeout, tcpv4, withTimeout } from "../../src/index.js";
+import { failure, thrown } from "../helpers.js";
+import { VirtualTime } from "./virtual-time.js";
 
 describe("a backend of its own: the README's virtual-time example", () => {
   it("implements every method of the contract", () => {

@@ -1,6 +1,6 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { NodeLoop } from "../src/index.js";
+import { NodeLoop } from "../../src/backend/index.js";
 
 describe("NodeLoop", () => {
   it("hands ready points to select, blocks with a Promise settled by a signal or interrupt", async () => {

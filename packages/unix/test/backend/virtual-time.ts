@@ -3,7 +3,8 @@
 // (handy for testing timeouts). It shows the three pieces a backend is made
 // of: the events half (NodeLoop), parked operations (Parked) and deadlines.
 import type * as B from "@bobbin/core";
-import { type Backend, type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked, systemError } from "../../src/index.js";
+import { type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked, systemError } from "../../src/backend/index.js";
+import type { Backend } from "../../src/index.js";
 
 class VirtualSleep extends Parked<void> implements Deadline {
   heapIndex = -1;
@@ -26,7 +27,7 @@ class VirtualSleep extends Parked<void> implements Deadline {
     this.clock.heap.push(this); // fire() below runs when the clock gets there
   }
 
-  protected unwait(): void {
+  protected leave(): void {
     this.clock.heap.remove(this); // cancelled or timed out: forget it
   }
 

@@ -9,14 +9,14 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * A {@link Parked} operation on `buf[off, off + len)`, made to be kept by its
- * socket and reused: `init` prepares it for one call and marks it `busy`;
- * when the operation is over, it drops the buffer (so a kept operation holds
- * no caller's memory) and is idle again. A socket hands out a fresh one when
- * its kept one is `busy` (two reads at once, from two tasks).
+ * socket and reused: `init` prepares it for one call (and claims it); once
+ * it completed or failed it drops the buffer, so that a kept operation holds
+ * no caller's memory. A socket hands out a fresh one while its kept one is
+ * `busy` (two reads at once, from two tasks).
  *
  * @example
  * ```ts
- * class ReadOp extends BufferOp<number> {
+ * class MyReadOp extends BufferOp<number> {
  *   constructor(private sock: MySocket) { super("read"); }
  *   protected attempt() {
  *     const n = this.sock.take(this.buf, this.off, this.len); // -1: nothing yet
@@ -24,13 +24,13 @@ const EMPTY = new Uint8Array(0);
  *     this.value = n;
  *     return true;
  *   }
- *   protected wait() { this.sock.readers.push(this); }
- *   protected unwait() { removeWaiter(this.sock.readers, this); }
+ *   protected wait() { this.sock.readers.add(this); }
+ *   protected leave() { this.sock.readers.leave(this); }
  * }
  * // in the backend:
  * read(sock, buf, off, len) {
- *   let op = sock.readOp ??= new ReadOp(sock);
- *   if (op.busy) op = new ReadOp(sock);
+ *   let op = (sock.readOp ??= new MyReadOp(sock));
+ *   if (op.busy) op = new MyReadOp(sock);
  *   return op.init(buf, off, len);
  * }
  * ```
@@ -40,24 +40,20 @@ export abstract class BufferOp<T> extends Parked<T> {
   protected buf: Uint8Array = EMPTY;
   protected off = 0;
   protected len = 0;
-  /** Handed out by `init` and not finished yet. */
-  busy = false;
 
   /**
-   * Prepares the operation for one call over `buf[off, off + len)`. Override
-   * it to reset more state, calling `super.init`.
+   * Prepares the operation for one call over `buf[off, off + len)`.
+   * Override it to reset more state, calling `super.init`.
    * @throws never
    */
   init(buf: Uint8Array, off: number, len: number): this {
     this.buf = buf;
     this.off = off;
     this.len = len;
-    this.busy = true;
-    return this;
+    return this.claim();
   }
 
   protected override finished(): void {
     this.buf = EMPTY;
-    this.busy = false;
   }
 }

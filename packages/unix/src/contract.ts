@@ -5,7 +5,6 @@
  * well-formed requests (see the README, "How to write a backend").
  */
 import type { Events, Operation } from "@bobbin/core";
-import type { SharedSocket } from "./share.js";
 
 /**
  * The kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream
@@ -239,30 +238,28 @@ export interface Backend extends Events, SocketBackend {
 }
 
 /**
- * The names of the methods a backend must have (checked by `run`).
+ * What crosses domains for a listening socket: made by `Backend.share` in
+ * the sending domain, given to `Backend.adopt` in the receiving one. Every
+ * field is cloneable; `guard` is shared memory (a `ShareGuard`'s buffer,
+ * from `@bobbin/unix/backend`).
  *
  * @example
  * ```ts
- * const missing = BACKEND_METHODS.filter((m) => typeof (backend as any)[m] !== "function");
+ * share(sock: Socket): SharedSocket {
+ *   const s = sock as MySocket;
+ *   return describeListener(s, s.fd, this.localAddress(s), s.backlog);
+ * }
  * ```
  */
-export const BACKEND_METHODS = [
-  "select",
-  "interrupt",
-  "socket",
-  "bindAndListen",
-  "accept",
-  "connect",
-  "read",
-  "write",
-  "recvfrom",
-  "sendto",
-  "shutdown",
-  "close",
-  "closeNow",
-  "localAddress",
-  "now",
-  "sleep",
-  "deadline",
-  "drain",
-] as const;
+export interface SharedSocket {
+  /** A stream kind: `"tcp4"`, `"tcp6"` or `"unix"`. */
+  readonly kind: SocketKind;
+  /** The listening socket's file descriptor in the process, valid while `guard` can be pinned. */
+  readonly fd: number;
+  /** The address it listens on (what `getsockname` says in the receiving domain). */
+  readonly address: Address;
+  /** The backlog it was listening with (a backend that calls `listen(2)` again keeps it). */
+  readonly backlog: number;
+  /** The buffer of the sending socket's `ShareGuard`. */
+  readonly guard: SharedArrayBuffer;
+}

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Deadline, DeadlineHeap, Timers } from "../src/index.js";
-import { count } from "./helpers.js";
+import { type Deadline, DeadlineHeap, Timers } from "../../src/backend/index.js";
+import { count } from "../helpers.js";
 
 const entry = (at: number, fire: () => void = () => {}): Deadline => ({ at, heapIndex: -1, fire });
 
