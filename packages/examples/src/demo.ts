@@ -52,7 +52,7 @@ const n = (x: number): string => x.toLocaleString("en-US");
 const rate = (p: Progress): number => p.roundTrips / ((performance.now() - p.started) / 1000);
 const tty = process.stdout.isTTY === true;
 
-const backend = await chooseBackend(undefined, { sharing: true });
+const backend = await chooseBackend();
 console.log(`backend: ${backend.name} (${backend.reason})`);
 
 // 1. The server: chapter 8's program, in a child process of its own.

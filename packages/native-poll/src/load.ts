@@ -5,8 +5,8 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { BobbinError } from "@bobbin/core";
 import { arenaErrorFactory } from "./errors.js";
+import { NativeUnavailable } from "./unavailable.js";
 
 /**
  * @internal The addon's poller class (native/poller_node.cc). `onBatch` gets
@@ -142,35 +142,6 @@ export interface NativeAddon extends NativeInfo {
   ): void;
 }
 
-/**
- * The native addon is not available: it was not built (no C++ compiler when
- * the package was installed), or cannot load on this platform. `@bobbin/unix`'s
- * default libuv backend works without it.
- *
- * @example
- * ```ts
- * import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
- * const backend = nativeAvailable() ? () => nativeBackend() : undefined;   // undefined: the libuv default
- * ```
- * @throws never (an error class: it is thrown, its constructor does not throw).
- */
-export class NativeUnavailable extends BobbinError {
-  /** Always `"ERR_BOBBIN_NATIVE_UNAVAILABLE"`. */
-  readonly code = "ERR_BOBBIN_NATIVE_UNAVAILABLE";
-  constructor(
-    /** Why loading failed. */
-    readonly reason: string,
-  ) {
-    super(
-      `@bobbin/native-poll: the native addon is not available (${reason}). ` +
-        "Build it with `pnpm --filter @bobbin/native-poll run build:native` " +
-        "(or `node scripts/build.mjs --strict` in the package directory); it needs a C++ compiler " +
-        "(g++ or clang++), python3 and make, and builds against the headers of the Node that runs it. " +
-        "Without it, @bobbin/unix's default libuv backend works as usual.",
-    );
-  }
-}
-
 let addon: NativeAddon | null = null;
 let failure: NativeUnavailable | null = null;
 
@@ -218,22 +189,4 @@ export function loadAddon(): NativeAddon {
     throw failure;
   }
   return addon;
-}
-
-/**
- * Whether the addon is built and loads here (never throws).
- *
- * @example
- * ```ts
- * if (!nativeAvailable()) console.log("using the libuv backend");
- * ```
- * @throws never.
- */
-export function nativeAvailable(): boolean {
-  try {
-    loadNative();
-    return true;
-  } catch {
-    return false;
-  }
 }

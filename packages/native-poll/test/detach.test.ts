@@ -9,7 +9,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { PollEvent, Poller, syscalls } from "../src/index.js";
+import { PollEvent, Poller, syscalls } from "../src/backend/index.js";
 import { socketpair, turn } from "./helpers.js";
 
 setFlagsFromString("--expose-gc");

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import type * as B from "@bobbin/core";
 import { accept, bindAndListen, connect, getsockname, run, type Socket, tcpv4 } from "@bobbin/unix";
-import { type NativeBackend, nativeBackend, syscalls, uringSupport } from "../src/index.js";
+import { syscalls } from "../src/backend/index.js";
+import { type NativeBackend, nativeBackend, uringSupport } from "../src/index.js";
 
 /** A non-blocking pipe, as numbers (throws on failure). */
 export function pipe(): [number, number] {

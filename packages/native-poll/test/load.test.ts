@@ -18,6 +18,7 @@ afterAll(() => {
 describe("when the addon is not built", () => {
   it("asking for the native backend says how to build it", async () => {
     const m = await import("../src/index.js");
+    const lowLevel = await import("../src/backend/index.js");
     expect(m.nativeAvailable()).toBe(false);
     let error: unknown;
     try {
@@ -29,9 +30,9 @@ describe("when the addon is not built", () => {
     expect(error).toMatchObject({ code: "ERR_BOBBIN_NATIVE_UNAVAILABLE", name: "NativeUnavailable" });
     expect((error as Error).message).toContain("pnpm --filter @bobbin/native-poll run build:native");
     expect((error as Error).message).toContain("libuv backend");
-    expect(() => new m.Poller(() => {})).toThrow(m.NativeUnavailable);
+    expect(() => new lowLevel.Poller(() => {})).toThrow(m.NativeUnavailable);
     expect(() => new m.ArenaPool()).toThrow(m.NativeUnavailable);
-    expect(() => m.syscalls.pipe()).toThrow(m.NativeUnavailable);
+    expect(() => lowLevel.syscalls.pipe()).toThrow(m.NativeUnavailable);
   });
 
   it("@bobbin/unix keeps its libuv backend", async () => {

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { PollEvent, Poller, syscalls } from "../src/index.js";
+import { PollEvent, Poller, syscalls } from "../src/backend/index.js";
 import { noProcFds, openFdsOf, pipe, procFds, socketpair, turn, until } from "./helpers.js";
 
 const { READABLE, WRITABLE, HANGUP } = PollEvent;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Errno, PollEvent, Poller, syscalls } from "../src/index.js";
+import { Errno, PollEvent, Poller, syscalls } from "../src/backend/index.js";
 import { loadAddon } from "../src/load.js";
 import { socketpair } from "./helpers.js";
 

@@ -7,7 +7,8 @@
  * that the public surface is enough to write it.
  */
 import * as B from "@bobbin/core";
-import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
+import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
+import { loadNative, type NativeInfo, type Address as RawAddress, syscalls } from "@bobbin/native-poll/backend";
 import { type Build, CheckFailed, check, type LinkOptions, replay, Sim, SimDeadlock, simulated, type Trace } from "@bobbin/sim";
 import { Broadcast, Channel, Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";

@@ -1,15 +1,16 @@
 import * as B from "@bobbin/core";
 import { close, read, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { ArenaOverflow, ArenaPool, NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../../src/index.js";
+import { EpollBackend } from "../../src/epoll/backend.js";
+import { ArenaOverflow, ArenaPool, type NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../../src/index.js";
 import { noProcFds, openFdsOf, pair, procFds } from "../helpers.js";
 
 describe("native backend", () => {
   it("is made by nativeBackend() and named", () => {
     const b = nativeBackend();
-    expect(b).toBeInstanceOf(NativeBackend);
+    expect(b).toBeInstanceOf(EpollBackend);
     expect(b.name).toBe("native");
-    expect(nativeBackend(0)).toBeInstanceOf(NativeBackend); // called as run's factory with the domain
+    expect(nativeBackend(0)).toBeInstanceOf(EpollBackend); // called as run's factory with the domain
     expect(() => nativeBackend({ batchSize: 0 })).toThrow(RangeError);
     return Promise.all([b.drain()]);
   });

@@ -22,7 +22,8 @@ import {
   write,
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { UringBackend, uringBackend, uringSupport } from "../../src/index.js";
+import { uringBackend, uringSupport } from "../../src/index.js";
+import { IoUringBackend } from "../../src/uring/backend.js";
 import type { UringSocket } from "../../src/uring/socket.js";
 import { noProcFds, noUring, openFdsOf, pair, procFds, uring } from "../helpers.js";
 
@@ -53,10 +54,10 @@ function* readAll(sock: Socket): Generator<B.Instruction, Buffer, unknown> {
 describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
   it("is made by uringBackend() and named; bad options are RangeErrors", async () => {
     const b = uringBackend();
-    expect(b).toBeInstanceOf(UringBackend);
+    expect(b).toBeInstanceOf(IoUringBackend);
     expect(b.name).toBe("uring");
     const asFactory = uringBackend(0); // called as run's factory with the domain
-    expect(asFactory).toBeInstanceOf(UringBackend);
+    expect(asFactory).toBeInstanceOf(IoUringBackend);
     expect(() => uringBackend({ buffers: 3 })).toThrow(RangeError);
     expect(() => uringBackend({ bufferSize: 0 })).toThrow(RangeError);
     expect(() => uringBackend({ taskRun: "never" as "auto" })).toThrow(/"auto", "defer", "coop" or "signal"/);
@@ -82,7 +83,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
 
   for (const taskRun of ["defer", "coop", "signal"] as const) {
     it(`echoes with task-run mode "${taskRun}"`, async () => {
-      let backend!: UringBackend;
+      let backend!: IoUringBackend;
       const echoed = await run(
         function* () {
           const [server, conn, client] = yield* pair();
@@ -101,19 +102,19 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
           for (const s of [client, conn, server]) yield* close(s);
           return 10;
         },
-        { backend: () => (backend = uringBackend({ taskRun })) },
+        { backend: () => (backend = new IoUringBackend({ taskRun })) },
       );
       expect(echoed).toBe(10);
-      const c = backend.ring.constants;
-      const defer = (backend.ring.setupFlags & c.SETUP_DEFER_TASKRUN) !== 0;
-      const coop = (backend.ring.setupFlags & c.SETUP_COOP_TASKRUN) !== 0;
+      const c = backend.io.ring.constants;
+      const defer = (backend.io.ring.setupFlags & c.SETUP_DEFER_TASKRUN) !== 0;
+      const coop = (backend.io.ring.setupFlags & c.SETUP_COOP_TASKRUN) !== 0;
       expect([defer, coop]).toEqual([taskRun === "defer", taskRun === "coop"]);
     });
   }
 
   it("stops reading ahead past readAhead bytes, and goes on as read catches up", async () => {
     const data = pattern(1, 512 * 1024);
-    let backend!: UringBackend;
+    let backend!: IoUringBackend;
     const got = await run(
       function* () {
         const [server, conn, client] = yield* pair();
@@ -124,16 +125,16 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
         });
         yield* sleep(0.1); // the peer writes what the kernel takes; nothing is read here
         const s = conn as UringSocket;
-        expect(s.queued).toBeGreaterThan(0);
+        expect(s.input!.queued).toBeGreaterThan(0);
         // A multishot recv fills up to 32 buffers per run of completion work before the cancel lands.
-        expect(s.queued).toBeLessThanOrEqual(backend.readAhead + 32 * 1024);
+        expect(s.input!.queued).toBeLessThanOrEqual(backend.io.readAhead + 32 * 1024);
         const all = yield* readAll(conn);
         yield* B.awaitExn(writer);
         yield* close(conn);
         yield* close(server);
         return all;
       },
-      { backend: () => (backend = uringBackend({ bufferSize: 1024, readAhead: 8192 })) },
+      { backend: () => (backend = new IoUringBackend({ bufferSize: 1024, readAhead: 8192 })) },
     );
     expect(got.equals(data)).toBe(true);
   });
@@ -230,7 +231,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
   });
 
   it("a close given up (timeout) cancels the send in flight and lets the fd go", async () => {
-    let backend!: UringBackend;
+    let backend!: IoUringBackend;
     const out = await run(
       function* () {
         const [server, conn, client] = yield* pair();
@@ -254,12 +255,12 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
           timedOut = e instanceof Timeout;
         }
         for (let i = 0; i < 100 && s.fd >= 0; i++) yield* sleep(0.01);
-        const state = { stuck, timedOut, closed: client.state, fd: s.fd, live: backend.live.has(s) };
+        const state = { stuck, timedOut, closed: client.state, fd: s.fd, live: backend.io.live.has(s) };
         yield* close(conn);
         yield* close(server);
         return state;
       },
-      { backend: () => (backend = uringBackend()) },
+      { backend: () => (backend = new IoUringBackend()) },
     );
     expect(out).toEqual({ stuck: true, timedOut: true, closed: "closed", fd: -1, live: false });
   });
@@ -331,7 +332,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
           return yield* accept(server); // a multishot accept, cancelled by share below
         });
         yield* sleep(0.01);
-        (server.backend as UringBackend).share(server);
+        (server.backend as IoUringBackend).share(server);
         yield* sleep(0.01); // the cancellation reaches the kernel
         const clients: Socket[] = [];
         for (let i = 0; i < 10; i++) {
@@ -353,7 +354,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
   });
 
   it("closing wakes the waiters with SocketClosed, and a closed socket's fd goes once its requests ended", async () => {
-    let backend!: UringBackend;
+    let backend!: IoUringBackend;
     const out = await run(
       function* () {
         const [server, conn, client] = yield* pair();
@@ -363,11 +364,11 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
         yield* sleep(0.01);
         yield* close(conn);
         const r = yield* B.awaitTask(reader);
-        const live = backend.live.has(conn as UringSocket);
+        const live = backend.io.live.has(conn as UringSocket);
         for (const s of [client, server]) yield* close(s);
-        return { error: r.ok ? null : r.error, live, remaining: backend.live.size };
+        return { error: r.ok ? null : r.error, live, remaining: backend.io.live.size };
       },
-      { backend: () => (backend = uringBackend()) },
+      { backend: () => (backend = new IoUringBackend()) },
     );
     expect(out.error).toBeInstanceOf(SocketClosed);
     expect(out.live).toBe(false);
@@ -383,7 +384,7 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
 
 describe.skipIf(!uring.available)(`io_uring backend: failures in the addon's pump${noUring}`, () => {
   it("an io_uring_enter that fails in Node's callback fails the run with an error naming it, instead of being ignored", async () => {
-    let backend: UringBackend | undefined;
+    let backend: IoUringBackend | undefined;
     let peer: net.Socket | undefined;
     const outcome = run(
       function* () {
@@ -398,12 +399,12 @@ describe.skipIf(!uring.available)(`io_uring backend: failures in the addon's pum
         // JavaScript's SQ tail, in the memory it shares with the addon, made
         // wrong: the pump's next entry is refused (EINVAL). select does not
         // enter the ring itself (eagerPoll: false): the bytes below wake the pump.
-        const control = (backend as unknown as { ring: { control: Int32Array } }).ring.control;
+        const control = backend!.io.ring.control;
         control[0] = (control[0]! + 1_000_000) | 0;
         setTimeout(() => peer!.write("wake the pump"), 10);
         yield* B.awaitExn(reader);
       },
-      { backend: () => (backend = uringBackend({ eagerPoll: false })) },
+      { backend: () => (backend = new IoUringBackend({ eagerPoll: false })) },
     );
     const error = (await outcome.then(
       () => null,

@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { Errno, syscalls } from "../../src/index.js";
+import { Errno, syscalls } from "../../src/backend/index.js";
 import type { UringConfig } from "../../src/uring/native.js";
 import { type CompletionSink, Ring } from "../../src/uring/ring.js";
 import { requireUring } from "../../src/uring/support.js";

@@ -28,6 +28,11 @@ export class LiveSockets<S> {
     return this.#sockets.size;
   }
 
+  /** Whether `s` holds something. */
+  has(s: S): boolean {
+    return this.#sockets.has(s);
+  }
+
   /** `s` holds something now. */
   add(s: S): void {
     this.#sockets.add(s);

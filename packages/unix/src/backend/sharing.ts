@@ -123,25 +123,25 @@ export function describeListener(s: Shareable, fd: number, address: Address, bac
 
 /**
  * For `Backend.adopt` on raw descriptors: a descriptor of this domain's own
- * for another domain's listening socket, made by `dup` while the owner's
- * guard is pinned; -1 when the owner closed it first (the descriptor is
- * never touched then: make a socket that is already `closed`).
+ * for another domain's listening socket, what `dup` returns while the
+ * owner's guard is pinned; null when the owner closed it first (the
+ * descriptor is never touched then: make a socket that is already `closed`).
  *
  * @example
  * ```ts
  * adopt(shared: SharedSocket): Socket {
  *   const fd = adoptDescriptor(shared, (fd) => sys.dup(fd));
  *   const s = new MySocket(shared.kind, this);
- *   if (fd < 0) s.state = "closed";
+ *   if (fd === null) s.state = "closed";
  *   else { this.attach(s, fd); s.state = "listening"; }
  *   return s;
  * }
  * ```
  * @throws TypeError when `shared.guard` is not a guard's buffer; what `dup` throws.
  */
-export function adoptDescriptor(shared: SharedSocket, dup: (fd: number) => number): number {
+export function adoptDescriptor(shared: SharedSocket, dup: (fd: number) => number): number | null {
   const guard = ShareGuard.of(shared.guard);
-  if (!guard.pin()) return -1;
+  if (!guard.pin()) return null;
   try {
     return dup(shared.fd);
   } finally {

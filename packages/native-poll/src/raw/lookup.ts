@@ -47,15 +47,15 @@ export class HostLookup {
     return false;
   }
 
-  /** Parks the operation on the lookup if it is running (the pending request keeps Node alive); whether it did. */
-  park(): boolean {
+  /** The operation waits for the lookup, if it runs (the pending request keeps Node alive); whether it does. */
+  wait(): boolean {
     if (this.state !== 1) return false;
     this.parked = true;
     return true;
   }
 
-  /** Forgets a park (the operation was cancelled); whether there was one. */
-  unpark(): boolean {
+  /** The operation left (its task was cancelled): it waits no more; whether it did. */
+  leave(): boolean {
     if (!this.parked) return false;
     this.parked = false;
     return true;
