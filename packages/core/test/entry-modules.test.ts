@@ -94,6 +94,9 @@ export const double = B.defineTask(import.meta.url, "double", function* (n: numb
 });
 `;
 
+/** Whether this Node can strip TypeScript's types itself (22.6 and later; not Node 20). */
+const STRIPPING = process.allowedNodeEnvironmentFlags.has("--experimental-strip-types");
+
 const TS_MAIN = `
 import * as B from ${JSON.stringify(CORE_PATH)};
 import { double } from "./tasks.ts";
@@ -111,7 +114,8 @@ describe("TypeScript run directly", () => {
   });
 
   it("without a TypeScript loader in the workers, the call fails with an error that says what to configure", async () => {
-    // dom0 defines a task whose module is a .ts file; plain node workers cannot import it.
+    // dom0 defines a task whose module is a .ts file; plain node workers cannot
+    // import it (where Node strips types itself, with that turned off).
     const dir = await project({
       "tasks.ts": TS_TASKS,
       "main.mjs": `
@@ -121,9 +125,23 @@ describe("TypeScript run directly", () => {
         console.log(r.ok ? "resolved?!" : r.error.message);
       `,
     });
-    const r = await runNode(["main.mjs"], { cwd: dir });
+    const r = await runNode([...(STRIPPING ? ["--no-experimental-strip-types"] : []), "main.mjs"], { cwd: dir });
     expect(r.stdout).toContain("a worker domain cannot load the TypeScript module");
-    expect(r.stdout).toContain("Run the program with tsx (tsx main.ts, or node --import tsx main.ts");
+    expect(r.stdout).toContain("Run the program on a Node that strips types itself (22.18 and later");
+    expect(r.stdout).toContain("or with tsx (tsx main.ts, or node --import tsx main.ts");
+  });
+
+  it("where Node strips types itself (22.6 and later), worker domains load .ts task modules; Node 20 cannot run main.ts", async () => {
+    const dir = await project({ "tasks.ts": TS_TASKS, "main.ts": TS_MAIN });
+    // On by default from 22.18 (and 23.6); the flag turns it on from 22.6.
+    const r = await runNode([...(STRIPPING ? ["--experimental-strip-types"] : []), "main.ts"], { cwd: dir, timeoutMs: 30_000 });
+    if (STRIPPING) {
+      expect(r.stdout.trim()).toBe("[2,4,6]");
+      expect(r.code).toBe(0);
+    } else {
+      expect(r.stderr).toContain("ERR_UNKNOWN_FILE_EXTENSION");
+      expect(r.code).not.toBe(0);
+    }
   });
 });
 

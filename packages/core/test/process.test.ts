@@ -132,6 +132,9 @@ describe("BOBBIN_DUMP_SIGNAL", () => {
       const alive = setInterval(() => {}, 1000); // what keeps a server's process alive: its listening socket, say
       const done = B.run(function* server() {
         const child = B.spawn(function* handler() { yield* new B.Trigger().wait(); });
+        // The handler parks before "ready" (and so before the signal): a slice the
+        // system preempts past its deadline gives Node's loop a turn between two tasks.
+        yield* B.yieldNow();
         yield* B.promise(() => new Promise((resolve) => { stop = resolve; console.log("ready"); }));
         yield* B.cancel(child);
         return "stopped";

@@ -170,10 +170,11 @@ describe("events", () => {
       function* () {
         const waker = B.spawn(function* () {
           yield* B.promise(() => new Promise((r) => setTimeout(r, 5)));
+          // Only now is the select answered: however late the timer fired, it did while the select was pending.
+          setTimeout(() => events.release([B.signal(point!)]), 15);
           return "timer fired while select was pending";
         });
         point = B.syscall();
-        setTimeout(() => events.release([B.signal(point!)]), 20);
         yield* B.suspend(point);
         return yield* B.awaitExn(waker);
       },

@@ -70,3 +70,6 @@ const plugin: BobbinPlugin = {
 recommended.plugins = { "@bobbin": plugin };
 
 export default plugin;
+// `require("@bobbin/eslint-plugin")` (an eslint.config.cjs, on Node's require of
+// ES modules) gets the plugin itself, as `import` does, not a namespace.
+export { plugin as "module.exports" };

@@ -1,12 +1,18 @@
 /**
- * Loading the C++ addon (`build/Release/bobbin_native.node`), with an error
- * that says how to build it when it is missing.
+ * Loading the C++ addon — a build from source (`build/Release`) or else the
+ * prebuilt binary of this platform (`prebuilds/`), as node-gyp-build picks it —
+ * with an error that says how to build it when there is none.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { arenaErrorFactory } from "./errors.js";
-import { NativeUnavailable } from "./unavailable.js";
+import { NativeUnavailable, PACKAGE_ROOT } from "./unavailable.js";
+
+const require = createRequire(import.meta.url);
+
+/** @internal The install script where this package is installed: `node <it> --force` rebuilds the addon from source. */
+export const BUILD_SCRIPT = join(PACKAGE_ROOT, "scripts", "build.mjs");
 
 /**
  * @internal The addon's poller class (native/poller_node.cc). `onBatch` gets
@@ -145,11 +151,20 @@ export interface NativeAddon extends NativeInfo {
 let addon: NativeAddon | null = null;
 let failure: NativeUnavailable | null = null;
 
-function addonPath(): string {
+/** The addon's file: `BOBBIN_NATIVE_ADDON`, or what node-gyp-build picks; or why there is none. */
+function locate(): string | NativeUnavailable {
+  if (process.platform === "win32") return new NativeUnavailable("Windows has neither epoll nor kqueue");
   const override = process.env.BOBBIN_NATIVE_ADDON;
-  if (override !== undefined && override !== "") return override;
-  // src/load.ts (tests) and dist/index.js (bundled) both sit one level below the package root.
-  return fileURLToPath(new URL("../build/Release/bobbin_native.node", import.meta.url));
+  if (override !== undefined && override !== "") {
+    return existsSync(override) ? override : new NativeUnavailable(`BOBBIN_NATIVE_ADDON=${override} does not exist`);
+  }
+  try {
+    return (require("node-gyp-build") as { path(dir: string): string }).path(PACKAGE_ROOT);
+  } catch {
+    return new NativeUnavailable(
+      `no prebuilt binary for ${process.platform}-${process.arch} in ${PACKAGE_ROOT}prebuilds, and no build from source in ${PACKAGE_ROOT}build/Release`,
+    );
+  }
 }
 
 /**
@@ -171,17 +186,10 @@ export function loadNative(): NativeInfo {
 export function loadAddon(): NativeAddon {
   if (addon !== null) return addon;
   if (failure !== null) throw failure;
-  const path = addonPath();
-  if (process.platform === "win32") {
-    failure = new NativeUnavailable("Windows has neither epoll nor kqueue");
-    throw failure;
-  }
-  if (!existsSync(path)) {
-    failure = new NativeUnavailable(`${path} does not exist: the build was skipped or failed when the package was installed`);
-    throw failure;
-  }
+  const path = locate();
+  if (path instanceof NativeUnavailable) throw (failure = path);
   try {
-    const loaded = createRequire(import.meta.url)(path) as NativeAddon;
+    const loaded = require(path) as NativeAddon;
     loaded.setArenaErrorFactory(arenaErrorFactory);
     addon = loaded;
   } catch (error) {

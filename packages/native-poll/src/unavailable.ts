@@ -1,10 +1,16 @@
 /** The error of asking for the native addon where it is not available. */
+import { fileURLToPath } from "node:url";
 import { BobbinError } from "@bobbin/core";
+import { howToBuild } from "../scripts/advice.mjs";
+
+/** @internal The package's directory: src/ (tests) and dist/ (bundled) both sit one level below it. */
+export const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /**
- * The native addon is not available: it was not built (no C++ compiler when
- * the package was installed), or cannot load on this platform. `@bobbin/unix`'s
- * default libuv backend works without it.
+ * The native addon is not available: no prebuilt binary for this platform
+ * and no build from source (no C++ compiler, or the install script did not
+ * run), or it cannot load here. `@bobbin/unix`'s default libuv backend works
+ * without it.
  *
  * @example
  * ```ts
@@ -20,12 +26,6 @@ export class NativeUnavailable extends BobbinError {
     /** Why loading failed. */
     readonly reason: string,
   ) {
-    super(
-      `@bobbin/native-poll: the native addon is not available (${reason}). ` +
-        "Build it with `pnpm --filter @bobbin/native-poll run build:native` " +
-        "(or `node scripts/build.mjs --strict` in the package directory); it needs a C++ compiler " +
-        "(g++ or clang++), python3 and make, and builds against the headers of the Node that runs it. " +
-        "Without it, @bobbin/unix's default libuv backend works as usual.",
-    );
+    super([`@bobbin/native-poll: the native addon is not available (${reason}).`, ...howToBuild(PACKAGE_ROOT)].join("\n"));
   }
 }

@@ -2,11 +2,14 @@
  * `check` and `replay`: search many runs of a world for a failure, and make
  * a failing run again from its one-line reproduction.
  */
+import { ChoiceLog, Followed } from "./choices.js";
 import { CheckFailed } from "./errors.js";
+import { simOptions } from "./follow.js";
 import type { PolicyName } from "./policy.js";
 import { runSeed } from "./random.js";
 import { parseRepro } from "./repro.js";
-import { DEFAULT_STEPS, Sim } from "./sim.js";
+import { shrink } from "./shrink.js";
+import { DEFAULT_STEPS, KEEP, Sim } from "./sim.js";
 
 /**
  * Declares a world: hosts, clients, links (called once per run, with a fresh
@@ -43,6 +46,11 @@ export interface CheckOptions {
   readonly limit?: number;
   /** Each run's simulated worker domains (see `SimOptions.domains`). */
   readonly domains?: number;
+  /**
+   * How many runs shrinking a failure may take (default 300); 0 or false
+   * reports the failing run as found, `true` the default.
+   */
+  readonly shrink?: number | boolean;
 }
 
 /**
@@ -60,12 +68,18 @@ export interface CheckReport {
   readonly seed: number;
 }
 
+/** How many runs shrinking a failure takes at most, by default. */
+const SHRINK_RUNS = 300;
+
 /**
  * Runs `build`'s world `runs` times, each with its own seed drawn from
- * `seed`, and stops at the first failure: it rejects with `CheckFailed`,
- * whose message and `repro` give the line that replays that run
- * (`replay(build, error.repro)`), and whose `cause` is the run's error.
- * Under PCT, each run's step horizon is the longest run seen so far.
+ * `seed`, and stops at the first failure. It then shrinks the failing run —
+ * fewer preemptions, fewer and later faults, fewer steps, as long as it
+ * fails the same way — and rejects with `CheckFailed`: its `repro` is the
+ * line that replays the smallest run (`replay(build, error.repro)`, a
+ * `schedule=` line), `original` the seed line of the run first found, and
+ * `cause` the smallest run's error. Under PCT, each run's step horizon is
+ * the longest run seen so far.
  *
  * @example
  * ```ts
@@ -83,25 +97,36 @@ export async function check(build: Build, options: CheckOptions = {}): Promise<C
   const { runs = 100, seed = Math.floor(Math.random() * 2 ** 32), policy = "random", depth, limit, domains } = options;
   if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`check({ runs }) must be an integer ≥ 1, got ${String(runs)}`);
   if (!Number.isSafeInteger(seed)) throw new RangeError(`check({ seed }) must be a safe integer, got ${String(seed)}`);
+  const budget = shrinkBudget(options.shrink);
   let steps = DEFAULT_STEPS;
   for (let i = 0; i < runs; i++) {
+    const log = budget !== 0 ? new ChoiceLog() : undefined;
     const sim = new Sim({
       seed: runSeed(seed, i),
       policy,
       ...(depth !== undefined ? { depth } : {}),
       ...(policy === "pct" ? { steps } : {}),
-      ...(limit !== undefined ? { limit } : {}),
-      ...(domains !== undefined ? { domains } : {}),
+      ...simOptions({ limit, domains }),
+      ...(log !== undefined ? { [KEEP]: log } : {}),
     });
     await build(sim);
     try {
       await sim.run();
     } catch (error) {
-      throw new CheckFailed(sim.repro, i, runs, error);
+      const shrunk = log === undefined ? null : await shrink(build, log, error, { limit, domains }, budget);
+      throw new CheckFailed(sim.repro, i, runs, error, shrunk);
     }
     steps = Math.max(steps, sim.stepsTaken);
   }
   return { runs, seed };
+}
+
+function shrinkBudget(shrink: unknown): number {
+  if (shrink === undefined || shrink === true) return SHRINK_RUNS;
+  if (shrink === false) return 0;
+  if (!Number.isInteger(shrink) || (shrink as number) < 0)
+    throw new RangeError(`check({ shrink }) must be true, false or a number of runs ≥ 0, got ${String(shrink)}`);
+  return shrink as number;
 }
 
 /**
@@ -120,29 +145,45 @@ export interface ReplayOptions {
 
 /**
  * Makes again the run a reproduction line describes (`error.repro` of a
- * failed run or of `CheckFailed`), with the same `build`: same seed, same
- * schedule, same world, so the same events in the same order — and the
- * same failure. With `{ trace: true }`, the `Sim` given to `build` keeps the
- * run's trace, to read what led to the failure.
+ * failed run, of `CheckFailed` or `ExploreFailed`; `original` of
+ * `CheckFailed`), with the same `build`: the same choices — drawn from the
+ * same seed by the same policy (`seed=` line), or the choices themselves
+ * (`schedule=` line, which needs no generator) — and the same world, so the
+ * same events in the same order, and the same failure. With
+ * `{ trace: true }`, the `Sim` given to `build` keeps the run's trace, to
+ * read what led to the failure.
  *
  * @example
  * ```ts
  * try { await check(build); } catch (e) { await replay(build, e.repro); }   // fails the same way
  * ```
  * @throws (rejects with) the run's failure, as `sim.run()` does.
- * @throws TypeError when `repro` is not a reproduction line.
+ * @throws TypeError when `repro` is not a reproduction line, or is a schedule
+ * that does not fit the world `build` makes (a choice out of range, choices
+ * left when the run ended).
  */
 export async function replay(build: Build, repro: string, options: ReplayOptions = {}): Promise<unknown[]> {
   if (typeof build !== "function") throw new TypeError("replay(build, repro) expects build to be a function (sim) => { sim.host(…); … }");
-  const { seed, policy, depth, steps, limit, domains } = parseRepro(repro);
+  const line = parseRepro(repro);
+  const settings = { limit: line.limit, domains: line.domains, trace: options.trace };
+  if ("schedule" in line) {
+    const choices = new Followed(line.schedule.schedule, line.schedule.data, true, new ChoiceLog());
+    const sim = new Sim(simOptions(settings, choices));
+    await build(sim);
+    const value = await sim.run();
+    if (choices.unread) {
+      throw new TypeError(
+        "replay(build, repro): the run ended before its schedule did, so the schedule was not made by this world; was the line made with this build?",
+      );
+    }
+    return value;
+  }
   const sim = new Sim({
-    seed,
-    policy,
-    ...(depth !== undefined ? { depth } : {}),
-    ...(steps !== undefined ? { steps } : {}),
-    ...(limit !== undefined ? { limit } : {}),
-    ...(domains !== undefined ? { domains } : {}),
-    ...(options.trace !== undefined ? { trace: options.trace } : {}),
+    seed: line.seed,
+    policy: line.policy,
+    ...(line.depth !== undefined ? { depth: line.depth } : {}),
+    ...(line.steps !== undefined ? { steps: line.steps } : {}),
+    ...simOptions(settings),
   });
   await build(sim);
   return sim.run();

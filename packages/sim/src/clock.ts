@@ -22,6 +22,8 @@ export class Clock {
   now = 0;
   /** The events to come: by time, then in the order they were scheduled. */
   private readonly agenda = new DeadlineHeap();
+  /** Hears each event as it fires (`explore` notes what it touches). */
+  onFire: ((event: Event) => void) | null = null;
 
   /** How many events are to come. */
   get pending(): number {
@@ -51,6 +53,7 @@ export class Clock {
     for (let event = this.agenda.peek(); event !== undefined && event.at <= this.now; event = this.agenda.peek()) {
       this.agenda.pop();
       fired++;
+      this.onFire?.(event);
       event.fire();
     }
     return fired;

@@ -4,6 +4,7 @@
  * that replays it.
  */
 import { BobbinError } from "@bobbin/core";
+import type { RunSize } from "./size.js";
 
 /**
  * Every task of the simulated world waits and nothing can wake them: no
@@ -73,8 +74,10 @@ export class Nondeterminism extends BobbinError {
 }
 
 /**
- * `check` found a failing run. `repro` replays it with `replay(build, repro)`;
- * `cause` is the run's own error.
+ * `check` found a failing run, and shrank it. `repro` replays the smallest
+ * run that fails the same way (`replay(build, repro)`); `original` is the
+ * seed line of the run first found, kept beside it; `cause` is the smallest
+ * run's error; `size` and `originalSize` say how big each run was.
  *
  * @example
  * ```ts
@@ -83,18 +86,63 @@ export class Nondeterminism extends BobbinError {
  * @throws never itself: `check` rejects with it.
  */
 export class CheckFailed extends BobbinError {
+  /** The line that replays the smallest failing run found (the first run's, when it was not shrunk). */
+  readonly repro: string;
+  /** The line that replays the failing run as first found: its seed and policy. */
+  readonly original: string;
+  /** How big the smallest run is (undefined when it was not shrunk). */
+  readonly size: RunSize | undefined;
+  /** How big the run first found is (undefined when it was not shrunk). */
+  readonly originalSize: RunSize | undefined;
+
   constructor(
-    /** The line that replays the failing run. */
-    readonly repro: string,
+    original: string,
     /** Which run failed (0 is the first). */
     readonly run: number,
     /** How many runs `check` was asked for. */
     readonly runs: number,
     cause: unknown,
+    shrunk: { readonly repro: string; readonly error: unknown; readonly size: RunSize; readonly originalSize: RunSize } | null,
   ) {
-    super(`run ${run + 1} of ${runs} failed: ${describeError(cause)}\n  replay it with: replay(build, ${JSON.stringify(repro)})`, {
-      cause,
-    });
+    const error = shrunk?.error ?? cause;
+    const repro = shrunk?.repro ?? original;
+    const lines = [
+      `run ${run + 1} of ${runs} failed: ${describeError(error)}`,
+      `  replay it with: replay(build, ${JSON.stringify(repro)})`,
+    ];
+    if (shrunk !== null) {
+      const [was, is] = [shrunk.originalSize, shrunk.size];
+      lines.push(
+        `  shrunk from ${original}: ${was.preemptions} → ${is.preemptions} preemptions, ${was.faults} → ${is.faults} faults, ${was.steps} → ${is.steps} steps`,
+      );
+    }
+    super(lines.join("\n"), { cause: error });
+    this.repro = repro;
+    this.original = original;
+    this.size = shrunk?.size;
+    this.originalSize = shrunk?.originalSize;
+  }
+}
+
+/**
+ * A schedule `explore` ran failed. `repro` replays it (`replay(build,
+ * repro)`), up to the same failure; `cause` is the run's error.
+ *
+ * @example
+ * ```ts
+ * try { await explore(build, { bound: 2 }); } catch (e) { if (e instanceof ExploreFailed) await replay(build, e.repro); }
+ * ```
+ * @throws never itself: `explore` rejects with it.
+ */
+export class ExploreFailed extends BobbinError {
+  constructor(
+    /** The line that replays the failing schedule. */
+    readonly repro: string,
+    /** How many runs `explore` made before this one. */
+    readonly runs: number,
+    cause: unknown,
+  ) {
+    super(`schedule ${runs + 1} failed: ${describeError(cause)}\n  replay it with: replay(build, ${JSON.stringify(repro)})`, { cause });
   }
 }
 

@@ -16,14 +16,14 @@ import net from "node:net";
 import * as B from "@bobbin/core";
 import { CallbackEvent, type Clock } from "./clock.js";
 import { Nondeterminism } from "./errors.js";
-import type { WorldRandom } from "./random.js";
 
 /** @internal What the patches need of the running world. */
 export interface Controlled {
   /** The world's events backend: a kernel with it runs the world. */
   readonly backend: object;
   readonly clock: Clock;
-  readonly random: WorldRandom;
+  /** Where the world's random numbers come from. */
+  readonly choices: { float(): number; byte(): number };
   /** The wall-clock time (ms since 1970) the simulation starts at. */
   readonly epoch: number;
   /** How many world callbacks are running (virtual timers, deadlines): they are world code too. */
@@ -138,7 +138,7 @@ const SimDate = new Proxy(RealDate, {
 // -- randomness --------------------------------------------------------------------
 
 function random(): number {
-  return worldCode() ? world!.random.float() : real.random();
+  return worldCode() ? world!.choices.float() : real.random();
 }
 
 const webCrypto = globalThis.crypto;
@@ -148,7 +148,7 @@ const realRandomUUID = webCrypto.randomUUID;
 function getRandomValues<T extends ArrayBufferView | null>(array: T): T {
   if (!worldCode() || array === null) return realGetRandomValues.call(webCrypto, array as never) as unknown as T;
   const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = world!.random.below(256);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = world!.choices.byte();
   return array;
 }
 

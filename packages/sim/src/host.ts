@@ -10,6 +10,7 @@
  */
 import * as B from "@bobbin/core";
 import { type Family, ipv4Of, ipv6Of } from "./address.js";
+import type { Disk } from "./disk.js";
 import { Ports } from "./ports.js";
 import type { SimSocket } from "./socket.js";
 
@@ -32,8 +33,6 @@ export type HostMain<T = unknown> = () => Generator<B.Instruction, T, unknown>;
 /** @internal What became of a host's `main`. */
 export type HostOutcome = { readonly ended: false } | { readonly ended: true; readonly result: B.Result<unknown> };
 
-const CRASHED = Symbol("crashed");
-
 /** @internal The world's side of a host: what its supervisor tells. */
 export interface HostEvents {
   /** `main` starts (again). */
@@ -55,9 +54,12 @@ export class Host {
   incarnation = 0;
   /** The last outcome of `main`, once it ended. */
   outcome: HostOutcome = { ended: false };
+  /** Its disk, once `sim.disk(name)` made it: it outlives crashes. */
+  disk: Disk | null = null;
   /** The supervisor task (set when the world starts the host). */
   supervisor: B.Task<unknown> | null = null;
-  private crashing: B.Trigger | null = null;
+  /** Wakes the supervisor when `main` ends or the host crashes. */
+  private over: B.Trigger | null = null;
   private restarting: B.Trigger | null = null;
   /** Where the supervisor is: not started yet, running `main`, or waiting for a restart. */
   private phase: "new" | "running" | "idle" = "new";
@@ -86,7 +88,7 @@ export class Host {
     this.up = false;
     if (this.phase === "idle") return; // main has ended: nothing to cancel
     this.crashRequested = true;
-    this.crashing?.signal();
+    this.over?.signal();
   }
 
   /** Asks the supervisor to run `main` again once it is down. */
@@ -95,7 +97,11 @@ export class Host {
     this.restarting?.signal();
   }
 
-  /** The supervisor: runs `main` until it ends or the host crashes; then waits to be restarted. */
+  /**
+   * The supervisor: runs `main` until it ends or the host crashes; then
+   * waits to be restarted. One trigger wakes it for either (no task of its
+   * own watches for the crash, so a host's first steps are its `main`'s).
+   */
   *supervise(events: HostEvents): Generator<B.Instruction, never, unknown> {
     for (;;) {
       if (!this.crashRequested) {
@@ -104,34 +110,25 @@ export class Host {
         this.incarnation++;
         events.started(this);
         const body = this.main!;
-        const main = B.spawn({ name: body.name || this.name }, body);
-        const crash = B.spawn({ name: "crashWatch" }, waitForCrash, this);
-        const first = yield* B.awaitFirst<unknown>([main, crash]);
-        if (!first.ok || first.value !== CRASHED) {
-          this.outcome = { ended: true, result: first };
-          events.ended(this, first);
+        const over = new B.Trigger();
+        const main = B.spawn({ name: body.name || this.name }, runMain, body, over);
+        yield* this.park(over, (t) => (this.over = t));
+        if (this.crashRequested) yield* B.cancel(main);
+        else {
+          const result = yield* B.awaitTask(main);
+          this.outcome = { ended: true, result };
+          events.ended(this, result);
         }
       }
       this.phase = "idle";
       this.crashRequested = false;
-      if (!this.restartRequested) yield* this.waitForRestart();
+      if (!this.restartRequested) yield* this.park(new B.Trigger(), (t) => (this.restarting = t));
       this.restartRequested = false;
     }
   }
 
-  /** Parks the crash watcher until `requestCrash`. */
-  *crashWatch(): Generator<B.Instruction, typeof CRASHED, unknown> {
-    if (!this.crashRequested) yield* this.park((t) => (this.crashing = t));
-    return CRASHED;
-  }
-
-  private waitForRestart(): B.Operation<void> {
-    return this.park((t) => (this.restarting = t));
-  }
-
-  /** Waits on a new trigger, kept with `keep` (and forgotten after) for whoever signals it. */
-  private *park(keep: (trigger: B.Trigger | null) => void): Generator<B.Instruction, void, unknown> {
-    const trigger = new B.Trigger();
+  /** Waits on `trigger`, kept with `keep` (and forgotten after) for whoever signals it. */
+  private *park(trigger: B.Trigger, keep: (trigger: B.Trigger | null) => void): Generator<B.Instruction, void, unknown> {
     keep(trigger);
     try {
       yield* trigger.wait();
@@ -141,6 +138,11 @@ export class Host {
   }
 }
 
-function* waitForCrash(host: Host): Generator<B.Instruction, typeof CRASHED, unknown> {
-  return yield* host.crashWatch();
+/** A host's `main`, which wakes its supervisor when it ends. */
+function* runMain(body: HostMain, over: B.Trigger): Generator<B.Instruction, unknown, unknown> {
+  try {
+    return yield* body();
+  } finally {
+    over.signal();
+  }
 }

@@ -4,7 +4,11 @@
  * link of its own; the faults of `Sim` cut or hold both.
  */
 import type { Packet } from "./packet.js";
-import type { WorldRandom } from "./random.js";
+
+/** @internal Where a latency's draw comes from. */
+export interface Draws {
+  float(): number;
+}
 
 /**
  * How long a packet takes over a link, in seconds: a fixed delay, a delay
@@ -78,13 +82,13 @@ export class Link {
   }
 
   /** A packet's delay, in milliseconds. */
-  delay(random: WorldRandom): number {
+  delay(random: Draws): number {
     return drawLatency(this.latency, random) * 1000;
   }
 }
 
 /** @internal A delay drawn from `latency`, in seconds. */
-export function drawLatency(latency: Latency, random: WorldRandom): number {
+export function drawLatency(latency: Latency, random: Draws): number {
   if (typeof latency === "number") return latency;
   if (typeof latency === "function") return latency(random.float());
   return latency.min + (latency.max - latency.min) * random.float();

@@ -8,15 +8,25 @@ import { systemError } from "@bobbin/unix/backend";
 import { type Family, isLiteral, isLoopback, isWildcard, loopbackOf } from "./address.js";
 import type { Clock } from "./clock.js";
 import type { Host } from "./host.js";
-import { DEFAULT_LINK, Link, type LinkOptions } from "./link.js";
+import { DEFAULT_LINK, type Draws, Link, type LinkOptions } from "./link.js";
 import type { Packet } from "./packet.js";
-import type { WorldRandom } from "./random.js";
 import type { TraceRecorder } from "./trace.js";
 
 /** @internal Where a packet goes: a host and the address it was sent to there. */
 export interface Destination {
   readonly host: Host;
   readonly ip: string;
+}
+
+/** @internal What the network tells the world: faults (for the shrinker) and the hosts a step reaches (for `explore`). */
+export interface NetworkEvents {
+  fault(): void;
+  touch(host: Host | null): void;
+}
+
+/** @internal The draws the network makes: latencies, and whether a datagram is lost or late. */
+export interface NetworkDraws extends Draws {
+  chance(p: number): boolean;
 }
 
 /** @internal */
@@ -31,9 +41,10 @@ export class Network {
   constructor(
     /** The world's clock: packets in flight are events of its agenda. */
     readonly clock: Clock,
-    private readonly random: WorldRandom,
+    private readonly random: NetworkDraws,
     /** The trace, when the simulation keeps one. */
     readonly trace: TraceRecorder | null,
+    readonly events: NetworkEvents,
   ) {}
 
   /** Adds a host (its name and addresses must be new). */
@@ -113,6 +124,7 @@ export class Network {
    */
   send(packet: Packet): void {
     this.trace?.record(packet.from.name, `send ${packet.describe()}`);
+    this.events.touch(packet.to);
     this.transmit(packet);
   }
 
@@ -128,12 +140,20 @@ export class Network {
       this.trace?.record(from.name, `hold ${packet.describe()}`);
       return;
     }
-    if (link.partitioned || (!packet.reliable && this.random.chance(link.loss))) {
+    if (link.partitioned) {
       this.trace?.record(from.name, `lose ${packet.describe()}`);
       return;
     }
+    if (!packet.reliable && this.random.chance(link.loss)) {
+      this.trace?.record(from.name, `lose ${packet.describe()}`);
+      this.events.fault();
+      return;
+    }
     let delay = link.delay(this.random);
-    if (!packet.reliable && this.random.chance(link.reorder)) delay += link.delay(this.random);
+    if (!packet.reliable && this.random.chance(link.reorder)) {
+      delay += link.delay(this.random);
+      this.events.fault();
+    }
     this.schedule(packet, this.clock.now + delay);
   }
 

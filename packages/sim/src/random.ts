@@ -63,9 +63,14 @@ export class WorldRandom implements B.RandomSource {
 
   /** A uniformly distributed number in `[0, 1)`, with 53 random bits. */
   float(): number {
+    return this.bits53() / 2 ** 53;
+  }
+
+  /** 53 random bits, as an integer in `[0, 2^53)`: `float()` times 2^53. */
+  bits53(): number {
     const high = this.next32() >>> 5;
     const low = this.next32() >>> 6;
-    return (high * 67108864 + low) / 9007199254740992;
+    return high * 67108864 + low;
   }
 
   /** Whether an event of probability `p` happens (`p` in `[0, 1]`; 0 never draws). */

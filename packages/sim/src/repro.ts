@@ -1,31 +1,48 @@
 /**
- * A reproduction: the one line that makes a simulation again, exactly —
- * its seed, its schedule, and the options that change what happens
- * (`seed=123 policy=pct depth=3 steps=412`). Everything else comes from the
- * `build` function that declares the world.
+ * A reproduction: the one line that makes a simulation again, exactly.
+ * Either the seed its choices were drawn from and the policy that drew its
+ * schedule (`seed=123 policy=pct depth=3 steps=412`), or its choices
+ * themselves (`schedule=…`, see schedule.ts), which no generator needs:
+ * a shrunk failure, a path of `explore`. Plus the options that change what
+ * happens (`limit=`, `domains=`). Everything else comes from the `build`
+ * function that declares the world.
  */
 import { POLICY_NAMES, type PolicyName } from "./policy.js";
+import { formatSchedule, parseSchedule, type ScheduleLists } from "./schedule.js";
 
 /** @internal What a reproduction line holds. */
-export interface Repro {
+export type Repro = (SeedRepro | ScheduleRepro) & {
+  /** The time limit in virtual seconds, when not the default. */
+  readonly limit?: number | undefined;
+  /** How many simulated worker domains, when not the default. */
+  readonly domains?: number | undefined;
+};
+
+/** @internal A run whose choices were drawn from a seed. */
+export interface SeedRepro {
   readonly seed: number;
   readonly policy: PolicyName;
   /** PCT's depth and step horizon. */
-  readonly depth?: number;
-  readonly steps?: number;
-  /** The time limit in virtual seconds, when not the default. */
-  readonly limit?: number;
-  /** How many simulated worker domains, when not the default. */
-  readonly domains?: number;
+  readonly depth?: number | undefined;
+  readonly steps?: number | undefined;
 }
 
-const KEYS = ["seed", "policy", "depth", "steps", "limit", "domains"] as const;
+/** @internal A run that follows its choices. */
+export interface ScheduleRepro {
+  readonly schedule: ScheduleLists;
+}
+
+const KEYS = ["seed", "policy", "depth", "steps", "schedule", "limit", "domains"] as const;
 
 /** @internal The line for `repro`. */
 export function formatRepro(repro: Repro): string {
-  const parts = [`seed=${repro.seed}`, `policy=${repro.policy}`];
-  if (repro.depth !== undefined) parts.push(`depth=${repro.depth}`);
-  if (repro.steps !== undefined) parts.push(`steps=${repro.steps}`);
+  const parts: string[] = [];
+  if ("schedule" in repro) parts.push(`schedule=${formatSchedule(repro.schedule)}`);
+  else {
+    parts.push(`seed=${repro.seed}`, `policy=${repro.policy}`);
+    if (repro.depth !== undefined) parts.push(`depth=${repro.depth}`);
+    if (repro.steps !== undefined) parts.push(`steps=${repro.steps}`);
+  }
   if (repro.limit !== undefined) parts.push(`limit=${repro.limit}`);
   if (repro.domains !== undefined) parts.push(`domains=${repro.domains}`);
   return parts.join(" ");
@@ -51,7 +68,7 @@ const NUMBERS = {
  * @throws TypeError when `text` is not one, naming the field and the rule.
  */
 export function parseRepro(text: unknown): Repro {
-  const usage = 'replay(build, repro) expects the line a failure\'s repro gave, such as "seed=123 policy=random"';
+  const usage = 'replay(build, repro) expects the line a failure\'s repro gave, such as "seed=123 policy=random" or "schedule=CA."';
   if (typeof text !== "string") throw new TypeError(`${usage}; got ${typeof text}`);
   const fields = new Map<string, string>();
   for (const part of text.trim().split(/\s+/)) {
@@ -62,13 +79,6 @@ export function parseRepro(text: unknown): Repro {
     if (fields.has(key)) throw new TypeError(`${usage}; "${key}" is given twice`);
     fields.set(key, part.slice(eq + 1));
   }
-  const seedText = fields.get("seed");
-  const seed = Number(seedText);
-  if (seedText === undefined || !/^-?(0|[1-9]\d*)$/.test(seedText) || !Number.isSafeInteger(seed)) {
-    throw new TypeError(`${usage}; its seed is missing or not an integer`);
-  }
-  const policy = fields.get("policy") as PolicyName;
-  if (!POLICY_NAMES.includes(policy)) throw new TypeError(`${usage}; its policy must be one of ${POLICY_NAMES.join(", ")}`);
   const number = (key: keyof typeof NUMBERS): number | undefined => {
     const value = fields.get(key);
     if (value === undefined) return undefined;
@@ -77,5 +87,19 @@ export function parseRepro(text: unknown): Repro {
     if (!form.test(value) || !valid(n)) throw new TypeError(`${usage}; ${key} must be ${rule}, got ${JSON.stringify(value)}`);
     return n;
   };
-  return { seed, policy, depth: number("depth"), steps: number("steps"), limit: number("limit"), domains: number("domains") };
+  const options = { limit: number("limit"), domains: number("domains") };
+  const schedule = fields.get("schedule");
+  if (schedule !== undefined) {
+    const drawn = ["seed", "policy", "depth", "steps"].filter((key) => fields.has(key));
+    if (drawn.length !== 0) throw new TypeError(`${usage}; a schedule line has no ${drawn.join(", ")} (its choices are in the schedule)`);
+    return { schedule: parseSchedule(schedule, usage), ...options };
+  }
+  const seedText = fields.get("seed");
+  const seed = Number(seedText);
+  if (seedText === undefined || !/^-?(0|[1-9]\d*)$/.test(seedText) || !Number.isSafeInteger(seed)) {
+    throw new TypeError(`${usage}; its seed is missing or not an integer`);
+  }
+  const policy = fields.get("policy") as PolicyName;
+  if (!POLICY_NAMES.includes(policy)) throw new TypeError(`${usage}; its policy must be one of ${POLICY_NAMES.join(", ")}`);
+  return { seed, policy, depth: number("depth"), steps: number("steps"), ...options };
 }

@@ -6,12 +6,16 @@ import type * as B from "@bobbin/core";
 import { run } from "@bobbin/unix";
 import { isLiteral } from "./address.js";
 import { SimBackend } from "./backend.js";
+import { type ChoiceLog, type Choices, Drawn, Followed } from "./choices.js";
+import { Disk, type DiskOptions } from "./disk.js";
 import { describeError } from "./errors.js";
 import { Host, type HostMain } from "./host.js";
 import { checkLinkOptions, type LinkOptions } from "./link.js";
-import { makePolicy, type Pct, POLICY_NAMES, type PolicyName } from "./policy.js";
+import { POLICY_NAMES, type PolicyName } from "./policy.js";
+import { WorldRandom } from "./random.js";
 import { formatRepro, type Repro } from "./repro.js";
-import { Trace } from "./trace.js";
+import { Measure } from "./size.js";
+import { bothTracers, Trace } from "./trace.js";
 import { World } from "./world.js";
 
 /** How long a simulation may run by default: one virtual day. */
@@ -54,6 +58,18 @@ export interface SimOptions {
 const OPTION_NAMES = ["seed", "policy", "depth", "steps", "trace", "limit", "domains"];
 
 /**
+ * @internal The key of the option that gives a world its choices (`check`,
+ * `replay`, the shrinker, `explore`); no option a user writes has it.
+ */
+export const CHOICES = Symbol("choices");
+
+/** @internal The key of the option that keeps the choices a seeded world draws (`check`, to shrink a failure). */
+export const KEEP = Symbol("keep");
+
+/** @internal Options with the choices of the world. */
+export type ChoosingOptions = SimOptions & { readonly [CHOICES]?: Choices; readonly [KEEP]?: ChoiceLog };
+
+/**
  * A simulated world: hosts running `@bobbin/unix` programs unchanged, one
  * thread, virtual time, a network with faults, and a schedule drawn from one
  * seed. Declare hosts and clients, then `await sim.run()`: it resolves with
@@ -79,16 +95,16 @@ const OPTION_NAMES = ["seed", "policy", "depth", "steps", "trace", "limit", "dom
  * @throws TypeError / RangeError for invalid options.
  */
 export class Sim {
-  /** The seed of the world. */
+  /** The seed of the world (a world `replay` makes from a `schedule=` line draws nothing from it). */
   readonly seed: number;
-  /** The schedule. */
+  /** The schedule's policy (a world that follows a `schedule=` line takes its schedule from it). */
   readonly policy: PolicyName;
   private readonly world: World;
   private readonly depth: number;
   private readonly steps: number;
   private readonly limit: number;
   private readonly domains: number;
-  private readonly scheduling: B.SchedulingPolicy | undefined;
+  private readonly choices: Choices;
   private state: "declaring" | "running" | "over" = "declaring";
 
   constructor(options: SimOptions = {}) {
@@ -117,9 +133,21 @@ export class Sim {
     this.steps = steps;
     this.limit = limit;
     this.domains = domains;
-    this.world = new World({ seed, trace, limit, domains });
-    this.world.backend = new SimBackend(this.world);
-    this.scheduling = makePolicy(policy, this.world.random, depth, steps);
+    const internal = options as ChoosingOptions;
+    const choices = internal[CHOICES] ?? new Drawn(new WorldRandom(seed), policy, depth, steps, internal[KEEP] ?? null);
+    this.choices = choices;
+    const world = new World({ choices, trace, limit, domains });
+    this.world = world;
+    world.backend = new SimBackend(world);
+    if (choices instanceof Followed) {
+      const measure = new Measure((task) => world.hostOf(task));
+      world.measure = measure;
+      choices.listener ??= measure;
+      choices.misfit = (what) =>
+        world.fail(
+          new TypeError(`replay(build, repro): the schedule does not fit this world: its ${what}; was the line made with this build?`),
+        );
+    }
   }
 
   /**
@@ -131,12 +159,17 @@ export class Sim {
    * ```
    */
   get repro(): string {
+    const options = {
+      ...(this.limit !== DEFAULT_LIMIT ? { limit: this.limit } : {}),
+      ...(this.domains !== DEFAULT_DOMAINS ? { domains: this.domains } : {}),
+    };
+    const log = this.choices.log;
+    if (this.choices instanceof Followed && log !== null) return formatRepro({ schedule: log, ...options });
     const repro: Repro = {
       seed: this.seed,
       policy: this.policy,
       ...(this.policy === "pct" ? { depth: this.depth, steps: this.steps } : {}),
-      ...(this.limit !== DEFAULT_LIMIT ? { limit: this.limit } : {}),
-      ...(this.domains !== DEFAULT_DOMAINS ? { domains: this.domains } : {}),
+      ...options,
     };
     return formatRepro(repro);
   }
@@ -223,6 +256,39 @@ export class Sim {
     return this;
   }
 
+  /**
+   * The disk of host `name`, made at the first call (with `options`): files
+   * its tasks read and write with the shape of a system's file operations,
+   * that outlive the host's crashes as far as they were synced (see the
+   * README's "Disks"). Callable while declaring and from any task.
+   *
+   * @example
+   * ```ts
+   * const disk = sim.disk("db");
+   * sim.host("db", function* () {
+   *   const f = yield* disk.open("data", "a");
+   *   yield* f.write("x");
+   *   yield* f.sync();
+   * });
+   * ```
+   * @throws TypeError for an unknown host, or options for a disk already made; RangeError for a bad latency.
+   */
+  disk(name: string, options?: DiskOptions): Disk {
+    const host = this.find(name, "disk");
+    if (host.disk !== null) {
+      if (options !== undefined)
+        throw new TypeError(
+          `sim.disk(${JSON.stringify(name)}, options): the disk of ${name} is made already; give its options at the first call`,
+        );
+      return host.disk;
+    }
+    if (options !== undefined && (options === null || typeof options !== "object"))
+      throw new TypeError("sim.disk(name, options) expects options { sync }");
+    if (options?.sync !== undefined) checkLinkOptions({ latency: options.sync }, "sim.disk(name, { sync })");
+    host.disk = new Disk(this.world, host, options ?? {});
+    return host.disk;
+  }
+
   // -- breaking ----------------------------------------------------------------------
 
   /**
@@ -287,7 +353,14 @@ export class Sim {
   private linkFault(fault: "partition" | "repair" | "hold" | "release", a: string, b: string): void {
     const [x, y] = this.pair(a, b, fault);
     this.world.trace?.record("world", `${fault} ${a} ${b}`);
+    if (fault === "partition" || fault === "hold") this.world.fault();
+    this.touch(x, y);
     this.world.network[fault](x, y);
+  }
+
+  /** The step calling a fault reaches these hosts. */
+  private touch(...hosts: Host[]): void {
+    for (const host of hosts) this.world.touch(host);
   }
 
   /**
@@ -304,6 +377,8 @@ export class Sim {
     const [x, y] = this.pair(a, b, "reset");
     this.running("reset");
     this.world.trace?.record("world", `reset ${a} ${b}`);
+    this.world.fault();
+    this.touch(x, y);
     for (const sock of [...x.sockets]) {
       const end = sock.endpoint;
       const peer = end?.peer;
@@ -330,12 +405,15 @@ export class Sim {
   crash(name: string): void {
     const host = this.find(name, "crash");
     this.running("crash");
+    this.touch(host);
     if (!host.up) return;
     this.world.trace?.record(name, "crash");
+    this.world.fault();
     const backend = this.world.backend;
     for (const sock of [...host.sockets]) backend.closeSocket(sock, true);
     host.ports.clear();
     host.requestCrash();
+    host.disk?.crash();
   }
 
   /**
@@ -371,6 +449,7 @@ export class Sim {
       throw new TypeError(`sim.signal(name) expects a signal name such as "SIGINT", got ${String(name)}`);
     this.running("signal");
     this.world.trace?.record("world", `signal ${name}`);
+    this.world.touch(null);
     this.world.signals.emit(name, name);
   }
 
@@ -421,7 +500,12 @@ export class Sim {
 
   /** @internal The most scheduling steps PCT counted, for `check` to fit the next runs' change points. */
   get stepsTaken(): number {
-    return this.policy === "pct" ? (this.scheduling as Pct).maxStep : 0;
+    return this.choices instanceof Drawn ? (this.choices.pct?.maxStep ?? 0) : 0;
+  }
+
+  /** @internal The world, for `check`, `replay` and `explore` to read how the run went. */
+  get simulated(): World {
+    return this.world;
   }
 
   // -- running -------------------------------------------------------------------------
@@ -458,11 +542,13 @@ export class Sim {
           return yield* simulated.root();
         },
       };
+      const policy = this.choices.policy;
+      const tracer = bothTracers(simulated.trace, simulated.observer !== null ? simulated.touchTracer() : null);
       return await run(root.world, {
         backend: () => simulated.backend,
-        random: simulated.random,
-        ...(this.scheduling !== undefined ? { policy: this.scheduling } : {}),
-        ...(simulated.trace !== null ? { tracer: simulated.trace } : {}),
+        random: this.choices.ties,
+        ...(policy !== undefined ? { policy } : {}),
+        ...(tracer !== null ? { tracer } : {}),
         domains: this.domains,
         simulateDomains: true,
       });
@@ -501,8 +587,8 @@ function checkCount(value: unknown, name: string): void {
   }
 }
 
-/** The run's error, carrying `repro` (wrapped when it cannot carry it: a primitive, a frozen object). */
-function withRepro(error: unknown, repro: string): unknown {
+/** @internal The run's error, carrying `repro` (wrapped when it cannot carry it: a primitive, a frozen object). */
+export function withRepro(error: unknown, repro: string): unknown {
   if (error !== null && typeof error === "object" && Object.isExtensible(error)) {
     (error as { repro?: string }).repro = repro;
     return error;

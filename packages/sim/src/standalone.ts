@@ -6,7 +6,9 @@
  */
 import type { Backend } from "@bobbin/unix";
 import { SimBackend } from "./backend.js";
+import { Drawn } from "./choices.js";
 import { Host } from "./host.js";
+import { WorldRandom } from "./random.js";
 import { World } from "./world.js";
 
 /**
@@ -46,7 +48,7 @@ export function simulated(options: SimulatedOptions = {}): (domain: number) => B
       throw new TypeError(
         "simulated(): the simulated backend serves dom0 only; for B.call and B.parallel, run with { simulateDomains: true } (worker domains simulated on this thread)",
       );
-    const world = new World({ seed, trace: false, limit: Infinity, domains: 0 });
+    const world = new World({ choices: new Drawn(new WorldRandom(seed), "fifo", 1, 1, null), trace: false, limit: Infinity, domains: 0 });
     world.backend = new SimBackend(world);
     const host = new Host("local", 1, null, false);
     world.network.add(host);

@@ -289,6 +289,7 @@ export class Endpoint implements Flow {
 
   /** The peer read `n` of the bytes this end sent: the window opens. */
   acknowledge(n: number): void {
+    this.network.events.touch(this.socket.host); // the reader's step changes this end's window
     this.unacked -= n;
     this.writers.wakeAll();
   }

@@ -83,3 +83,21 @@ export class TraceRecorder implements B.Tracer {
     this.record(this.hostOf(task), `end ${task} ${task.status}`);
   }
 }
+
+/** @internal One tracer for two (either may be null). */
+export function bothTracers(a: B.Tracer | null, b: B.Tracer | null): B.Tracer | null {
+  if (a === null || b === null) return a ?? b;
+  const points = ["spawn", "start", "suspend", "resume", "cancel", "end"] as const;
+  const both: B.Tracer = {};
+  for (const point of points) {
+    const first = a[point]?.bind(a) as ((task: B.Task<unknown>, parent?: B.Task<unknown>) => void) | undefined;
+    const second = b[point]?.bind(b) as ((task: B.Task<unknown>, parent?: B.Task<unknown>) => void) | undefined;
+    if (first === undefined || second === undefined) (both as Record<string, unknown>)[point] = first ?? second;
+    else
+      (both as Record<string, unknown>)[point] = (task: B.Task<unknown>, parent?: B.Task<unknown>) => {
+        first(task, parent);
+        second(task, parent);
+      };
+  }
+  return both;
+}

@@ -11,13 +11,14 @@
 import { EventEmitter } from "node:events";
 import * as B from "@bobbin/core";
 import type { SimBackend } from "./backend.js";
+import type { Choices } from "./choices.js";
 import { Clock } from "./clock.js";
 import { SimDeadlock, SimTimeLimit } from "./errors.js";
 import { type Controlled, install, realSetImmediate, uninstall } from "./globals.js";
 import type { Host, HostEvents } from "./host.js";
 import type { Lookup } from "./lookup.js";
 import { Network } from "./network.js";
-import { WorldRandom } from "./random.js";
+import type { Measure } from "./size.js";
 import { TraceRecorder } from "./trace.js";
 
 /** The wall-clock time a simulation starts at: 2000-01-01T00:00:00Z, whatever the seed. */
@@ -25,7 +26,8 @@ const EPOCH = Date.UTC(2000, 0, 1);
 
 /** @internal How a world is made. */
 export interface WorldOptions {
-  readonly seed: number;
+  /** Where every choice of the world comes from. */
+  readonly choices: Choices;
   /** Whether to keep a trace. */
   readonly trace: boolean;
   /** The longest the world may run, in virtual seconds. */
@@ -34,10 +36,20 @@ export interface WorldOptions {
   readonly domains: number;
 }
 
+/**
+ * @internal Hears what each step of the world touches (see explore.ts): a
+ * host, or null for the whole world.
+ */
+export interface WorldObserver {
+  touch(host: Host | null): void;
+  /** A step touches the world's own state: what its root task reads (a host's end, the run's failure). */
+  touchRoot(): void;
+}
+
 /** @internal */
 export class World implements Controlled, HostEvents {
   readonly clock = new Clock();
-  readonly random: WorldRandom;
+  readonly choices: Choices;
   readonly network: Network;
   readonly trace: TraceRecorder | null;
   readonly epoch = EPOCH;
@@ -45,6 +57,10 @@ export class World implements Controlled, HostEvents {
   firing = 0;
   /** The run's first failure. */
   failure: { readonly error: unknown } | null = null;
+  /** Counts the run's steps, preemptions and faults, when it follows its choices. */
+  measure: Measure | null = null;
+  /** Hears what the steps touch, while `explore` runs the world. */
+  observer: WorldObserver | null = null;
   /** Set once `backend` is made (the backend needs the world first). */
   backend!: SimBackend;
   private readonly limitMs: number;
@@ -61,14 +77,14 @@ export class World implements Controlled, HostEvents {
   private installed = false;
 
   constructor(options: WorldOptions) {
-    this.random = new WorldRandom(options.seed);
+    this.choices = options.choices;
     this.trace = options.trace
       ? new TraceRecorder(
           () => this.clock.now,
           (task) => this.hostOf(task)?.name ?? "world",
         )
       : null;
-    this.network = new Network(this.clock, this.random, this.trace);
+    this.network = new Network(this.clock, this.choices, this.trace, this);
     this.limitMs = options.limit * 1000;
     this.domains = options.domains;
   }
@@ -139,8 +155,38 @@ export class World implements Controlled, HostEvents {
 
   /** The run fails with `error` (the first failure wins); the root stops the hosts. */
   fail(error: unknown): void {
-    if (this.failure === null) this.failure = { error };
+    this.observer?.touchRoot();
+    if (this.failure === null) {
+      this.failure = { error };
+      this.measure?.fail(this.choices.log);
+    }
     this.tellRoot();
+  }
+
+  /** A fault happens now (a partition, a crash, a loss…): the shrinker wants fewer, and later. */
+  fault(): void {
+    this.measure?.fault(this.clock.now);
+  }
+
+  /** A step touches `host` (null: the whole world), for `explore`'s reduction. */
+  touch(host: Host | null): void {
+    this.observer?.touch(host);
+  }
+
+  /** A tracer that tells the observer the host of every task a step spawns, wakes, cancels or ends. */
+  touchTracer(): B.Tracer {
+    const touch = (task: B.Task<unknown>): void => this.touchTask(task);
+    return { spawn: touch, resume: touch, cancel: touch, end: touch };
+  }
+
+  /**
+   * A step touches `task`: its host; for a task of no host, the world's
+   * root (its own state) — any other (a signal handler) may touch anything.
+   */
+  touchTask(task: B.Task<unknown>): void {
+    const host = this.hostOf(task);
+    if (host === null && task.parent === null) this.observer?.touchRoot();
+    else this.touch(host);
   }
 
   /**
@@ -157,6 +203,7 @@ export class World implements Controlled, HostEvents {
   }
 
   private tellRoot(): void {
+    this.observer?.touchRoot();
     const news = this.news;
     if (news === null) return;
     this.news = null;

@@ -46,33 +46,46 @@ describe("check", () => {
     expect(error).toBeInstanceOf(CheckFailed);
     const failed = error as CheckFailed;
     expect((failed.cause as Error).message).toMatch(/^overdrawn: -60$/);
-    expect(failed.repro).toMatch(/^seed=\d+ policy=random$/);
+    expect(failed.original).toMatch(/^seed=\d+ policy=random$/);
+    expect(failed.repro).toMatch(/^schedule=\S*$/);
     expect(failed.message).toContain(`replay(build, "${failed.repro}")`);
+    expect(failed.message).toContain(`shrunk from ${failed.original}`);
     expect(failed.message).toMatch(new RegExp(`^run ${failed.run + 1} of 200 failed: Error: overdrawn`));
   });
 
-  it("replay reproduces the failure exactly, every time", async () => {
+  it("without shrinking, the line is the seed line of the run found", async () => {
+    const failed = (await check(bank, { runs: 200, seed: 1, shrink: false }).catch((e: unknown) => e)) as CheckFailed;
+    expect(failed.repro).toMatch(/^seed=\d+ policy=random$/);
+    expect(failed.original).toBe(failed.repro);
+    expect(failed.size).toBeUndefined();
+    await expect(replay(bank, failed.repro)).rejects.toThrow("overdrawn: -60");
+  });
+
+  it("replay reproduces the failure exactly, every time, from either line", async () => {
     const failed = (await check(bank, { runs: 200, seed: 1 }).catch((e: unknown) => e)) as CheckFailed;
-    const traces = new Set<string>();
-    for (let i = 0; i < 10; i++) {
-      let sim: Sim | null = null;
-      const keep: Build = (s) => {
-        sim = s;
-        return bank(s);
-      };
-      const error = await replay(keep, failed.repro, { trace: true }).catch((e: unknown) => e);
-      expect((error as Error).message).toBe("overdrawn: -60");
-      expect((error as { repro: string }).repro).toBe(failed.repro);
-      traces.add(String(sim!.trace()));
+    for (const line of [failed.repro, failed.original]) {
+      const traces = new Set<string>();
+      for (let i = 0; i < 10; i++) {
+        let sim: Sim | null = null;
+        const keep: Build = (s) => {
+          sim = s;
+          return bank(s);
+        };
+        const error = await replay(keep, line, { trace: true }).catch((e: unknown) => e);
+        expect((error as Error).message).toBe("overdrawn: -60");
+        expect((error as { repro: string }).repro).toBe(line);
+        traces.add(String(sim!.trace()));
+      }
+      expect(traces.size).toBe(1);
+      expect([...traces][0]).toMatch(/alice main failed: Error: overdrawn: -60|bob main failed: Error: overdrawn: -60/);
     }
-    expect(traces.size).toBe(1);
-    expect([...traces][0]).toMatch(/alice main failed: Error: overdrawn: -60|bob main failed: Error: overdrawn: -60/);
   });
 
   it("finds the race with PCT too, and the PCT repro replays it", async () => {
     const failed = (await check(bank, { runs: 200, seed: 2, policy: "pct", depth: 2 }).catch((e: unknown) => e)) as CheckFailed;
     expect(failed).toBeInstanceOf(CheckFailed);
-    expect(failed.repro).toMatch(/^seed=\d+ policy=pct depth=2 steps=\d+$/);
+    expect(failed.original).toMatch(/^seed=\d+ policy=pct depth=2 steps=\d+$/);
+    await expect(replay(bank, failed.original)).rejects.toThrow("overdrawn: -60");
     await expect(replay(bank, failed.repro)).rejects.toThrow("overdrawn: -60");
   });
 
@@ -98,6 +111,7 @@ describe("check", () => {
     await expect(replay(bank, "seed=1 policy=lifo")).rejects.toThrow(/policy must be one of fifo, random, pct/);
     await expect(replay(bank, "seed=1 colour=red")).rejects.toThrow(/"colour=red" is not one of its fields/);
     await expect(replay(bank, 42 as unknown as string)).rejects.toThrow(TypeError);
+    await expect(check(bank, { shrink: -1 })).rejects.toThrow(RangeError);
   });
 });
 
@@ -125,7 +139,8 @@ describe("check with parallel tasks", () => {
   it("finds an order of calls on simulated domains, and replay gives it 10 times out of 10", async () => {
     const failed = (await check(callRace, { runs: 100, seed: 3, domains: 3 }).catch((e: unknown) => e)) as CheckFailed;
     expect(failed).toBeInstanceOf(CheckFailed);
-    expect(failed.repro).toMatch(/^seed=\d+ policy=random domains=3$/);
+    expect(failed.original).toMatch(/^seed=\d+ policy=random domains=3$/);
+    expect(failed.repro).toMatch(/^schedule=\S* domains=3$/);
     const message = (failed.cause as Error).message;
     expect(message).toMatch(/^the later call answered first: late@[123]$/);
     for (let i = 0; i < 10; i++) await expect(replay(callRace, failed.repro)).rejects.toThrow(message);

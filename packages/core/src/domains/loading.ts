@@ -134,7 +134,8 @@ function explainImportFailure(url: string, error: unknown): unknown {
   if ((error as { code?: unknown } | null)?.code !== "ERR_UNKNOWN_FILE_EXTENSION" || !/\.[mc]?tsx?$/.test(url)) return error;
   return new TypeError(
     `a worker domain cannot load the TypeScript module ${url}: Node's worker threads need a TypeScript loader of their own. ` +
-      "Run the program with tsx (tsx main.ts, or node --import tsx main.ts: Bobbin registers tsx in its workers) " +
+      "Run the program on a Node that strips types itself (22.18 and later, or 22.6 and later with --experimental-strip-types), " +
+      "or with tsx (tsx main.ts, or node --import tsx main.ts: Bobbin registers tsx in its workers) " +
       "or ts-node (node --loader ts-node/esm main.ts), or build the program to JavaScript first",
     { cause: error },
   );

@@ -23,6 +23,12 @@ import type { Task } from "./task.js";
  */
 export interface SchedulingPolicy {
   pick(ready: readonly Task[]): number;
+  /**
+   * Ask `pick` before every step, even when one task is ready (it must then
+   * answer 0). Default false: only when there is a choice. A policy that
+   * follows a run step by step (replaying or exploring schedules) needs it.
+   */
+  readonly everyStep?: boolean;
 }
 
 /** @internal The ready tasks of a domain. */
@@ -34,6 +40,8 @@ export class ReadyQueue {
   private readonly urgentList: Task[] = [];
   /** No policy: the two rings, oldest first. */
   private readonly fifo: boolean;
+  /** The policy sees every step (`SchedulingPolicy.everyStep`). */
+  private readonly everyStep: boolean;
 
   constructor(
     private readonly policy: SchedulingPolicy | null,
@@ -41,6 +49,7 @@ export class ReadyQueue {
     private readonly policyFailed: (error: unknown) => void,
   ) {
     this.fifo = policy === null;
+    this.everyStep = policy?.everyStep === true;
   }
 
   push(task: Task): void {
@@ -73,7 +82,7 @@ export class ReadyQueue {
   }
 
   private choose(list: readonly Task[]): number {
-    if (list.length === 1) return 0;
+    if (list.length === 1 && !this.everyStep) return 0;
     let i: unknown;
     try {
       i = this.policy!.pick(list);

@@ -121,7 +121,12 @@ describe("the run queue", () => {
 });
 
 describe("wakes from Node's callbacks", () => {
-  /** Two timers of one phase of Node's loop each wake a task; returns who ran in what order. */
+  /**
+   * Two callbacks of one phase of Node's loop (two immediates queued together:
+   * two timers would not do, as each takes the loop's time afresh and a
+   * millisecond may pass between them) each wake a task; returns who ran in
+   * what order.
+   */
   async function twoTimersWake(batchWakes: boolean | undefined): Promise<string[]> {
     const order: string[] = [];
     const events: B.Events = { select: () => [], interrupt() {}, ...(batchWakes === undefined ? {} : { batchWakes }) };
@@ -136,15 +141,15 @@ describe("wakes from Node's callbacks", () => {
           });
         const tasks = [waiter(a, "a"), waiter(b, "b")];
         yield* B.yieldNow(); // both wait
-        // Same delay, created in turn: Node runs both callbacks in one phase of its loop.
-        setTimeout(() => {
-          order.push("timer 1");
+        // Queued together: Node runs both in its next check phase, with microtasks between them.
+        setImmediate(() => {
+          order.push("callback 1");
           a.signal();
-        }, 5);
-        setTimeout(() => {
-          order.push("timer 2");
+        });
+        setImmediate(() => {
+          order.push("callback 2");
           b.signal();
-        }, 5);
+        });
         yield* B.awaitAll(tasks);
       },
       { events: () => events },
@@ -153,10 +158,10 @@ describe("wakes from Node's callbacks", () => {
   }
 
   it("run after each callback by default (a microtask)", async () => {
-    expect(await twoTimersWake(undefined)).toEqual(["timer 1", "a ran", "timer 2", "b ran"]);
+    expect(await twoTimersWake(undefined)).toEqual(["callback 1", "a ran", "callback 2", "b ran"]);
   });
 
   it("run together after the phase when the backend batches wakes (one slice for the batch)", async () => {
-    expect(await twoTimersWake(true)).toEqual(["timer 1", "timer 2", "a ran", "b ran"]);
+    expect(await twoTimersWake(true)).toEqual(["callback 1", "callback 2", "a ran", "b ran"]);
   });
 });

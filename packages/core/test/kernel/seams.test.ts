@@ -38,6 +38,25 @@ describe("scheduling policy", () => {
     expect(log.filter((x) => x === "a")).toHaveLength(3);
     expect(Math.max(...offered)).toBeGreaterThanOrEqual(2);
   });
+
+  it("a policy with everyStep is asked before every step, even with one task ready", async () => {
+    const offered = (everyStep: boolean) => {
+      const sizes: number[] = [];
+      const policy: B.SchedulingPolicy = {
+        everyStep,
+        pick(ready) {
+          sizes.push(ready.length);
+          return 0;
+        },
+      };
+      return B.run(() => twoWorkers([]), { policy }).then(() => sizes);
+    };
+    const some = await offered(false);
+    const every = await offered(true);
+    expect(some.every((n) => n > 1)).toBe(true);
+    expect(every.filter((n) => n === 1).length).toBeGreaterThan(0);
+    expect(every.filter((n) => n > 1)).toEqual(some);
+  });
 });
 
 describe("trace points", () => {

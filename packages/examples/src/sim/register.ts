@@ -21,7 +21,8 @@
  */
 import * as B from "@bobbin/core";
 import type { Build, Sim } from "@bobbin/sim";
-import { accept, bindAndListen, close, connect, read, type Socket, shutdown, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
+import { sleep } from "@bobbin/unix";
+import { request as send, serveEach } from "./requests.js";
 
 /** A value's tag: a counter, then the writer's name to break ties. */
 export type Tag = readonly [number, string];
@@ -71,61 +72,34 @@ export function after(a: Tag, b: Tag): boolean {
   return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 }
 
-/** Reads everything until the peer ends its stream. */
-function* readAll(sock: Socket): Generator<B.Instruction, string, unknown> {
-  const buf = Buffer.alloc(1024);
-  let text = "";
-  for (let n: number; (n = yield* read(sock, buf)) > 0; ) text += buf.toString("utf8", 0, n);
-  return text;
-}
-
 /** A replica: answers each connection's request from its disk. */
 function replica(disk: Stored): () => Generator<B.Instruction, never, unknown> {
-  function* answer(client: Socket): Generator<B.Instruction, void, unknown> {
+  function* answer(text: string): Generator<B.Instruction, string | null, unknown> {
+    let request: Request;
     try {
-      const request = JSON.parse(yield* readAll(client)) as Request;
-      if (request.op === "set" && after(request.tag, disk.tag)) {
-        disk.tag = request.tag;
-        disk.value = request.value;
-      }
-      yield* write(client, JSON.stringify(request.op === "get" ? disk : { ok: true }));
-    } catch (error) {
-      // a client gone, or cut off mid-request: its business
-      const code = (error as { code?: unknown }).code;
-      if (!(error instanceof SyntaxError) && code !== "ECONNRESET" && code !== "EPIPE") throw error;
-    } finally {
-      yield* close(client);
+      request = JSON.parse(text) as Request;
+    } catch {
+      return null; // cut off mid-request: no answer
     }
+    if (request.op === "set" && after(request.tag, disk.tag)) {
+      disk.tag = request.tag;
+      disk.value = request.value;
+    }
+    return JSON.stringify(request.op === "get" ? disk : { ok: true });
   }
   return function* replica() {
-    const server = tcpv4();
-    yield* bindAndListen(server, { host: "0.0.0.0", port: PORT });
-    const clients = B.orphans<void>();
-    for (;;) {
-      for (let t = B.care(clients); t; t = B.care(clients)) yield* B.awaitExn(t);
-      const [client] = yield* accept(server);
-      B.spawn({ orphans: clients }, answer, client);
-    }
+    return yield* serveEach(PORT, answer);
   };
 }
 
 /** Sends `request` to `name` and returns its answer, or null when it does not come in time. */
 function* ask(name: string, request: Request): Generator<B.Instruction, Stored | null, unknown> {
-  const sock = tcpv4();
+  const text = yield* send(name, PORT, JSON.stringify(request), PATIENCE);
+  if (text === null) return null;
   try {
-    return yield* withTimeout(PATIENCE, function* () {
-      yield* connect(sock, { host: name, port: PORT });
-      yield* write(sock, JSON.stringify(request));
-      shutdown(sock, "send");
-      return JSON.parse(yield* readAll(sock)) as Stored;
-    });
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ETIMEDOUT" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "EPIPE" || error instanceof SyntaxError)
-      return null;
-    throw error;
-  } finally {
-    yield* close(sock);
+    return JSON.parse(text) as Stored;
+  } catch {
+    return null; // cut off mid-answer
   }
 }
 

@@ -28,7 +28,16 @@ describe("a register replicated on three hosts, read and written through majorit
     const again = await replay(buggy, failed.repro).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(NotLinearizable);
     expect((again as Error).message).toBe((failed.cause as Error).message);
-  });
+    // The stale read, shrunk: a strictly smaller run fails the same way; the seed line replays the run first found.
+    const [was, is] = [failed.originalSize!, failed.size!];
+    expect(is.steps).toBeLessThan(was.steps);
+    expect(is.preemptions).toBeLessThan(was.preemptions);
+    expect(is.faults).toBeLessThanOrEqual(was.faults);
+    await expect(replay(buggy, failed.original)).rejects.toBeInstanceOf(NotLinearizable);
+    console.log(
+      `register, quorum 1, shrunk: ${failed.original} (${JSON.stringify(was)}) → ${JSON.stringify(is)}, a line of ${failed.repro.length} characters`,
+    );
+  }, 120_000); // shrinking a run of 1,500 steps takes its budget of runs
 
   it("the check itself: a read older than a finished operation, or of a value its tag never had, is caught", () => {
     const write = (tag: [number, string], value: number, start: number, end: number): Operation => ({

@@ -2,7 +2,7 @@
  * The addon's io_uring half (native/uring.h, native/uring_node.cc), as the
  * uring backend sees it. Linux only: elsewhere the addon has none of it.
  */
-import { loadNative } from "../load.js";
+import { BUILD_SCRIPT, loadNative } from "../load.js";
 
 /** @internal Byte offsets into the ring mapping. */
 export interface UringLayout {
@@ -103,7 +103,7 @@ export function uringAddon(): UringAddon | string {
     return (error as Error).message;
   }
   if (addon.NativeUring === undefined || addon.uringProbe === undefined || addon.uringConstants === undefined) {
-    return "the native addon was built without its io_uring part: rebuild it (pnpm --filter @bobbin/native-poll run build:native)";
+    return `the native addon was built without its io_uring part (an older build): rebuild it (node ${BUILD_SCRIPT} --force)`;
   }
   return addon as UringAddon;
 }

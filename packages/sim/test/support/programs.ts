@@ -4,7 +4,7 @@
  * connection, payloads, expected failures) serve here too.
  */
 import * as B from "@bobbin/core";
-import { accept, bindAndListen, close, connect, readExactly, tcpv4, write } from "@bobbin/unix";
+import { accept, bindAndListen, close, connect, readExactly, sleep, tcpv4, write } from "@bobbin/unix";
 import { echoOnce } from "../../../unix/src/conformance/support.js";
 
 export { failure, pattern } from "../../../unix/src/conformance/support.js";
@@ -38,4 +38,32 @@ export function* echoThrough(host: string, port: number, data: Buffer): Generato
   } finally {
     yield* close(sock);
   }
+}
+
+/**
+ * A bug that needs one preemption: `writer` sets a flag, yields, and checks
+ * it is still its own; `other` yields once, then overwrites it — in the
+ * runtime's own order `writer` checks first. `noise` more tasks yield
+ * beside them, and it all begins after `delay` seconds.
+ */
+export function flagRace(noise = 0, delay = 0): () => Generator<B.Instruction, void, unknown> {
+  return function* flags() {
+    if (delay > 0) yield* sleep(delay);
+    let flag = "";
+    const writer = B.spawn(function* () {
+      flag = "writer";
+      yield* B.yieldNow();
+      if (flag !== "writer") throw new Error(`overwritten by ${flag}`);
+    });
+    const other = B.spawn(function* () {
+      yield* B.yieldNow();
+      flag = "other";
+    });
+    const busy = Array.from({ length: noise }, () =>
+      B.spawn(function* () {
+        for (let i = 0; i < 4; i++) yield* B.yieldNow();
+      }),
+    );
+    for (const r of yield* B.awaitAll([writer, other, ...busy])) if (!r.ok) throw r.error;
+  };
 }

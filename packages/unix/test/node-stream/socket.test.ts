@@ -252,6 +252,27 @@ describe("fromStream: write", () => {
     });
   });
 
+  it("a stream that failed while a write was in flight: the stream's error is the write's, not the one its callback got after", async () => {
+    // As a tls.TLSSocket whose certificate is refused: destroyed with the TLS
+    // error, its pending write then calls back with EBADF (Node ≥ 22).
+    const refused = Object.assign(new Error("self-signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" });
+    const afterwards = Object.assign(new Error("write EBADF"), { code: "EBADF" });
+    await run(function* () {
+      const tlsLike = new Writable({
+        write(_chunk, _encoding, callback) {
+          setImmediate(() => {
+            tlsLike.destroy(refused);
+            callback(afterwards);
+          });
+        },
+      });
+      const sock = fromStream(tlsLike);
+      expect(yield* failure(() => write(sock, "hello"))).toBe(refused);
+      expect(yield* failure(() => write(sock, "more"))).toBe(refused);
+      yield* close(sock);
+    });
+  });
+
   it("shutdown(sock, 'send') ends the stream; a later write is EPIPE", async () => {
     await run(function* () {
       const sink = new HeldWritable();
