@@ -8,12 +8,12 @@
  */
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { type RunContext, registerBackend, registerContext, unregisterContext } from "./context.js";
+import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
 import { libuv } from "./libuv/factory.js";
 import { shareSockets } from "./share.js";
-import { SignalTable } from "./signals.js";
+import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
 /**
  * Options of {@link run}: core's options, with `backend` in place of `events`.
