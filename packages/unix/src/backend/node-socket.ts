@@ -11,6 +11,7 @@
  */
 import * as dns from "node:dns";
 import type { SocketBackend, SocketKind } from "../contract.js";
+import { SocketClosed } from "../errors.js";
 import type { LiveSockets } from "./live.js";
 import { Parked } from "./parked.js";
 import { BackendSocket } from "./socket.js";
@@ -110,6 +111,76 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
       callback(error, ip);
       this.release();
     });
+  }
+}
+
+/**
+ * `bindAndListen` or `connect` of a {@link NodeSocket}: Node binds, listens
+ * and connects in callbacks, so the operation starts once (`begin`) and then
+ * waits as the socket's `opener` until it is open (`isOpen()`), or until
+ * the socket reports a failure (`openFailed`) and holds nothing any more —
+ * the failure is thrown then, the socket `fresh` again (`failed` drops what
+ * the attempt made). The socket's `opened()` and `openFailed(error)` wake it.
+ *
+ * @example
+ * ```ts
+ * connect(sock: Socket, addr: Address) {
+ *   const s = sock as MySocket;      // its stream's 'connect': s.state = "connected"; s.opened()
+ *   return new OpenOp(s, "connect", () => s.startConnecting(addr), () => s.state === "connected");
+ * }
+ * ```
+ * @throws SocketClosed, the bind's, listen's or connect's error (`EADDRINUSE`, `ECONNREFUSED`…), `Cancelled`, `Timeout`.
+ */
+export class OpenOp extends Parked<void> {
+  #started = false;
+
+  constructor(
+    private readonly sock: NodeSocket,
+    private readonly name: string,
+    private readonly begin: () => void,
+    private readonly isOpen: () => boolean,
+    private readonly failed: () => void = () => {},
+  ) {
+    super(name);
+  }
+
+  protected attempt(): boolean {
+    const s = this.sock;
+    if (s.state === "closed") {
+      this.#over();
+      throw new SocketClosed(`${this.name}()`);
+    }
+    if (!this.#started) {
+      this.#started = true;
+      s.opener = this;
+      s.openError = null;
+      this.begin();
+    }
+    if (this.isOpen()) {
+      this.#over();
+      return true;
+    }
+    const error = s.openError;
+    if (error === null || s.state !== "fresh" || !s.released) return false;
+    s.openError = null;
+    this.#over();
+    this.failed();
+    throw error;
+  }
+
+  protected wait(): void {}
+
+  protected leave(): void {
+    this.#over();
+  }
+
+  /** The socket has no opening in progress any more (not this one, at least). */
+  #over(): void {
+    if (this.sock.opener === this) this.sock.opener = null;
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describe()}`;
   }
 }
 

@@ -6,11 +6,12 @@
  */
 import type * as B from "@bobbin/core";
 import { LiveSockets } from "../backend/live.js";
+import { DatagramRecvOp, DatagramSendOp } from "../backend/node-datagram.js";
 import { NodeLoop } from "../backend/node-loop.js";
 import { CloseOp } from "../backend/node-socket.js";
 import { describeListener } from "../backend/sharing.js";
-import type { Address, Backend, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
-import { AcceptOp, ConnectOp, ListenOp, listenerOf, RecvOp, SendOp } from "./ops.js";
+import type { Address, Backend, InetAddress, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
+import { AcceptOp, connectOp, datagramOf, listenerOf, listenOp } from "./ops.js";
 import type { LibuvOptions } from "./options.js";
 import { UvSocket } from "./socket.js";
 
@@ -37,7 +38,7 @@ export class LibuvBackend extends NodeLoop implements Backend {
   }
 
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
-    return new ListenOp(sock as UvSocket, addr, options);
+    return listenOp(sock as UvSocket, addr, options);
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
@@ -45,7 +46,7 @@ export class LibuvBackend extends NodeLoop implements Backend {
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new ConnectOp(sock as UvSocket, addr);
+    return connectOp(sock as UvSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
@@ -57,11 +58,13 @@ export class LibuvBackend extends NodeLoop implements Backend {
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(sock as UvSocket, buf, off, len);
+    const s = sock as UvSocket;
+    return new DatagramRecvOp(s, s.datagram!).init(buf, off, len);
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendOp(sock as UvSocket, buf, off, len, addr as { host: string; port: number });
+    const s = sock as UvSocket;
+    return new DatagramSendOp(s, () => datagramOf(s, true), buf, off, len, addr as InetAddress);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {

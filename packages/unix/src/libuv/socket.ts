@@ -1,14 +1,14 @@
 /**
  * The libuv backend's socket: one object for the life of a Bobbin socket,
  * holding the role it has taken — a stream (`stream.ts`), a listener
- * (`listener.ts`) or a datagram socket (`datagram.ts`), each over its Node
- * handle.
+ * (`listener.ts`) or a datagram socket (the kit's `NodeDatagram`), each over
+ * its Node handle.
  */
 
 import type { LiveSockets } from "../backend/live.js";
+import type { NodeDatagram } from "../backend/node-datagram.js";
 import { NodeSocket } from "../backend/node-socket.js";
 import type { Backend, SocketKind } from "../contract.js";
-import type { UvDatagram } from "./datagram.js";
 import type { UvListener } from "./listener.js";
 import type { UvStream } from "./stream.js";
 
@@ -19,7 +19,7 @@ export class UvSocket extends NodeSocket<Backend> {
   /** A listening stream socket's connections not accepted yet. */
   listener: UvListener<UvSocket> | null = null;
   /** A UDP socket's Node socket, from its first bind or send. */
-  datagram: UvDatagram | null = null;
+  datagram: NodeDatagram | null = null;
 
   constructor(
     kind: SocketKind,
