@@ -41,7 +41,7 @@ export function endOfRunTests(suite: Suite): void {
           throw new Error("boom");
         }),
       ).rejects.toThrow("boom");
-      expect(leaked(before, activeHandles())).toEqual({});
+      expect(leaked(before, activeHandles()), "after the run, no handle of the backend is left in the process").toEqual({});
     });
   });
 }

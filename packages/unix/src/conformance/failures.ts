@@ -39,8 +39,8 @@ export function failureTests(suite: Suite): void {
         yield* close(probe);
         const sock = tcpv4();
         const error = yield* failure(() => connect(sock, { host: LO4, port }));
-        expect(error.code).toBe("ECONNREFUSED");
-        expect(sock.state).toBe("fresh");
+        expect(error.code, "connect to a port nobody listens on fails with ECONNREFUSED").toBe("ECONNREFUSED");
+        expect(sock.state, 'a failed connect leaves the socket "fresh" (it can connect again)').toBe("fresh");
         // the same socket can try again
         const server = tcpv4();
         yield* bindAndListen(server, { host: LO4, port: 0 });
@@ -58,7 +58,7 @@ export function failureTests(suite: Suite): void {
       await suite.leakFree(function* () {
         const sock = unixSocket();
         const error = yield* failure(() => connect(sock, { path: join(suite.dir(), "missing.sock") }));
-        expect(error.code).toBe("ENOENT");
+        expect(error.code, "connect to a missing Unix socket path fails with ENOENT").toBe("ENOENT");
         yield* close(sock);
       });
     });
@@ -70,10 +70,10 @@ export function failureTests(suite: Suite): void {
         const { port } = getsockname(a) as InetAddress;
         const b = tcpv4();
         const error = yield* failure(() => bindAndListen(b, { host: LO4, port }));
-        expect(error.code).toBe("EADDRINUSE");
-        expect(b.state).toBe("fresh");
+        expect(error.code, "binding an address in use fails with EADDRINUSE").toBe("EADDRINUSE");
+        expect(b.state, 'a failed bind leaves the socket "fresh"').toBe("fresh");
         yield* bindAndListen(b, { host: LO4, port: 0 });
-        expect(b.state).toBe("listening");
+        expect(b.state, "a socket whose bind failed binds elsewhere").toBe("listening");
         yield* close(a);
         yield* close(b);
       });
@@ -93,12 +93,12 @@ export function failureTests(suite: Suite): void {
         yield* connect(sock, { host: LO4, port });
         const buf = Buffer.alloc(10);
         const error = (yield* failure(() => readExactly(sock, buf))) as unknown as EndOfFile;
-        expect(error).toBeInstanceOf(EndOfFile);
-        expect(error.read).toBe(3);
-        expect(error.wanted).toBe(10);
-        expect(buf.subarray(0, 3).toString()).toBe("abc");
-        expect(yield* read(sock, buf)).toBe(0);
-        expect(yield* read(sock, buf)).toBe(0);
+        expect(error, "readExactly past the end of the stream throws EndOfFile").toBeInstanceOf(EndOfFile);
+        expect(error.read, "EndOfFile says how many bytes were read").toBe(3);
+        expect(error.wanted, "EndOfFile says how many were wanted").toBe(10);
+        expect(buf.subarray(0, 3).toString(), "the bytes read before the end are in the buffer").toBe("abc");
+        expect(yield* read(sock, buf), "read at the end of the stream returns 0").toBe(0);
+        expect(yield* read(sock, buf), "and again: the end of the stream is not consumed").toBe(0);
         yield* B.awaitExn(peer);
         yield* close(sock);
         yield* close(server);
@@ -137,7 +137,10 @@ export function failureTests(suite: Suite): void {
         yield* close(sock);
         const [first, second] = yield* B.awaitExn(results);
         const codes = [first!, second!].map((r) => (r.ok ? "ok" : (r.error as NodeJS.ErrnoException).code));
-        expect(codes.sort()).toEqual(["ECONNRESET", "ok"]);
+        expect(codes.sort(), "the reset connection's task alone fails (ECONNRESET); the other connection is served").toEqual([
+          "ECONNRESET",
+          "ok",
+        ]);
         yield* close(server);
       });
     });
@@ -167,8 +170,8 @@ export function failureTests(suite: Suite): void {
             return "still here";
           });
           const error = errorOf(yield* B.awaitTask(writer));
-          expect(["EPIPE", "ECONNRESET"]).toContain(error.code);
-          expect(yield* B.awaitExn(bystander)).toBe("still here");
+          expect(["EPIPE", "ECONNRESET"], "writing to a peer that is gone fails that task with EPIPE or ECONNRESET").toContain(error.code);
+          expect(yield* B.awaitExn(bystander), "another task of the run goes on").toBe("still here");
         } finally {
           // (a net.Server's "close" comes before its handle is gone: give the loop two turns)
           yield* B.promise(() => new Promise<void>((resolve) => rude.close(() => setImmediate(() => setImmediate(resolve)))));

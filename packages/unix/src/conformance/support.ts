@@ -86,7 +86,7 @@ export function pattern(seed: number, length: number): Buffer {
 
 /** @internal The error of a failed result (fails the test for a success). */
 export function errorOf(r: B.Result<unknown>): NodeJS.ErrnoException {
-  expect(r.ok).toBe(false);
+  expect(r.ok, "the run was to fail").toBe(false);
   return (r as { error: NodeJS.ErrnoException }).error;
 }
 
@@ -148,7 +148,7 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
   });
   yield* write(sock, data);
   yield* B.awaitExn(reader);
-  expect(back.equals(data)).toBe(true);
+  expect(back.equals(data), "the bytes came back as they were sent").toBe(true);
 }
 
 /**
