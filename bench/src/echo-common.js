@@ -204,17 +204,17 @@ export async function echoRound([cmd, args], client, label) {
 
 /**
  * ROUNDS rounds, each running `round(mode)` for every mode in turn (so the
- * servers alternate); per mode the medians of round trips per second and of
- * server CPU per round trip, and the samples.
+ * servers alternate); per mode the medians of round trips (or `unit`s) per
+ * second and of server CPU per round trip, and the samples.
  */
-export async function alternateRounds(modes, round, log) {
+export async function alternateRounds(modes, round, log, unit = "round trip") {
   const samples = Object.fromEntries(modes.map((m) => [m, []]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const mode of modes) {
       const s = await round(mode);
       samples[mode].push(s);
       log(
-        `  round ${r + 1}/${ROUNDS} · ${mode}: ${Math.round(s.rps).toLocaleString("en")} round trips/s, ${s.cpuPerRt.toFixed(2)} µs server CPU per round trip`,
+        `  round ${r + 1}/${ROUNDS} · ${mode}: ${Math.round(s.rps).toLocaleString("en")} ${unit}s/s, ${s.cpuPerRt.toFixed(2)} µs server CPU per ${unit}`,
       );
     }
   }

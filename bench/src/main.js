@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,domains,sync,echo,native,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,domains,sync,echo,native,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -11,6 +11,7 @@ import * as domains from "./domains.js";
 import * as echo from "./echo.js";
 import * as groupCancel from "./group-cancel.js";
 import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes, textTable, writeFile } from "./harness.js";
+import * as http from "./http.js";
 import * as memory from "./memory.js";
 import * as nativeEcho from "./native-echo.js";
 import * as recursion from "./recursion.js";
@@ -32,6 +33,7 @@ const SCENARIOS = [
   ["sync", sync],
   ["echo", echo],
   ["native", nativeEcho],
+  ["http", http],
   ["sim", sim],
 ];
 

@@ -4,7 +4,7 @@
  */
 
 import { describe } from "./describe.js";
-import { NotAChild } from "./errors.js";
+import { failureOf, NotAChild } from "./errors.js";
 import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { F, State, Task, type Waiter } from "./kernel/task.js";
@@ -141,6 +141,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   private distinct: Task<T>[] = [];
   private remaining = 0;
   private chosen: Task<T> | null = null;
+  /** The errors of the tasks `awaitFirst` cancelled that failed meanwhile (their cleanup threw). */
+  private failedLosers: unknown[] | null = null;
 
   constructor(
     private readonly tasks: readonly Task<T>[],
@@ -181,6 +183,7 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
 
   childEnded(k: Kernel, parent: Task, child: Task): void {
     if (this.mode === Join.All || this.chosen !== null) {
+      if (this.mode === Join.First && child.status === "failed") (this.failedLosers ??= []).push(child.value);
       if (--this.remaining === 0) k.wake(parent, RESUMED);
       return;
     }
@@ -240,6 +243,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     }
     const chosen = this.chosen!;
     k.consume(parent, chosen);
+    const losers = this.failedLosers;
+    if (losers !== null) throw failureOf(chosen.status === "failed" ? [chosen.value, ...losers] : losers);
     return resultOf(chosen);
   }
 }
@@ -316,6 +321,8 @@ export function awaitOne(tasks: readonly Task<unknown>[]): Operation<unknown> {
  * @throws RangeError when `tasks` is empty.
  * @throws NotAChild when one of the tasks is not a child of the current task.
  * @throws TypeError when `tasks` is not an array of tasks.
+ * @throws what the tasks it cancelled threw meanwhile (their cleanup failed), after the first
+ * one's error if it failed; a `Failures` when there are several.
  */
 export function awaitFirst<const Ts extends readonly Task<unknown>[]>(tasks: Ts): Operation<ResultOfAny<Ts>>;
 export function awaitFirst<T>(tasks: readonly Task<T>[]): Operation<Result<T>>;

@@ -13,7 +13,11 @@ class CancelOp extends SingleShot<void> implements Waiter {
   }
 
   next(resumed?: unknown): IteratorResult<Instruction, void> {
-    if (resumed !== undefined) return DONE_VOID;
+    if (resumed !== undefined) {
+      // Its cleanup failed: the error is its outcome, and this task consumes it.
+      if (this.target.status === "failed") throw this.target.value;
+      return DONE_VOID;
+    }
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
     const k = currentKernel!;
@@ -47,14 +51,24 @@ class CancelOp extends SingleShot<void> implements Waiter {
  * meanwhile. Cancelling a child that already ended makes its result
  * `Cancelled`. Cancelling consumes the child: no `await` is needed after it.
  *
+ * An error is never lost to a cancellation: if the child fails before it
+ * ends — its cleanup throws, or a task of its subtree does while cancelled —
+ * that error is its outcome, and `cancel` throws it, as it was thrown (a
+ * `Failures` of them all, the first first, when there are several).
+ *
  * @example
  * ```ts
  * const t = B.spawn(function* () { for (;;) yield* B.yieldNow(); });
  * yield* B.cancel(t);
  * (yield* B.awaitTask(t)).ok;   // false: Cancelled
+ *
+ * const w = B.spawn(function* () { try { yield* pump(); } finally { yield* flush(); } });
+ * try { yield* B.cancel(w); } catch (e) { console.error("flush failed", e); }   // what flush threw
  * ```
  * @throws NotAChild when the current task is not the task's parent.
  * @throws TypeError when `task` is not a task.
+ * @throws the error the child failed with while it was cancelled (its cleanup's), or a
+ * `Failures` of several.
  */
 export function cancel(task: Task<unknown>): Operation<void> {
   return new CancelOp(task);

@@ -4,6 +4,7 @@
  * apply to it; the combinator returns only once every one of them has ended.
  */
 import { describe } from "./describe.js";
+import { failureOf } from "./errors.js";
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { Task } from "./kernel/task.js";
@@ -68,30 +69,28 @@ class Combinator extends Supervisor {
   }
 
   protected ended(child: Task): void {
-    if (this.decided !== null) return;
+    if (this.decided !== null || this.stopping) return;
     const decides = this.mode === Mode.All ? hasFailed(child) : this.mode === Mode.Any ? hasResolved(child) : !wasCancelled(child);
     if (!decides) return;
     this.decided = child;
+    if (hasFailed(child)) this.failed.push(child.value);
     this.stop();
   }
 
-  /** The combinator's value once every child has ended (or what it throws). */
+  /**
+   * The combinator's value once every child has ended, or what it throws: the
+   * deciding failure, then what the others threw while cancelled (which a
+   * success does not hide either).
+   */
   outcome(): unknown {
+    if (this.failed.length !== 0) throw failureOf(this.failed);
     const decided = this.decided;
-    switch (this.mode) {
-      case Mode.All:
-        if (decided !== null) throw decided.value;
-        return this.tasks.map(outcomeOf);
-      case Mode.Any:
-        if (decided !== null) return decided.value;
-        throw new AggregateError(
-          this.tasks.map(outcomeOf),
-          `any(): all ${this.tasks.length} operations failed (their errors are in this error's \`errors\`, in order)`,
-        );
-      default:
-        if (hasResolved(decided!)) return decided!.value;
-        throw decided!.value;
-    }
+    if (this.mode === Mode.All) return this.tasks.map(outcomeOf);
+    if (decided !== null) return decided.value;
+    throw new AggregateError(
+      this.tasks.map(outcomeOf),
+      `any(): all ${this.tasks.length} operations failed (their errors are in this error's \`errors\`, in order)`,
+    );
   }
 
   describe(): string {
@@ -110,7 +109,7 @@ function* combine(mode: Mode, operations: readonly Operation<unknown>[]): Genera
     // A spawn hook refused one: the children already started are stopped and awaited.
     c.stop();
     yield* c.supervise();
-    throw error;
+    throw failureOf([error, ...c.failed]);
   }
   yield* c.supervise();
   return c.outcome();
@@ -141,7 +140,8 @@ function checkOperations(operations: unknown, name: string, needsOne: boolean): 
  * ```ts
  * const [user, posts] = yield* B.all([fetchUser(id), fetchPosts(id)]);   // [User, Post[]]
  * ```
- * @throws the first error one of the operations threw (the others were cancelled).
+ * @throws the first error one of the operations threw (the others were cancelled); a
+ * `Failures`, that error first, when others failed while cancelled (their cleanup threw).
  * @throws TypeError when `operations` is not an array of operations (tasks are
  * awaited with `awaitAll`); outside a task.
  * @throws Cancelled when the current task is cancelled meanwhile (after the children ended).
@@ -162,6 +162,8 @@ export function all<const Os extends readonly Operation<unknown>[]>(operations: 
  * const page = yield* B.any([fetchFrom(mirrorA), fetchFrom(mirrorB)]);
  * ```
  * @throws AggregateError when every operation failed.
+ * @throws what an operation cancelled after the first success threw meanwhile (its cleanup
+ * failed); a `Failures` when several did: a success does not hide them.
  * @throws TypeError when `operations` is not an array of operations; outside a task.
  * @throws Cancelled when the current task is cancelled meanwhile (after the children ended).
  */
@@ -178,7 +180,8 @@ export function any<const Os extends readonly Operation<unknown>[]>(operations: 
  * ```ts
  * const reply = yield* B.race([request(conn), failAfter(5000)]);
  * ```
- * @throws the first operation's error, when the first to end failed.
+ * @throws the first operation's error, when the first to end failed; the errors the others
+ * threw while cancelled follow it (a `Failures`), or are thrown alone after a success.
  * @throws RangeError when `operations` is empty.
  * @throws TypeError when `operations` is not an array of operations; outside a task.
  * @throws Cancelled when the current task is cancelled meanwhile (after the children ended).

@@ -1,6 +1,7 @@
 /**
  * A value in a few words, for error messages that say what a function got:
- * `null`, `undefined`, `function name`, `an array of 3`, `an object`,
+ * `null`, `undefined`, `function name` (`async function name`, `async
+ * generator function name`), `an array of 3`, `an object`,
  * `a Map` (the class name), a quoted string, or `number 3` (the type and
  * value of a primitive). A generator object — what calling a generator
  * function returns — says so, since it is the usual mistake where a
@@ -16,16 +17,26 @@
 export function describe(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
-  if (typeof value === "function") return `function ${value.name || "(anonymous)"}`;
+  if (typeof value === "function")
+    return `${isAsyncFunction(value) ? (value instanceof AsyncGeneratorFunction ? "async generator function" : "async function") : "function"} ${value.name || "(anonymous)"}`;
   if (typeof value === "object") {
+    if (typeof (value as AsyncGenerator)[Symbol.asyncIterator] === "function") return "an async generator object";
     if (isGeneratorObject(value)) return GENERATOR_OBJECT;
     if (Array.isArray(value)) return `an array of ${value.length}`;
     const name = (value as object).constructor?.name;
-    return name === undefined || name === "" || name === "Object" ? "an object" : `a ${name}`;
+    return name === undefined || name === "" || name === "Object" ? "an object" : `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
   }
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "symbol") return value.toString();
   return `${typeof value} ${String(value)}`;
+}
+
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as FunctionConstructor;
+const AsyncGeneratorFunction = Object.getPrototypeOf(async function* () {}).constructor as FunctionConstructor;
+
+/** @internal Whether `fn` is an `async` function or an `async function*` (what a task's body must not be). */
+export function isAsyncFunction(fn: unknown): boolean {
+  return fn instanceof AsyncFunction || fn instanceof AsyncGeneratorFunction;
 }
 
 const GENERATOR_OBJECT = "a generator object (the generator function was called: pass the function itself, with its arguments after it)";

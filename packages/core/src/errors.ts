@@ -58,22 +58,47 @@ export class StillHasChildren extends BobbinError {
   readonly children: readonly number[];
   /** How each of those children stood when the task returned. */
   readonly outcomes: readonly ChildOutcome[];
-  /** The errors of the children that had failed, in the order of `outcomes`. */
+  /** The errors of the children that had failed, or failed while they were cancelled, in the order of `outcomes`. */
   readonly errors: readonly unknown[];
+  /** `name#uid` of the task that returned, for the message. */
+  private readonly taskName: string;
 
   constructor(task: TaskName, children: readonly ChildOutcome[]) {
-    const errors = children.filter((c) => c.status === "failed").map((c) => c.error);
-    super(
-      `${task} returned while its children [${children.map(describeOutcome).join(", ")}] were still ` +
-        "alive or unconsumed: await or cancel every child before returning " +
-        "(for background tasks, use orphans() and care())",
-      errors.length === 0 ? undefined : { cause: errors[0] },
-    );
+    const errors = errorsOf(children);
+    super(stillHasChildrenMessage(String(task), children), errors.length === 0 ? undefined : { cause: errors[0] });
+    this.taskName = String(task);
     this.task = task.uid;
     this.children = children.map((c) => c.uid);
     this.outcomes = children;
     this.errors = errors;
   }
+
+  /**
+   * @internal A child still running when the task returned was cancelled, and
+   * its cleanup failed with `error`: it is reported here too (the run has not
+   * settled yet, so nobody has seen this error).
+   */
+  childFailed(uid: number, error: unknown): void {
+    const outcomes = this.outcomes.map((c) => (c.uid === uid ? { ...c, error } : c));
+    const errors = errorsOf(outcomes);
+    const self = this as { outcomes: readonly ChildOutcome[]; errors: readonly unknown[] };
+    self.outcomes = outcomes;
+    self.errors = errors;
+    this.cause = errors[0];
+    this.message = stillHasChildrenMessage(this.taskName, outcomes);
+  }
+}
+
+function errorsOf(children: readonly ChildOutcome[]): unknown[] {
+  return children.filter((c) => c.status === "failed" || (c.status === "pending" && "error" in c)).map((c) => c.error);
+}
+
+function stillHasChildrenMessage(task: string, children: readonly ChildOutcome[]): string {
+  return (
+    `${task} returned while its children [${children.map(describeOutcome).join(", ")}] were still ` +
+    "alive or unconsumed: await or cancel every child before returning " +
+    "(for background tasks, use orphans() and care())"
+  );
 }
 
 /**
@@ -90,12 +115,19 @@ export interface ChildOutcome {
   readonly uid: number;
   /** `"pending"` while it (or its subtree) still ran; otherwise how it ended. */
   readonly status: "pending" | "resolved" | "failed" | "cancelled";
-  /** What it failed with (`"failed"`, `"cancelled"`); absent otherwise. */
+  /**
+   * What it failed with (`"failed"`, `"cancelled"`); for a child still running
+   * (`"pending"`), what it threw when it was then cancelled, if anything.
+   */
   readonly error?: unknown;
 }
 
 function describeOutcome(child: ChildOutcome): string {
-  if (child.status === "pending") return `${child.task} (still running)`;
+  if (child.status === "pending") {
+    return "error" in child
+      ? `${child.task} (still running, then failed while cancelled: ${describeError(child.error)})`
+      : `${child.task} (still running)`;
+  }
   if (child.status === "failed") return `${child.task} (failed: ${describeError(child.error)})`;
   return `${child.task} (${child.status}, not awaited)`;
 }
@@ -345,6 +377,54 @@ export class EventOverflow extends BobbinError {
         "read it sooner, or give B.on a larger capacity",
     );
   }
+}
+
+/**
+ * Several errors that one outcome must report, the first failure first: a
+ * group's (or `all`'s) first failure and the errors its other tasks threw
+ * while they were cancelled; a task's own error and those of its children's
+ * cleanup; a `protect` body's error and its `finally`'s. One error alone is
+ * always reported as itself, never wrapped. A `Failures` never holds another
+ * (their errors are listed in its place) nor the same error twice.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   yield* B.group(function* (g) { g.spawn(writer); g.spawn(reader); });
+ * } catch (e) {
+ *   for (const error of e instanceof B.Failures ? e.errors : [e]) console.error(error);
+ * }
+ * ```
+ * @throws never.
+ */
+export class Failures extends BobbinError {
+  /** The errors, the first failure first (also the `cause`). */
+  readonly errors: readonly unknown[];
+
+  constructor(errors: readonly unknown[]) {
+    const flat = flatten(errors);
+    super(`${flat.length} errors, the first first: ${flat.map(describeError).join("; ")}`, { cause: flat[0] });
+    this.errors = flat;
+  }
+}
+
+function flatten(errors: readonly unknown[]): unknown[] {
+  const flat: unknown[] = [];
+  for (const error of errors) {
+    for (const e of error instanceof Failures ? error.errors : [error]) if (!flat.includes(e)) flat.push(e);
+  }
+  return flat;
+}
+
+/**
+ * @internal What an outcome with these errors throws: the error itself when
+ * there is one (a `Failures` included), a {@link Failures} of them all
+ * (flattened) when there are several. `errors` must not be empty.
+ */
+export function failureOf(errors: readonly unknown[]): unknown {
+  if (errors.length === 1) return errors[0];
+  const flat = flatten(errors);
+  return flat.length === 1 ? flat[0] : new Failures(flat);
 }
 
 /** @internal A thrown value in a few words, for messages. */

@@ -118,6 +118,15 @@ class Once<T extends unknown[]> extends SelectCase<T, OnceWaiter> {
   withdraw(waiter: OnceWaiter): void {
     waiter.stop();
   }
+
+  override describe(): string {
+    return `once ${describeEvent(this.source, this.event)}`;
+  }
+}
+
+/** An event of a source, in words, for dumps: `"listening" of a Server`. */
+function describeEvent(source: EventSource, event: string | symbol): string {
+  return `${typeof event === "symbol" ? event.toString() : JSON.stringify(event)} of ${describe(source)}`;
 }
 
 /**
@@ -283,6 +292,11 @@ export class EventStream<T extends unknown[] = unknown[]> implements Disposable 
     else this.buffer.push(args);
   }
 
+  /** @internal Its event and source, in words (for dumps). */
+  describeEvent(): string {
+    return describeEvent(this.source, this.event);
+  }
+
   /** @internal The stream stops listening; the waiting readers (the buffer is empty) learn how it ended. */
   private end(error: unknown): void {
     if (!this.listening) return;
@@ -311,6 +325,10 @@ class Next<T extends unknown[]> extends SelectCase<Received<T>, Reader> {
 
   withdraw(reader: Reader): void {
     this.stream.withdraw(reader);
+  }
+
+  override describe(): string {
+    return `next ${this.stream.describeEvent()}`;
   }
 }
 

@@ -47,13 +47,14 @@ function* spawnEach<T, R>(
  * Runs `fn(item, index)` for every item, each in a task of a group, at most
  * `concurrency` at once (the others wait their turn, in order), and returns
  * once all have ended. The first failure cancels the rest (waiting items never
- * start) and is thrown.
+ * start) and is thrown (with the errors of the items that failed while
+ * cancelled, in a `Failures`, when there are any).
  *
  * @example
  * ```ts
  * yield* B.forEach(urls, function* (url) { yield* crawl(url); }, { concurrency: 8 });
  * ```
- * @throws the first error of `fn`.
+ * @throws the first error of `fn` (a `Failures`, that error first, when items also failed while cancelled).
  * @throws RangeError when `concurrency` is not an integer ≥ 1 or `Infinity`.
  * @throws TypeError when `items` is not iterable or `fn` not a generator function; outside a task.
  * @throws Cancelled when the current task is cancelled (after every task ended).
@@ -74,7 +75,7 @@ export function* forEach<T>(
  * ```ts
  * const sizes = yield* B.map(files, function* (path) { return (yield* stat(path)).size; }, { concurrency: 4 });
  * ```
- * @throws the first error of `fn`.
+ * @throws the first error of `fn` (a `Failures`, that error first, when items also failed while cancelled).
  * @throws RangeError when `concurrency` is not an integer ≥ 1 or `Infinity`.
  * @throws TypeError when `items` is not iterable or `fn` not a generator function; outside a task.
  * @throws Cancelled when the current task is cancelled (after every task ended).

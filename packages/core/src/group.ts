@@ -8,6 +8,7 @@
  * so that a failure elsewhere in the group can cancel it like any other.
  */
 import { describe, isGeneratorObject } from "./describe.js";
+import { failureOf } from "./errors.js";
 import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
@@ -50,12 +51,9 @@ export interface GroupOptions {
  */
 export type GroupSpawnOptions = Omit<SpawnOptions, "orphans">;
 
-const NO_FAILURE = Symbol("no failure");
-
 /** The supervisor of a group: its body, its tasks, and the tasks waiting for a place under the limit. */
 class Crew extends Supervisor {
   body: Task | null = null;
-  failure: unknown = NO_FAILURE;
   /** Tasks of the group that have started (or been adopted to be cancelled) and not ended; the body excluded. */
   running = 0;
   /** Tasks made but not started: the limit was reached. */
@@ -100,8 +98,8 @@ class Crew extends Supervisor {
 
   protected ended(child: Task): void {
     if (child !== this.body) this.running--;
-    if (hasFailed(child) && this.failure === NO_FAILURE) {
-      this.failure = child.value;
+    if (hasFailed(child) && !this.stopping) {
+      this.failed.push(child.value);
       this.stop();
     }
     while (this.running < this.limit && !this.waiting.isEmpty()) this.enter(this.waiting.shift()!);
@@ -221,7 +219,7 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
   const crew = new Crew(currentKernel!, owner, checkLimit(options.limit, "group({ limit })"));
   crew.startBody(options, body, new Group(crew));
   yield* crew.supervise();
-  if (crew.failure !== NO_FAILURE) throw crew.failure;
+  if (crew.failed.length !== 0) throw failureOf(crew.failed);
   return outcomeOf(crew.body!) as T;
 }
 
@@ -229,10 +227,12 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
  * Runs `body(g)` as a child task and returns its value once it and every
  * task spawned into `g` have ended (Trio's nursery). The first failure — of
  * the body or of a task — cancels all the others (waiting ones never start),
- * waits for their cleanup, and is thrown. `g.cancel()` cancels the group's
- * tasks in one wave. With `{ limit: n }`, at most `n` tasks of the group run
- * at once. Cancelling the caller cancels the whole group, which it still
- * awaits before `Cancelled` reaches it.
+ * waits for their cleanup, and is thrown; a task that fails meanwhile (its
+ * cleanup threw) is not forgotten: the group then throws a `Failures` of
+ * every failure, the first first. `g.cancel()` cancels the group's tasks in
+ * one wave. With `{ limit: n }`, at most `n` tasks of the group run at once.
+ * Cancelling the caller cancels the whole group, which it still awaits before
+ * `Cancelled` reaches it (or the errors its tasks' cleanup threw, in its place).
  *
  * The body runs in its own task: tasks the caller spawned itself are not its
  * children (it cannot await them), and resources it needs are given with
@@ -245,7 +245,8 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
  *   for (const url of urls) g.spawn(function* () { pages.set(url, yield* fetchPage(url)); });
  * });
  * ```
- * @throws the first error of the body or of a task of the group.
+ * @throws the first error of the body or of a task of the group; a `Failures`
+ * of every failure, the first first, when tasks also failed while cancelled.
  * @throws RangeError when `limit` is not an integer ≥ 1 or `Infinity`.
  * @throws TypeError outside a task, when `body` is not a generator function,
  * or for bad options.

@@ -16,6 +16,7 @@
  */
 
 export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
+export { type Bridge, BridgeClosed, bridge } from "./bridge.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
 export { registerInterrupter } from "./deadlock/cycles.js";
@@ -36,6 +37,7 @@ export {
   Deadlock,
   DomainUnresponsive,
   EventOverflow,
+  Failures,
   InternalError,
   NoDomainAvailable,
   NoSelectProvided,
@@ -55,7 +57,7 @@ export type { SchedulingPolicy } from "./kernel/policy.js";
 export type { RandomSource } from "./kernel/random.js";
 export { Task, type TaskStatus } from "./kernel/task.js";
 export type { Tracer } from "./kernel/trace.js";
-export { type Ending, type ExitHook, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
+export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
 export { TaskLocal } from "./local.js";
 export { done, type Instruction, type Operation, type TaskBody } from "./operation.js";
 export { care, drain, get, Orphans, orphans, take } from "./orphans.js";

@@ -17,11 +17,32 @@ import type { Orphans } from "./orphans.js";
 export interface SpawnOptions {
   /** Put the task in this collector, to be found again with `care`. */
   readonly orphans?: Orphans<unknown>;
-  /** Resources to move to the child (interpreted by spawn hooks, e.g. `@bobbin/sync`'s Ownership). */
+  /**
+   * Resources to move to the child: values marked {@link givable} (`@bobbin/sync`'s
+   * `Resource`), which the spawn hook of the package that made them moves.
+   */
   readonly give?: readonly unknown[];
   /** The task's name in errors and diagnostics (default: the body function's name). */
   readonly name?: string;
 }
+
+/**
+ * The mark of the values `spawn({ give })` moves to the child: a package
+ * whose values belong to one task at a time (`@bobbin/sync`'s `Resource`)
+ * gives them this property, set to `true`, and moves them in a spawn hook.
+ * Core refuses any other value in `give`, so that a value nothing would move
+ * is an error rather than silently left behind.
+ *
+ * @example
+ * ```ts
+ * class Lease { readonly [B.givable] = true; }
+ * B.onSpawn((child, parent, options) => { for (const r of options?.give ?? []) if (r instanceof Lease) moveLease(r, child); });
+ * B.spawn({ give: [lease] }, worker);
+ * ```
+ * @throws never: it is a symbol (`Symbol.for("@bobbin/core.givable")`, the
+ * same in every copy of the package).
+ */
+export const givable: unique symbol = Symbol.for("@bobbin/core.givable");
 
 /**
  * How a task ended, as exit hooks see it.
@@ -51,6 +72,9 @@ export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | unde
 /**
  * Runs when a task and its subtree have ended. Returning (or throwing) an
  * error vetoes a normal ending: the task fails with it and so does the run.
+ * After a failure or a cancellation, an error it returns (a finaliser's, say)
+ * is not lost either: it joins the task's outcome (a cancelled task fails
+ * with it; a failed one reports it after its own error, in a `Failures`).
  *
  * @example
  * ```ts
@@ -79,8 +103,9 @@ export function onSpawn(hook: SpawnHook): () => void {
 }
 
 /**
- * Registers a hook run for every task of this thread when it has ended.
- * Returns a function that removes it.
+ * Registers a hook run for every task of this thread when it has ended
+ * (see {@link ExitHook} for what an error it returns does). Returns a
+ * function that removes it.
  *
  * @example
  * ```ts

@@ -2,14 +2,14 @@
  * `spawn` (Miou's `async`, formerly `call_cc`): a child task on the current domain.
  */
 
-import { describe, isGeneratorObject } from "./describe.js";
+import { describe, isAsyncFunction, isGeneratorObject } from "./describe.js";
 import { currentTask, kernelOf } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { registerGenerator } from "./kernel/names.js";
 import { F, type Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
-import { type SpawnOptions, spawnHooks } from "./lifecycle.js";
+import { givable, type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
 
@@ -122,8 +122,9 @@ export function startFiber(fn: unknown, args: readonly unknown[], caller: string
   if (typeof fn !== "function") {
     throw new TypeError(`${caller} expects a generator function (function* () { … }), got ${describe(fn)}`);
   }
+  checkNotAsync(fn, caller);
   const gen = args.length === 0 ? fn() : fn(...args);
-  if (gen === null || typeof gen !== "object" || typeof gen.next !== "function" || typeof gen.throw !== "function") {
+  if (!isGeneratorObject(gen) || typeof gen[Symbol.asyncIterator] === "function") {
     throw new TypeError(
       `${caller} expects a generator function: ${fn.name || "the function"} returned ${describe(gen)}; ` +
         "write it as function* () { … } and use yield* for operations",
@@ -131,6 +132,19 @@ export function startFiber(fn: unknown, args: readonly unknown[], caller: string
   }
   registerGenerator(gen, fn.name || "anonymous");
   return asGenerator(gen as Generator<Instruction, unknown, unknown>);
+}
+
+/**
+ * @internal Refuses an `async` function or `async function*` where a task's
+ * body belongs: its `await`s would run outside the scheduler.
+ * @throws TypeError naming the rule.
+ */
+export function checkNotAsync(fn: unknown, caller: string): void {
+  if (!isAsyncFunction(fn)) return;
+  throw new TypeError(
+    `${caller} expects a generator function (function* () { … }), got ${describe(fn)}: a task's body is a plain generator ` +
+      "function whose operations run with yield*, never an async one; wait for a Promise in it with yield* B.promise(() => promise)",
+  );
 }
 
 /**
@@ -145,10 +159,26 @@ export function checkSpawnOptions(options: unknown, caller: string): SpawnOption
   if (orphans !== undefined && !(orphans instanceof Orphans)) {
     throw new TypeError(`${caller}({ orphans }) expects a collector made by B.orphans(), got ${describe(orphans)}`);
   }
-  if (give !== undefined && !Array.isArray(give))
-    throw new TypeError(`${caller}({ give }) expects an array of resources, got ${describe(give)}`);
+  if (give !== undefined) checkGive(give, caller);
   if (name !== undefined && (typeof name !== "string" || name.length === 0)) {
     throw new TypeError(`${caller}({ name }) expects a non-empty string, got ${describe(name)}`);
   }
   return options as SpawnOptions;
+}
+
+/**
+ * Every element of `give` must be a value made to move between tasks
+ * ({@link givable}); the package that made it moves it (sync's spawn hook
+ * also checks that the spawner owns it).
+ */
+function checkGive(give: unknown, caller: string): void {
+  if (!Array.isArray(give)) throw new TypeError(`${caller}({ give }) expects an array of resources, got ${describe(give)}`);
+  for (let i = 0; i < give.length; i++) {
+    const r: unknown = give[i];
+    if (r !== null && typeof r === "object" && (r as { [givable]?: unknown })[givable] === true) continue;
+    throw new TypeError(
+      `${caller}({ give }) takes resources to move to the child (made by @bobbin/sync's Ownership.create, or marked B.givable), ` +
+        `got ${describe(r)} at index ${i}: pass other values as arguments`,
+    );
+  }
 }

@@ -13,7 +13,13 @@
  * Children are consumed as they are added (their outcome belongs to the
  * supervisor), so each leaves the tree as soon as it ends and a long-lived
  * group does not accumulate ended tasks.
+ *
+ * No failure is lost: the one that stops a supervision early (a subclass
+ * records it) and every child that fails while the others are being stopped
+ * (its cleanup threw, most often) are kept in `failed`, first failure first,
+ * and reported together (see `failureOf`).
  */
+import { Cancelled, failureOf } from "./errors.js";
 import type { Kernel } from "./kernel/kernel.js";
 import { F, State, type Task } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
@@ -30,6 +36,8 @@ export abstract class Supervisor extends SingleShot<void> {
   protected stopping = false;
   /** Whether the owner is parked here (the live children are then joined). */
   private parked = false;
+  /** The failures to report, first failure first (see the file comment). */
+  readonly failed: unknown[] = [];
 
   constructor(
     readonly k: Kernel,
@@ -38,7 +46,10 @@ export abstract class Supervisor extends SingleShot<void> {
     super();
   }
 
-  /** What the end of `child` means; it has left `live` already. */
+  /**
+   * What the end of `child` means; it has left `live` already, and if it
+   * failed while stopping, its error is in `failed` already.
+   */
   protected abstract ended(child: Task): void;
 
   /** Says what the owner waits on, in words (for diagnostics). */
@@ -76,7 +87,9 @@ export abstract class Supervisor extends SingleShot<void> {
 
   /**
    * Waits, as the owner, until every child has ended. An error thrown into
-   * the wait stops the children; it is rethrown once they have all ended.
+   * the wait stops the children; it is rethrown once they have all ended,
+   * with their failures after it (a `Cancelled` gives way to them, as a
+   * cancelled task's does to what its cleanup throws).
    */
   *supervise(): Generator<Instruction, void, unknown> {
     let interruption: unknown = NOT_INTERRUPTED;
@@ -89,7 +102,16 @@ export abstract class Supervisor extends SingleShot<void> {
         this.stop();
       }
     }
-    if (interruption !== NOT_INTERRUPTED) throw interruption;
+    if (interruption === NOT_INTERRUPTED) return;
+    if (this.failed.length === 0) throw interruption;
+    throw failureOf(interruption instanceof Cancelled ? this.failed : [interruption, ...this.failed]);
+  }
+
+  /** A child's end is handled: it leaves `live`; failing while stopping, it is recorded. */
+  private handleEnd(child: Task): void {
+    this.live.delete(child);
+    if (this.stopping && hasFailed(child)) this.failed.push(child.value);
+    this.ended(child);
   }
 
   /** @internal One wait of the owner: parks it until the last live child ends. */
@@ -98,10 +120,7 @@ export abstract class Supervisor extends SingleShot<void> {
     // Children that ended while the owner was not parked here (after an
     // interruption) were not joined: their ends are handled now.
     for (const child of this.live) {
-      if ((child.flags & F.STATE) !== State.Pending) {
-        this.live.delete(child);
-        this.ended(child);
-      }
+      if ((child.flags & F.STATE) !== State.Pending) this.handleEnd(child);
     }
     if (this.live.size === 0) {
       this.over = true;
@@ -116,8 +135,7 @@ export abstract class Supervisor extends SingleShot<void> {
 
   /** @internal The kernel: a joined child has ended. */
   childEnded(k: Kernel, _owner: Task, child: Task): void {
-    this.live.delete(child);
-    this.ended(child);
+    this.handleEnd(child);
     if (this.live.size !== 0) return;
     this.parked = false;
     this.over = true;

@@ -9,7 +9,6 @@
  * wake-ups made outside the run loop.
  */
 import { heldWaitParked } from "./deadlock/report.js";
-import { describe } from "./describe.js";
 import { currentKernel, currentTask } from "./kernel/current.js";
 import type { Kernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
@@ -154,9 +153,9 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     this.leave();
   }
 
-  /** What the task waits on, in words (for dumps); override it to say more ("lock Mutex#3 held by main#1"). */
+  /** What the task waits on, in words (for dumps); override it to say it ("lock Mutex#3 held by main#1"). */
   describe(): string {
-    return describe(this);
+    return `an operation of class ${this.constructor.name} (its describe() does not say what it waits on)`;
   }
 
   /**

@@ -14,8 +14,9 @@ describe("spawn and exit hooks", () => {
     removers.push(B.onSpawn((child, parent, options) => spawned.push([child.uid, parent.uid, options?.give])));
     removers.push(B.onExit((task, ending) => void ended.push([task.uid, ending])));
     let uids: number[] = [];
+    const resource = { [B.givable]: true as const };
     await B.run(function* () {
-      const a = B.spawn({ give: ["r"] }, function* () {});
+      const a = B.spawn({ give: [resource] }, function* () {});
       const b = B.spawn(function* () {
         throw new Error("x");
       });
@@ -32,7 +33,7 @@ describe("spawn and exit hooks", () => {
       [uids[2], uids[0]],
       [uids[3], uids[0]],
     ]);
-    expect(spawned[0]![2]).toEqual(["r"]);
+    expect(spawned[0]![2]).toEqual([resource]);
     expect(ended).toEqual([
       [uids[1], "resolved"],
       [uids[2], "failed"],

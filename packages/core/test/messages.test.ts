@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
-import { caught, errorOf, settle } from "./support/helpers.js";
+import { caught, errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 function* body(): Generator<B.Instruction, number, unknown> {
   return 1;
@@ -79,5 +79,119 @@ describe("an operation outside a task", () => {
     expect(thrown(() => B.self("Queue.push()")).message).toBe(
       "Queue.push() must be called from inside a task: start one with B.run(function* () { … })",
     );
+  });
+});
+
+describe("an async function where a generator function belongs", () => {
+  const rule =
+    /a task's body is a plain generator function whose operations run with yield\*, never an async one; wait for a Promise in it with yield\* B\.promise/;
+
+  it("spawn, group, protect and g.spawn name the rule, and what they got", async () => {
+    const messages = await B.run(function* () {
+      return [
+        thrown(() => B.spawn(async function* fetchAll() {} as never)).message,
+        thrown(() => B.spawn(async function load() {} as never)).message,
+        ((yield* caught(B.group(async function* body() {} as never))) as Error).message,
+        ((yield* caught(B.protect({}, async function* guarded() {} as never))) as Error).message,
+        (
+          (yield* caught(
+            B.group(function* (g) {
+              g.spawn(async function* worker() {} as never);
+            }),
+          )) as Error
+        ).message,
+      ];
+    });
+    expect(messages[0]).toMatch(/^spawn expects a generator function \(function\* \(\) \{ … \}\), got async generator function fetchAll: /);
+    expect(messages[1]).toMatch(/got async function load: /);
+    for (const message of messages) {
+      expect(message).toMatch(rule);
+      expect(message).not.toContain("is not iterable");
+    }
+  });
+
+  it("run and defineTask say so at once", () => {
+    expect(thrown(() => B.run(async function* main() {} as never)).message).toMatch(rule);
+    expect(thrown(() => B.defineTask(import.meta.url, "asyncTask", async function* () {} as never)).message).toMatch(rule);
+  });
+
+  it("a function that returns an async generator object is named as such", async () => {
+    const message = await B.run(function* () {
+      return thrown(() => B.spawn((() => (async function* () {})()) as never)).message;
+    });
+    expect(message).toMatch(/returned an async generator object; write it as function\* \(\) \{ … \}/);
+  });
+});
+
+describe("values in messages", () => {
+  it('describe quotes a string, so that "1" is never read as the number 1', () => {
+    expect(B.describe("1")).toBe('"1"');
+    expect(B.describe(1)).toBe("number 1");
+  });
+
+  it("a policy that returns a string index, a bare yield of a string, a pin and a url given as strings say they got strings", async () => {
+    const policy: B.SchedulingPolicy = { pick: () => "1" as never };
+    const pick = errorOf(
+      await settle(
+        function* () {
+          yield* B.awaitAll([B.spawn(yieldTimes, 1), B.spawn(yieldTimes, 1)]);
+        },
+        { policy },
+      ),
+    ) as B.CallbackFailed;
+    expect((pick.cause as Error).message).toBe('pick returned "1" for 2 ready tasks: return an index in [0, 2)');
+
+    const bare = await B.run(function* named() {
+      try {
+        yield "1" as never;
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "no error";
+    });
+    expect(bare).toMatch(/^named#1 yielded "1" to the scheduler/);
+
+    const task = B.defineTask(import.meta.url, "pinned", function* () {});
+    const pin = await B.run(
+      function* () {
+        return thrown(() => B.call({ pin: "1" as never }, task)).message;
+      },
+      { domains: 1, simulateDomains: true },
+    );
+    expect(pin).toMatch(/got "1"$/);
+
+    expect(thrown(() => B.defineTask("fib.ts", "fib", function* () {})).message).toMatch(/got "fib\.ts"$/);
+  });
+});
+
+describe("spawn({ give })", () => {
+  it("refuses what no package can move, whatever other packages did: core checks every element", async () => {
+    const messages = await B.run(function* () {
+      return [
+        thrown(() => B.spawn({ give: [{}] }, function* () {})).message,
+        thrown(() => B.spawn({ give: [42] }, function* () {})).message,
+        ((yield* caught(B.group({ give: [null] }, function* () {}))) as Error).message,
+      ];
+    });
+    const rule = "takes resources to move to the child (made by @bobbin/sync's Ownership.create, or marked B.givable), got";
+    expect(messages).toEqual([
+      `spawn({ give }) ${rule} an object at index 0: pass other values as arguments`,
+      `spawn({ give }) ${rule} number 42 at index 0: pass other values as arguments`,
+      `group({ give }) ${rule} null at index 0: pass other values as arguments`,
+    ]);
+  });
+
+  it("takes a value marked with B.givable; spawn hooks see it", async () => {
+    const resource = { [B.givable]: true as const };
+    const seen: unknown[] = [];
+    const off = B.onSpawn((_child, _parent, options) => seen.push(...(options?.give ?? [])));
+    try {
+      await B.run(function* () {
+        yield* B.awaitExn(B.spawn({ give: [resource] }, function* () {}));
+      });
+    } finally {
+      off();
+    }
+    expect(seen).toEqual([resource]);
   });
 });

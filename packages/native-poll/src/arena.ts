@@ -149,15 +149,15 @@ export class ArenaPool {
   constructor(options: ArenaPoolOptions = {}) {
     const slotSize = options.slotSize ?? 16384;
     if (!Number.isInteger(slotSize) || slotSize < 1 || slotSize > 64 * 1024 * 1024) {
-      throw new RangeError(`new ArenaPool({ slotSize }): an integer in 1 … 67108864 bytes, got ${slotSize}`);
+      throw new RangeError(`new ArenaPool({ slotSize }): an integer in 1 … 67108864 bytes, got ${B.describe(slotSize)}`);
     }
     const maxBytes = options.maxBytes ?? Infinity;
     if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes <= 0) {
-      throw new RangeError(`new ArenaPool({ maxBytes }): a number of bytes > 0, got ${String(maxBytes)}`);
+      throw new RangeError(`new ArenaPool({ maxBytes }): a number of bytes > 0, got ${B.describe(maxBytes)}`);
     }
     const memory = options.memory ?? "auto";
     const mode = memory === "auto" ? 0 : memory === "mmap" ? 1 : memory === "js" ? 2 : -1;
-    if (mode < 0) throw new RangeError(`new ArenaPool({ memory }): "auto", "mmap" or "js", got ${String(memory)}`);
+    if (mode < 0) throw new RangeError(`new ArenaPool({ memory }): "auto", "mmap" or "js", got ${B.describe(memory)}`);
     const native = loadAddon();
     // The cap counts whole arenas, sized as the addon sizes them.
     const stride = strideFor(slotSize);

@@ -1,5 +1,6 @@
 /** System errors in Node's shape, from the negative errno results of the raw system calls. */
 import { getSystemErrorName } from "node:util";
+import { describe } from "@bobbin/core";
 
 /**
  * The name of a negative errno result, as Node writes it (`-11` → `"EAGAIN"`).
@@ -12,7 +13,7 @@ import { getSystemErrorName } from "node:util";
  * @throws RangeError when `rc` is not a negative integer.
  */
 export function errnoName(rc: number): string {
-  if (!Number.isInteger(rc) || rc >= 0) throw new RangeError(`errnoName(rc): rc must be a negative errno, got ${rc}`);
+  if (!Number.isInteger(rc) || rc >= 0) throw new RangeError(`errnoName(rc): rc must be a negative errno, got ${describe(rc)}`);
   try {
     return getSystemErrorName(rc);
   } catch {

@@ -5,7 +5,7 @@
  * is called once per batch; the wrapper then calls your handler once per live
  * event.
  */
-
+import { describe } from "@bobbin/core";
 import { errnoException } from "./errno.js";
 import { loadAddon, type NativePollerHandle } from "./load.js";
 import type { PollerStats } from "./poller-stats.js";
@@ -138,7 +138,7 @@ const SEND_INTS = 4;
 function byteCount(value: number | undefined, name: string): number {
   const n = value ?? 0;
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 30) {
-    throw new RangeError(`new Poller(handler, { ${name} }): ${name} must be an integer in 0 … 2^30 bytes, got ${n}`);
+    throw new RangeError(`new Poller(handler, { ${name} }): ${name} must be an integer in 0 … 2^30 bytes, got ${describe(n)}`);
   }
   return n;
 }
@@ -229,7 +229,7 @@ export class Poller implements Disposable {
     if (typeof handler !== "function") throw new TypeError("new Poller(handler): handler must be a function (fd, events, token) => void");
     const size = options.batchSize ?? 1024;
     if (!Number.isInteger(size) || size < 1 || size > 1_000_000) {
-      throw new RangeError(`new Poller(handler, { batchSize }): batchSize must be an integer in 1 … 1000000, got ${size}`);
+      throw new RangeError(`new Poller(handler, { batchSize }): batchSize must be an integer in 1 … 1000000, got ${describe(size)}`);
     }
     const ahead = byteCount(options.readAhead, "readAhead");
     const staging = byteCount(options.sendStaging, "sendStaging");
@@ -331,7 +331,7 @@ export class Poller implements Disposable {
   add(fd: number, interest: number, mode: PollMode = "edge"): number {
     const m = MODES[mode];
     if (m === undefined)
-      throw new RangeError(`poller.add(fd, interest, mode): mode must be "edge", "level" or "oneshot", got ${String(mode)}`);
+      throw new RangeError(`poller.add(fd, interest, mode): mode must be "edge", "level" or "oneshot", got ${describe(mode)}`);
     const gen = this.live("add").add(fd, interest, m);
     if (gen < 0) throw errnoException(gen, "epoll_ctl", `(add fd ${fd})`);
     if (fd >= this.gens.length) this.grow(fd);
@@ -480,7 +480,8 @@ export class Poller implements Disposable {
    * @throws RangeError when `timeoutMs` is not an integer ≥ -1.
    */
   poll(timeoutMs = 0): number {
-    if (!Number.isInteger(timeoutMs) || timeoutMs < -1) throw new RangeError(`poller.poll(timeoutMs): an integer ≥ -1, got ${timeoutMs}`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < -1)
+      throw new RangeError(`poller.poll(timeoutMs): an integer ≥ -1, got ${describe(timeoutMs)}`);
     if (this.dispatching) {
       throw new Error(
         "poller.poll() was called from inside the poller's handler: the batch being handled would be overwritten; poll after the handler returns",

@@ -16,6 +16,7 @@
  * or `SlotNotAllocated` otherwise.
  */
 import { constants as osConstants } from "node:os";
+import { describe } from "@bobbin/core";
 import type { Address, SocketKind } from "@bobbin/unix";
 import { loadAddon, type NativeAddressOut, type NativeSyscalls } from "./load.js";
 
@@ -70,7 +71,7 @@ export function familyOf(kind: SocketKind): number {
     case "unix":
       return 1;
     default:
-      throw new TypeError(`socket(kind): kind must be "tcp4", "tcp6", "udp4", "udp6" or "unix", got ${String(kind)}`);
+      throw new TypeError(`socket(kind): kind must be "tcp4", "tcp6", "udp4", "udp6" or "unix", got ${describe(kind)}`);
   }
 }
 
@@ -295,7 +296,7 @@ export function sendto(fd: number, buf: ArrayBufferView, off: number, len: numbe
  */
 export function shutdown(fd: number, how: "receive" | "send" | "both"): number {
   const h = how === "receive" ? 0 : how === "send" ? 1 : how === "both" ? 2 : -1;
-  if (h < 0) throw new TypeError(`shutdown(fd, how): how must be "receive", "send" or "both", got ${String(how)}`);
+  if (h < 0) throw new TypeError(`shutdown(fd, how): how must be "receive", "send" or "both", got ${describe(how)}`);
   return native().shutdown(fd, h);
 }
 

@@ -7,6 +7,7 @@
  * that the public surface is enough to write it.
  */
 import * as B from "@bobbin/core";
+import * as H from "@bobbin/http";
 import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
 import { loadNative, type NativeInfo, type Address as RawAddress, syscalls } from "@bobbin/native-poll/backend";
 import { type Build, CheckFailed, check, type LinkOptions, replay, Sim, SimDeadlock, simulated, type Trace } from "@bobbin/sim";
@@ -172,4 +173,34 @@ export async function simulate(): Promise<string> {
     { backend: simulated({ seed: 1 }) },
   );
   return `${results.length} ${trace.length} ${sim.repro}`;
+}
+
+/** An HTTP service as @bobbin/http's README shows it: a JSON store behind a deadline and a limit, and a proxy through fetch. */
+export function* httpService(port: number, upstream: string): Generator<B.Instruction, void, unknown> {
+  const items = new Map<string, { readonly name: string }>();
+  const options: H.ServeOptions = {
+    port,
+    deadline: 5,
+    limit: 100,
+    grace: 2,
+    bodyLimit: 64 * 1024,
+    onError: (error, req) => console.error(req.url, error),
+  };
+  yield* H.serve(options, function* (req: H.Request, res: H.Response) {
+    const id = req.url?.slice("/items/".length) ?? "";
+    if (req.method === "PUT") {
+      items.set(id, yield* req.json<{ name: string }>());
+      yield* res.send(null, { status: 204 });
+    } else if (req.url === "/upstream") {
+      using answer: H.FetchResponse = yield* H.fetch(upstream, { timeout: 2 });
+      yield* res.send(yield* answer.bytes(), {
+        status: answer.status,
+        headers: { "content-type": answer.headers.get("content-type") ?? "text/plain" },
+      });
+    } else {
+      const item = items.get(id);
+      if (item === undefined) throw new H.HttpError(404, `no item ${id}`);
+      yield* res.send(item);
+    }
+  });
 }

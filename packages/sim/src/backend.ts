@@ -12,6 +12,7 @@ import * as B from "@bobbin/core";
 import type { Address, Backend, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { type DeadlineHandle, ReadOp } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
+import { realSetImmediate } from "./globals.js";
 import type { Host } from "./host.js";
 import { AcceptOp, ConnectOp, InstantOp, RecvOp, SendtoOp, SleepOp, WriteOp } from "./ops.js";
 import { SimSocket, WorldSockets } from "./socket.js";
@@ -47,21 +48,42 @@ export class SimBackend implements Backend {
 
   select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
     const world = this.world;
-    // What is due now happens; when every task waits, pending name lookups
-    // are answered, or else the clock moves to the next event. What happens
-    // wakes tasks directly.
-    let moved = world.fireDue();
-    if (!moved && block) moved = world.answerLookups() || world.advance();
+    // What is due now happens; it wakes tasks directly.
+    const moved = world.fireDue();
     const ready = this.takeReady();
     if (!block || ready.length !== 0) return ready;
-    // The scheduler asks again after an answer that woke nobody only while a
+    // The scheduler asks again after an event that woke nobody only while a
     // task waits on a syscall (the world's root does); otherwise a settled
     // Promise brings it back.
     if (moved) return world.rootWaits ? ready : Promise.resolve(ready);
+    // Every task waits. What Node has queued runs first, at this instant:
+    // process.nextTick callbacks and Promise reactions, where Node's streams
+    // (Node's http over toStream) and B.promise deliver what wakes a task.
+    // Only if every task still waits once Node's queues are empty (a turn of
+    // its loop) does the world move on.
+    world.busy();
     return new Promise((resolve) => {
       this.waiting = resolve;
-      world.idle();
+      realSetImmediate(() => this.whenSettled(resolve));
     });
+  }
+
+  /**
+   * Node's queues are empty: unless a task was woken meanwhile, pending name
+   * lookups are answered, or else the clock moves to the next event; with
+   * nothing to come, the world is idle.
+   */
+  private whenSettled(resolve: (signals: B.Signal[]) => void): void {
+    if (this.waiting !== resolve) return;
+    const world = this.world;
+    if (!world.answerLookups() && !world.advance()) {
+      world.idle();
+      return;
+    }
+    // What happened may have woken a task already (interrupt settled the wait).
+    if (this.waiting !== resolve) return;
+    this.waiting = null;
+    resolve(this.takeReady());
   }
 
   interrupt(): void {

@@ -18,8 +18,9 @@
  * plain names: there are no directories (a sync makes the file's name
  * durable as well as its bytes).
  */
+
 import type * as B from "@bobbin/core";
-import { systemError } from "@bobbin/unix/backend";
+import { systemError } from "@bobbin/unix";
 import type { Host } from "./host.js";
 import { drawLatency, type Latency } from "./link.js";
 import type { World } from "./world.js";

@@ -290,6 +290,11 @@ export class World implements Controlled, HostEvents {
     return true;
   }
 
+  /** The backend waits anew for something to happen: an idle check made before is stale. */
+  busy(): void {
+    this.idleCount++;
+  }
+
   /**
    * Nothing in the world is to come, and every task waits. Only something
    * outside the world can wake a task now (a real Promise settling in

@@ -5,7 +5,7 @@
  * and when it is full the oldest is dropped and counted; the next value the
  * subscriber receives says how many it missed just before it (`missed`).
  */
-import type { SelectCase } from "@bobbin/core";
+import { describe, type SelectCase } from "@bobbin/core";
 import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";
 import { ENDED, endReceivers, handToReceiver, Receive, type Waiting } from "./receive.js";
@@ -175,7 +175,9 @@ export class Broadcast<T> {
 
   constructor(capacity: number) {
     if (capacity !== Number.POSITIVE_INFINITY && !(Number.isInteger(capacity) && capacity >= 1)) {
-      throw new RangeError(`Broadcast(capacity) expects an integer ≥ 1 (values kept per subscriber) or Infinity, got ${String(capacity)}`);
+      throw new RangeError(
+        `Broadcast(capacity) expects an integer ≥ 1 (values kept per subscriber) or Infinity, got ${describe(capacity)}`,
+      );
     }
     this.capacity = capacity;
   }

@@ -7,7 +7,7 @@
  * Invariants: receivers wait only while the buffer is empty, and senders only
  * while it is full (for a rendezvous channel: always, until a receiver comes).
  */
-import { type Choice, type Received, SelectCase } from "@bobbin/core";
+import { type Choice, describe, type Received, SelectCase } from "@bobbin/core";
 import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";
 import { ENDED, endReceivers, handToReceiver, Receive, Waiting } from "./receive.js";
@@ -94,7 +94,7 @@ export class Channel<T> {
   constructor(capacity = 0) {
     if (capacity !== Number.POSITIVE_INFINITY && !(Number.isInteger(capacity) && capacity >= 0)) {
       throw new RangeError(
-        `Channel(capacity) expects an integer ≥ 0 (0: every send waits for a receiver) or Infinity, got ${String(capacity)}`,
+        `Channel(capacity) expects an integer ≥ 0 (0: every send waits for a receiver) or Infinity, got ${describe(capacity)}`,
       );
     }
     this.capacity = capacity;

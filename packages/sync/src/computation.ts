@@ -8,7 +8,7 @@
 import { done, type Instruction, type Operation, type Result, self, type Task, Trigger } from "@bobbin/core";
 import { type Body, callBody, checkBody, isCancellationOf } from "./call.js";
 import { keepLocal } from "./shared/portable.js";
-import { WaitOp } from "./waiters.js";
+import { nextSerial, WaitOp } from "./waiters.js";
 
 /**
  * The outcome of a computation that was cancelled (Miou's `Cancelled of exn`):
@@ -59,6 +59,10 @@ class AwaitWait<T, R> extends WaitOp<R> implements Signallable {
 
   protected leave(): void {
     this.computation.forget(this);
+  }
+
+  override describe(): string {
+    return `await ${this.computation}`;
   }
 }
 
@@ -124,6 +128,8 @@ export class Computation<T> {
   private outcome: Result<T> | null = null;
   /** The triggers to signal on completion, oldest first; null once completed. */
   private triggers: Set<Signallable> | null = new Set();
+  /** Names it in diagnostics. */
+  private readonly serial = nextSerial();
 
   /**
    * Makes a computation in the running state (Miou's `Computation.create`).
@@ -305,6 +311,11 @@ export class Computation<T> {
   /** @internal A cancelled `await` stops waiting. */
   forget(waiter: Signallable): void {
     this.triggers?.delete(waiter);
+  }
+
+  /** `Computation#n`, as diagnostics name it (a task waiting in `await` reads `await Computation#n`). */
+  toString(): string {
+    return `Computation#${this.serial}`;
   }
 
   /**

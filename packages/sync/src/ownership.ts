@@ -10,7 +10,7 @@
  */
 
 import type { Ending, SpawnOptions } from "@bobbin/core";
-import { NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
+import { Failures, givable, NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
 import { AlreadyOwned, NoParent } from "./errors.js";
 
 let nextUid = 1;
@@ -49,6 +49,11 @@ export class Resource<T = unknown> {
     return this.holder;
   }
 
+  /** Marks it as a value `spawn({ give })` moves (see core's `givable`). */
+  get [givable](): true {
+    return true;
+  }
+
   /** Whether the finaliser has run (by `release`, or because its owner ended). */
   get isReleased(): boolean {
     return this.released;
@@ -71,58 +76,49 @@ function installHooks(): void {
 }
 
 /**
- * `spawn({ give: [r] }, fn)`: the spawning task must own every `r`; they all
- * move to the child. The spawner is the parent, except for a group's task
- * spawned by another task of the group (`g.spawn`).
+ * `spawn({ give: [r] }, fn)`: the spawning task must own every resource
+ * `r`; they all move to the child. The spawner is the parent, except for a
+ * group's task spawned by another task of the group (`g.spawn`). Core has
+ * checked that every element is made to move; those of other packages are
+ * theirs to move.
  */
 function giveToChild(child: Task, _parent: Task, options: SpawnOptions | undefined, spawner: Task): void {
-  const give = options?.give;
+  const give = options?.give?.filter((r): r is Resource => r instanceof Resource);
   if (give === undefined || give.length === 0) return;
-  for (const r of give) {
-    if (!(r instanceof Resource)) {
-      throw new TypeError("spawn({ give }) expects resources made by Ownership.create (and owned by the spawning task)");
-    }
-    if (r.holder !== spawner) throw notOwner(spawner, r, "give");
-  }
+  for (const r of give) if (r.holder !== spawner) throw notOwner(spawner, r, "give");
   const from = owned.get(spawner);
   const to = owned.get(child);
-  for (const r of give as readonly Resource[]) {
+  for (const r of give) {
     from.delete(r);
     to.add(r);
     r.holder = child;
   }
 }
 
-/** A task ended: finalise what it still owns; a normal ending that leaks fails with `ResourceLeaked`. */
+/**
+ * A task ended: finalise what it still owns. A normal ending that leaks fails
+ * with `ResourceLeaked`; after a failure or a cancellation, what finalisers
+ * threw joins the task's outcome (see core's `ExitHook`).
+ */
 function finaliseOnExit(task: Task, ending: Ending): unknown {
   if (!owned.has(task)) return undefined;
   const set = owned.get(task);
   if (set.size === 0) return undefined;
   const leaked = [...set].reverse(); // the last owned is finalised first
   set.clear();
-  const failures: [Resource, unknown][] = [];
+  const errors: unknown[] = [];
   for (const r of leaked) {
     r.holder = null;
     r.released = true;
     try {
       r.finalise();
     } catch (error) {
-      failures.push([r, error]);
+      errors.push(error);
     }
   }
-  if (ending === "resolved")
-    return new ResourceLeaked(
-      task,
-      leaked.length,
-      failures.map(([, error]) => error),
-    );
-  // The task failed or was cancelled: it has an error of its own; a finaliser's goes to a warning.
-  for (const [r, error] of failures) {
-    process.emitWarning(`the finaliser of resource ${r.uid} (owned by ${task}) threw: ${String(error)}`, {
-      code: "BOBBIN_FINALISER_THREW",
-    });
-  }
-  return undefined;
+  if (ending === "resolved") return new ResourceLeaked(task, leaked.length, errors);
+  if (errors.length === 0) return undefined;
+  return errors.length === 1 ? errors[0] : new Failures(errors);
 }
 
 function notOwner(task: Task, r: Resource, operation: string): NotOwner {
@@ -168,8 +164,8 @@ function mustOwn(r: unknown, name: string, operation: string): Task {
  *
  * Finalisers are plain synchronous functions; the others still run when one
  * throws. Its error is carried by `ResourceLeaked` (`errors`, `cause`) after a
- * normal return, and reported as a process warning (`BOBBIN_FINALISER_THREW`)
- * after a failure or a cancellation (the task's own error is the one kept).
+ * normal return; after a failure or a cancellation it is the task's outcome
+ * (after the task's own error, in a `Failures`, when it failed).
  *
  * @example
  * ```ts

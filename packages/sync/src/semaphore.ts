@@ -4,7 +4,7 @@
  *
  * The local side is here; the protocol across domains is `shared/semaphore.ts`.
  */
-import { done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { describe, done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
 import { checkShared, PERMITS, SEMAPHORE, SharedPermits } from "./shared/semaphore.js";
@@ -280,7 +280,7 @@ function* withPermitsBody<A extends unknown[], T>(s: Semaphore, n: number, fn: B
 }
 
 function checkCount(n: number, name: string, min: number): number {
-  if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`${name} expects an integer ≥ ${min}, got ${String(n)}`);
+  if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`${name} expects an integer ≥ ${min}, got ${describe(n)}`);
   return n;
 }
 

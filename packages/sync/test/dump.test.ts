@@ -1,7 +1,7 @@
 // What a task waiting on a primitive says in a dump (`B.dump()`).
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { Channel, Condition, Mutex, MVar, Semaphore } from "../src/index.js";
+import { Channel, Computation, Condition, Mutex, MVar, Semaphore } from "../src/index.js";
 import { pause } from "./helpers.js";
 
 /** The `waitsOn` of each task below the root, by name. */
@@ -49,5 +49,26 @@ describe("dumps: what a task waits on", () => {
     expect(seen.acquirer).toMatch(/^acquire 1 of Semaphore#\d+ \(0 free\)$/);
     expect(seen.taker).toMatch(/^take from MVar#\d+$/);
     expect(seen.receiver).toMatch(/^receive on Channel#\d+$/);
+  });
+
+  it("names the computation a task awaits (never a generator object)", async () => {
+    const seen = await B.run(function* main() {
+      const c = Computation.create<number>();
+      const tasks = [
+        B.spawn(function* awaiter() {
+          yield* c.await();
+        }),
+        B.spawn(function* exnAwaiter() {
+          yield* c.awaitExn();
+        }),
+      ];
+      yield* pause(3);
+      const d = yield* B.promise(() => B.dump());
+      c.tryReturn(1);
+      yield* B.awaitAll(tasks);
+      return waits(d);
+    });
+    expect(seen.awaiter).toMatch(/^await Computation#\d+$/);
+    expect(seen.exnAwaiter).toBe(seen.awaiter);
   });
 });

@@ -45,12 +45,15 @@ export type {
   UnixAddress,
 } from "./contract.js";
 export { defineBackend } from "./define.js";
-export { EndOfFile, SocketClosed, Timeout } from "./errors.js";
+export { type LookupAddress, type LookupOptions, lookup } from "./dns.js";
+export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
+export { appendFile, type FileHandle, type OpenFlags, open, readFile, writeFile } from "./files.js";
 export { libuv } from "./libuv/factory.js";
 export type { LibuvOptions } from "./libuv/options.js";
 export { type MainOptions, main } from "./main.js";
 export { fromStream } from "./node-stream/from-stream.js";
 export type { NodeStream } from "./node-stream/socket.js";
+export { type SocketStream, type ToStreamOptions, toStream } from "./node-stream/to-stream.js";
 export { type OwnedSocket, OwnedSockets } from "./ownership.js";
 export { type RunOptions, run } from "./run.js";
 export { onSignal, type SignalHandler } from "./signals.js";

@@ -2,6 +2,7 @@
  * `sleep` (Miou_unix's `sleep`): park the task in the backend's deadline heap.
  */
 import type * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import { currentBackend } from "./context.js";
 
 /**
@@ -22,7 +23,7 @@ import { currentBackend } from "./context.js";
  */
 export function sleep(seconds: number): B.Operation<void> {
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
-    throw new RangeError(`sleep(seconds): seconds must be a number ≥ 0, got ${String(seconds)}`);
+    throw new RangeError(`sleep(seconds): seconds must be a number ≥ 0, got ${describe(seconds)}`);
   }
   return currentBackend("sleep()").sleep(seconds * 1000);
 }

@@ -7,9 +7,8 @@
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { systemError } from "./backend/system-error.js";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "./contract.js";
-import { EndOfFile, SocketClosed } from "./errors.js";
+import { EndOfFile, SocketClosed, systemError } from "./errors.js";
 import { isStreamKind } from "./kinds.js";
 import { despiteExpiry } from "./timeout.js";
 

@@ -4,10 +4,9 @@
  */
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { systemError } from "./backend/system-error.js";
 import { currentBackend } from "./context.js";
 import type { Address, ListenOptions, Socket } from "./contract.js";
-import { SocketClosed } from "./errors.js";
+import { SocketClosed, systemError } from "./errors.js";
 import { isStreamKind } from "./kinds.js";
 import { checkAddress, checkSocket } from "./socket.js";
 
@@ -90,7 +89,7 @@ export function bindAndListen(sock: Socket, addr: Address, options: ListenOption
   const backlog = options.backlog ?? 511;
   if (typeof backlog !== "number" || !Number.isInteger(backlog) || backlog < 0 || backlog > MAX_BACKLOG) {
     throw new RangeError(
-      `bindAndListen(): backlog must be an integer from 0 to ${MAX_BACKLOG} (listen(2) takes an int; the system clamps it to its own limit), got ${String(options.backlog)}`,
+      `bindAndListen(): backlog must be an integer from 0 to ${MAX_BACKLOG} (listen(2) takes an int; the system clamps it to its own limit), got ${describe(options.backlog)}`,
     );
   }
   const reuseAddr = options.reuseAddr ?? true;

@@ -126,7 +126,7 @@ export function* despiteExpiry<T>(op: B.Operation<T>): Generator<B.Instruction, 
  */
 export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>)): B.Operation<T> {
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
-    throw new RangeError(`withTimeout(seconds, op): seconds must be a number ≥ 0, got ${String(seconds)}`);
+    throw new RangeError(`withTimeout(seconds, op): seconds must be a number ≥ 0, got ${B.describe(seconds)}`);
   }
   if (
     typeof op !== "function" &&

@@ -9,7 +9,8 @@
  * with `Deadlock` when no task is left that could break the cycle (and is
  * settled at once if cancelling its tasks did not end the cycle), and the
  * process gets a warning (`BOBBIN_DEADLOCK`) when one could (a task above
- * the cycle waiting on a timeout may cancel it).
+ * the cycle waiting on a timeout may cancel it) — unless the run has failed
+ * already, its tasks being cancelled.
  */
 import { localDump } from "../diagnostics/dump.js";
 import { formatDump } from "../diagnostics/format.js";
@@ -83,6 +84,11 @@ function check(kernel: Kernel, watch: Watch): void {
     }
     watch.failed = deadlockError(kernel);
     kernel.fail(watch.failed);
+    recheckLater(kernel, watch);
+    return;
+  }
+  if (kernel.failing) {
+    // The task above the cycle that could break it is the one being cancelled: no need to warn.
     recheckLater(kernel, watch);
     return;
   }

@@ -156,7 +156,9 @@ function pickDomain(domains: Domains, k: Kernel): number {
 
 function checkPin(domains: Domains, k: Kernel, pin: number): number {
   if (!Number.isInteger(pin) || pin < 0 || pin > k.workers) {
-    throw new RangeError(`call({ pin: ${String(pin)} }): this run's worker domains are 1..${k.workers} (dom0 never runs parallel tasks)`);
+    throw new RangeError(
+      `call({ pin }): this run's worker domains are 1..${k.workers} (dom0 never runs parallel tasks), got ${describe(pin)}`,
+    );
   }
   if (pin === 0) throw new RangeError("call({ pin: 0 }): parallel tasks never run on dom0; use spawn to run on dom0");
   if (pin === domains.domainOf(current!)) {

@@ -7,6 +7,7 @@
 import { describe } from "../describe.js";
 import type { Events } from "../events.js";
 import type { TaskBody } from "../operation.js";
+import { checkNotAsync } from "../spawn.js";
 import { definitionAdded, loadDefinition } from "./loading.js";
 
 declare const parallelBrand: unique symbol;
@@ -55,6 +56,7 @@ export function defineTask<A extends unknown[], T>(url: string, name: string, bo
   checkName(url, name, "defineTask");
   if (typeof body !== "function")
     throw new TypeError(`defineTask(url, "${name}", body) expects a generator function as body, got ${describe(body)}`);
+  checkNotAsync(body, `defineTask(url, "${name}", body)`);
   const k = key(url, name);
   const known = tasks.get(k);
   if (known !== undefined && known !== body) {
@@ -132,7 +134,7 @@ export function isParallelTask(value: unknown): value is ParallelTask<unknown[],
 
 function checkName(url: string, name: string, caller: string): void {
   if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-    throw new TypeError(`${caller}(url, name, …) expects the defining module's import.meta.url as url, got ${String(url)}`);
+    throw new TypeError(`${caller}(url, name, …) expects the defining module's import.meta.url as url, got ${describe(url)}`);
   }
   if (typeof name !== "string" || name.length === 0) throw new TypeError(`${caller}(url, name, …) expects a non-empty name`);
 }

@@ -57,11 +57,11 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
   try {
     result = yield* awaitResult(link, id);
   } catch (error) {
-    if (error instanceof Cancelled) {
-      link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
-      yield* awaitResult(link, id); // the remote subtree has ended
-    }
-    throw error;
+    if (!(error instanceof Cancelled)) throw error;
+    link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
+    // Once the remote subtree has ended: a cleanup that failed there is this task's outcome.
+    result = yield* awaitResult(link, id);
+    if (result.ok || decodeError(result.error) instanceof Cancelled) throw error;
   }
   if (result.ok && result.slots === null) {
     publishCallEnd(current!, domain, true, undefined);

@@ -172,9 +172,17 @@ function* runner(host: WorkerHost, call: Call, body: TaskBody<unknown[], unknown
       reply = packed === null ? [M.RETURNED, id, result.value] : [M.RETURNED_PORTABLE, id, packed.value, packed.slots];
     } else reply = failedMessage(id, result.error);
   } catch (error) {
-    // Cancelled by the caller (or failing here): the child's subtree ends before the reply.
-    if (child !== null && child.status === "pending") yield* cancel(child);
-    reply = failedMessage(id, error);
+    // Cancelled by the caller (or failing here): the child's subtree ends before the reply,
+    // which carries what the child's cleanup threw, if it failed.
+    let outcome = error;
+    if (child !== null && child.status === "pending") {
+      try {
+        yield* cancel(child);
+      } catch (cleanup) {
+        outcome = cleanup;
+      }
+    }
+    reply = failedMessage(id, outcome);
   }
   host.runners.delete(key(from, id));
   host.link.send(from, reply);

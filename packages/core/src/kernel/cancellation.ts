@@ -63,15 +63,15 @@ export function beforeCancelledStep(task: Task, flags: number): number {
   return flags;
 }
 
-/** @internal The `Cancelled` a task is cancelled with; `cause` is what its body threw instead, if anything. */
-export function cancelledError(task: Task, cause?: unknown): Cancelled {
+/** @internal The `Cancelled` a task is cancelled with. */
+export function cancelledError(task: Task): Cancelled {
   const message = `${task} was cancelled`;
   // Its stack would only show the kernel's loop, and capturing one costs more
   // than the rest of a cancellation: the message names the task instead.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return cause === undefined || cause === null ? new Cancelled(message) : new Cancelled(message, { cause });
+    return new Cancelled(message);
   } finally {
     Error.stackTraceLimit = limit;
   }

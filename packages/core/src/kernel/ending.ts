@@ -5,14 +5,20 @@
  * waits for them (`ENDING`); the last one to end ends it. Ending climbs the
  * tree in a loop, never by recursion, so a chain of any depth ends in
  * constant stack.
+ *
+ * No error is lost on the way: a task that throws anything but a `Cancelled`
+ * fails with it, cancelled or not, and a child that fails while its ending
+ * parent waits for it (its cleanup threw) adds its error to the parent's
+ * outcome. Only an outcome a task already had when it was cancelled is
+ * replaced by `Cancelled` (see `Kernel.cancelChild`), as in Miou.
  */
-import { CallbackFailed, Cancelled, type ChildOutcome, StillHasChildren } from "../errors.js";
+import { CallbackFailed, Cancelled, type ChildOutcome, failureOf, StillHasChildren } from "../errors.js";
 import { type Ending, exitHooks } from "../lifecycle.js";
 import { invariant } from "./assert.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { Kernel } from "./kernel.js";
 import { F, State, type Task, type Waiter } from "./task.js";
-import { childrenOf, coldOf, forgetChild, liveChildren } from "./tree.js";
+import { childrenOf, coldOf, familyOf, forgetChild, liveChildren } from "./tree.js";
 
 const ENDINGS: readonly Ending[] = ["resolved", "resolved", "failed", "cancelled"];
 
@@ -21,9 +27,10 @@ export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown
   // The finished generator is dropped; its prototype keeps naming the task.
   task.gen = Object.getPrototypeOf(task.gen) as object as Task["gen"];
   let state = normal ? State.Resolved : State.Failed;
-  if ((task.flags & F.CANCEL_REQUESTED) !== 0) {
-    // Whatever a cancelled body returns, it ends Cancelled; what it threw instead is kept as the cause.
-    value = normal ? cancelledError(task) : asCancelled(task, value);
+  // Whatever a cancelled body returns, it ends Cancelled, as when it lets a
+  // `Cancelled` through; what it throws instead (its cleanup failed) is its outcome.
+  if ((task.flags & F.CANCEL_REQUESTED) !== 0 && (normal || value instanceof Cancelled)) {
+    if (normal) value = cancelledError(task);
     state = State.Cancelled;
   }
   if (state === State.Resolved) {
@@ -58,11 +65,6 @@ export function endUnborn(k: Kernel, task: Task): void {
   terminate(k, task, State.Cancelled, cancelledError(task));
 }
 
-/** The error a cancelled task ends with: the `Cancelled` its body rethrew, or one whose cause is what it threw. */
-function asCancelled(task: Task, thrown: unknown): Cancelled {
-  return thrown instanceof Cancelled ? thrown : cancelledError(task, thrown);
-}
-
 /** A failing task cancels its children; those that had ended are consumed and forgotten. */
 function cancelChildren(k: Kernel, task: Task): void {
   for (const child of childrenOf(task)) {
@@ -81,17 +83,14 @@ function cancelChildren(k: Kernel, task: Task): void {
 export function terminate(k: Kernel, task: Task, state: State, value: unknown): void {
   for (;;) {
     if (__BOBBIN_DEV__) invariant(liveChildren(task) === 0 && (task.flags & F.PARKED) === 0, `${task} ends with children or parked`);
-    if ((task.flags & F.CANCEL_REQUESTED) !== 0 && state !== State.Cancelled) {
-      // Cancelled while it waited for its children (or for its hooks' verdict).
-      value = state === State.Failed ? asCancelled(task, value) : cancelledError(task);
-      state = State.Cancelled;
-    }
     if (exitHooks.length !== 0) {
-      const veto = runExitHooks(k, task, state);
-      if (veto !== undefined && state === State.Resolved) {
-        k.fail(veto);
+      const errors = runExitHooks(k, task, state);
+      if (errors !== null) {
+        // A veto of a normal ending fails the run too (a broken rule: a leak); after a
+        // failure or a cancellation, the hooks' errors (a finaliser's) join the outcome.
+        if (state === State.Resolved) k.fail((value = failureOf(errors)));
+        else value = failureOf(state === State.Failed ? [value, ...errors] : errors);
         state = State.Failed;
-        value = veto;
       }
     }
     task.flags = (task.flags & ~(F.STATE | F.ENDING | F.ENDING_STATE)) | state;
@@ -107,10 +106,17 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
     coldOf(task)?.orphans?.ended(task);
     const parentFlags = parent.flags;
     if ((parentFlags & F.ENDING) !== 0) {
+      if (state === State.Failed) (familyOf(parent).failedChildren ??= []).push(task);
       if (liveChildren(parent) !== 0) return;
       task = parent;
       state = (parentFlags & F.ENDING_STATE) >> F.ENDING_SHIFT;
       value = parent.value;
+      const cold = coldOf(parent);
+      if (cold !== null && cold.failedChildren !== null) {
+        value = withChildFailures(task, state, value, cold.failedChildren);
+        state = State.Failed;
+        cold.failedChildren = null;
+      }
       continue;
     }
     if ((task.flags & F.JOINED) !== 0) {
@@ -121,9 +127,23 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
   }
 }
 
-/** Runs the exit hooks; returns the first veto (an error a hook returned, or what it threw). */
-function runExitHooks(k: Kernel, task: Task, state: State): unknown {
-  let veto: unknown;
+/**
+ * The outcome of `task`, whose children `failed` while it waited for them to
+ * end: their errors follow its own, or replace its `Cancelled`; the
+ * `StillHasChildren` it failed with for returning while they ran names them.
+ */
+function withChildFailures(task: Task, state: State, value: unknown, failed: readonly Task[]): unknown {
+  if (value instanceof StillHasChildren && value.task === task.uid && failed.every((child) => value.children.includes(child.uid))) {
+    for (const child of failed) value.childFailed(child.uid, child.value);
+    return value;
+  }
+  const errors = failed.map((child) => child.value);
+  return failureOf(state === State.Failed ? [value, ...errors] : errors);
+}
+
+/** Runs the exit hooks; returns the errors they returned (or threw, as `CallbackFailed`), or null. */
+function runExitHooks(k: Kernel, task: Task, state: State): unknown[] | null {
+  let errors: unknown[] | null = null;
   const ending = ENDINGS[state]!;
   for (let i = 0; i < exitHooks.length; i++) {
     const hook = exitHooks[i]!;
@@ -134,7 +154,7 @@ function runExitHooks(k: Kernel, task: Task, state: State): unknown {
       answer = new CallbackFailed(`the exit hook ${hook.name || "(anonymous)"} at the end of ${task}`, error);
       k.fail(answer);
     }
-    if (answer !== undefined && veto === undefined) veto = answer;
+    if (answer !== undefined) (errors ??= []).push(answer);
   }
-  return veto;
+  return errors;
 }

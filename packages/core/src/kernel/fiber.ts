@@ -3,6 +3,7 @@
  * throws, parks (`SUSPEND`) or yields (`YIELD`). No Promise or microtask is
  * involved per step.
  */
+import { describe } from "../describe.js";
 import { type Instruction, RESUMED, SUSPEND, YIELD } from "../operation.js";
 import { invariant } from "./assert.js";
 import { beforeCancelledStep, deliverCancel } from "./cancellation.js";
@@ -121,7 +122,7 @@ function badInstruction(k: Kernel, task: Task, instruction: unknown): void {
   k.requeueWithError(
     task,
     new TypeError(
-      `${task} yielded ${String(instruction)} to the scheduler: use \`yield*\` on operations ` +
+      `${task} yielded ${describe(instruction)} to the scheduler: use \`yield*\` on operations ` +
         "(yield* B.yieldNow(), yield* B.awaitExn(t)), never a bare `yield`",
     ),
   );

@@ -11,7 +11,7 @@
  * nothing of workers or sockets: other domains reach it through a
  * {@link DomainHost} installed on first use.
  */
-import { CallbackFailed, InternalError } from "../errors.js";
+import { CallbackFailed, failureOf, InternalError } from "../errors.js";
 import type { Events, Uid } from "../events.js";
 import type { HookKey } from "../hook.js";
 import { invariant } from "./assert.js";
@@ -74,9 +74,18 @@ export interface DomainHost {
   shutdown(): Promise<void>;
 }
 
-const NO_FATAL = Symbol("no fatal error");
 /** Roots of running kernels, so that a task found outside a step leads to its kernel. */
 const kernelOfRoot = new WeakMap<Task, Kernel>();
+
+/**
+ * Whether two errors are one failure: the same error, or a copy of it that
+ * crossed domains (a worker's error reaches dom0 both as the run's failure
+ * and as the outcome of the call it ran), which keeps its class, message and stack.
+ */
+function sameFailure(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return a instanceof Error && b instanceof Error && a.name === b.name && a.message === b.message && a.stack === b.stack;
+}
 
 /** @internal */
 export class Kernel {
@@ -109,7 +118,12 @@ export class Kernel {
   /** System tasks not ended yet (`spawnSystem`): beside the root, cancelled once it has ended. */
   private system: Set<Task> | null = null;
   private settle: Settle | null = null;
-  private fatal: unknown = NO_FATAL;
+  /**
+   * The errors the run fails with, in the order they happened: the first
+   * cancelled the root; the others (a cleanup that failed meanwhile, a system
+   * task, the root's own error) must not be lost either.
+   */
+  private readonly failures: unknown[] = [];
 
   constructor(options: KernelOptions) {
     this.domain = options.domain;
@@ -179,13 +193,31 @@ export class Kernel {
     return task;
   }
 
-  /** A broken rule, an aborted `signal`, a deadlock: the whole run is cancelled and fails with `error`. */
+  /** Whether the run has failed: its tasks are being cancelled, or have been. */
+  get failing(): boolean {
+    return this.failures.length !== 0;
+  }
+
+  /**
+   * A broken rule, an aborted `signal`, a deadlock: the whole run is
+   * cancelled and fails with `error` (and with the errors that follow it).
+   */
   fail(error: unknown): void {
-    if (this.fatal !== NO_FATAL) return;
-    this.fatal = error;
+    const first = this.failures.length === 0;
+    // Once the run is over here, only a first failure can still decide it:
+    // what comes later is a worker's copy of a failure it reported already.
+    if ((this.done && !first) || !this.record(error)) return;
     if (this.domains?.fatal(error)) return;
+    if (!first) return;
     if (this.root !== null) requestCancel(this, this.root);
     this.loop.schedule();
+  }
+
+  /** Adds `error` to the run's failures; false when it (or a copy of it) is there already. */
+  private record(error: unknown): boolean {
+    if (this.failures.some((known) => sameFailure(known, error))) return false;
+    this.failures.push(error);
+    return true;
   }
 
   /**
@@ -195,20 +227,33 @@ export class Kernel {
    */
   abandon(error: unknown): void {
     if (this.settle === null || this.done) return;
-    this.fatal = error;
+    this.record(error);
     this.done = true;
     this.finish();
   }
 
-  /** Code the kernel called but does not own threw `error`: the run fails naming `source`. */
+  /**
+   * Code the kernel called but does not own threw `error`: the run fails
+   * naming `source` (once: a source that keeps failing, as a policy asked at
+   * every step may, is the same bug).
+   */
   callbackFailed(source: string, error: unknown): void {
-    this.fail(new CallbackFailed(source, error));
+    if (!this.failedAlready(source)) this.fail(new CallbackFailed(source, error));
+  }
+
+  /** As `callbackFailed`, once the run is over here (the root ended): the error joins the run's failures. */
+  private callbackFailedAtEnd(source: string, error: unknown): void {
+    if (!this.failedAlready(source)) this.failures.push(new CallbackFailed(source, error));
+  }
+
+  private failedAlready(source: string): boolean {
+    return this.failures.some((f) => f instanceof CallbackFailed && f.source === source);
   }
 
   /** The kernel itself failed: settle the run now rather than leave it hanging. */
   internalError(error: unknown): void {
     if (this.settle === null) return;
-    this.fatal = error instanceof InternalError ? error : new InternalError(error);
+    this.record(error instanceof InternalError ? error : new InternalError(error));
     this.done = true;
     this.finish();
   }
@@ -223,14 +268,19 @@ export class Kernel {
     if (task !== root) {
       system!.delete(task);
       if ((task.flags & F.STATE) === State.Failed) this.fail(task.value);
-      if ((root.flags & F.STATE) !== State.Pending && system!.size === 0) this.rootEnded(root);
-    } else if (system !== null && system.size !== 0) {
+      if ((root.flags & F.STATE) !== State.Pending && system!.size === 0) this.rootEnded();
+      return;
+    }
+    // Recorded now: the system tasks' cleanup, which comes next, may fail too.
+    const state: State = root.flags & F.STATE;
+    if (state === State.Failed || (state === State.Cancelled && this.failures.length === 0)) this.record(root.value);
+    if (system !== null && system.size !== 0) {
       for (const t of system) requestCancel(this, t);
-    } else this.rootEnded(root);
+    } else this.rootEnded();
   }
 
   /** The root task ended, and no system task is left: the run is over here. */
-  private rootEnded(root: Task): void {
+  private rootEnded(): void {
     this.done = true;
     const events = this.events;
     if (events !== null) {
@@ -239,11 +289,10 @@ export class Kernel {
           const last = events.select(false, this.takeCancelledSyscalls());
           if (last instanceof Promise) last.catch(() => undefined);
         } catch (error) {
-          this.callbackFailed("the events backend's select", error);
+          this.callbackFailedAtEnd("the events backend's select", error);
         }
       }
     }
-    if (this.fatal === NO_FATAL && (root.flags & F.STATE) !== State.Resolved) this.fatal = root.value;
     this.finish();
   }
 
@@ -255,12 +304,13 @@ export class Kernel {
       try {
         finaliser.call(this.events);
       } catch (error) {
-        if (this.fatal === NO_FATAL) this.fatal = new CallbackFailed("the events backend's finaliser", error);
+        this.callbackFailedAtEnd("the events backend's finaliser", error);
       }
     }
     const settle = this.settle!;
     this.settle = null;
-    const report = (): void => (this.fatal === NO_FATAL ? settle(true, this.root!.value) : settle(false, this.fatal));
+    const failures = this.failures;
+    const report = (): void => (failures.length === 0 ? settle(true, this.root!.value) : settle(false, failureOf(failures)));
     if (this.domains === null) report();
     else this.domains.shutdown().then(report, report);
   }

@@ -15,6 +15,7 @@
  * `InternalError` instead of leaving it hanging.
  */
 
+import { describe } from "../describe.js";
 import type { Signal } from "../events.js";
 import { Syscall } from "../syscall.js";
 import { enterKernel, setCurrent } from "./current.js";
@@ -184,16 +185,13 @@ export class Loop {
 /** Fires the suspension points `select` reported, after checking that they are signals of this domain. */
 function applySignals(k: Kernel, signals: unknown): void {
   if (!Array.isArray(signals)) {
-    k.callbackFailed("the events backend's select", notSignals(`returned ${describeValue(signals)}, not an array of signals`));
+    k.callbackFailed("the events backend's select", notSignals(`returned ${describe(signals)}, not an array of signals`));
     return;
   }
   for (let i = 0; i < signals.length; i++) {
     const s: Signal | unknown = signals[i];
     if (!(s instanceof Syscall) || s.kernel !== k) {
-      k.callbackFailed(
-        "the events backend's select",
-        notSignals(`returned ${describeValue(s)} at index ${i}, not a signal of this domain`),
-      );
+      k.callbackFailed("the events backend's select", notSignals(`returned ${describe(s)} at index ${i}, not a signal of this domain`));
       continue;
     }
     s.fire();
@@ -202,10 +200,4 @@ function applySignals(k: Kernel, signals: unknown): void {
 
 function notSignals(what: string): TypeError {
   return new TypeError(`select ${what}: return B.signal(s) for the suspension points (B.syscall()) of this domain's tasks`);
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "object") return `a ${(value as object).constructor?.name ?? "object"}`;
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }

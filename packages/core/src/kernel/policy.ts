@@ -5,6 +5,7 @@
  * replay — what `@bobbin/sim` explores schedules with). Without a policy the
  * queue is two ring buffers and costs nothing more.
  */
+import { describe } from "../describe.js";
 import { RunQueue } from "./run-queue.js";
 import type { Task } from "./task.js";
 
@@ -92,7 +93,7 @@ export class ReadyQueue {
     }
     if (!Number.isInteger(i) || (i as number) < 0 || (i as number) >= list.length) {
       this.policyFailed(
-        new RangeError(`pick returned ${String(i)} for ${list.length} ready tasks: return an index in [0, ${list.length})`),
+        new RangeError(`pick returned ${describe(i)} for ${list.length} ready tasks: return an index in [0, ${list.length})`),
       );
       return 0;
     }

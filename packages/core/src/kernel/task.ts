@@ -127,6 +127,8 @@ export class Family {
   name: string | null = null;
   /** When the cancellation was requested (`performance.now()`), for the swallowed-cancel warning. */
   cancelledAt = 0;
+  /** While it ends (`ENDING`): its children that failed meanwhile, whose errors join its outcome (see ending.ts). */
+  failedChildren: Task[] | null = null;
 }
 
 /**

@@ -1,4 +1,5 @@
 /** `dump` and `formatDump`: the task tree as plain data, every domain included, and as text. */
+import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist/index.js";
 import * as B from "../../src/index.js";
@@ -57,6 +58,35 @@ describe("dump", () => {
     // No ages were kept, except the root's (the kernel knows when the run started).
     expect(main.ageMs).toBeGreaterThanOrEqual(0);
     expect(find(taken.tasks, "awaiter")!.ageMs).toBeNull();
+  });
+
+  it("names the emitter and the event a task waits for with once, on or select", async () => {
+    class Server extends EventEmitter {}
+    const seen = await B.run(function* main() {
+      const server = new Server();
+      const stream = B.on(new EventEmitter(), "data");
+      const tasks = [
+        B.spawn(function* listening() {
+          yield* B.once(server, "listening");
+        }),
+        B.spawn(function* reading() {
+          yield* stream.next();
+        }),
+        B.spawn(function* selecting() {
+          yield* B.select([B.once(new AbortController().signal, "abort"), B.once(server, Symbol.for("tick"))]);
+        }),
+      ];
+      yield* B.yieldNow();
+      const taken = yield* B.promise(() => B.dump());
+      for (const t of tasks) yield* B.cancel(t);
+      stream.close();
+      return Object.fromEntries(taken.tasks[0]!.children.map((t) => [t.name, t.waitsOn]));
+    });
+    expect(seen).toEqual({
+      listening: 'once "listening" of a Server',
+      reading: 'next "data" of an EventEmitter',
+      selecting: 'select over [once "abort" of an AbortSignal, once Symbol(tick) of a Server]',
+    });
   });
 
   it("keeps ages with { taskAges: true }", async () => {

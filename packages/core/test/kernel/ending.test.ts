@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
-import { yieldTimes } from "../support/helpers.js";
+import { caught, yieldTimes } from "../support/helpers.js";
 
 /** A chain of `depth` tasks, each awaiting the next; the last one runs `bottom`. */
 function* chain(
@@ -70,7 +70,7 @@ describe("ending", () => {
     expect(order).toEqual(["child", "parent ended"]);
   });
 
-  it("a task cancelled while it ends (its body failed, a child still cleaning up) ends Cancelled", async () => {
+  it("a task cancelled while it ends (its body failed, a child still cleaning up) keeps its error: cancel throws it", async () => {
     const seen = await B.run(function* () {
       const parent = B.spawn(function* () {
         B.spawn(function* () {
@@ -85,9 +85,9 @@ describe("ending", () => {
       });
       yield* yieldTimes(2);
       const ending = parent.status;
-      yield* B.cancel(parent);
-      return [ending, parent.status];
+      const error = (yield* caught(B.cancel(parent))) as Error;
+      return [ending, parent.status, error.message];
     });
-    expect(seen).toEqual(["pending", "cancelled"]);
+    expect(seen).toEqual(["pending", "failed", "parent failed"]);
   });
 });

@@ -10,9 +10,13 @@
  *   whatever the interleaving:
  *   - every task ends exactly once, after its whole subtree, before `run` settles;
  *   - steps are atomic, and (without a scheduling policy) tasks start in spawn order;
- *   - a task ends `cancelled` exactly when a cancellation reached it before it ended
- *     (its parent's cancel or take-then-cancel, an awaitFirst it lost, its parent's
- *     body ending, the run failing), and the kernel requests it at that very step;
+ *   - a task ends `cancelled` exactly when a cancellation reached it before its body
+ *     ended (its parent's cancel or take-then-cancel, an awaitFirst it lost, its
+ *     parent's body ending, the run failing) and its body returned or let a
+ *     `Cancelled` through, and nothing of its subtree failed while it ended; a body
+ *     that throws anything else fails with it, cancelled or not, and the errors of
+ *     the children that fail while it ends follow its own (no error is lost); the
+ *     kernel requests each cancellation at that very step;
  *   - a cancellation is delivered at the first suspension that would resume after
  *     it was requested; a result already on its way is not lost;
  *   - every step returns what Miou's semantics say (awaits, joins, triggers,
@@ -29,7 +33,19 @@ import { type Ev, fmt, isStepEvent, type Observation, type StepEv } from "./mode
 import type { Outcome, Prediction } from "./model/predict.js";
 import { type Script, ScriptError, walk } from "./model/program.js";
 import { replay, type TaskRun } from "./model/replay.js";
-import { analyse, type Expected, INF, type Judge, type StepModel, type TaskModel, type World } from "./model/steps.js";
+import {
+  type Atom,
+  analyse,
+  CANCELLED,
+  type Expected,
+  errorsOf,
+  failedWith,
+  INF,
+  type Judge,
+  type StepModel,
+  type TaskModel,
+  type World,
+} from "./model/steps.js";
 
 export type { Coverage } from "./model/coverage.js";
 export type { Ev, Observation } from "./model/observation.js";
@@ -239,30 +255,43 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
         : null;
   const { j: just, cancelledAt } = cancellationTimes(runs, models, fatal?.idx ?? INF);
 
+  /** Whether the task's body ended as a cancelled body does: it returned, or let a Cancelled through, once cancelled. */
+  const bodyCancelled = (run: TaskRun): boolean =>
+    run.bodyEnd !== null && just(run.path) < run.bodyEnd.idx && (run.bodyEnd.ok || run.bodyEnd.error instanceof B.Cancelled);
+  /** Its children that failed while it ended (after its body), in the order they ended: their errors join its outcome. */
+  const failedWhileEnding = (run: TaskRun): string[] =>
+    run.bodyEnd === null
+      ? []
+      : run.kids.filter((kid) => exitOf(kid) > run.bodyEnd!.idx && ending.get(kid) === "failed").sort((a, b) => exitOf(a) - exitOf(b));
+  /** The errors a failed task's outcome holds, in order, each as a matcher (see `Failures`). */
+  const failuresOf = (path: string): Atom[] => {
+    const run = runs.get(path)!;
+    const uid = uidOf.get(path)!;
+    if (run.bodyEnd!.ok && !bodyCancelled(run))
+      return [{ match: (x) => x instanceof B.StillHasChildren && x.task === uid, what: `StillHasChildren(${uid})` }];
+    const own: Atom[] =
+      run.bodyEnd!.ok || bodyCancelled(run)
+        ? []
+        : errorsOf(run.bodyEnd!.error).map((error) => ({ match: (x) => x === error, what: fmt(error), error }));
+    return [...own, ...failedWhileEnding(run).flatMap(failuresOf)];
+  };
   const outcomeOf = (path: string): Expected => {
     const run = runs.get(path)!;
     switch (ending.get(path)!) {
       case "resolved":
         return { ok: true, value: run.bodyEnd!.value };
       case "cancelled":
-        return { ok: false, match: (x) => x instanceof B.Cancelled, what: "Cancelled" };
-      case "failed": {
-        if (run.bodyEnd!.ok) {
-          const uid = uidOf.get(path)!;
-          return { ok: false, match: (x) => x instanceof B.StillHasChildren && x.task === uid, what: `StillHasChildren(${uid})` };
-        }
-        const error = run.bodyEnd!.error;
-        return { ok: false, match: (x) => x === error, what: fmt(error) };
-      }
+        return CANCELLED;
+      case "failed":
+        return failedWith(failuresOf(path));
     }
   };
   const judge: Judge = {
     j: just,
     cancelledAt,
-    expected: (path, at) =>
-      cancelledAt(path) < at
-        ? { ok: false, match: (x) => x instanceof B.Cancelled, what: "Cancelled (cancelled by its parent)" }
-        : outcomeOf(path),
+    // Cancelling a task that had ended replaces its outcome (Miou); one still running keeps what it ends with.
+    expected: (path, at) => (cancelledAt(path) < at && exitOf(path) < cancelledAt(path) ? CANCELLED : outcomeOf(path)),
+    failuresOf,
     stepsOf: (path) => models.get(path)?.steps ?? [],
     subtree: (path) => tasks.filter((d) => d === path || d.startsWith(`${path}.`)),
   };
@@ -273,15 +302,19 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
     const j = just(path);
     const e = ending.get(path)!;
     if (run.startIdx !== null && j < run.startIdx) bad(`task ${path} started although it was cancelled before its first step (event ${j})`);
-    if (j < exitOf(path)) {
-      if (e !== "cancelled") bad(`task ${path} ended ${e}, expected cancelled (cancellation requested at event ${j})`);
-      continue;
-    }
-    if (run.startIdx === null) bad(`task ${path} never started, yet nothing cancelled it`);
-    else if (run.bodyEnd === null) bad(`task ${path} ended without its body ending`);
+    if (run.startIdx === null) {
+      if (!(j < exitOf(path))) bad(`task ${path} never started, yet nothing cancelled it`);
+      else if (e !== "cancelled")
+        bad(`task ${path} ended ${e}, expected cancelled (cancellation requested at event ${j}, before its first step)`);
+    } else if (run.bodyEnd === null) bad(`task ${path} ended without its body ending`);
     else {
-      const expected: B.Ending = run.bodyEnd.ok && unconsumed(run).length === 0 ? "resolved" : "failed";
-      if (e !== expected) bad(`task ${path} ended ${e}, expected ${expected}`);
+      const failed = failedWhileEnding(run);
+      const own: B.Ending = bodyCancelled(run) ? "cancelled" : run.bodyEnd.ok && unconsumed(run).length === 0 ? "resolved" : "failed";
+      const expected: B.Ending = failed.length !== 0 ? "failed" : own;
+      if (e !== expected)
+        bad(
+          `task ${path} ended ${e}, expected ${expected} (cancellation requested at ${j === INF ? "no point" : `event ${j}`}${failed.length === 0 ? "" : `; ${failed.join(", ")} failed while it ended`})`,
+        );
     }
   }
 
@@ -430,43 +463,51 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
 
   // -- final statuses --------------------------------------------------------
   for (const path of tasks) {
-    const expected = cancelledAt(path) < INF ? "cancelled" : ending.get(path)!;
+    const expected = cancelledAt(path) < INF && exitOf(path) < cancelledAt(path) ? "cancelled" : ending.get(path)!;
     const status = obs.statuses.get(path);
     if (status !== expected) bad(`task ${path}'s final status is ${status}, expected ${expected}`);
   }
 
   // -- how the run settled -----------------------------------------------------
+  // The error that failed it first, then the root's own failures (none lost, none twice).
   const result = obs.run as { ok: true; value: unknown } | { ok: false; error: unknown };
-  if (fatal?.kind === "stillHasChildren") {
-    const uid = uidOf.get(fatal.run.path)!;
-    const kids = unconsumed(fatal.run)
-      .map((p) => uidOf.get(p)!)
-      .sort((a, b) => a - b);
-    if (result.ok || !(result.error instanceof B.StillHasChildren)) {
-      bad(
-        `task ${fatal.run.path} returned with unconsumed children ${unconsumed(fatal.run).join(", ")}: run should reject with StillHasChildren, got ${result.ok ? `value ${fmt(result.value)}` : fmt(result.error)}`,
-      );
-    } else {
-      const error = result.error;
+  // Every broken rule is kept, in order: the first, then those broken while the tree was being cancelled.
+  const rootFailures = ending.get("0") === "failed" ? failuresOf("0") : [];
+  const broken: [number, Atom][] = [];
+  if (fatal !== null) {
+    for (const r of tasks.map((p) => runs.get(p)!)) {
+      // (The first culprit's own request is at its body's end: the failure it caused.)
+      if (!r.bodyEnd?.ok || unconsumed(r).length === 0 || just(r.path) < r.bodyEnd.idx) continue;
+      const uid = uidOf.get(r.path)!;
+      broken.push([r.bodyEnd.idx, { match: (x) => x instanceof B.StillHasChildren && x.task === uid, what: `StillHasChildren(${uid})` }]);
+    }
+    events.forEach((e, idx) => {
+      if (e.k !== "onCancellation" || e.error === undefined) return;
+      const error = e.error;
+      broken.push([idx, { match: (x) => x instanceof B.CallbackFailed && x.cause === error, what: `CallbackFailed(${fmt(error)})` }]);
+    });
+  }
+  const first = broken.sort((a, b) => a[0] - b[0]).map(([, atom]) => atom);
+  // The root may fail with one of those errors itself (it awaited the task that broke the rule): it is listed once.
+  const listed = (a: Atom): boolean => first.some((f) => ("error" in a ? f.match(a.error) : f.what === a.what));
+  const runFailures = [...first, ...rootFailures.filter((a) => !listed(a))];
+  if (runFailures.length === 0) {
+    if (!result.ok) bad(`run rejected with ${fmt(result.error)}, root ended ${ending.get("0")}`);
+    else if (ending.get("0") !== "resolved" || result.value !== runs.get("0")!.bodyEnd?.value)
+      bad(`run resolved with ${fmt(result.value)}, root ended ${ending.get("0")}`);
+  } else {
+    const expected = failedWith(runFailures);
+    if (result.ok || !expected.match(result.error))
+      bad(`run should reject with ${expected.what}, got ${result.ok ? `value ${fmt(result.value)}` : fmt(result.error)}`);
+    else if (fatal?.kind === "stillHasChildren") {
+      const error = errorsOf(result.error)[0] as B.StillHasChildren;
+      const uid = uidOf.get(fatal.run.path)!;
+      const kids = unconsumed(fatal.run)
+        .map((p) => uidOf.get(p)!)
+        .sort((a, b) => a - b);
       const named = [...error.children].sort((a, b) => a - b);
       if (error.task !== uid || named.join() !== kids.join())
         bad(`StillHasChildren names task ${error.task} [${named.join()}], expected ${uid} [${kids.join()}]`);
-    }
-  } else if (fatal?.kind === "callbackFailed") {
-    if (result.ok || !(result.error instanceof B.CallbackFailed) || result.error.cause !== fatal.error) {
-      bad(
-        `an onCancellation handler threw at event ${fatal.idx}: run should reject with CallbackFailed, got ${result.ok ? fmt(result.value) : fmt(result.error)}`,
-      );
-    }
-  } else {
-    const root = runs.get("0")!;
-    if (result.ok) {
-      if (ending.get("0") !== "resolved" || result.value !== root.bodyEnd?.value)
-        bad(`run resolved with ${fmt(result.value)}, root ended ${ending.get("0")}`);
-    } else if (result.error instanceof B.StillHasChildren) {
-      bad(`run rejected with StillHasChildren (task ${result.error.task}) but no task returned with an unconsumed child`);
-    } else if (ending.get("0") !== "failed" || result.error !== root.bodyEnd?.error) {
-      bad(`run rejected with ${fmt(result.error)}, root ended ${ending.get("0")} with ${fmt(root.bodyEnd?.error)}`);
     }
   }
   for (const c of culprits) if (!pred.staticForgetters.has(c.path)) bad(`model: task ${c.path} forgot a child, but its script may not`);

@@ -83,10 +83,12 @@ export function* runCommand(
   using stdin = fromStream(child.stdin);
   using stdout = fromStream(child.stdout);
   using stderr = fromStream(child.stderr);
+  const readers: B.Task<number>[] = [];
   try {
     yield* B.promise(() => started);
     const out = B.spawn(eachLine, stdout, (line: string) => options.onLine("out", line));
     const err = B.spawn(eachLine, stderr, (line: string) => options.onLine("err", line));
+    readers.push(out, err);
     try {
       if (options.input !== undefined) yield* write(stdin, options.input);
       shutdown(stdin, "send");
@@ -99,5 +101,8 @@ export function* runCommand(
     return { code, signal, lines };
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill();
+    // The readers stop before `using` closes their sockets: a read of a closed
+    // socket would fail them, and that error would be this task's outcome.
+    for (const t of readers) if (t.status === "pending") yield* B.cancel(t);
   }
 }

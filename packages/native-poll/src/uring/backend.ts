@@ -12,6 +12,7 @@
  * This file holds the contract's entry points.
  */
 import type * as B from "@bobbin/core";
+import { describe } from "@bobbin/core";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount, ReadOp, type SharedSocket } from "@bobbin/unix/backend";
 import type { NativeSyscalls } from "../load.js";
@@ -31,7 +32,7 @@ const TASK_RUN = { auto: 0, defer: 1, coop: 2, signal: 3 } as const;
 function integerOption(options: UringBackendOptions, name: keyof UringBackendOptions, fallback: number, min: number, max: number): number {
   const v = options[name] ?? fallback;
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-    throw new RangeError(`uringBackend({ ${name} }): an integer in ${min} … ${max}, got ${String(v)}`);
+    throw new RangeError(`uringBackend({ ${name} }): an integer in ${min} … ${max}, got ${describe(v)}`);
   }
   return v;
 }
@@ -50,7 +51,7 @@ function uringIo(options: UringBackendOptions, failed: (error: Error) => void): 
   const readAhead = integerOption(options, "readAhead", 4 * bufferSize, 1, 2 ** 31 - 1);
   const taskRun = options.taskRun ?? "auto";
   if (!Object.hasOwn(TASK_RUN, taskRun)) {
-    throw new RangeError(`uringBackend({ taskRun }): "auto", "defer", "coop" or "signal", got ${String(taskRun)}`);
+    throw new RangeError(`uringBackend({ taskRun }): "auto", "defer", "coop" or "signal", got ${describe(taskRun)}`);
   }
   const addon = requireUring();
   const native = addon as unknown as { syscalls: NativeSyscalls; sockopts: Record<string, number> };

@@ -4,8 +4,7 @@
  * staging slot free), and otherwise park until a completion wakes them.
  * Reads are the kit's `ReadOp` over the stream's received-chunk queue.
  */
-import { type Address, SocketClosed } from "@bobbin/unix";
-import { systemError } from "@bobbin/unix/backend";
+import { type Address, SocketClosed, systemError } from "@bobbin/unix";
 import { SocketBufferOp, SocketOp, StreamWriteOp } from "../raw/ops.js";
 import { receive } from "./datagram.js";
 import { takeConnection } from "./listener.js";

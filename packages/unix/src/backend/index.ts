@@ -35,6 +35,5 @@ export { AdoptedServer, type ServerHooks } from "./relay.js";
 export { adoptDescriptor, describeListener, type Shareable, ShareGuard } from "./sharing.js";
 export { BackendSocket } from "./socket.js";
 export { SocketFile } from "./socket-file.js";
-export { systemError } from "./system-error.js";
 export { type Deadline, DeadlineHeap, Timers } from "./timers.js";
 export { ParkedCount, WaitQueue } from "./wait-queue.js";

@@ -33,6 +33,7 @@ import { readOrderTests } from "./read-order.js";
 import { sharingTests } from "./sharing.js";
 import { soakTests } from "./soak.js";
 import { socketFileTests } from "./socket-files.js";
+import { streamTests } from "./streams.js";
 
 export type { ConformanceOptions } from "./context.js";
 export { activeHandles, connectedPair, leaked } from "./support.js";
@@ -73,6 +74,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     cancellationTests(suite);
     endOfRunTests(suite);
     fdExhaustionTests(suite);
+    streamTests(suite);
     sharingTests(suite);
     socketFileTests(suite);
     soakTests(suite);

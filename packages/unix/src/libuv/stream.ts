@@ -10,9 +10,8 @@ import type { Writable } from "node:stream";
 import type { NodeSocket } from "../backend/node-socket.js";
 import { NodeWriteOp, type NodeWriter, NodeWrites } from "../backend/node-writes.js";
 import { ReadOp, ReceiveQueue } from "../backend/receive-queue.js";
-import { systemError } from "../backend/system-error.js";
 import type { ShutdownCommand } from "../contract.js";
-import { SocketClosed } from "../errors.js";
+import { SocketClosed, systemError } from "../errors.js";
 
 /** Queued bytes above which a stream stops reading from the system (resumed at half of it). */
 export const HIGH_WATER = 64 * 1024;

@@ -9,10 +9,9 @@
 import type { Readable, Writable } from "node:stream";
 import { NodeSocket } from "../backend/node-socket.js";
 import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
-import { systemError } from "../backend/system-error.js";
 import { WaitQueue } from "../backend/wait-queue.js";
 import type { ShutdownCommand, SocketBackend } from "../contract.js";
-import { SocketClosed } from "../errors.js";
+import { SocketClosed, systemError } from "../errors.js";
 
 /**
  * What `fromStream` adapts: a Node `Readable`, `Writable` or `Duplex` (a

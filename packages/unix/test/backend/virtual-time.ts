@@ -3,8 +3,8 @@
 // (handy for testing timeouts). It shows the three pieces a backend is made
 // of: the events half (NodeLoop), parked operations (Parked) and deadlines.
 import type * as B from "@bobbin/core";
-import { type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked, systemError } from "../../src/backend/index.js";
-import type { Backend } from "../../src/index.js";
+import { type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked } from "../../src/backend/index.js";
+import { type Backend, systemError } from "../../src/index.js";
 
 class VirtualSleep extends Parked<void> implements Deadline {
   heapIndex = -1;

@@ -142,10 +142,46 @@ function consumption(node: Script): { unconsumed: Consumed } {
   return c;
 }
 
+/**
+ * Whether some task of this subtree may fail: then a cancel of its root may
+ * throw (what the subtree throws while cancelled is never lost), depending on
+ * when the cancellation lands.
+ */
+function mayFail(node: Script): boolean {
+  let may = false;
+  walk(node, "", (n) => {
+    if (n.end === "throw" || (n.end === "return" && consumption(n).unconsumed !== Consumed.No)) may = true;
+  });
+  return may;
+}
+
+/** Whether an action cancels a child that may fail, so that it may throw its error. */
+function cancelsWhatMayFail(a: Action, c: Consumption): boolean {
+  switch (a.t) {
+    case "cancel":
+      return mayFail(c.kids[a.k]!.node);
+    case "take":
+      return c.kids.some((k) => k.orphan && mayFail(k.node));
+    case "join":
+      return a.mode === "first" && a.ks.some((k) => mayFail(c.kids[k]!.node));
+    default:
+      return false;
+  }
+}
+
+/**
+ * A task failing with `r` cancels the children it has not consumed; one that
+ * fails meanwhile adds its error to the task's outcome, which is then unknown.
+ */
+function failing(c: Consumption, r: Outcome): Outcome | null {
+  return c.kids.some((k) => k.consumed !== Consumed.Yes && mayFail(k.node)) ? null : r;
+}
+
 /** What a task does when nothing cancels it: its children's outcomes come from their own scripts. */
 function natural(node: Script, path: string, pred: Prediction): Outcome | null {
   const c = new Consumption(path);
   for (const a of node.actions) {
+    if (cancelsWhatMayFail(a, c)) return null;
     c.apply(a);
     if (a.t !== "await") continue;
     const kid = c.kids[a.k]!;
@@ -161,11 +197,11 @@ function natural(node: Script, path: string, pred: Prediction): Outcome | null {
     }
     if (a.mode === "task") continue;
     if (r === null) return null;
-    if (!r.ok && !(a.mode === "catch" && r.error.kind === "script")) return r;
+    if (!r.ok && !(a.mode === "catch" && r.error.kind === "script")) return failing(c, r);
   }
   switch (node.end) {
     case "throw":
-      return { ok: false, error: { kind: "script", path } };
+      return failing(c, { ok: false, error: { kind: "script", path } });
     case "spin":
       throw new Error(`model: spinning task ${path} in the deterministic region (normalize should prevent it)`);
     case "return":

@@ -43,7 +43,8 @@ export interface TaskRun {
 
 /** Whether a step's error is the awaited child's own (an awaitExn), rather than a cancellation. */
 export function childErrorMayPropagate(a: Step["a"]): boolean {
-  return a.t === "await" && a.mode !== "task";
+  // A cancel (a take then cancel, an awaitFirst of its losers) throws what a child failed with while it was cancelled.
+  return (a.t === "await" && a.mode !== "task") || a.t === "cancel" || a.t === "take" || (a.t === "join" && a.mode === "first");
 }
 
 /** Whether the body goes on after this step's error (a `catch` await swallows a child's ScriptError). */

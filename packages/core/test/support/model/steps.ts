@@ -37,13 +37,44 @@ export interface Judge {
   cancelledAt(path: string): number;
   /** The outcome the parent sees when it takes the task's result at event `at`. */
   expected(path: string, at: number): Expected;
+  /** The errors of a task that failed, in order. */
+  failuresOf(path: string): readonly Atom[];
   /** The step models of a task (for a signal: its child's waits). */
   stepsOf(path: string): readonly StepModel[];
   /** The task and every task under it. */
   subtree(path: string): readonly string[];
 }
 
-export type Expected = { ok: true; value: unknown } | { ok: false; match: (e: unknown) => boolean; what: string };
+export type Expected =
+  | { ok: true; value: unknown }
+  | { ok: false; match: (e: unknown) => boolean; what: string; readonly cancelled?: true };
+
+/** One error of a failed outcome: a given error (`error`), or one of a kind. */
+export interface Atom {
+  match(e: unknown): boolean;
+  readonly what: string;
+  readonly error?: unknown;
+}
+
+/** The outcome of a task that ended cancelled (or whose ended outcome a cancel replaced). */
+export const CANCELLED: Expected = { ok: false, match: (x) => x instanceof B.Cancelled, what: "Cancelled", cancelled: true };
+
+/** The errors an outcome reports, as the kernel flattens them (`B.Failures` for several). */
+export function errorsOf(error: unknown): readonly unknown[] {
+  return error instanceof B.Failures ? error.errors : [error];
+}
+
+/** A failed outcome with these errors, in order: one is the error itself, several a `Failures`. */
+export function failedWith(atoms: readonly Atom[]): Extract<Expected, { ok: false }> {
+  return {
+    ok: false,
+    match: (x) => {
+      const errors = errorsOf(x);
+      return errors.length === atoms.length && atoms.every((atom, i) => atom.match(errors[i]));
+    },
+    what: atoms.length === 1 ? atoms[0]!.what : `Failures(${atoms.map((a) => a.what).join(", ")})`,
+  };
+}
 
 /** A cancellation of a child by its parent: at `at`, provided the parent's own cancellation came after `unlessParentBy`. */
 export interface CancelPoint {
@@ -90,8 +121,12 @@ function identify(world: World, r: unknown, candidates: readonly string[]): stri
   if (!isResult(r)) return undefined;
   if (r.ok) return candidates.find((p) => p === r.value);
   const error = r.error;
-  if (error instanceof B.StillHasChildren) return candidates.find((p) => world.uidOf(p) === error.task);
-  return candidates.find((p) => world.runs.get(p)?.bodyEnd?.error === error);
+  const first = errorsOf(error)[0];
+  if (first instanceof B.StillHasChildren) return candidates.find((p) => world.uidOf(p) === first.task);
+  return candidates.find((p) => {
+    const end = world.runs.get(p)?.bodyEnd;
+    return end != null && !end.ok && errorsOf(end.error)[0] === first;
+  });
 }
 
 const seen = (s: Step): string =>
@@ -112,12 +147,22 @@ function checkResult(judge: Judge, s: Step, path: string, at: number): string | 
   return null;
 }
 
-/** Checks a completed cancel of `path`: it is Cancelled and its whole subtree ended first. */
+/**
+ * Checks a completed cancel of `path`: its whole subtree ended first, and it
+ * is Cancelled — unless it failed meanwhile (its cleanup threw), which the
+ * cancel throws.
+ */
 function checkCancelled(judge: Judge, world: World, s: Step, path: string): string | null {
-  if (s.threw) return seen(s);
-  if (s.status !== "cancelled") return `afterwards ${path}'s status is ${s.status}`;
   const late = judge.subtree(path).find((d) => !(world.exitOf(d) < s.end));
-  return late === undefined ? null : `returned before ${late} ended (event ${world.exitOf(late)})`;
+  if (late !== undefined) return `returned before ${late} ended (event ${world.exitOf(late)})`;
+  const e = judge.expected(path, s.end);
+  if (e.ok) return `${path} resolved although cancelled`;
+  if (e.cancelled === true) {
+    if (s.threw) return seen(s);
+    return s.status === "cancelled" ? null : `afterwards ${path}'s status is ${s.status}`;
+  }
+  if (!s.threw || !e.match(s.error)) return `${seen(s)}; expected it to throw ${path}'s ${e.what}`;
+  return world.statusOf(path) === "failed" ? null : `${path}'s final status is ${world.statusOf(path)}`;
 }
 
 const maxExit = (world: World, paths: readonly string[]): number => Math.max(-1, ...paths.map((p) => world.exitOf(p)));
@@ -322,6 +367,17 @@ function analyseJoin(
     if (atOnce) {
       const wrong = checkRandomPick(judge, s, s.begin, ended, chosen);
       if (wrong !== null) return wrong;
+    }
+    if (mode === "first") {
+      // The losers it cancelled while they ran and that failed meanwhile: awaitFirst throws their errors.
+      const failed = losers
+        .filter((p) => judge.cancelledAt(p) < exit(p) && world.statusOf(p) === "failed")
+        .sort((x, y) => exit(x) - exit(y));
+      if (failed.length !== 0) {
+        const own = judge.expected(chosen!, s.begin).ok ? [] : judge.failuresOf(chosen!);
+        const e = failedWith([...own, ...failed.flatMap((p) => judge.failuresOf(p))]);
+        return s.threw && e.match(s.error) ? null : `${seen(s)}; expected ${e.what} (its losers failed while cancelled)`;
+      }
     }
     return checkResult(judge, s, chosen!, s.begin);
   };

@@ -1,0 +1,375 @@
+/**
+ * The tests of `serve` and `fetch`, run on each backend: libuv (Node's server
+ * listens itself), native and io_uring (the backend's sockets and
+ * `toStream`), and `@bobbin/sim` (a simulated network, `fetch` over it).
+ */
+import * as B from "@bobbin/core";
+import { close, connect, read, SocketClosed, sleep, Timeout, tcpv4 } from "@bobbin/unix";
+import { describe, expect, it } from "vitest";
+import { fetch, HttpError, serve } from "../../src/index.js";
+import { type BackendCase, leakFree, type Running, rawRequest, readAll, start } from "./server.js";
+
+/** Answers every request with its method and path. */
+function* echoPath(
+  req: { method?: string; url?: string },
+  res: { send(body?: unknown): B.Operation<void> },
+): Generator<B.Instruction, void, unknown> {
+  yield* res.send(`${req.method} ${req.url}`);
+}
+
+export function serveSuite(backend: BackendCase): void {
+  describe(`serve and fetch on ${backend.name}`, () => {
+    it("serves requests as tasks: port 0 and onListening, keep-alive, bodies read and sent by operations", async () => {
+      const got = await leakFree(backend, function* () {
+        const server = yield* start({}, function* (req, res) {
+          if (req.url === "/json") {
+            const body = yield* req.json<{ n: number }>();
+            yield* res.send({ twice: body.n * 2, from: req.socket.remoteAddress }, { status: 201, headers: { "x-served-by": "bobbin" } });
+          } else if (req.url === "/bytes") {
+            yield* res.send(yield* req.bytes());
+          } else {
+            yield* echoPath(req, res);
+          }
+        });
+        expect(server.port).toBeGreaterThan(0);
+        const a = yield* fetch(`${server.url}/hello?x=1`);
+        const first = [a.status, a.headers.get("content-type"), yield* a.text()];
+        const b = yield* fetch(`${server.url}/json`, {
+          method: "POST",
+          body: JSON.stringify({ n: 21 }),
+          headers: { "content-type": "application/json" },
+        });
+        const second = [b.status, b.headers.get("x-served-by"), yield* b.json()];
+        const big = Buffer.alloc(300_000, 7);
+        const c = yield* fetch(`${server.url}/bytes`, { method: "PUT", body: big });
+        const third = (yield* c.bytes()).equals(big);
+        yield* B.cancel(server.task);
+        return [first, second, third];
+      });
+      expect(got).toEqual([[200, "text/plain; charset=utf-8", "GET /hello?x=1"], [201, "bobbin", { twice: 42, from: "127.0.0.1" }], true]);
+    });
+
+    it("a handler is cancelled when its client disconnects: its finally runs within 100 ms", async () => {
+      const lag = await leakFree(backend, function* () {
+        const entered = new B.Trigger();
+        const cleaned = new B.Trigger();
+        let cleanedAt = 0;
+        const server = yield* start({}, function* slow() {
+          try {
+            entered.signal();
+            yield* sleep(3600);
+          } finally {
+            cleanedAt = performance.now();
+            cleaned.signal();
+          }
+        });
+        const sock = yield* rawRequest(server.port, "GET /slow HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* entered.wait();
+        const leftAt = performance.now();
+        yield* close(sock);
+        yield* cleaned.wait();
+        yield* B.cancel(server.task);
+        return cleanedAt - leftAt;
+      });
+      expect(lag).toBeLessThan(100);
+    });
+
+    it("send honours back-pressure: a client that does not read holds the handler in send", async () => {
+      const [whileNotRead, received] = await leakFree(backend, function* () {
+        const size = 32 * 1024 * 1024;
+        const sent = new B.Trigger();
+        const server = yield* start({}, function* (_req, res) {
+          yield* res.send(Buffer.alloc(size, 1));
+          sent.signal();
+        });
+        const sock = yield* rawRequest(server.port, "GET /big HTTP/1.1\r\nhost: test\r\nconnection: close\r\n\r\n");
+        yield* sleep(0.2);
+        const held = !sent.isSignalled;
+        const buf = Buffer.alloc(64 * 1024);
+        let total = 0;
+        for (let n: number; (n = yield* read(sock, buf)) > 0; ) total += n;
+        yield* close(sock);
+        yield* sent.wait();
+        yield* B.cancel(server.task);
+        return [held, total > size];
+      });
+      expect([whileNotRead, received]).toEqual([true, true]);
+    });
+
+    it("a handler past its deadline is cancelled and the request answered 504", async () => {
+      const [status, finallyRan] = await leakFree(backend, function* () {
+        let ran = false;
+        const server = yield* start({ deadline: 0.1 }, function* () {
+          try {
+            yield* sleep(3600);
+          } finally {
+            ran = true;
+          }
+        });
+        const res = yield* fetch(`${server.url}/late`);
+        const answer = [res.status, yield* res.text()];
+        yield* B.cancel(server.task);
+        return [answer, ran];
+      });
+      expect(status).toEqual([504, "Gateway Timeout: the request's deadline passed\n"]);
+      expect(finallyRan).toBe(true);
+    });
+
+    it("past its limit of requests in flight, a request is answered 503 at once", async () => {
+      const statuses = await leakFree(backend, function* () {
+        const held: B.Trigger[] = [];
+        const arrived = new B.Trigger();
+        const server = yield* start({ limit: 2 }, function* (_req, res) {
+          const release = new B.Trigger();
+          if (held.push(release) === 2) arrived.signal();
+          yield* release.wait();
+          yield* res.send("done");
+        });
+        const clients = [0, 1].map((i) =>
+          B.spawn(function* () {
+            const res = yield* fetch(`${server.url}/held/${i}`);
+            yield* res.text();
+            return res.status;
+          }),
+        );
+        yield* arrived.wait();
+        const over = yield* fetch(`${server.url}/over`);
+        const refused = [over.status, yield* over.text()];
+        for (const release of held) release.signal();
+        const done = [];
+        for (const t of clients) done.push(yield* B.awaitExn(t));
+        yield* B.cancel(server.task);
+        return [refused, done];
+      });
+      expect(statuses).toEqual([
+        [503, "Service Unavailable\n"],
+        [200, 200],
+      ]);
+    });
+
+    it("cancelling serve drains it: in-flight requests complete, new connections are refused, no fd is left", async () => {
+      const seen = await leakFree(backend, function* () {
+        const entered = new B.Trigger();
+        const listening = new B.Trigger();
+        const stop = new B.Trigger();
+        let server: Running | undefined;
+        // The server's owner cancels it when told to, while this task goes on as a client.
+        const owner = B.spawn(function* () {
+          server = yield* start({ grace: 5 }, function* (_req, res) {
+            entered.signal();
+            yield* sleep(0.2);
+            yield* res.send("finished in time");
+          });
+          listening.signal();
+          yield* stop.wait();
+          yield* B.cancel(server.task);
+          return server.task.status;
+        });
+        yield* listening.wait();
+        const { url, port } = server!;
+        const inFlight = B.spawn(function* () {
+          const res = yield* fetch(`${url}/slow`);
+          return [res.status, res.headers.get("connection"), yield* res.text()];
+        });
+        yield* entered.wait();
+        stop.signal();
+        yield* sleep(0.05); // serve has stopped taking connections
+        const refused = tcpv4();
+        let connectError: NodeJS.ErrnoException | undefined;
+        try {
+          yield* connect(refused, { host: "127.0.0.1", port });
+        } catch (error) {
+          connectError = error as NodeJS.ErrnoException;
+        }
+        yield* close(refused);
+        const answer = yield* B.awaitExn(inFlight);
+        const status = yield* B.awaitExn(owner);
+        return { answer, refused: connectError?.code, status };
+      });
+      expect(seen).toEqual({ answer: [200, "close", "finished in time"], refused: "ECONNREFUSED", status: "cancelled" });
+    });
+
+    it("after the grace period, the requests still in flight are cancelled", async () => {
+      const [cleaned, clientSaw] = await leakFree(backend, function* () {
+        const entered = new B.Trigger();
+        let ran = false;
+        const server = yield* start({ grace: 0.1 }, function* stuck() {
+          try {
+            entered.signal();
+            yield* sleep(3600);
+          } finally {
+            ran = true;
+          }
+        });
+        const sock = yield* rawRequest(server.port, "GET /stuck HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* entered.wait();
+        yield* B.cancel(server.task);
+        return [ran, yield* readAll(sock)];
+      });
+      expect(cleaned).toBe(true);
+      expect(clientSaw).toBe(""); // the connection closed without an answer
+    });
+
+    it("a handler's HttpError is its answer; another error is answered 500 and goes to onError", async () => {
+      const got = await leakFree(backend, function* () {
+        const reported: unknown[] = [];
+        const server = yield* start({ onError: (error, req) => reported.push([String(error), req.url]) }, function* (req, res) {
+          if (req.url === "/missing") throw new HttpError(404, "no such thing", { headers: { "x-why": "test" } });
+          if (req.url === "/broken") throw new Error("a bug");
+          if (req.url === "/silent") return;
+          yield* res.send("ok");
+        });
+        const answers = [];
+        for (const path of ["/missing", "/broken", "/silent", "/fine"]) {
+          const res = yield* fetch(`${server.url}${path}`);
+          answers.push([res.status, yield* res.text()]);
+        }
+        yield* B.cancel(server.task);
+        return { answers, reported };
+      });
+      expect(got.answers).toEqual([
+        [404, "no such thing\n"],
+        [500, "Internal Server Error\n"],
+        [500, "Internal Server Error\n"],
+        [200, "ok"],
+      ]);
+      expect(got.reported).toEqual([
+        ["Error: a bug", "/broken"],
+        [expect.stringMatching(/^TypeError: the handler .* returned without answering GET \/silent/), "/silent"],
+      ]);
+    });
+
+    it("without onError, a handler's failure fails serve, which stops and throws it", async () => {
+      const bug = new Error("a bug");
+      const outcome = await leakFree(backend, function* () {
+        const server = yield* start({}, function* () {
+          throw bug;
+        });
+        const res = yield* fetch(`${server.url}/`);
+        const status = res.status;
+        yield* res.text();
+        const r = yield* B.awaitTask(server.task);
+        return [status, r.ok ? "returned" : r.error];
+      });
+      expect(outcome).toEqual([500, bug]);
+    });
+
+    it("bodies: invalid JSON is a 400, a body over bodyLimit a 413", async () => {
+      const got = await leakFree(backend, function* () {
+        const server = yield* start({ bodyLimit: 1000 }, function* (req, res) {
+          yield* res.send(yield* req.json());
+        });
+        const answers = [];
+        for (const body of ["{not json", "x".repeat(5000), "[1,2]"]) {
+          const res = yield* fetch(server.url, { method: "POST", body });
+          answers.push([res.status, (yield* res.text()).slice(0, 38)]);
+        }
+        yield* B.cancel(server.task);
+        return answers;
+      });
+      expect(got).toEqual([
+        [400, "the request's body is not JSON: Expect"],
+        [413, "the request's body is larger than 1000"],
+        [200, "[1,2]"],
+      ]);
+    });
+
+    it("fetch: a timeout aborts the request (Timeout), a cancelled fetch aborts it (the handler sees its client leave)", async () => {
+      const got = await leakFree(backend, function* () {
+        const left = new B.Trigger();
+        const server = yield* start({}, function* () {
+          try {
+            yield* sleep(3600);
+          } finally {
+            left.signal();
+          }
+        });
+        let timedOut: unknown;
+        try {
+          yield* fetch(`${server.url}/slow`, { timeout: 0.05 });
+        } catch (error) {
+          timedOut = error;
+        }
+        yield* left.wait(); // the aborted request's handler was cancelled
+        const client = B.spawn(function* () {
+          yield* fetch(`${server.url}/slow`);
+        });
+        yield* sleep(0.05);
+        yield* B.cancel(client);
+        yield* B.cancel(server.task);
+        return [timedOut instanceof Timeout, client.status];
+      });
+      expect(got).toEqual([true, "cancelled"]);
+    });
+
+    it("fetch: a response's body is read once; one disposed unread leaves nothing open", async () => {
+      const got = await leakFree(backend, function* () {
+        const server = yield* start({}, function* (req, res) {
+          yield* res.send(req.url === "/big" ? Buffer.alloc(1024 * 1024) : "small");
+        });
+        const small = yield* fetch(`${server.url}/small`);
+        const text = yield* small.text();
+        let twice: unknown;
+        try {
+          yield* small.text();
+        } catch (error) {
+          twice = error;
+        }
+        {
+          using big = yield* fetch(`${server.url}/big`);
+          expect(big.status).toBe(200);
+        } // disposed unread
+        yield* B.cancel(server.task);
+        return [text, String(twice)];
+      });
+      expect(got).toEqual(["small", expect.stringMatching(/^TypeError: the response's body was read already/)]);
+    });
+
+    it("checks its options at once", () => {
+      const handler = function* () {};
+      expect(() => serve({ port: 70000 }, handler)).toThrow(RangeError);
+      expect(() => serve({ port: 0, limit: 0 }, handler)).toThrow(/limit must be an integer ≥ 1/);
+      expect(() => serve({ port: 0, deadline: -1 }, handler)).toThrow(/deadline must be a number of seconds > 0/);
+      expect(() => serve({ port: 0 }, 42 as never)).toThrow(/expects a generator function/);
+      expect(() => fetch("not a url")).toThrow(/is not an absolute URL/);
+      expect(() => fetch("http://x/", { timeout: -1 })).toThrow(RangeError);
+      expect(() => new HttpError(200)).toThrow(RangeError);
+    });
+
+    it("a port in use fails serve with EADDRINUSE", async () => {
+      const error = await leakFree(backend, function* () {
+        const first = yield* start({}, echoPath);
+        const r = yield* B.awaitTask(
+          B.spawn(function* () {
+            yield* serve({ port: first.port }, echoPath);
+          }),
+        );
+        yield* B.cancel(first.task);
+        return r.ok ? null : (r.error as NodeJS.ErrnoException).code;
+      });
+      expect(error).toBe("EADDRINUSE");
+    });
+
+    it("a connection closed under a reading handler makes its read fail or its task cancelled, never the process", async () => {
+      await leakFree(backend, function* () {
+        const entered = new B.Trigger();
+        const done = new B.Trigger();
+        const server = yield* start({}, function* (req) {
+          entered.signal();
+          try {
+            yield* req.bytes();
+          } catch (error) {
+            expect(error).not.toBeInstanceOf(SocketClosed);
+          } finally {
+            done.signal();
+          }
+        });
+        const sock = yield* rawRequest(server.port, "POST /upload HTTP/1.1\r\nhost: test\r\ncontent-length: 100000\r\n\r\npartial");
+        yield* entered.wait();
+        yield* close(sock);
+        yield* done.wait();
+        yield* B.cancel(server.task);
+      });
+    });
+  });
+}
