@@ -1,6 +1,6 @@
 /**
  * The poll backend, a backend of `@bobbin/unix` written from its kit as a
- * third party would (the tutorial of `@bobbin/unix`'s README):
+ * third party would (the tutorial, `@bobbin/unix`'s docs/writing-a-backend.md):
  * `node dist/poll-backend.js [--clients 100] [--messages 10] [--size 64]`.
  *
  * Runs chapter 6's echo server and its clients on it and checks every byte;

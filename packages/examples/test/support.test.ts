@@ -13,7 +13,7 @@ import { Client } from "./support/net.js";
 
 describe("chooseBackend", () => {
   it("BOBBIN_BACKEND=libuv forces libuv; the default says why it chose", async () => {
-    expect((await chooseBackend("libuv")).name).toBe("libuv");
+    expect(await chooseBackend("libuv")).toMatchObject({ name: "libuv", choice: "libuv" });
     const chosen = await chooseBackend(undefined);
     expect(["native", "libuv"]).toContain(chosen.name);
     expect(chosen.reason).not.toBe("");
@@ -21,7 +21,7 @@ describe("chooseBackend", () => {
 
   it("BOBBIN_BACKEND=<module>#<export> loads any backend module: a package, or a path from the current directory", async () => {
     const fromPackage = await chooseBackend("@bobbin/unix#libuv");
-    expect(fromPackage).toMatchObject({ name: "libuv", reason: "BOBBIN_BACKEND=@bobbin/unix#libuv" });
+    expect(fromPackage).toMatchObject({ name: "libuv", reason: "BOBBIN_BACKEND=@bobbin/unix#libuv", choice: "@bobbin/unix#libuv" });
     const path = `./${relative(process.cwd(), fileURLToPath(new URL("../dist/poll-backend/backend.js", import.meta.url)))}`;
     const fromPath = await chooseBackend(`${path}#pollBackend`);
     expect(fromPath.name).toBe("pollBackend");

@@ -22,5 +22,10 @@ for (const entry of ["src", "test", "tsconfig.json", "README.md", "package.json"
   cpSync(join(here, entry), join(to, entry), { recursive: true });
 const pkg = JSON.parse(readFileSync(join(to, "package.json"), "utf8"));
 pkg.name = name;
+// The versions of @bobbin/unix and @bobbin/core this template came with.
+const unix = JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8"));
+pkg.dependencies["@bobbin/unix"] = `^${unix.version}`;
+const core = unix.dependencies?.["@bobbin/core"];
+if (typeof core === "string" && !core.startsWith("workspace:")) pkg.dependencies["@bobbin/core"] = /^\d/.test(core) ? `^${core}` : core;
 writeFileSync(join(to, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
 console.log(`${to}: a backend project for @bobbin/unix. Next: cd ${target} && npm install && npm test`);

@@ -19,6 +19,8 @@ export interface ChosenBackend {
   readonly factory: (domain: number) => Backend;
   /** Why this one, for the program's first line. */
   readonly reason: string;
+  /** The `BOBBIN_BACKEND` that picks it again (for a child process): its name, or the module's `<module>#<export>`. */
+  readonly choice: string;
 }
 
 type Factory = (domain: number) => Backend;
@@ -49,7 +51,7 @@ async function moduleBackend(choice: string): Promise<ChosenBackend> {
       `BOBBIN_BACKEND=${choice}: ${module} exports no backend factory named ${name} (it has ${Object.keys(exports).join(", ") || "no exports"})`,
     );
   }
-  return { name, factory: factory as Factory, reason: `BOBBIN_BACKEND=${choice}` };
+  return { name, factory: factory as Factory, reason: `BOBBIN_BACKEND=${choice}`, choice };
 }
 
 /**
@@ -65,7 +67,7 @@ async function moduleBackend(choice: string): Promise<ChosenBackend> {
  * @throws Error when `native` or `uring` is asked for and cannot work here; TypeError for a module without that export.
  */
 export async function chooseBackend(preferred: string | undefined = process.env.BOBBIN_BACKEND): Promise<ChosenBackend> {
-  if (preferred === "libuv") return { name: "libuv", factory: libuv, reason: "BOBBIN_BACKEND=libuv" };
+  if (preferred === "libuv") return { name: "libuv", factory: libuv, reason: "BOBBIN_BACKEND=libuv", choice: "libuv" };
   if (preferred !== undefined && preferred !== "" && preferred !== "native" && preferred !== "uring") return moduleBackend(preferred);
   let why: string;
   try {
@@ -73,13 +75,14 @@ export async function chooseBackend(preferred: string | undefined = process.env.
     if (preferred === "uring") {
       const { available, reason } = native.uringSupport();
       if (!available) throw new Error(`BOBBIN_BACKEND=uring, but the io_uring backend is not available here: ${reason}`);
-      return { name: "uring", factory: native.uringBackend, reason: "BOBBIN_BACKEND=uring" };
+      return { name: "uring", factory: native.uringBackend, reason: "BOBBIN_BACKEND=uring", choice: "uring" };
     }
     if (native.nativeAvailable()) {
       return {
         name: "native",
         factory: native.nativeBackend,
         reason: preferred === "native" ? "BOBBIN_BACKEND=native" : "the native addon is built",
+        choice: "native",
       };
     }
     why = "the native addon is not built (pnpm --filter @bobbin/native-poll build:native)";
@@ -88,5 +91,5 @@ export async function chooseBackend(preferred: string | undefined = process.env.
     why = `@bobbin/native-poll did not load: ${(error as Error).message.split("\n")[0]}`;
   }
   if (preferred === "native") throw new Error(`BOBBIN_BACKEND=native, but ${why}`);
-  return { name: "libuv", factory: libuv, reason: why };
+  return { name: "libuv", factory: libuv, reason: why, choice: "libuv" };
 }
