@@ -8,7 +8,7 @@ export default defineConfig({
   // The suite's child process runs `conformance/emfile-child.js`.
   entry: {
     index: "src/index.ts",
-    backend: "src/backend/index.ts",
+    "backend/index": "src/backend/index.ts",
     "conformance/index": "src/conformance/index.ts",
     "conformance/emfile-child": "src/conformance/emfile-child.ts",
   },
@@ -17,7 +17,7 @@ export default defineConfig({
   // checked against the sources (a clean build has no dist/index.d.ts yet),
   // and, the package being external, keep importing it by name.
   dts: {
-    entry: { index: "src/index.ts", backend: "src/backend/index.ts", "conformance/index": "src/conformance/index.ts" },
+    entry: { index: "src/index.ts", "backend/index": "src/backend/index.ts", "conformance/index": "src/conformance/index.ts" },
     compilerOptions: { stripInternal: true, paths: { "@bobbin/unix": ["./src/index.ts"] } },
   },
   external: ["@bobbin/core", "@bobbin/sync", "@bobbin/unix", "vitest"],

@@ -19,7 +19,17 @@ function named(error: Error, staged: string, path: string): Error {
   return e;
 }
 
-/** What a {@link NodeServer} hands its socket. */
+/**
+ * What a {@link NodeServer} hands its socket.
+ *
+ * @example
+ * ```ts
+ * const events: ServerEvents = {
+ *   connection: (stream) => listener.backlog.push(stream),   // a task's accept resumes it
+ *   acceptFailed: (error) => (listener.error = error),        // the next accept throws it
+ * };
+ * ```
+ */
 export interface ServerEvents {
   /** A connection Node accepted, not read yet (`pauseOnConnect`: `resume()` it once a task accepts it). */
   connection(stream: net.Socket): void;

@@ -8,7 +8,14 @@ import { SocketClosed } from "../errors.js";
 import { Parked } from "./parked.js";
 import type { WaitQueue } from "./wait-queue.js";
 
-/** What a {@link PollOp}'s try returns while the operation would block (the `EAGAIN` of a non-blocking call). */
+/**
+ * What a {@link PollOp}'s try returns while the operation would block (the `EAGAIN` of a non-blocking call).
+ *
+ * @example
+ * ```ts
+ * new PollOp(sock, sock.waiters, "accept", () => sock.backlog.shift() ?? AGAIN);
+ * ```
+ */
 export const AGAIN: unique symbol = Symbol("AGAIN");
 
 /**
