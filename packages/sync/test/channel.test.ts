@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { prng } from "@bobbin/test-support";
 import { describe, expect, it, vi } from "vitest";
 import { Channel, ChannelClosed } from "../src/index.js";
-import { drain, forever, pause, prng } from "./helpers.js";
+import { drain, forever, pause } from "./helpers.js";
 
 /**
  * Watches the timers the code under test sets (with the global `setTimeout`)

@@ -1,7 +1,7 @@
 import * as B from "@bobbin/core";
+import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { getsockname, type InetAddress, type OwnedSocket, OwnedSockets, run, sleep } from "../src/index.js";
-import { failure, thrown } from "./helpers.js";
 
 function* echo(client: OwnedSocket): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(256);
@@ -46,12 +46,12 @@ describe("Ownership", () => {
     await run(function* () {
       const sock = OwnedSockets.udpv4();
       const other = B.spawn(function* () {
-        return thrown(() => OwnedSockets.sendto(sock, Buffer.from("x"), { host: "127.0.0.1", port: 9 }));
+        return thrownBy(() => OwnedSockets.sendto(sock, Buffer.from("x"), { host: "127.0.0.1", port: 9 }));
       });
       expect(yield* B.awaitExn(other)).toBeInstanceOf(B.NotOwner);
-      expect(thrown(() => OwnedSockets.read({} as OwnedSocket, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => OwnedSockets.read({} as OwnedSocket, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
       yield* OwnedSockets.close(sock);
-      expect(thrown(() => OwnedSockets.close(sock))).toBeInstanceOf(B.NotOwner); // released
+      expect(thrownBy(() => OwnedSockets.close(sock))).toBeInstanceOf(B.NotOwner); // released
     });
   });
 

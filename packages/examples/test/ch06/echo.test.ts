@@ -1,10 +1,11 @@
 import * as B from "@bobbin/core";
+import { delay } from "@bobbin/test-support";
 import { OwnedSockets, run } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import * as Plain from "../../src/ch06/echo.js";
 import * as Owned from "../../src/ch06/ownership.js";
 import { liveSocketHandles, openSockets } from "../../src/support/fds.js";
-import { Client, delay, settledFds } from "../support/net.js";
+import { Client, settledFds } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends, startServer } from "../support/servers.js";
 

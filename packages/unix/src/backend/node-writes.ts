@@ -80,7 +80,11 @@ export class NodeWrites {
     return this.#closed ? new SocketClosed("write()") : (streamError ?? this.#error);
   }
 
-  /** The socket is closed: writes still waiting fail with `SocketClosed` (their bytes may be lost). */
+  /**
+   * The socket is closed: writes still waiting fail with `SocketClosed`
+   * (their bytes may be lost) as Node calls them back — destroy the stream
+   * next, which does.
+   */
   close(): void {
     this.#closed = true;
     this.writers.wakeAll();

@@ -1,7 +1,7 @@
+import { handleCount } from "@bobbin/test-support";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Deadline, DeadlineHeap, Timers } from "../../src/backend/index.js";
-import { count } from "../helpers.js";
 
 const entry = (at: number, fire: () => void = () => {}): Deadline => ({ at, heapIndex: -1, fire });
 
@@ -67,7 +67,7 @@ describe("DeadlineHeap", () => {
 describe("Timers", () => {
   it("drives any number of deadlines with one Node timer, in order, never early", async () => {
     const timers = new Timers();
-    const before = count("Timeout");
+    const before = handleCount("Timeout");
     const fired: number[] = [];
     const t0 = performance.now();
     const late: number[] = [];
@@ -81,17 +81,17 @@ describe("Timers", () => {
       );
     }
     expect(timers.armed).toBe(true);
-    expect(count("Timeout") - before).toBeLessThanOrEqual(1);
+    expect(handleCount("Timeout") - before).toBeLessThanOrEqual(1);
     await new Promise((r) => setTimeout(r, 80));
     expect(fired).toEqual([10, 10, 20, 30, 40]);
     for (const l of late) expect(l).toBeGreaterThanOrEqual(0);
     expect(timers.armed).toBe(false);
-    expect(count("Timeout")).toBeLessThanOrEqual(before);
+    expect(handleCount("Timeout")).toBeLessThanOrEqual(before);
   });
 
   it("releases the Node timer when the last deadline is removed", () => {
     const timers = new Timers();
-    const before = count("Timeout");
+    const before = handleCount("Timeout");
     const a = entry(performance.now() + 10_000);
     const b = entry(performance.now() + 20_000);
     timers.add(a);
@@ -100,17 +100,17 @@ describe("Timers", () => {
     expect(timers.armed).toBe(true);
     timers.remove(b);
     expect(timers.armed).toBe(false);
-    expect(count("Timeout")).toBe(before);
+    expect(handleCount("Timeout")).toBe(before);
   });
 
   it("holds a timer for a deadline at Infinity, and clear releases everything", () => {
     const timers = new Timers();
-    const before = count("Timeout");
+    const before = handleCount("Timeout");
     timers.add(entry(Infinity));
     expect(timers.armed).toBe(true);
-    expect(count("Timeout") - before).toBe(1);
+    expect(handleCount("Timeout") - before).toBe(1);
     timers.clear();
     expect(timers.size).toBe(0);
-    expect(count("Timeout")).toBe(before);
+    expect(handleCount("Timeout")).toBe(before);
   });
 });

@@ -1,8 +1,8 @@
 import * as B from "@bobbin/core";
+import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { BACKEND_METHODS } from "../../src/backend/index.js";
 import { run, sleep, Timeout, tcpv4, withTimeout } from "../../src/index.js";
-import { failure, thrown } from "../helpers.js";
 import { VirtualTime } from "./virtual-time.js";
 
 describe("a backend of its own: the README's virtual-time example", () => {
@@ -57,7 +57,7 @@ describe("a backend of its own: the README's virtual-time example", () => {
   it("socket operations of a backend without sockets fail in the task with its error", async () => {
     await run(
       function* () {
-        expect((thrown(() => tcpv4()) as NodeJS.ErrnoException).code).toBe("ENOTSUP");
+        expect((thrownBy(() => tcpv4()) as NodeJS.ErrnoException).code).toBe("ENOTSUP");
       },
       { backend: () => new VirtualTime() },
     );

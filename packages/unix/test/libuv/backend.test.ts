@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
 import * as B from "@bobbin/core";
+import { openFds } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { LibuvBackend } from "../../src/backend/index.js";
 import {
@@ -35,11 +35,6 @@ function* pair(): Generator<B.Instruction, [Socket, Socket], unknown> {
   const peer = yield* B.awaitExn(acceptor);
   yield* close(server);
   return [client, peer];
-}
-
-/** Descriptors open in this process. */
-function openFds(): number {
-  return readdirSync("/proc/self/fd").length;
 }
 
 /**
@@ -80,7 +75,7 @@ describe("the libuv backend", () => {
       const backlog = 16;
       yield* bindAndListen(server, { host: "127.0.0.1", port: 0 }, { backlog });
       const { port } = getsockname(server) as InetAddress;
-      const before = openFds();
+      const before = openFds()!;
       const clients = flood(port, 300);
       try {
         // Each attempt connects (and is then held or turned away) or waits in the kernel's queue: give them time to arrive.
@@ -89,7 +84,7 @@ describe("the libuv backend", () => {
         const held = (server as unknown as UvSocket).listener!.backlog;
         expect(held.length).toBeLessThanOrEqual(backlog);
         // The held connections, plus at most the one Node is handing over: nothing else of the 300 stays open here.
-        expect(openFds() - before).toBeLessThanOrEqual(backlog + 2);
+        expect(openFds()! - before).toBeLessThanOrEqual(backlog + 2);
         for (const s of held) {
           expect(s.stream!.stream.isPaused()).toBe(true);
           expect(s.stream!.queued).toBe(0);

@@ -3,13 +3,14 @@
  * listener over a descriptor of its own, brought by a relay process). The
  * cross-domain tests, with real worker domains, are in `../share.test.ts`.
  */
+
 import { closeSync, openSync } from "node:fs";
 import * as B from "@bobbin/core";
+import { failure } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { type LibuvBackend, type SharedSocket, ShareGuard } from "../../src/backend/index.js";
 import { accept, bindAndListen, close, connect, getsockname, readExactly, run, type Socket, tcpv4, write } from "../../src/index.js";
 import type { UvSocket } from "../../src/libuv/socket.js";
-import { failure } from "../helpers.js";
 
 /** Live handles of the kinds sharing may leave behind. */
 function sharingHandles(): Record<string, number> {

@@ -1,5 +1,6 @@
 import { PassThrough, Readable, Writable } from "node:stream";
 import * as B from "@bobbin/core";
+import { failure, listenerCounts } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import {
   close,
@@ -16,7 +17,6 @@ import {
   withTimeout,
   write,
 } from "../../src/index.js";
-import { failure, listenerCounts } from "../helpers.js";
 
 /** A Writable that keeps a copy of each chunk, and calls back only on `release()`. */
 class HeldWritable extends Writable {

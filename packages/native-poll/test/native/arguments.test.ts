@@ -4,9 +4,9 @@
 // nothing is rounded or wrapped, so NaN never becomes fd 0.
 import { fstatSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadAddon } from "../src/load.js";
-import { uringAddon } from "../src/uring/native.js";
-import { socketpair } from "./helpers.js";
+import { loadAddon } from "../../src/load.js";
+import { uringAddon } from "../../src/uring/native.js";
+import { socketpair } from "../helpers.js";
 
 const native = loadAddon();
 const INT32_MAX = 2 ** 31 - 1;

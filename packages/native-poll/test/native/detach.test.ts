@@ -8,9 +8,10 @@
 // says so (ERR_BOBBIN_DETACHED) instead of losing events or bytes.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { delay } from "@bobbin/test-support";
 import { afterEach, describe, expect, it } from "vitest";
-import { PollEvent, Poller, syscalls } from "../src/backend/index.js";
-import { socketpair, turn } from "./helpers.js";
+import { PollEvent, Poller, syscalls } from "../../src/backend/index.js";
+import { socketpair } from "../helpers.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -26,7 +27,7 @@ async function transferAway(view: ArrayBufferView): Promise<void> {
   if (typeof buffer.transfer === "function") buffer.transfer();
   else structuredClone(buffer, { transfer: [buffer] });
   gc();
-  await turn();
+  await delay();
   gc();
 }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { PollEvent, Poller, syscalls } from "../src/backend/index.js";
-import { loadAddon } from "../src/load.js";
-import { pipe, socketpair } from "./helpers.js";
+import { PollEvent, Poller, syscalls } from "../../src/backend/index.js";
+import { loadAddon } from "../../src/load.js";
+import { pipe, socketpair } from "../helpers.js";
 
 const { READABLE } = PollEvent;
 const NOT_READ = Poller.NOT_READ;

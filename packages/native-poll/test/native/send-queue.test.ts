@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Errno, PollEvent, Poller, syscalls } from "../src/backend/index.js";
-import { loadAddon } from "../src/load.js";
-import { socketpair } from "./helpers.js";
+import { Errno, PollEvent, Poller, syscalls } from "../../src/backend/index.js";
+import { loadAddon } from "../../src/load.js";
+import { socketpair } from "../helpers.js";
 
 const { READABLE } = PollEvent;
 const NOT_SENT = Poller.NOT_SENT;

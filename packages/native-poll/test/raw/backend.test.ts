@@ -1,11 +1,13 @@
-// What the native and io_uring backends share (src/sockets.ts), checked on both.
+// What the native and io_uring backends share (src/raw/), checked on both.
+
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as B from "@bobbin/core";
 import { type Backend, close, read, readExactly, run, write } from "@bobbin/unix";
+import { connectedPair } from "@bobbin/unix/conformance";
 import { describe, expect, it } from "vitest";
-import { type NativeBackend, nativeBackend, type UringBackend, uringBackend } from "../src/index.js";
-import { noUring, pair } from "./helpers.js";
+import { type NativeBackend, nativeBackend, type UringBackend, uringBackend } from "../../src/index.js";
+import { noUring } from "../helpers.js";
 
 /** `selectPolled`: how many times `select` looked for I/O itself (a non-blocking drain of the set, an entry into the ring). */
 const backends = [
@@ -31,7 +33,7 @@ describe.each(backends)("$name backend", ({ name, backend, exported, skip, selec
     const [a, b, c] = [Buffer.alloc(size, 0x61), Buffer.alloc(size, 0x62), Buffer.from("c")];
     const got = await run(
       function* () {
-        const [server, conn, client] = yield* pair();
+        const [client, conn, server] = yield* connectedPair();
         const writers = [a, b, c].map((buf) =>
           B.spawn(function* () {
             yield* write(client, buf);
@@ -51,7 +53,7 @@ describe.each(backends)("$name backend", ({ name, backend, exported, skip, selec
   });
 
   it.skipIf(skip !== "")(`a run whose tasks wait on nothing I/O can wake ends in Deadlock, even with sockets open${skip}`, () => {
-    const child = fileURLToPath(new URL("./fixtures/deadlock-child.mjs", import.meta.url));
+    const child = fileURLToPath(new URL("../fixtures/deadlock-child.mjs", import.meta.url));
     const out = execFileSync(process.execPath, [child, exported], { encoding: "utf8", timeout: 20_000 });
     expect(out.trim(), name).toBe("DEADLOCK");
   });
@@ -61,7 +63,7 @@ describe.each(backends)("$name backend", ({ name, backend, exported, skip, selec
     const order = await run(
       function* () {
         const log: string[] = [];
-        const [server, conn, client] = yield* pair();
+        const [client, conn, server] = yield* connectedPair();
         let busy = true;
         const reader = B.spawn(function* () {
           const n = yield* read(conn, Buffer.alloc(8));
