@@ -16,6 +16,7 @@ const UNIX_KIT = [
   "Parked",
   "BufferOp",
   "NodeLoop",
+  "NodeBackend",
   "Timers",
   "DeadlineHeap",
   "checkTimeouts",
