@@ -4,9 +4,17 @@
  * Two projects: the package's own tests run against the *sources* of the
  * workspace packages it uses (no build needed), and its `test/domains/` tests
  * run against the *built* packages, because worker threads run plain
- * JavaScript and import `dist/`.
+ * JavaScript and import `dist/` — with core's development build
+ * (`packages/core/dist-dev/`, the kernel's invariant checks on) in place of
+ * its published one, in the test process and in every worker thread it
+ * starts (see scripts/dev-core/).
  */
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+/** Core's development build, and the hook that puts it in place of the published build in worker threads. */
+const devCore = fileURLToPath(new URL("./packages/core/dist-dev/index.js", import.meta.url));
+const devCoreHook = fileURLToPath(new URL("./scripts/dev-core/register.mjs", import.meta.url));
 
 export interface PackageTests {
   /** The project name of the package's own tests. */
@@ -36,7 +44,14 @@ export function packageTests({ name, sources, pool }: PackageTests) {
           test: { name, include: ["test/**/*.test.ts"], exclude: ["test/domains/**"], testTimeout: 20_000, pool },
         },
         {
-          test: { name: "domains", include: ["test/domains/**/*.test.ts"], testTimeout: 60_000, pool },
+          resolve: { alias: [{ find: /^@bobbin\/core$/, replacement: devCore }] },
+          test: {
+            name: "domains",
+            include: ["test/domains/**/*.test.ts"],
+            testTimeout: 60_000,
+            pool,
+            execArgv: ["--import", devCoreHook],
+          },
         },
       ],
     },

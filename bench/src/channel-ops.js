@@ -20,8 +20,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { GCProfiler, getHeapSpaceStatistics } from "node:v8";
-import { childJson, collectRows, gc, machine, markdown, median, QUICK, textNotes, textTable, writeFile } from "./harness.js";
-import { interleave } from "./interleave.js";
+import { childJson, collectRows, gc, interleave, machine, markdown, median, QUICK, textNotes, textTable, writeFile } from "./harness.js";
 import { AsyncChannel, channelApi, commitOf, loadBobbin } from "./programs/common.js";
 
 export const SCENARIO = "channel operations";

@@ -70,6 +70,57 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
 }
 
 /**
+ * Times several contenders ({ contender, n, fn }) round by round: each runs
+ * once per round, in an order that rotates, so that a burst of load from
+ * another process falls on all of them rather than on one; after `warmup`
+ * rounds, `rounds` are kept. With `collect`, a full `gc()` runs before every
+ * run. Each run is timed twice: wall time, and the process's CPU time (all its
+ * threads: on a loaded machine it counts what the run did, not how long it
+ * waited for a core). `fn(n)` must return `expected(n)`; a contender that
+ * fails or times out runs no more. Returns a Map: per contender, the median
+ * per unit of `n` on `clock` ("wall" or "cpu") and its samples (and both
+ * medians, `wall` and `cpu`), or the error that stopped it.
+ */
+export async function interleave(
+  contenders,
+  { warmup = 2, rounds = 7, collect = false, clock = "wall", expected = (n) => n, timeoutMs = 300_000, label = "" },
+) {
+  const live = contenders.filter((c) => c.fn && !c.error);
+  const samples = new Map(live.map((c) => [c, { wall: [], cpu: [] }]));
+  const failed = new Map();
+  gc();
+  for (let round = 0; round < warmup + rounds; round++) {
+    for (let k = 0; k < live.length; k++) {
+      const c = live[(round + k) % live.length];
+      if (failed.has(c)) continue;
+      if (collect) gc();
+      try {
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        const answer = await withTimeout(Promise.resolve(c.fn(c.n)), timeoutMs, `${label} ${c.contender}`);
+        const t1 = performance.now();
+        const cpu = process.cpuUsage(cpu0);
+        const want = expected(c.n);
+        if (answer !== want) throw new Error(`wrong answer ${String(answer)} (expected ${String(want)})`);
+        if (round < warmup) continue;
+        samples.get(c).wall.push(((t1 - t0) * 1e6) / c.n);
+        samples.get(c).cpu.push(((cpu.user + cpu.system) * 1e3) / c.n);
+      } catch (e) {
+        failed.set(c, errorMessage(e));
+      }
+    }
+  }
+  return new Map(
+    contenders.map((c) => {
+      const error = c.error ?? (c.fn ? failed.get(c) : "not available");
+      if (error) return [c, { error }];
+      const s = samples.get(c);
+      return [c, { perOp: median(s[clock]), samples: s[clock], wall: median(s.wall), cpu: median(s.cpu) }];
+    }),
+  );
+}
+
+/**
  * Runs `node <args>` (a benchmark's child process) and resolves with the JSON
  * of the last line it printed; rejects with the last line of its stderr, or
  * says it was killed after `timeoutMs`.
@@ -95,18 +146,48 @@ export function childJson(args, { timeoutMs = 120_000, env = process.env } = {})
 export const errorMessage = (e) => (e?.message ? e.message : String(e));
 
 /**
- * Measures a scenario's contenders one after another and adds a row for each
- * to `results`. A contender is { contender, n, fn, anchor?, note?, targetSpec?,
- * scenario?, error?, iters? }; without `fn` (or with an `error`) its row says why.
+ * Measures a scenario's contenders and adds a row for each to `results`. A
+ * contender is { contender, n, fn, anchor?, note?, targetSpec?, scenario?,
+ * error?, iters?, apart? }; without `fn` (or with an `error`) its row says why.
  * By default `fn` is timed with `measure` (2 warm-up runs, `iters` measured
- * runs, 7 by default) and every checksum must equal `expect(n)` (n by default);
- * `check(c)` runs first if given. `measureOne(c)` (→ { perOp, samples })
- * replaces the timing, e.g. for memory rows (`kind: "bytes"`).
+ * runs, 7 by default), one contender after another, and every checksum must
+ * equal `expect(n)` (n by default); `check(c)` runs first if given.
+ * `interleave: { iters, clock }` times the contenders together instead, round
+ * by round (`interleave`; those marked `apart`, too slow to share
+ * rounds, still one after another), reporting `clock` time ("wall" or "cpu").
+ * `measureOne(c)` (→ { perOp, samples }) replaces the timing, e.g. for memory
+ * rows (`kind: "bytes"`).
  */
-export async function runContenders(results, list, { scenario, kind = "time", expect = (n) => n, check, measureOne } = {}) {
+export async function runContenders(
+  results,
+  list,
+  { scenario, kind = "time", expect = (n) => n, check, measureOne, interleave: shared } = {},
+) {
+  const together = shared ? list.filter((c) => c.fn && !c.error && !c.apart) : [];
+  let measured = new Map();
+  if (together.length !== 0) {
+    try {
+      if (check) for (const c of together) await check(c);
+      measured = await interleave(together, {
+        rounds: shared.iters,
+        clock: shared.clock,
+        expected: expect,
+        timeoutMs: 60_000,
+        label: scenario,
+      });
+    } catch (e) {
+      for (const c of together) measured.set(c, { error: errorMessage(e) });
+    }
+  }
   for (const c of list) {
     const s = c.scenario ?? scenario;
     const row = { scenario: s, contender: c.contender, anchor: c.anchor, n: c.n, kind, targetSpec: c.targetSpec, note: c.note ?? "" };
+    const timing = measured.get(c);
+    if (timing !== undefined) {
+      if (timing.error) results.add({ ...row, error: timing.error });
+      else results.add({ ...row, perOp: timing.perOp, samples: timing.samples, wall: timing.wall, cpu: timing.cpu });
+      continue;
+    }
     if (c.error || (!measureOne && !c.fn)) {
       results.add({ ...row, error: c.error ?? "not available" });
       continue;
@@ -182,23 +263,27 @@ export function fmtN(n) {
   return String(n);
 }
 
-/** Fill in ratios: against the async/await row and the raw generator row of the same scenario. */
+/**
+ * Fill in ratios: against the async/await row and the raw generator row of
+ * the same scenario (the table's columns), and against every anchor of the
+ * scenario by name (`r.vs[anchor]`: a target may name another anchor, such
+ * as the context switch's `yield*`+FIFO floor; the note says that ratio).
+ */
 export function computeRatios(rows) {
   for (const r of rows) {
     if (r.error || r.perOp == null) continue;
     const same = rows.filter((x) => x.scenario === r.scenario && !x.error && x.perOp != null);
-    const asyncRow = same.find((x) => x.anchor === "async");
-    const floorRow = same.find((x) => x.anchor === "floor");
-    if (asyncRow) r.vsAsync = r.perOp / asyncRow.perOp;
-    if (floorRow) r.vsFloor = r.perOp / floorRow.perOp;
+    r.vs = {};
+    for (const anchor of same) if (anchor.anchor) r.vs[anchor.anchor] = r.perOp / anchor.perOp;
+    r.vsAsync = r.vs.async ?? null;
+    r.vsFloor = r.vs.floor ?? null;
     if (r.targetSpec) {
       const { against, max, text, extra } = r.targetSpec;
-      let value = null;
-      if (against === "async") value = r.vsAsync;
-      else if (against === "floor") value = r.vsFloor;
-      else if (against === "absolute") value = r.perOp;
+      const value = against === "absolute" ? r.perOp : (r.vs[against] ?? null);
       const ok = value != null && value <= max && (extra ? extra(r) : true);
       r.target = { text, pass: ok };
+      const also = r.targetSpec.alsoAgainst;
+      if (also && r.vs[also.anchor] != null) r.note = `${r.note ? `${r.note}; ` : ""}${fmtRatio(r.vs[also.anchor])} ${also.name}`;
     }
   }
 }

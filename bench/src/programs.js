@@ -20,8 +20,7 @@
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { collectRows, fmtRatio, machine, markdown, QUICK, textNotes, textTable, writeFile } from "./harness.js";
-import { interleave } from "./interleave.js";
+import { collectRows, fmtRatio, interleave, machine, markdown, QUICK, textNotes, textTable, writeFile } from "./harness.js";
 import * as chains from "./programs/chains.js";
 import { commitOf, loadBobbin } from "./programs/common.js";
 import * as pipeline from "./programs/pipeline.js";

@@ -80,13 +80,14 @@ export function contenders({ B, bobbinError }) {
     // (time per child is what is compared, and it does not grow with N here).
     {
       contender: "Effection 4",
+      apart: true,
       n: QUICK ? 5_000 : 20_000,
       fn: effectionParent,
       note: "smaller N (~100 µs per child, ~10 s per 100k run); per-child time measured roughly flat from 1k to 20k (86–101 µs)",
       iters: 3,
     },
-    { contender: "Effect 3", n: N, fn: effect3Parent },
-    { contender: "Effect 4", n: N, fn: effect4Parent },
+    { contender: "Effect 3", apart: true, n: N, fn: effect3Parent },
+    { contender: "Effect 4", apart: true, n: N, fn: effect4Parent },
     {
       contender: "Bobbin",
       n: N,
@@ -97,6 +98,9 @@ export function contenders({ B, bobbinError }) {
   ];
 }
 
+/** async/await and Bobbin share rounds (see `interleave`); the others run apart. */
+export const INTERLEAVE = { iters: 9, clock: "wall" };
+
 export async function run(results, ctx) {
-  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected });
+  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: INTERLEAVE });
 }

@@ -1,12 +1,28 @@
-import { defineConfig } from "tsup";
+import { writeFile } from "node:fs/promises";
+import { defineConfig, type Options } from "tsup";
 
-export default defineConfig({
+const build: Options = {
   entry: { index: "src/index.ts", worker: "src/domains/worker.ts" },
   format: ["esm"],
-  dts: { entry: "src/index.ts", compilerOptions: { stripInternal: true } },
   sourcemap: true,
   clean: true,
   target: "node20",
-  // Published builds leave out the kernel's development-only invariant checks.
-  define: { __BOBBIN_DEV__: "false" },
-});
+};
+
+export default defineConfig([
+  // The published build leaves out the kernel's development-only invariant checks.
+  {
+    ...build,
+    outDir: "dist",
+    dts: { entry: "src/index.ts", compilerOptions: { stripInternal: true } },
+    define: { __BOBBIN_DEV__: "false" },
+  },
+  // The development build keeps them, with the published build's types: the tests that run the built
+  // package load it (worker domains run plain JavaScript; see vitest.projects.ts). It is not published.
+  {
+    ...build,
+    outDir: "dist-dev",
+    define: { __BOBBIN_DEV__: "true" },
+    onSuccess: () => writeFile("dist-dev/index.d.ts", 'export * from "../dist/index.js";\n'),
+  },
+]);

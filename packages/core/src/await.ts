@@ -5,9 +5,10 @@
 
 import { describe } from "./describe.js";
 import { failureOf, NotAChild } from "./errors.js";
-import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
-import { F, State, Task, type Waiter } from "./kernel/task.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
+import { hasFailed, hasResolved, isPending, outcomeOf } from "./kernel/state.js";
+import { Task, type Waiter } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
 
@@ -22,7 +23,7 @@ export function checkChild(parent: Task, child: unknown, operation: string): Tas
 }
 
 function resultOf<T>(task: Task<T>): Result<T> {
-  return (task.flags & F.STATE) === State.Resolved ? ok(task.value as T) : failed(task.value);
+  return hasResolved(task) ? ok(outcomeOf(task) as T) : failed(outcomeOf(task));
 }
 
 /** What `yield*` reads when awaiting a child that had already ended: reused, since `yield*` reads it at once. */
@@ -33,6 +34,9 @@ const ENDED_ITERATOR: Iterator<Instruction, unknown, unknown> = {
 
 /** Waits for one child; `exn` returns its value or throws its error instead of a Result. */
 class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
+  /** The kernel its task parked in. */
+  private kernel: Kernel | null = null;
+
   constructor(
     private readonly target: Task<T>,
     private readonly exn: boolean,
@@ -45,8 +49,9 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
     if (resumed === undefined) {
       const parent = currentTask(this.exn ? "awaitExn()" : "awaitTask()");
       checkChild(parent, target, "await");
-      const k = currentKernel!;
-      if ((target.flags & F.STATE) === State.Pending) {
+      const k = runningKernel()!;
+      if (isPending(target)) {
+        this.kernel = k;
         k.join(target);
         k.park(parent, this);
         return SUSPENDED;
@@ -54,17 +59,18 @@ class AwaitOp<T> extends SingleShot<unknown> implements Waiter {
       k.consume(parent, target);
     }
     if (!this.exn) return { done: true, value: resultOf(target) };
-    if ((target.flags & F.STATE) === State.Resolved) return { done: true, value: target.value };
-    throw target.value;
+    if (hasResolved(target)) return { done: true, value: outcomeOf(target) };
+    throw outcomeOf(target);
   }
 
-  childEnded(k: Kernel, parent: Task): void {
+  childEnded(parent: Task): void {
+    const k = this.kernel!;
     k.consume(parent, this.target);
     k.wake(parent, RESUMED);
   }
 
-  detach(k: Kernel): void {
-    k.unjoin(this.target);
+  detach(): void {
+    this.kernel!.unjoin(this.target);
   }
 
   describe(): string {
@@ -85,12 +91,12 @@ Object.defineProperty(Task.prototype, Symbol.iterator, {
   configurable: true,
   writable: true,
   value: function awaitExnIterator(this: Task): Iterator<Instruction, unknown, unknown> {
-    if ((this.flags & F.STATE) === State.Pending) return new AwaitOp(this, true);
+    if (isPending(this)) return new AwaitOp(this, true);
     const parent = currentTask("awaitExn()");
     checkChild(parent, this, "await");
     kernelOf("awaitExn()").consume(parent, this);
-    if ((this.flags & F.STATE) !== State.Resolved) throw this.value;
-    ENDED.value = this.value;
+    if (!hasResolved(this)) throw outcomeOf(this);
+    ENDED.value = outcomeOf(this);
     return ENDED_ITERATOR;
   },
 });
@@ -143,6 +149,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   private chosen: Task<T> | null = null;
   /** The errors of the tasks `awaitFirst` cancelled that failed meanwhile (their cleanup threw). */
   private failedLosers: unknown[] | null = null;
+  /** The kernel its task parked in. */
+  private kernel: Kernel | null = null;
 
   constructor(
     private readonly tasks: readonly Task<T>[],
@@ -153,9 +161,10 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   }
 
   next(resumed?: unknown): IteratorResult<Instruction, unknown> {
-    if (resumed !== undefined) return { done: true, value: this.finish(currentTask(this.name), currentKernel!) };
+    if (resumed !== undefined) return { done: true, value: this.finish(currentTask(this.name), runningKernel()!) };
     const parent = currentTask(this.name);
-    const k = currentKernel!;
+    const k = runningKernel()!;
+    this.kernel = k;
     const tasks = this.tasks;
     if (!Array.isArray(tasks)) throw new TypeError(`${this.name} expects an array of tasks, got ${describe(tasks)}`);
     if (tasks.length === 0 && this.mode !== Join.All) {
@@ -164,7 +173,7 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     for (const t of tasks) checkChild(parent, t, "await");
     this.distinct = [...new Set(tasks)];
     let pending = 0;
-    for (const t of this.distinct) if ((t.flags & F.STATE) === State.Pending) pending++;
+    for (const t of this.distinct) if (isPending(t)) pending++;
     if (this.mode === Join.All) {
       if (pending === 0) return { done: true, value: this.finish(parent, k) };
       this.remaining = pending;
@@ -181,9 +190,10 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     return SUSPENDED;
   }
 
-  childEnded(k: Kernel, parent: Task, child: Task): void {
+  childEnded(parent: Task, child: Task): void {
+    const k = this.kernel!;
     if (this.mode === Join.All || this.chosen !== null) {
-      if (this.mode === Join.First && child.status === "failed") (this.failedLosers ??= []).push(child.value);
+      if (this.mode === Join.First && hasFailed(child)) (this.failedLosers ??= []).push(outcomeOf(child));
       if (--this.remaining === 0) k.wake(parent, RESUMED);
       return;
     }
@@ -192,8 +202,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     if (this.mode === Join.One || !this.cancelOthers(parent, k)) k.wake(parent, RESUMED);
   }
 
-  detach(k: Kernel): void {
-    this.unjoin(k);
+  detach(): void {
+    this.unjoin(this.kernel!);
   }
 
   describe(): string {
@@ -201,11 +211,11 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
   }
 
   waitsFor(): Task[] {
-    return this.distinct.filter((t) => (t.flags & F.STATE) === State.Pending);
+    return this.distinct.filter(isPending);
   }
 
   private join(parent: Task, k: Kernel): void {
-    for (const t of this.distinct) if ((t.flags & F.STATE) === State.Pending) k.join(t);
+    for (const t of this.distinct) if (isPending(t)) k.join(t);
     k.park(parent, this);
   }
 
@@ -215,8 +225,8 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
 
   /** A random ended task, preferring one that succeeded (as Miou's `await_one` and `await_first`). */
   private pickEnded(k: Kernel): Task<T> {
-    const ended = this.distinct.filter((t) => (t.flags & F.STATE) !== State.Pending);
-    const resolved = ended.filter((t) => (t.flags & F.STATE) === State.Resolved);
+    const ended = this.distinct.filter((t) => !isPending(t));
+    const resolved = ended.filter(hasResolved);
     const pool = resolved.length !== 0 ? resolved : ended;
     return pool.length === 1 ? pool[0]! : pool[k.random.below(pool.length)]!;
   }
@@ -244,7 +254,7 @@ class JoinOp<T> extends SingleShot<unknown> implements Waiter {
     const chosen = this.chosen!;
     k.consume(parent, chosen);
     const losers = this.failedLosers;
-    if (losers !== null) throw failureOf(chosen.status === "failed" ? [chosen.value, ...losers] : losers);
+    if (losers !== null) throw failureOf(hasFailed(chosen) ? [outcomeOf(chosen), ...losers] : losers);
     return resultOf(chosen);
   }
 }

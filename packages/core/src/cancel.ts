@@ -2,12 +2,16 @@
  * `cancel`: end a child and its whole subtree, waiting for their cleanup.
  */
 import { checkChild } from "./await.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
+import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
 class CancelOp extends SingleShot<void> implements Waiter {
+  /** The kernel its task parked in. */
+  private kernel: Kernel | null = null;
+
   constructor(private readonly target: Task) {
     super();
   }
@@ -15,24 +19,25 @@ class CancelOp extends SingleShot<void> implements Waiter {
   next(resumed?: unknown): IteratorResult<Instruction, void> {
     if (resumed !== undefined) {
       // Its cleanup failed: the error is its outcome, and this task consumes it.
-      if (this.target.status === "failed") throw this.target.value;
+      if (hasFailed(this.target)) throw outcomeOf(this.target);
       return DONE_VOID;
     }
     const parent = currentTask("cancel()");
     const target = checkChild(parent, this.target, "cancel");
-    const k = currentKernel!;
+    const k = runningKernel()!;
     if (k.cancelChild(parent, target)) return DONE_VOID;
+    this.kernel = k;
     k.join(target);
     k.park(parent, this);
     return SUSPENDED;
   }
 
-  childEnded(k: Kernel, parent: Task): void {
-    k.wake(parent, RESUMED);
+  childEnded(parent: Task): void {
+    this.kernel!.wake(parent, RESUMED);
   }
 
-  detach(k: Kernel): void {
-    k.unjoin(this.target);
+  detach(): void {
+    this.kernel!.unjoin(this.target);
   }
 
   describe(): string {

@@ -5,12 +5,13 @@
  */
 import { describe } from "./describe.js";
 import { failureOf } from "./errors.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
+import { hasFailed, hasResolved, outcomeOf, wasCancelled } from "./kernel/state.js";
 import { Task } from "./kernel/task.js";
 import type { Instruction, Operation } from "./operation.js";
 import { makeChild } from "./spawn.js";
-import { hasFailed, hasResolved, outcomeOf, Supervisor, wasCancelled } from "./supervisor.js";
+import { Supervisor } from "./supervisor.js";
 
 /**
  * The value an operation gives to `yield*`.
@@ -62,7 +63,7 @@ class Combinator extends Supervisor {
   start(operations: readonly Operation<unknown>[]): void {
     const name = NAMES[this.mode];
     for (let i = 0; i < operations.length; i++) {
-      const child = makeChild(this.k, this.owner, this.owner, { name: `${name}[${i}]` }, operation, [operations[i]], name);
+      const child = makeChild(this.k, this.owner, this.owner, { name: `${name}[${i}]` }, operation, 1, operations[i], name);
       this.tasks.push(child);
       this.add(child);
     }
@@ -73,7 +74,7 @@ class Combinator extends Supervisor {
     const decides = this.mode === Mode.All ? hasFailed(child) : this.mode === Mode.Any ? hasResolved(child) : !wasCancelled(child);
     if (!decides) return;
     this.decided = child;
-    if (hasFailed(child)) this.failed.push(child.value);
+    if (hasFailed(child)) this.failed.push(outcomeOf(child));
     this.stop();
   }
 
@@ -102,7 +103,7 @@ function* combine(mode: Mode, operations: readonly Operation<unknown>[]): Genera
   const name = NAMES[mode];
   const owner = currentTask(`${name}()`);
   checkOperations(operations, name, mode === Mode.Race);
-  const c = new Combinator(currentKernel!, owner, mode);
+  const c = new Combinator(runningKernel()!, owner, mode);
   try {
     c.start(operations);
   } catch (error) {

@@ -2,8 +2,10 @@
  * Domains: Miou's parallel runtimes. Here the main thread is dom0; worker
  * threads (started by `call`/`parallel`) are the other domains.
  */
+
 import type { Events } from "./events.js";
-import { current, currentKernel, currentTask, kernelOf } from "./kernel/current.js";
+import { currentTask, runningTask } from "./kernel/current.js";
+import { kernelOf, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 
 /**
@@ -19,7 +21,8 @@ import type { Task } from "./kernel/task.js";
 export const Domain = {
   /** The domain the caller runs on: 0 for the main thread, 1… for worker domains. */
   self(): number {
-    return current !== null ? currentKernel!.domainOf(current) : 0;
+    const task = runningTask();
+    return task !== null ? runningKernel()!.domainOf(task) : 0;
   },
   /**
    * How many worker domains the current run may use for parallel tasks (dom0 excluded).

@@ -4,7 +4,7 @@
  * `instanceof`.
  */
 
-import type { Dump } from "./diagnostics/dump.js";
+import type { Dump } from "./diagnostics/dump-data.js";
 import { formatDump } from "./diagnostics/format.js";
 
 /**

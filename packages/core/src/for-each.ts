@@ -3,9 +3,9 @@
  */
 import { describe } from "./describe.js";
 import { checkLimit, type Group, group } from "./group.js";
+import { outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { Instruction, TaskBody } from "./operation.js";
-import { outcomeOf } from "./supervisor.js";
 
 /**
  * Options of {@link forEach} and {@link map}.

@@ -9,14 +9,15 @@
  */
 import { describe, isGeneratorObject } from "./describe.js";
 import { failureOf } from "./errors.js";
-import { currentKernel, currentTask, kernelOf } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
+import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { SpawnOptions } from "./lifecycle.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
-import { checkSpawnOptions, makeChild } from "./spawn.js";
-import { hasFailed, outcomeOf, Supervisor } from "./supervisor.js";
+import { argsValue, checkSpawnOptions, makeChild } from "./spawn.js";
+import { Supervisor } from "./supervisor.js";
 
 /**
  * Options of {@link group}, given first: `group({ limit }, body)`.
@@ -68,7 +69,7 @@ class Crew extends Supervisor {
   }
 
   startBody(options: GroupOptions, body: unknown, g: Group): void {
-    const child = makeChild(this.k, this.owner, this.owner, bodySpawnOptions(options), body, [g], "group");
+    const child = makeChild(this.k, this.owner, this.owner, bodySpawnOptions(options), body, 1, g, "group");
     this.body = child;
     this.add(child);
   }
@@ -79,7 +80,7 @@ class Crew extends Supervisor {
         `${spawner} cannot spawn into a group of ${this.owner} that has ended: spawn into a group only while its body or tasks run`,
       );
     }
-    const child = makeChild(this.k, this.owner, spawner, options, fn, args, "g.spawn");
+    const child = makeChild(this.k, this.owner, spawner, options, fn, args.length, argsValue(args), "g.spawn");
     if (this.running >= this.limit && !this.stopping) this.waiting.push(child);
     else this.enter(child);
     return child;
@@ -99,7 +100,7 @@ class Crew extends Supervisor {
   protected ended(child: Task): void {
     if (child !== this.body) this.running--;
     if (hasFailed(child) && !this.stopping) {
-      this.failed.push(child.value);
+      this.failed.push(outcomeOf(child));
       this.stop();
     }
     while (this.running < this.limit && !this.waiting.isEmpty()) this.enter(this.waiting.shift()!);
@@ -216,7 +217,7 @@ export class Group {
 
 function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instruction, T, unknown> {
   const owner = currentTask("group()");
-  const crew = new Crew(currentKernel!, owner, checkLimit(options.limit, "group({ limit })"));
+  const crew = new Crew(runningKernel()!, owner, checkLimit(options.limit, "group({ limit })"));
   crew.startBody(options, body, new Group(crew));
   yield* crew.supervise();
   if (crew.failed.length !== 0) throw failureOf(crew.failed);

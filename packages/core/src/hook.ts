@@ -1,8 +1,8 @@
 /**
  * Tick hooks (Miou's `Hook`): functions a domain runs before every step.
  */
-import { kernelOf } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+
+import { type Kernel, kernelOf } from "./kernel/kernel.js";
 
 /**
  * A registered tick hook, to give back to `Hook.remove`.

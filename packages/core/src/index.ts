@@ -22,7 +22,8 @@ export { all, any, type OperationValue, type OperationValues, race } from "./com
 export { registerInterrupter } from "./deadlock/cycles.js";
 export { describe } from "./describe.js";
 export { channels } from "./diagnostics/channels.js";
-export { type Dump, dump, type TaskDump, type TaskState } from "./diagnostics/dump.js";
+export { dump } from "./diagnostics/dump.js";
+export type { Dump, TaskDump, TaskState } from "./diagnostics/dump-data.js";
 export { formatDump } from "./diagnostics/format.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";

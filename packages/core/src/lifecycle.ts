@@ -1,7 +1,12 @@
 /**
  * Spawn and exit hooks: the seam through which packages above core (such as
  * `@bobbin/sync`'s Ownership) follow tasks without core knowing about them.
+ * (Exit hooks run in the kernel, which is handed them: see kernel/hooks.ts.)
  */
+
+export type { Ending, ExitHook } from "./kernel/hooks.js";
+
+import type { ExitHook } from "./kernel/hooks.js";
 import type { Task } from "./kernel/task.js";
 import type { Orphans } from "./orphans.js";
 
@@ -45,16 +50,6 @@ export interface SpawnOptions {
 export const givable: unique symbol = Symbol.for("@bobbin/core.givable");
 
 /**
- * How a task ended, as exit hooks see it.
- *
- * @example
- * ```ts
- * B.onExit((task, ending) => { if (ending === "failed") failures++; return undefined; });
- * ```
- */
-export type Ending = "resolved" | "failed" | "cancelled";
-
-/**
  * Runs when a task is spawned, before it is queued, in the spawner's context.
  * `spawner` is the task that called `spawn`: the parent itself, except for a
  * task spawned into a group (`g.spawn`) by another task of the group, whose
@@ -69,23 +64,9 @@ export type Ending = "resolved" | "failed" | "cancelled";
  */
 export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined, spawner: Task) => void;
 
-/**
- * Runs when a task and its subtree have ended. Returning (or throwing) an
- * error vetoes a normal ending: the task fails with it and so does the run.
- * After a failure or a cancellation, an error it returns (a finaliser's, say)
- * is not lost either: it joins the task's outcome (a cancelled task fails
- * with it; a failed one reports it after its own error, in a `Failures`).
- *
- * @example
- * ```ts
- * const hook: B.ExitHook = (task, ending) => (ending === "resolved" && leaks(task) ? new Error(`${task} leaked`) : undefined);
- * B.onExit(hook);
- * ```
- */
-export type ExitHook = (task: Task, ending: Ending) => unknown;
-
 /** @internal */ export const spawnHooks: SpawnHook[] = [];
-/** @internal */ export const exitHooks: ExitHook[] = [];
+/** @internal This thread's exit hooks, handed to every kernel (which reads them as they are at each end). */
+export const exitHooks: ExitHook[] = [];
 
 /**
  * Registers a hook run for every task spawned on this thread. Returns a

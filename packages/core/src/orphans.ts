@@ -5,10 +5,11 @@
  */
 
 import { describe } from "./describe.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
-import { F, State, type Task, type Waiter } from "./kernel/task.js";
+import { hasResolved, outcomeOf } from "./kernel/state.js";
+import type { Task, Waiter } from "./kernel/task.js";
 import { coldOf, familyOf } from "./kernel/tree.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
@@ -55,7 +56,7 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   adopt(child: Task): void {
-    familyOf(child).orphans = this as Orphans<unknown>;
+    familyOf(child).collector = this as Orphans<unknown>;
     this.held.add(child as Task<T>);
   }
 
@@ -101,7 +102,7 @@ export class Orphans<T = unknown> {
   release(task: Task<T>): Task<T> {
     this.held.delete(task);
     const cold = coldOf(task);
-    if (cold !== null) cold.orphans = null;
+    if (cold !== null) cold.collector = null;
     return task;
   }
 }
@@ -154,7 +155,7 @@ export function take<T>(collector: Orphans<T>): Task<T> | undefined {
 }
 
 function resultOf<T>(task: Task<T>): Result<T> {
-  return (task.flags & F.STATE) === State.Resolved ? ok(task.value as T) : failed(task.value);
+  return hasResolved(task) ? ok(outcomeOf(task) as T) : failed(outcomeOf(task));
 }
 
 class GetOp<T> extends SingleShot<Result<T> | undefined> implements Waiter {
@@ -167,7 +168,7 @@ class GetOp<T> extends SingleShot<Result<T> | undefined> implements Waiter {
 
   next(resumed?: unknown): IteratorResult<Instruction, Result<T> | undefined> {
     const parent = currentTask("get()");
-    const k = currentKernel!;
+    const k = runningKernel()!;
     if (resumed !== undefined) return { done: true, value: this.consume(parent, k, this.task!) };
     const collector = this.collector;
     checkCollector(collector, "get");
@@ -175,7 +176,7 @@ class GetOp<T> extends SingleShot<Result<T> | undefined> implements Waiter {
     if (collector.size === 0) return { done: true, value: undefined };
     const ended = collector.endedHeld();
     if (ended.length !== 0) {
-      const resolved = ended.filter((t) => (t.flags & F.STATE) === State.Resolved);
+      const resolved = ended.filter(hasResolved);
       const pool = resolved.length !== 0 ? resolved : ended;
       const task = pool.length === 1 ? pool[0]! : pool[k.random.below(pool.length)]!;
       return { done: true, value: this.consume(parent, k, collector.release(task)) };

@@ -4,9 +4,10 @@
 
 import { describe } from "./describe.js";
 import { Cancelled } from "./errors.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
-import { F, State, Task, type Waiter } from "./kernel/task.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
+import { isCancelRequested, wasCancelled } from "./kernel/state.js";
+import { Task, type Waiter } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
@@ -30,7 +31,7 @@ class PromiseOp<T> extends SingleShot<T> implements Waiter {
     if (typeof this.fn !== "function") throw new TypeError(`promise(fn) expects a function (signal) => Promise, got ${describe(this.fn)}`);
     const controller = new AbortController();
     const pending = this.fn(controller.signal);
-    const k = currentKernel!;
+    const k = runningKernel()!;
     this.task = task;
     this.kernel = k;
     this.controller = controller;
@@ -97,7 +98,7 @@ export function abortSignal(task?: Task<unknown>): AbortSignal {
   const family = familyOf(target);
   if (family.abort === null) {
     family.abort = new AbortController();
-    if ((target.flags & F.CANCEL_REQUESTED) !== 0 || (target.flags & F.STATE) === State.Cancelled) {
+    if (isCancelRequested(target) || wasCancelled(target)) {
       family.abort.abort(new Cancelled(`${target} was cancelled`));
     }
   }

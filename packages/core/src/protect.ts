@@ -5,7 +5,8 @@
 import { describe } from "./describe.js";
 import { Cancelled, failureOf } from "./errors.js";
 import { currentTask } from "./kernel/current.js";
-import { F, type ProtectFrame } from "./kernel/task.js";
+import { isCancelRequested } from "./kernel/state.js";
+import type { ProtectFrame } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { startFiber } from "./spawn.js";
@@ -77,7 +78,7 @@ export function* protect<A extends unknown[], T>(
     throw error;
   } finally {
     family.protection = frame.outer;
-    runFinally(handlers, (task.flags & F.CANCEL_REQUESTED) !== 0, thrown);
+    runFinally(handlers, isCancelRequested(task), thrown);
   }
 }
 

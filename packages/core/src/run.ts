@@ -2,19 +2,23 @@
  * `run`: start a kernel on this thread (dom0) with a root task.
  */
 import { availableParallelism } from "node:os";
+import { unwatchForDeadlock, watchForDeadlock } from "./deadlock/drain.js";
 import { describe } from "./describe.js";
 import { dumpSignalOf, listenForDumps } from "./diagnostics/dump-signal.js";
 import { Tracing } from "./diagnostics/tracing.js";
 import { eventsLocation } from "./domains/define-task.js";
 import { ignoredRun, isWorkerDomainThread } from "./domains/loading.js";
 import type { Events } from "./events.js";
-import { current } from "./kernel/current.js";
+import type { RunConfig } from "./kernel/config.js";
+import { runningTask } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
 import type { SchedulingPolicy } from "./kernel/policy.js";
 import { type RandomSource, SplitMix32 } from "./kernel/random.js";
 import type { Tracer } from "./kernel/trace.js";
+import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
 import { startFiber } from "./spawn.js";
+import { EventsDriver } from "./syscall.js";
 
 /** The most worker domains a run may ask for. */
 const MAX_DOMAINS = 1024;
@@ -125,7 +129,7 @@ const OPTION_NAMES = new Set([
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
   if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function (function* () { … }), got ${describe(main)}`);
-  if (current === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
+  if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
   }
@@ -174,32 +178,30 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
   }
   const seed = options.seed ?? (Math.random() * 2 ** 31) | 0;
   let onAbort: (() => void) | null = null;
+  const config: RunConfig = {
+    seed,
+    workers,
+    pollEvery,
+    sliceMs,
+    eventsLocation: eventsLocation(options.events),
+    workSharing: options.workSharing ?? true,
+    cancelGraceMs,
+    taskAges,
+    simulateDomains: options.simulateDomains ?? false,
+  };
   const settled = startKernel(
     main,
     {
+      config,
       domain: 0,
-      workers,
-      pollEvery,
-      sliceMs,
       events,
-      seed,
-      random: options.random ?? null,
+      random: options.random ?? new SplitMix32(seed),
       policy: options.policy ?? null,
       tracing: new Tracing(options.tracer ?? null, taskAges, 0),
-      setup: {
-        seed,
-        pollEvery,
-        sliceMs,
-        eventsLocation: eventsLocation(options.events),
-        workSharing: options.workSharing ?? true,
-        simulateDomains: options.simulateDomains ?? false,
-        cancelGraceMs,
-        taskAges,
-      },
     },
     (kernel) => {
       if (signal === undefined) return;
-      onAbort = () => kernel.fail(signal.reason);
+      onAbort = () => kernel.life.fail(signal.reason);
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });
     },
@@ -224,11 +226,11 @@ function ignoredInWorkerDomain<T>(): Promise<T> {
   return new Promise<T>(() => undefined);
 }
 
-/** @internal How a domain's kernel starts: `run` for dom0, the worker entry for the others. */
-export interface StartOptions extends Omit<KernelOptions, "random"> {
-  readonly seed: number;
-  readonly random: RandomSource | null;
-}
+/** @internal How a domain's kernel starts (`run` for dom0, the worker entry for the others); the rest is the same everywhere. */
+export type StartOptions = Omit<KernelOptions, "drive" | "deadlocks" | "exitHooks">;
+
+/** What every kernel is handed by the layers above it. */
+const drive = (kernel: Kernel, events: Events): EventsDriver => new EventsDriver(kernel, events);
 
 /**
  * @internal Starts a kernel with `main` as its root task; settles once the
@@ -237,10 +239,16 @@ export interface StartOptions extends Omit<KernelOptions, "random"> {
  */
 export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onCreate?: (kernel: Kernel) => void): Promise<T> {
   const gen = main instanceof GeneratorFunction ? main : startFiber(main, [], "run");
-  const kernel = new Kernel({ ...options, random: options.random ?? new SplitMix32(options.seed) });
+  const kernel = new Kernel({ ...options, drive, exitHooks });
   return new Promise<T>((resolve, reject) => {
     onCreate?.(kernel);
-    kernel.start(gen as never, (ok, value) => (ok ? resolve(value as T) : reject(value)));
+    // Watched for deadlocks from its start until it settles: a run whose tasks nothing can wake fails.
+    watchForDeadlock(kernel);
+    kernel.life.start(gen as never, (ok, value) => {
+      unwatchForDeadlock(kernel);
+      if (ok) resolve(value as T);
+      else reject(value);
+    });
   });
 }
 

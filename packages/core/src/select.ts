@@ -22,8 +22,8 @@
  * its next suspension point.
  */
 import { describe } from "./describe.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
 
@@ -173,7 +173,7 @@ export class Choice {
     const cases = this.cases;
     checkCases(cases);
     this.task = task;
-    this.kernel = currentKernel!;
+    this.kernel = runningKernel()!;
     for (let i = 0; i < cases.length; i++) {
       cases[i]!.offer(this, i);
       if (this.state !== OFFERING) return this.finish();

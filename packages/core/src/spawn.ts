@@ -3,17 +3,18 @@
  */
 
 import { describe, isAsyncFunction, isGeneratorObject } from "./describe.js";
-import { currentTask, kernelOf } from "./kernel/current.js";
+import { currentTask } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { type Kernel, kernelOf, type SpawnMode } from "./kernel/kernel.js";
 import { registerGenerator } from "./kernel/names.js";
-import { F, type Task } from "./kernel/task.js";
+import type { Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
 import { givable, type SpawnOptions, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
+const NO_ARGS: readonly unknown[] = [];
 
 /**
  * Spawns a child of the current task, running `fn(...args)` on this domain.
@@ -40,23 +41,42 @@ export function spawn<A extends unknown[], T>(options: SpawnOptions, fn: TaskBod
 export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
   const parent = currentTask("spawn()");
   const k = kernelOf("spawn()");
-  let options: SpawnOptions | undefined;
-  let fn: unknown = first;
-  let args = rest;
-  if (typeof first !== "function") {
-    options = checkSpawnOptions(first, "spawn");
-    fn = rest[0];
-    args = rest.slice(1);
-  }
-  const child = makeChild(k, parent, parent, options, fn, args, "spawn");
+  if (typeof first === "function") return spawnChild(k, parent, undefined, first, rest.length, argsValue(rest), "spawn");
+  const options = checkSpawnOptions(first, "spawn");
+  const args = rest.slice(1);
+  return spawnChild(k, parent, options, rest[0], args.length, argsValue(args), "spawn");
+}
+
+/** @internal How a task record holds its body's arguments: `argc` of them in `value` (the one itself, or an array of several). */
+export function argsValue(args: readonly unknown[]): unknown {
+  return args.length === 1 ? args[0] : args;
+}
+
+/**
+ * @internal `spawn` once its arguments are sorted out: a child of `parent`
+ * (the current task), in `mode` (a parallel task's proxy runs to its first
+ * suspension even when cancelled unborn).
+ */
+export function spawnChild(
+  k: Kernel,
+  parent: Task,
+  options: SpawnOptions | undefined,
+  fn: unknown,
+  argc: number,
+  args: unknown,
+  caller: string,
+  mode?: SpawnMode,
+): Task {
+  const child = makeChild(k, parent, parent, options, fn, argc, args, caller, mode);
   options?.orphans?.adopt(child);
   k.adopt(parent, child);
   return child;
 }
 
 /**
- * @internal Makes a child of `parent` running `fn(...args)`, named and seen
- * by the spawn hooks, but not yet in the tree (`k.adopt` puts it there).
+ * @internal Makes a child of `parent` running `fn` on `argc` arguments
+ * (`args`: see `argsValue`), named and seen by the spawn hooks, but not yet
+ * in the tree (`k.adopt` puts it there).
  * `spawner` is the task that asked for it: `parent`, or another task of the
  * parent's group.
  * @throws TypeError when `fn` is not a generator function, or the orphans
@@ -68,17 +88,16 @@ export function makeChild(
   spawner: Task,
   options: SpawnOptions | undefined,
   fn: unknown,
-  args: unknown[],
+  argc: number,
+  args: unknown,
   caller: string,
+  mode?: SpawnMode,
 ): Task {
-  let child: Task;
-  if (fn instanceof GeneratorFunction) {
-    // The generator is made at the child's first step (see kernel/task.ts).
-    const n = args.length;
-    child = k.create(parent, fn as Task["gen"], n === 0 ? 0 : n === 1 ? F.ONE_ARG : F.ARGS, n === 0 ? undefined : n === 1 ? args[0] : args);
-  } else {
-    child = k.create(parent, startFiber(fn, args, caller), 0, undefined);
-  }
+  // A generator function's generator is made at the child's first step (see kernel/task.ts).
+  const child =
+    fn instanceof GeneratorFunction
+      ? k.create(parent, fn as Task["gen"], argc, args, mode)
+      : k.create(parent, startFiber(fn, argc === 0 ? NO_ARGS : argc === 1 ? [args] : (args as unknown[]), caller), 0, undefined, mode);
   if (options !== undefined) {
     if (options.name !== undefined) familyOf(child).name = options.name;
     // Checks that can fail come before the hooks, which may move resources to the child.
@@ -110,7 +129,7 @@ export function makeChild(
  */
 export function spawnSystem<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T> {
   currentTask("spawnSystem()");
-  return kernelOf("spawnSystem()").startSystem(startFiber(fn, args, "spawnSystem")) as Task<T>;
+  return kernelOf("spawnSystem()").life.startSystem(startFiber(fn, args, "spawnSystem")) as Task<T>;
 }
 
 /**

@@ -21,7 +21,8 @@
  */
 import { Cancelled, failureOf } from "./errors.js";
 import type { Kernel } from "./kernel/kernel.js";
-import { F, State, type Task } from "./kernel/task.js";
+import { hasFailed, isPending, outcomeOf } from "./kernel/state.js";
+import type { Task } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
 const NOT_INTERRUPTED = Symbol("not interrupted");
@@ -72,7 +73,7 @@ export abstract class Supervisor extends SingleShot<void> {
   /** Cancels every live child but `spare` (which may be null). */
   protected cancelLive(spare: Task | null): void {
     for (const child of this.live) {
-      if (child !== spare && (child.flags & F.STATE) === State.Pending) this.k.cancelChild(this.owner, child);
+      if (child !== spare && isPending(child)) this.k.cancelChild(this.owner, child);
     }
   }
 
@@ -110,7 +111,7 @@ export abstract class Supervisor extends SingleShot<void> {
   /** A child's end is handled: it leaves `live`; failing while stopping, it is recorded. */
   private handleEnd(child: Task): void {
     this.live.delete(child);
-    if (this.stopping && hasFailed(child)) this.failed.push(child.value);
+    if (this.stopping && hasFailed(child)) this.failed.push(outcomeOf(child));
     this.ended(child);
   }
 
@@ -120,7 +121,7 @@ export abstract class Supervisor extends SingleShot<void> {
     // Children that ended while the owner was not parked here (after an
     // interruption) were not joined: their ends are handled now.
     for (const child of this.live) {
-      if ((child.flags & F.STATE) !== State.Pending) this.handleEnd(child);
+      if (!isPending(child)) this.handleEnd(child);
     }
     if (this.live.size === 0) {
       this.over = true;
@@ -134,37 +135,17 @@ export abstract class Supervisor extends SingleShot<void> {
   }
 
   /** @internal The kernel: a joined child has ended. */
-  childEnded(k: Kernel, _owner: Task, child: Task): void {
+  childEnded(_owner: Task, child: Task): void {
     this.handleEnd(child);
     if (this.live.size !== 0) return;
     this.parked = false;
     this.over = true;
-    k.wake(this.owner, RESUMED);
+    this.k.wake(this.owner, RESUMED);
   }
 
   /** @internal The kernel: the owner is woken to leave (cancelled or interrupted). */
-  detach(k: Kernel): void {
+  detach(): void {
     this.parked = false;
-    for (const child of this.live) k.unjoin(child);
+    for (const child of this.live) this.k.unjoin(child);
   }
-}
-
-/** @internal What an ended task returned, or the error it ended with (read once every child of a supervisor has ended). */
-export function outcomeOf<T>(task: Task<T>): T {
-  return task.value as T;
-}
-
-/** @internal Whether a task that has ended failed (rather than returned or was cancelled). */
-export function hasFailed(task: Task): boolean {
-  return (task.flags & F.STATE) === State.Failed;
-}
-
-/** @internal Whether a task that has ended returned a value. */
-export function hasResolved(task: Task): boolean {
-  return (task.flags & F.STATE) === State.Resolved;
-}
-
-/** @internal Whether a task that has ended was cancelled (by its parent, or a failure above it). */
-export function wasCancelled(task: Task): boolean {
-  return (task.flags & F.STATE) === State.Cancelled;
 }

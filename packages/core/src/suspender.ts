@@ -9,10 +9,13 @@
  * wake-ups made outside the run loop.
  */
 import { heldWaitParked } from "./deadlock/report.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import { currentTask } from "./kernel/current.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
+
+/** What a fired one-shot operation holds in place of a kernel (see `Suspender.signalOnce`). */
+const FIRED = Symbol("fired");
 
 /**
  * An operation that may park its task until something wakes it. Subclass it:
@@ -52,8 +55,12 @@ import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operatio
 export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction, T, unknown> {
   /** @internal The task parked here, while it waits. */
   private waiter: Task | null = null;
-  /** @internal Its kernel. */
-  private kernel: Kernel | null = null;
+  /**
+   * @internal Its kernel while it waits (after, the one it last parked in), or
+   * `FIRED` once `signalOnce()` was called: one field for both, since a one-shot
+   * wake-up (`Trigger`) is kept by every fiber that parks on one.
+   */
+  private kernel: Kernel | typeof FIRED | null = null;
 
   /** Starts the operation: `this.complete(value)` now, or register and `this.suspend()`. */
   protected abstract start(): IteratorResult<Instruction, T>;
@@ -78,7 +85,7 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     const task = this.waiter;
     if (task === null) return false;
     this.waiter = null;
-    this.kernel!.wake(task, RESUMED);
+    (this.kernel as Kernel).wake(task, RESUMED);
     return true;
   }
 
@@ -90,8 +97,29 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     const task = this.waiter;
     if (task === null) return false;
     this.waiter = null;
-    this.kernel!.wakeWithError(task, error);
+    (this.kernel as Kernel).wakeWithError(task, error);
     return true;
+  }
+
+  /**
+   * @internal For the one-shot wake-ups of core (`Trigger`): wakes the task
+   * waiting here, if any, and marks the operation fired for good (until
+   * `unfire`). Returns whether a task was woken.
+   */
+  protected signalOnce(): boolean {
+    const woken = this.wake();
+    this.kernel = FIRED;
+    return woken;
+  }
+
+  /** @internal Whether `signalOnce()` was called (and not forgotten). */
+  protected get signalledOnce(): boolean {
+    return this.kernel === FIRED;
+  }
+
+  /** @internal The operation is as if never fired. */
+  protected forgetSignal(): void {
+    this.kernel = null;
   }
 
   /** Parks the current task on this operation; return it from `start()` or `resume()`. */
@@ -100,7 +128,7 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
     if (this.waiter !== null) {
       throw new TypeError(`${task} cannot wait on an operation ${this.waiter} already waits on: make one operation object per wait`);
     }
-    const k = currentKernel!;
+    const k = runningKernel()!;
     this.waiter = task;
     this.kernel = k;
     k.park(task, this);
@@ -115,7 +143,7 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
    */
   protected suspendHeld(): IteratorResult<Instruction, T> {
     const parked = this.suspend();
-    heldWaitParked(this.kernel!);
+    heldWaitParked(this.kernel as Kernel);
     return parked;
   }
 

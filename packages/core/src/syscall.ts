@@ -1,11 +1,19 @@
 /**
  * Suspension points (Miou's `syscall`, `suspend`, `signal`): the way a task
- * waits for something only the events backend can observe.
+ * waits for something only the events backend can observe. They are a layer
+ * over the one wake path of the kernel: a task parks on its point like on
+ * any operation, and the signals `select` returns wake it through
+ * `Kernel.wake`. The driver below connects a backend to a kernel's loop and
+ * keeps the points' bookkeeping (how many tasks wait on one, which ones their
+ * task left), so that the loop knows of neither.
  */
+import { describe } from "./describe.js";
 import { NoSelectProvided } from "./errors.js";
-import type { Signal, Uid } from "./events.js";
-import { currentKernel, currentTask } from "./kernel/current.js";
-import type { Kernel } from "./kernel/kernel.js";
+import type { Events, Signal, Uid } from "./events.js";
+import { broken } from "./kernel/assert.js";
+import { currentTask } from "./kernel/current.js";
+import { type Driver, Waiting } from "./kernel/host.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 
@@ -61,7 +69,8 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
       );
     }
     const k = this.kernel;
-    if (k.events === null) throw new NoSelectProvided();
+    const driver = k.driver as EventsDriver | null;
+    if (driver === null) throw new NoSelectProvided();
     if (this.signalled) return DONE_VOID;
     if (this.parked) throw new TypeError(`syscall ${this.uid} (${this.name}) is already suspended on`);
     // Registered before parking: a register that throws leaves nothing parked,
@@ -70,7 +79,7 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
     if (this.signalled) return DONE_VOID;
     this.parked = true;
     k.park(task, this);
-    k.syscallParked();
+    driver.parked++;
     return SUSPENDED;
   }
 
@@ -80,7 +89,7 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
     this.signalled = true;
     if (!this.parked) return; // ready before its task suspended on it
     this.parked = false;
-    this.kernel.syscallFired();
+    (this.kernel.driver as EventsDriver).fired();
     this.kernel.wake(this.owner, RESUMED);
   }
 
@@ -88,7 +97,7 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
   detach(): void {
     this.parked = false;
     this.cancelled = true;
-    this.kernel.syscallCancelled(this.uid);
+    (this.kernel.driver as EventsDriver).left(this.uid);
   }
 
   /** @internal */
@@ -109,7 +118,7 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
  */
 export function syscall(name = "syscall"): Syscall {
   const task = currentTask("syscall()");
-  return new Syscall(task, currentKernel!, String(name));
+  return new Syscall(task, runningKernel()!, String(name));
 }
 
 /**
@@ -163,4 +172,136 @@ export function signal(s: Syscall): Signal {
 export function uid(s: Syscall): Uid {
   if (!(s instanceof Syscall)) throw new TypeError("uid(s) expects a suspension point made by B.syscall()");
   return s.uid;
+}
+
+/**
+ * @internal An events backend connected to a kernel's loop: its `select`
+ * answers wake the tasks parked on the points they signal, its code runs
+ * guarded (what it throws fails the run naming it), and the points' counts
+ * tell the loop when to poll. Every kernel with a backend has one (the
+ * kernel's `driver`).
+ */
+export class EventsDriver implements Driver {
+  /** Tasks parked on a suspension point of this domain. */
+  parked = 0;
+  /** Points whose task left while parked (cancelled or interrupted), for the next `select`. */
+  private cancelled: Uid[] = [];
+  readonly batchWakes: boolean;
+
+  constructor(
+    private readonly kernel: Kernel,
+    readonly events: Events,
+  ) {
+    this.batchWakes = events.batchWakes === true;
+  }
+
+  /** A parked point was signalled: its task is woken by the caller. */
+  fired(): void {
+    if (__BOBBIN_DEV__ && this.parked <= 0) broken(this.kernel, "counts a signalled syscall with none parked");
+    this.parked--;
+  }
+
+  /** A parked point's task left: the next `select` hears of it. */
+  left(uid: Uid): void {
+    if (__BOBBIN_DEV__ && this.parked <= 0) broken(this.kernel, "counts a left syscall with none parked");
+    this.parked--;
+    this.cancelled.push(uid);
+  }
+
+  waiting(): Waiting {
+    if (this.parked !== 0 || this.cancelled.length !== 0) return Waiting.Polled;
+    const events = this.events;
+    if (events.pending === undefined) return Waiting.Nothing;
+    try {
+      return events.pending() === true ? Waiting.Woken : Waiting.Nothing;
+    } catch (error) {
+      this.kernel.life.callbackFailed("the events backend's pending", error);
+      return Waiting.Nothing;
+    }
+  }
+
+  poll(block: boolean): Promise<void> | undefined {
+    let signals: unknown;
+    try {
+      signals = this.events.select(block, this.takeCancelled());
+    } catch (error) {
+      this.kernel.life.callbackFailed("the events backend's select", error);
+      return undefined;
+    }
+    if (!(signals instanceof Promise)) {
+      this.apply(signals);
+      return undefined;
+    }
+    return signals.then(
+      (answer: unknown) => this.settled(answer, null),
+      (error: unknown) => this.settled(null, error),
+    );
+  }
+
+  interrupt(): void {
+    try {
+      this.events.interrupt();
+    } catch (error) {
+      this.kernel.life.callbackFailed("the events backend's interrupt", error);
+    }
+  }
+
+  finish(): void {
+    const life = this.kernel.life;
+    if (this.cancelled.length !== 0) {
+      try {
+        const last = this.events.select(false, this.takeCancelled());
+        if (last instanceof Promise) last.catch(() => undefined);
+      } catch (error) {
+        life.callbackFailedAtEnd("the events backend's select", error);
+      }
+    }
+    const finaliser = this.events.finaliser;
+    if (finaliser === undefined) return;
+    try {
+      finaliser.call(this.events);
+    } catch (error) {
+      life.callbackFailedAtEnd("the events backend's finaliser", error);
+    }
+  }
+
+  /** The cancelled points for `select`, each reported once. */
+  private takeCancelled(): Uid[] {
+    const cancelled = this.cancelled;
+    if (cancelled.length !== 0) this.cancelled = [];
+    return cancelled;
+  }
+
+  /** A Promise-returning `select` settled. */
+  private settled(answer: unknown, error: unknown): void {
+    try {
+      if (error !== null) this.kernel.life.callbackFailed("the events backend's select (its Promise)", error);
+      else this.apply(answer);
+    } catch (escaped) {
+      this.kernel.life.internalError(escaped);
+    }
+  }
+
+  /** Fires the suspension points `select` reported, after checking that they are signals of this domain. */
+  private apply(signals: unknown): void {
+    if (!Array.isArray(signals)) {
+      this.notSignals(`returned ${describe(signals)}, not an array of signals`);
+      return;
+    }
+    for (let i = 0; i < signals.length; i++) {
+      const s: Signal | unknown = signals[i];
+      if (!(s instanceof Syscall) || s.kernel !== this.kernel) {
+        this.notSignals(`returned ${describe(s)} at index ${i}, not a signal of this domain`);
+        continue;
+      }
+      s.fire();
+    }
+  }
+
+  private notSignals(what: string): void {
+    this.kernel.life.callbackFailed(
+      "the events backend's select",
+      new TypeError(`select ${what}: return B.signal(s) for the suspension points (B.syscall()) of this domain's tasks`),
+    );
+  }
 }

@@ -4,10 +4,6 @@
 import type { Instruction } from "./operation.js";
 import { Suspender } from "./suspender.js";
 
-const INITIAL = 0;
-const WAITING = 1;
-const SIGNALLED = 2;
-
 const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
 
 /**
@@ -28,16 +24,17 @@ const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
  * ```
  */
 export class Trigger extends Suspender<void> {
-  private state = INITIAL;
+  // No field of its own: a trigger is the state of its `Suspender` (who waits, and whether it fired), and
+  // every fiber parked on one keeps one.
 
   /** Whether `signal()` was called. */
   get isSignalled(): boolean {
-    return this.state === SIGNALLED;
+    return this.signalledOnce;
   }
 
   /** Whether a task is parked on this trigger right now. */
   get isAwaited(): boolean {
-    return this.state === WAITING;
+    return this.isWaiting;
   }
 
   /**
@@ -50,8 +47,7 @@ export class Trigger extends Suspender<void> {
    * ```
    */
   signal(): boolean {
-    this.state = SIGNALLED;
-    return this.wake();
+    return this.signalOnce();
   }
 
   /**
@@ -70,10 +66,8 @@ export class Trigger extends Suspender<void> {
 
   /** Returns at once when signalled already; otherwise parks. */
   protected start(): IteratorResult<Instruction, void> {
-    if (this.state === SIGNALLED) return DONE;
-    const parked = this.suspend();
-    this.state = WAITING;
-    return parked;
+    if (this.signalledOnce) return DONE;
+    return this.suspend();
   }
 
   /** Signalled: the wait is over. */
@@ -83,7 +77,7 @@ export class Trigger extends Suspender<void> {
 
   /** A cancelled waiter leaves the trigger unsignalled. */
   protected leave(): void {
-    this.state = INITIAL;
+    this.forgetSignal();
   }
 
   /** What the task waits on, in words. */

@@ -5,7 +5,7 @@
  * package and `fixtures/cleanup-tasks.mjs`.
  */
 import { describe, expect, it } from "vitest";
-import * as B from "../dist/index.js";
+import * as B from "../dist-dev/index.js";
 import * as F from "./fixtures/cleanup-tasks.mjs";
 
 /** Waits (polling, as the worker raises the flag from another thread) until `flags[0]` is set. */

@@ -1,11 +1,12 @@
 /**
  * Domains: parallel tasks on worker threads. Workers run plain JavaScript, so
- * these tests use the built package and the fixtures in `fixtures/`.
+ * these tests use the package's development build (`dist-dev/`: the built package with the
+ * kernel's invariant checks) and the fixtures in `fixtures/`.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import * as B from "../dist/index.js";
+import * as B from "../dist-dev/index.js";
 import * as F from "./fixtures/parallel-tasks.mjs";
 import { LIVE_HANDLES } from "./support/processes.js";
 
@@ -204,6 +205,24 @@ describe("parallel", () => {
   });
 });
 
+describe("the kernel's checks", () => {
+  it("run in worker domains too (the development build): a broken protocol there fails the run with InternalError", async () => {
+    const error = await B.run(
+      function* () {
+        return yield* B.awaitTask(B.call(F.breaksProtocol));
+      },
+      { domains: 1 },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // The worker's kernel failed (its domain then stops, which dom0 reports after it).
+    const first = error instanceof B.Failures ? error.errors[0] : error;
+    expect(first).toBeInstanceOf(B.InternalError);
+    expect(String((first as B.InternalError).cause)).toContain("invariant broken: breaksProtocol#");
+  });
+});
+
 describe("the task tree across domains", () => {
   it("cancelling a worker asleep: its finally has run when cancel returns", async () => {
     const flags = new SharedArrayBuffer(8);
@@ -303,7 +322,7 @@ describe("the task tree across domains", () => {
 
   it("workers are gone when run settles: the process exits on its own", async () => {
     const script = `
-      import * as B from ${JSON.stringify(fileURLToPath(new URL("../dist/index.js", import.meta.url)))};
+      import * as B from ${JSON.stringify(fileURLToPath(new URL("../dist-dev/index.js", import.meta.url)))};
       import * as F from ${JSON.stringify(fileURLToPath(new URL("./fixtures/parallel-tasks.mjs", import.meta.url)))};
       const v = await B.run(function* () { return yield* B.parallel(F.double, [1, 2, 3, 4]); }, { domains: 2 });
       console.log(v.length, JSON.stringify(${LIVE_HANDLES}));

@@ -148,7 +148,7 @@ describe("TypeScript run directly", () => {
 describe("a program bundled with esbuild", () => {
   const esbuild = (dir: string, args: string[]) =>
     runNode(args, { cwd: dir, executable: join(require.resolve("esbuild/package.json"), "..", "bin", "esbuild"), timeoutMs: 30_000 });
-  const workerEntry = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
+  const workerEntry = fileURLToPath(new URL("../dist-dev/worker.js", import.meta.url));
 
   it("into one file: call fails with NoDomainAvailable saying how to bundle (no crash of the process)", async () => {
     const main = `

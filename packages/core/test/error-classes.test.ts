@@ -1,6 +1,6 @@
 /** Errors thrown by parallel tasks: classes registered with defineError keep their class; others keep their name. */
 import { describe, expect, it } from "vitest";
-import * as B from "../dist/index.js";
+import * as B from "../dist-dev/index.js";
 import * as S from "../src/index.js";
 import { overQuota, unregistered } from "./fixtures/carried-tasks.mjs";
 import { QuotaExceeded } from "./fixtures/error-classes.mjs";

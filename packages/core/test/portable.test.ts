@@ -4,7 +4,7 @@
  * package, whose workers run the fixtures in `fixtures/`).
  */
 import { describe, expect, it } from "vitest";
-import * as B from "../dist/index.js";
+import * as B from "../dist-dev/index.js";
 import { decodePortables, encodePortables, importModules, portableModules } from "../src/domains/portable.js";
 import * as S from "../src/index.js";
 import * as F from "./fixtures/portable-tasks.mjs";

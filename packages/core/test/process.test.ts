@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIVE_HANDLES, type Ran, runNode } from "./support/processes.js";
 
-const core = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const core = fileURLToPath(new URL("../dist-dev/index.js", import.meta.url));
 let dir = "";
 
 beforeAll(async () => {

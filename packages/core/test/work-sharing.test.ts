@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as B from "../dist/index.js";
+import * as B from "../dist-dev/index.js";
 import type { Call } from "../src/domains/wire.js";
 import { SharingBoard, SharingPolicy } from "../src/domains/work-sharing.js";
 import * as F from "./fixtures/parallel-tasks.mjs";

@@ -11,7 +11,8 @@
  */
 import { describe } from "../describe.js";
 import type { Kernel } from "../kernel/kernel.js";
-import { F, State, type Task } from "../kernel/task.js";
+import { isEnding, isPending, waiterOf } from "../kernel/state.js";
+import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
 
 const interrupters: ((task: Task<unknown>) => boolean)[] = [];
@@ -44,9 +45,9 @@ function interruptible(task: Task): boolean {
 }
 
 /** The tasks `task` waits for: its live children once its body ended, or those its wait names. */
-function waitsFor(kernel: Kernel, task: Task): readonly Task[] | null {
-  if ((task.flags & F.ENDING) !== 0) return childrenOf(task).filter((t) => (t.flags & F.STATE) === State.Pending);
-  const waiter = kernel.waiterOf(task);
+function waitsFor(task: Task): readonly Task[] | null {
+  if (isEnding(task)) return childrenOf(task).filter(isPending);
+  const waiter = waiterOf(task);
   const named = waiter?.waitsFor?.();
   if (named === undefined || named === null) return null;
   return Array.isArray(named) ? named : [named as Task];
@@ -60,10 +61,10 @@ function waitsFor(kernel: Kernel, task: Task): readonly Task[] | null {
 export function deadlockedTasks(kernel: Kernel): { stuck: Map<Task, readonly Task[]>; held: boolean } {
   const stuck = new Map<Task, readonly Task[]>();
   let held = false;
-  const stack = kernel.topTasks();
+  const stack = kernel.life.topTasks();
   while (stack.length !== 0) {
     const task = stack.pop()!;
-    const named = waitsFor(kernel, task);
+    const named = waitsFor(task);
     if (named !== null && named.length !== 0 && !interruptible(task)) {
       stuck.set(task, named);
       if (!held) held = named.some((t) => t.parent !== task);
@@ -108,9 +109,9 @@ export function nobodyCanBreak(stuck: Map<Task, readonly Task[]>): boolean {
 }
 
 /** @internal Each task of a cycle with what it waits on: "a#2 (lock Mutex#1 held by b#3) → b#3 (…) → a#2". */
-export function describeCycle(kernel: Kernel, cycle: readonly Task[]): string {
+export function describeCycle(cycle: readonly Task[]): string {
   const steps = cycle.map((t) => {
-    const waiter = kernel.waiterOf(t);
+    const waiter = waiterOf(t);
     let what = "";
     try {
       what = waiter?.describe?.() ?? "";

@@ -18,10 +18,10 @@ import { Deadlock } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { cycleAmong, deadlockedTasks, describeCycle, nobodyCanBreak } from "./cycles.js";
 
-/** The error of a run whose tasks can never be woken: the cycle, if there is one, and the tree. */
+/** @internal The error of a run whose tasks can never be woken: the cycle, if there is one, and the tree. */
 export function deadlockError(kernel: Kernel): Deadlock {
   const { stuck } = deadlockedTasks(kernel);
-  const cycle = stuck.size === 0 ? null : describeCycle(kernel, cycleAmong(stuck));
+  const cycle = stuck.size === 0 ? null : describeCycle(cycleAmong(stuck));
   return new Deadlock(kernel.liveTasks, { dump: localDump(kernel), cycle });
 }
 
@@ -71,7 +71,7 @@ function check(kernel: Kernel, watch: Watch): void {
   watch.scheduled = false;
   watch.pending = null;
   watch.lastCheck = Date.now();
-  if (kernel.done) return;
+  if (kernel.life.done) return;
   const { stuck, held } = deadlockedTasks(kernel);
   if (stuck.size === 0) {
     if (held) recheckLater(kernel, watch);
@@ -79,20 +79,20 @@ function check(kernel: Kernel, watch: Watch): void {
   }
   if (nobodyCanBreak(stuck)) {
     if (watch.failed !== null) {
-      kernel.abandon(watch.failed); // its tasks were cancelled and still wait for each other: nothing will end them
+      kernel.life.abandon(watch.failed); // its tasks were cancelled and still wait for each other: nothing will end them
       return;
     }
     watch.failed = deadlockError(kernel);
-    kernel.fail(watch.failed);
+    kernel.life.fail(watch.failed);
     recheckLater(kernel, watch);
     return;
   }
-  if (kernel.failing) {
+  if (kernel.life.failing) {
     // The task above the cycle that could break it is the one being cancelled: no need to warn.
     recheckLater(kernel, watch);
     return;
   }
-  const cycle = describeCycle(kernel, cycleAmong(stuck));
+  const cycle = describeCycle(cycleAmong(stuck));
   const key = [...stuck.keys()]
     .map((t) => t.uid)
     .sort((a, b) => a - b)

@@ -25,6 +25,6 @@ export const ageRecorder: Tracer = {
 
 /** @internal How long ago `task` was spawned, in ms, or null when nobody recorded it. */
 export function ageOf(task: Task, kernel: Kernel): number | null {
-  const at = spawnedAt.get(task) ?? (kernel.topTasks()[0] === task ? kernel.startedAt : undefined);
+  const at = spawnedAt.get(task) ?? (kernel.life.topTasks()[0] === task ? kernel.startedAt : undefined);
   return at === undefined ? null : performance.now() - at;
 }

@@ -7,6 +7,7 @@
  * subscriber hears the tasks of the domain its thread runs.
  */
 import { channel } from "node:diagnostics_channel";
+import { outcomeOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
 import type { Tracer } from "../kernel/trace.js";
 
@@ -72,7 +73,7 @@ export function channelTracer(domain: number): Tracer {
     end(task: Task): void {
       if (!endChannel.hasSubscribers) return;
       const status = task.status;
-      endChannel.publish({ task, domain, status, error: status === "resolved" ? undefined : task.value });
+      endChannel.publish({ task, domain, status, error: status === "resolved" ? undefined : outcomeOf(task) });
     },
   };
 }

@@ -8,67 +8,14 @@
  */
 
 import type { Domains } from "../domains/host.js";
-import { current, currentKernel } from "../kernel/current.js";
-import { runningKernels } from "../kernel/deadlock.js";
-import type { Kernel } from "../kernel/kernel.js";
-import { F, State, type Task } from "../kernel/task.js";
+import { runningTask } from "../kernel/current.js";
+import { type Kernel, runningKernel } from "../kernel/kernel.js";
+import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
+import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
 import { ageOf } from "./ages.js";
-
-/**
- * How a task stands in a dump: `running` (it is the task that took the
- * dump), `ready` (queued to run), `waiting` (parked: `waitsOn` says on what),
- * `ending` (its body ended; it waits for its children), or how it ended
- * (`resolved`, `failed`, `cancelled`: ended, not yet awaited by its parent).
- *
- * @example
- * ```ts
- * const waiting = (yield* B.promise(() => B.dump())).tasks.filter((t) => t.state === "waiting");
- * ```
- */
-export type TaskState = "running" | "ready" | "waiting" | "ending" | "resolved" | "failed" | "cancelled";
-
-/**
- * One task of a {@link Dump}, with its subtree.
- *
- * @example
- * ```ts
- * const walk = (t: B.TaskDump): number => 1 + t.children.reduce((n, c) => n + walk(c), 0);
- * ```
- */
-export interface TaskDump {
-  readonly uid: number;
-  readonly name: string;
-  /** The domain it runs on (0: the main thread). */
-  readonly domain: number;
-  readonly state: TaskState;
-  /** Whether its cancellation was asked for and it has not ended yet. */
-  readonly cancelling: boolean;
-  /** How long ago it was spawned, in ms; null when the run keeps no ages (see `run`'s `taskAges`). */
-  readonly ageMs: number | null;
-  /** What it waits on, in words ("lock Mutex#3 held by handler#9", "call → domain 2"); null unless `waiting`. */
-  readonly waitsOn: string | null;
-  /** Its children, oldest first; for a call to another domain, the task running there. */
-  readonly children: readonly TaskDump[];
-}
-
-/**
- * The task tree of a run: see {@link dump}.
- *
- * @example
- * ```ts
- * const d: B.Dump = await B.dump();
- * console.log(d.tasks.length, "top-level tasks; unanswered domains:", d.unanswered);
- * ```
- */
-export interface Dump {
-  /** When it was taken (`Date.now()`). */
-  readonly takenAt: number;
-  /** The tasks without a parent (each run's root, then its system tasks), with their subtrees. */
-  readonly tasks: readonly TaskDump[];
-  /** Worker domains that did not answer in time (busy in a synchronous loop, say): their subtrees are missing. */
-  readonly unanswered: readonly number[];
-}
+import type { Dump, TaskDump, TaskState } from "./dump-data.js";
+import { runs } from "./runs.js";
 
 /** @internal A task as a domain reports it: `call` names the call it waits for, to graft the other domain's subtree. */
 export interface TaskSnapshot extends Omit<TaskDump, "children"> {
@@ -104,7 +51,7 @@ const ANSWER_MS = 1000;
  * @throws never (it resolves; a domain that does not answer is listed in `unanswered`).
  */
 export async function dump(): Promise<Dump> {
-  const kernels = current !== null && currentKernel !== null ? [currentKernel] : runningKernels();
+  const kernels = runningTask() !== null && runningKernel() !== null ? [runningKernel()!] : [...runs];
   const tasks: TaskDump[] = [];
   const unanswered: number[] = [];
   for (const kernel of kernels) {
@@ -132,36 +79,33 @@ export function localDump(kernel: Kernel): Dump {
 export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"]): DomainSnapshot {
   const link = (kernel.domains as Domains | null)?.link ?? null;
   const snapshot = (task: Task): TaskSnapshot => {
-    const flags = task.flags;
-    const parked = (flags & F.PARKED) !== 0;
+    const parked = isParked(task);
     const call = parked ? link?.callWaitedBy(task) : undefined;
     const base = {
       uid: task.uid,
       name: task.name,
       domain: kernel.domainOf(task),
-      state: stateOf(task, flags),
-      cancelling: (flags & F.CANCEL_REQUESTED) !== 0 && (flags & F.STATE) === State.Pending,
+      state: stateOf(task),
+      cancelling: isCancelRequested(task) && isPending(task),
       ageMs: ageOf(task, kernel),
       waitsOn: parked ? waitOf(task) : null,
       children: childrenOf(task).map(snapshot),
     };
     return call === undefined ? base : { ...base, call };
   };
-  return { domain: kernel.domain, tasks: kernel.topTasks().map(snapshot), serving };
+  return { domain: kernel.domain, tasks: kernel.life.topTasks().map(snapshot), serving };
 }
 
-const ENDED: readonly TaskState[] = ["ready", "resolved", "failed", "cancelled"];
-
-function stateOf(task: Task, flags: number): TaskState {
-  if ((flags & F.STATE) !== State.Pending) return ENDED[flags & F.STATE]!;
-  if (task === current) return "running";
-  if ((flags & F.PARKED) !== 0) return "waiting";
-  if ((flags & F.ENDING) !== 0) return "ending";
+function stateOf(task: Task): TaskState {
+  if (!isPending(task)) return task.status as TaskState;
+  if (task === runningTask()) return "running";
+  if (isParked(task)) return "waiting";
+  if (isEnding(task)) return "ending";
   return "ready";
 }
 
 function waitOf(task: Task): string {
-  const waiter = task.value as { describe?(): string };
+  const waiter = waiterOf(task)!;
   try {
     return waiter.describe?.() ?? "an operation that does not say what it waits on";
   } catch (error) {

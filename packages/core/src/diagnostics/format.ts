@@ -1,7 +1,7 @@
 /**
  * `formatDump`: a dump as an indented tree, one task per line, for people.
  */
-import type { Dump, TaskDump } from "./dump.js";
+import type { Dump, TaskDump } from "./dump-data.js";
 
 /**
  * Renders a {@link Dump} as an indented tree, one task per line:

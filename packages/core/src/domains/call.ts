@@ -9,8 +9,8 @@ import type { TransferListItem } from "node:worker_threads";
 import { awaitAll, type Results } from "../await.js";
 import { describe } from "../describe.js";
 import { NoDomainAvailable } from "../errors.js";
-import { current, currentTask, kernelOf } from "../kernel/current.js";
-import type { Kernel } from "../kernel/kernel.js";
+import { currentTask, runningTask } from "../kernel/current.js";
+import { type Kernel, kernelOf } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import type { SpawnOptions } from "../lifecycle.js";
 import type { Instruction, Operation } from "../operation.js";
@@ -118,7 +118,7 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   currentTask("parallel()");
   const k = kernelOf("parallel()");
   const domains = domainsOf(k);
-  const others = domains.others(current!);
+  const others = domains.others(runningTask()!);
   if (others.length === 0) throw noDomain(domains, k);
   // Encoded first: a portable refusing to cross fails parallel before anything was sent.
   const encoded = inputs.map((input) => {
@@ -149,7 +149,7 @@ function checkCallOptions(options: object): CallOptions {
 }
 
 function pickDomain(domains: Domains, k: Kernel): number {
-  const others = domains.others(current!);
+  const others = domains.others(runningTask()!);
   if (others.length === 0) throw noDomain(domains, k);
   return others.length === 1 ? others[0]! : others[k.random.below(others.length)]!;
 }
@@ -161,7 +161,7 @@ function checkPin(domains: Domains, k: Kernel, pin: number): number {
     );
   }
   if (pin === 0) throw new RangeError("call({ pin: 0 }): parallel tasks never run on dom0; use spawn to run on dom0");
-  if (pin === domains.domainOf(current!)) {
+  if (pin === domains.domainOf(runningTask()!)) {
     throw new RangeError(`call({ pin: ${pin} }): a parallel task never runs on its caller's domain; use spawn for that`);
   }
   return pin;
@@ -171,6 +171,6 @@ function noDomain(domains: Domains, k: Kernel): NoDomainAvailable {
   return new NoDomainAvailable(
     k.workers === 0
       ? "no domain is available for a parallel task: this run has 0 worker domains; run with { domains: n } (n ≥ 1)"
-      : `no domain is available for a parallel task: domain ${domains.domainOf(current!)} is the only worker and a task never runs on its caller's domain nor on dom0`,
+      : `no domain is available for a parallel task: domain ${domains.domainOf(runningTask()!)} is the only worker and a task never runs on its caller's domain nor on dom0`,
   );
 }

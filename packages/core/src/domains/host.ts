@@ -6,7 +6,8 @@
  * thread (simulated.ts); a worker installs its side in its entry (worker.ts).
  */
 import type { TransferListItem } from "node:worker_threads";
-import type { DomainHost, Kernel } from "../kernel/kernel.js";
+import type { DomainHost } from "../kernel/host.js";
+import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import type { SpawnOptions } from "../lifecycle.js";
 import type { ParallelTask } from "./define-task.js";
@@ -75,16 +76,11 @@ class Dom0Domains extends ThreadDomains {
       this.pool = null;
       return;
     }
-    const { seed, pollEvery, sliceMs, eventsLocation, workSharing, cancelGraceMs, taskAges } = kernel.setup;
-    const pool = new DomainPool(
-      link,
-      { workers: kernel.workers, seed, pollEvery, sliceMs, events: eventsLocation, workSharing, graceMs: cancelGraceMs, taskAges },
-      (error) => kernel.fail(error),
-    );
+    const pool = new DomainPool(link, kernel.config, (error) => kernel.life.fail(error));
     this.pool = pool;
     link.onBroken = (domain, error) => {
       pool.terminate(domain, error);
-      kernel.fail(error);
+      kernel.life.fail(error);
     };
   }
 
@@ -107,7 +103,7 @@ class Dom0Domains extends ThreadDomains {
 export function domainsOf(kernel: Kernel): Domains {
   const domains = kernel.domains as Domains | null;
   if (domains !== null) return domains;
-  const installed = kernel.setup.simulateDomains ? new SimulatedDomains(kernel) : new Dom0Domains(kernel);
+  const installed = kernel.config.simulateDomains ? new SimulatedDomains(kernel) : new Dom0Domains(kernel);
   kernel.domains = installed;
   return installed;
 }

@@ -287,7 +287,7 @@ export class DomainLink {
       port.postMessage(message);
     } catch (error) {
       if (message[0] !== M.RETURNED && message[0] !== M.RETURNED_PORTABLE) {
-        this.kernel.internalError(error);
+        this.kernel.life.internalError(error);
         return;
       }
       port.postMessage(failedMessage(message[1], uncloneableResult(error)));
@@ -322,7 +322,7 @@ export class DomainLink {
           "post on its worker's parentPort nor on the ports in its workerData",
         { cause: error },
       );
-      if (this.onBroken === null) this.kernel.fail(broken);
+      if (this.onBroken === null) this.kernel.life.fail(broken);
       else this.onBroken(domain, broken);
     }
   }
@@ -357,7 +357,7 @@ export class DomainLink {
         return;
       }
       case M.FATAL:
-        this.kernel.fail(decodeError(message[1]));
+        this.kernel.life.fail(decodeError(message[1]));
         return;
       case M.SHUTDOWN:
         this.host?.shutdown();

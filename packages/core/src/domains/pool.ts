@@ -6,24 +6,16 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { NoDomainAvailable } from "../errors.js";
+import type { RunConfig } from "../kernel/config.js";
 import type { DomainLink } from "./link.js";
 import { tsxLocation } from "./typescript.js";
 import { M, type Message } from "./wire.js";
 import { SharingBoard } from "./work-sharing.js";
 
-/** @internal What a worker needs to become a domain. */
+/** @internal What a worker needs to become a domain: the run's configuration, and its own place among the domains. */
 export interface WorkerSetup {
+  readonly config: RunConfig;
   readonly domain: number;
-  readonly workers: number;
-  readonly seed: number;
-  readonly pollEvery: number;
-  readonly sliceMs: number;
-  readonly events: { url: string; name: string } | null;
-  readonly workSharing: boolean;
-  /** How long a domain may take to end a cancelled call (or to stop) before it is terminated. */
-  readonly graceMs: number;
-  /** Whether the domain keeps its tasks' spawn times (for dumps). */
-  readonly taskAges: boolean;
   /** The work-sharing board (see work-sharing.ts). */
   readonly board: SharedArrayBuffer;
   /** Channels to the other workers, by domain. */
@@ -72,12 +64,12 @@ export class DomainPool {
 
   constructor(
     private readonly link: DomainLink,
-    setup: Omit<WorkerSetup, "domain" | "peers" | "board" | "tsx">,
+    config: RunConfig,
     onCrash: (error: Error) => void,
   ) {
     const entry = workerEntry();
-    const n = setup.workers;
-    this.graceMs = setup.graceMs;
+    const n = config.workers;
+    this.graceMs = config.cancelGraceMs;
     const peers: [number, MessagePort][][] = Array.from({ length: n + 1 }, () => []);
     for (let i = 1; i <= n; i++) {
       for (let j = i + 1; j <= n; j++) {
@@ -98,7 +90,7 @@ export class DomainPool {
     const board = SharingBoard.create(n);
     const tsx = tsxLocation(process.execArgv);
     for (let d = 1; d <= n; d++) {
-      const workerData: WorkerSetup = { ...setup, domain: d, peers: peers[d]!, board, tsx };
+      const workerData: WorkerSetup = { config, domain: d, peers: peers[d]!, board, tsx };
       const worker = new Worker(entry, {
         workerData,
         execArgv: workerExecArgv(),

@@ -9,17 +9,21 @@
  */
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
-import { current, currentKernel } from "../kernel/current.js";
-import { F, type Task, type Waiter } from "../kernel/task.js";
+import { runningTask } from "../kernel/current.js";
+import { runningKernel, type SpawnMode } from "../kernel/kernel.js";
+import type { Task, Waiter } from "../kernel/task.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
 import { promise } from "../promise.js";
-import { spawn } from "../spawn.js";
+import { spawnChild } from "../spawn.js";
 import type { CallRequest } from "./host.js";
 import type { DomainLink } from "./link.js";
 import { decodePortables, importModules, portableModules } from "./portable.js";
 import { decodeError, errorModules } from "./wire.js";
 
 type CallResult = NonNullable<ReturnType<DomainLink["takeResult"]>>;
+
+/** A proxy runs to its first suspension even when cancelled unborn: it must tell the other domain. */
+const PROXY: SpawnMode = { runsToFirstSuspension: true };
 
 /** Parks a proxy until its call's result is back. */
 class AwaitResult extends SingleShot<CallResult> implements Waiter {
@@ -31,10 +35,10 @@ class AwaitResult extends SingleShot<CallResult> implements Waiter {
   }
 
   next(): IteratorResult<Instruction, CallResult> {
-    const task = current!;
+    const task = runningTask()!;
     const result = this.link.takeResult(this.id, task);
     if (result !== null) return { done: true, value: result };
-    currentKernel!.park(task, this);
+    runningKernel()!.park(task, this);
     return SUSPENDED;
   }
 
@@ -58,24 +62,24 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
     result = yield* awaitResult(link, id);
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
-    link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
+    link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);
     // Once the remote subtree has ended: a cleanup that failed there is this task's outcome.
     result = yield* awaitResult(link, id);
     if (result.ok || decodeError(result.error) instanceof Cancelled) throw error;
   }
   if (result.ok && result.slots === null) {
-    publishCallEnd(current!, domain, true, undefined);
+    publishCallEnd(runningTask()!, domain, true, undefined);
     return result.value;
   }
   // What it carries may need modules this domain has not loaded (see `definePortable`, `defineError`).
   const modules = result.ok ? portableModules(result.slots) : errorModules(result.error);
   if (modules.length !== 0) yield* promise(() => importModules(modules));
   if (result.ok) {
-    publishCallEnd(current!, domain, true, undefined);
+    publishCallEnd(runningTask()!, domain, true, undefined);
     return decodePortables(result.value, result.slots);
   }
   const error = decodeError(result.error);
-  publishCallEnd(current!, domain, false, error);
+  publishCallEnd(runningTask()!, domain, false, error);
   throw error;
 }
 
@@ -88,13 +92,12 @@ export function startRemoteCall(link: DomainLink, domain: number, request: CallR
   const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, slots);
   let proxy: Task<unknown>;
   try {
-    proxy = spawn(request.spawn, remoteCall, link, id, domain);
+    proxy = spawnChild(link.kernel, runningTask()!, request.spawn, remoteCall, 3, [link, id, domain], "call", PROXY);
   } catch (error) {
     // The call was sent already: its domain must hear that nobody waits for it.
-    link.cancelCall(id, current!, link.kernel.setup.cancelGraceMs);
+    link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);
     throw error;
   }
-  proxy.flags |= F.NO_EARLY_CANCEL;
   publishCallStart(proxy, task.name, link.kernel.domain, domain);
   return proxy;
 }

@@ -17,7 +17,7 @@
  */
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
-import { current } from "../kernel/current.js";
+import { runningTask } from "../kernel/current.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import type { Instruction } from "../operation.js";
@@ -59,7 +59,7 @@ export class SimulatedDomains implements Domains {
     } catch (error) {
       throw uncloneableArguments(task.name, sent, error);
     }
-    const from = this.domainOf(current!);
+    const from = this.domainOf(runningTask()!);
     const proxy = spawn(request.spawn, simulatedCall, task, copy[0], copy[1], domain);
     this.placed.set(proxy, domain);
     publishCallStart(proxy, task.name, from, domain);
@@ -93,7 +93,7 @@ function* simulatedCall(
     // The task's own cancellation stays what the kernel made; any other error crosses back as a copy.
     if (error instanceof Cancelled) throw error;
     const copy = decodeError(encodeError(error));
-    publishCallEnd(current!, domain, false, copy);
+    publishCallEnd(runningTask()!, domain, false, copy);
     throw copy;
   }
   const packed = encodePortables(value);
@@ -102,10 +102,10 @@ function* simulatedCall(
     copy = structuredClone(packed === null ? value : [packed.value, packed.slots]);
   } catch (error) {
     const failure = uncloneableResult(error);
-    publishCallEnd(current!, domain, false, failure);
+    publishCallEnd(runningTask()!, domain, false, failure);
     throw failure;
   }
-  publishCallEnd(current!, domain, true, undefined);
+  publishCallEnd(runningTask()!, domain, true, undefined);
   if (packed === null) return copy;
   const [copied, copiedSlots] = copy as [unknown, unknown];
   return decodePortables(copied, copiedSlots);

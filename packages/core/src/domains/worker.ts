@@ -10,6 +10,7 @@ import { cancel } from "../cancel.js";
 import { Tracing } from "../diagnostics/tracing.js";
 import { Cancelled } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { SplitMix32 } from "../kernel/random.js";
 import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";
 import type { Instruction, TaskBody } from "../operation.js";
@@ -267,42 +268,30 @@ async function main(): Promise<void> {
   const setup = workerData as WorkerSetup;
   becomeWorkerDomain();
   if (setup.tsx !== null) await registerTsx(setup.tsx);
-  const events = setup.events === null ? undefined : await loadEvents(setup.events.url, setup.events.name);
+  const { config, domain } = setup;
+  const events = config.eventsLocation === null ? undefined : await loadEvents(config.eventsLocation.url, config.eventsLocation.name);
   let host: WorkerHost | null = null;
   await startKernel(
     function* serveCalls() {
       yield* serve(host!);
     },
     {
-      domain: setup.domain,
-      workers: setup.workers,
-      pollEvery: setup.pollEvery,
-      sliceMs: setup.sliceMs,
-      events: events?.(setup.domain) ?? null,
-      seed: setup.seed + setup.domain,
-      random: null,
+      config,
+      domain,
+      events: events?.(domain) ?? null,
+      random: new SplitMix32(config.seed + domain),
       policy: null,
-      tracing: new Tracing(null, setup.taskAges, setup.domain),
-      setup: {
-        seed: setup.seed,
-        pollEvery: setup.pollEvery,
-        sliceMs: setup.sliceMs,
-        eventsLocation: setup.events,
-        workSharing: setup.workSharing,
-        cancelGraceMs: setup.graceMs,
-        taskAges: setup.taskAges,
-        simulateDomains: false,
-      },
+      tracing: new Tracing(null, config.taskAges, domain),
     },
     (kernel) => {
-      const link = new DomainLink(kernel, setup.workers);
+      const link = new DomainLink(kernel, config.workers);
       link.connect(0, parentPort!);
-      for (const [domain, port] of setup.peers) link.connect(domain, port);
-      const h = new WorkerHost(kernel, link, new SharingPolicy(setup.workSharing), new SharingBoard(setup.board, setup.workers + 1));
+      for (const [peer, port] of setup.peers) link.connect(peer, port);
+      const h = new WorkerHost(kernel, link, new SharingPolicy(config.workSharing), new SharingBoard(setup.board, config.workers + 1));
       host = h;
       link.host = h;
       kernel.domains = new WorkerDomains(link, h);
-      link.onBroken = (_domain, error) => kernel.fail(error);
+      link.onBroken = (_domain, error) => kernel.life.fail(error);
     },
   );
   host!.link.close();

@@ -6,60 +6,56 @@
  * at once. The `Cancelled` error is then thrown into the fiber where it is
  * parked (with `iterator.throw`, never `return`, so `finally` blocks may still
  * suspend). A task queued with an operation's result keeps that result: the
- * cancellation is delivered at its next suspension point instead (see
- * `F.YIELDED`: a task queued by `yield` has nothing to lose). The task's
- * children are cancelled when its body has ended (see ending.ts).
+ * cancellation is delivered at its next suspension point instead (a task
+ * queued by `yield` has nothing to lose: see state.ts's `cancelsAtStep`). The
+ * task's children are cancelled when its body has ended (see ending.ts).
  */
 import { Cancelled } from "../errors.js";
-import type { Kernel } from "./kernel.js";
-import { F, State, type Task, type Waiter } from "./task.js";
+import { detach, runCancellationHandlers, trace } from "./guards.js";
+import type { Host } from "./host.js";
+import {
+  cancelsAtStep,
+  isParked,
+  toCancelDelivered,
+  toCancelDeliveredAtStep,
+  toCancelRequested,
+  toWarned,
+  watchesCancel,
+} from "./state.js";
+import type { Task } from "./task.js";
 import { coldOf, familyOf } from "./tree.js";
 
 /** A cancelled task that keeps running this long gets one warning. */
 const SWALLOWED_CANCEL_WARNING_MS = 2000;
 
 /** @internal Asks `task` to stop (no-op when it ended or was asked already). */
-export function requestCancel(k: Kernel, task: Task): void {
-  const flags = task.flags;
-  if ((flags & F.STATE) !== State.Pending || (flags & F.CANCEL_REQUESTED) !== 0) return;
-  task.flags = flags | F.CANCEL_REQUESTED;
-  if (k.tracer !== null) k.trace("cancel", task);
+export function requestCancel(k: Host, task: Task): void {
+  if (!toCancelRequested(task)) return;
+  if (k.tracer !== null) trace(k, "cancel", task);
   const cold = coldOf(task);
   if (cold !== null) {
     cold.cancelledAt = performance.now();
-    for (let frame = cold.protection; frame !== null; frame = frame.outer) {
-      const handler = frame.onCancellation;
-      if (handler === undefined) continue;
-      try {
-        handler();
-      } catch (error) {
-        k.callbackFailed(`the onCancellation handler of protect in ${task}`, error);
-      }
-    }
+    runCancellationHandlers(k, task, cold);
     cold.abort?.abort(cancelledError(task));
   }
-  if ((task.flags & F.PARKED) !== 0) deliverCancel(k, task);
+  if (isParked(task)) deliverCancel(k, task);
 }
 
 /** @internal Throws `Cancelled` into a parked task, ahead of ordinary steps. */
-export function deliverCancel(k: Kernel, task: Task): void {
-  const waiter = task.value as Waiter;
-  task.flags = (task.flags & ~(F.PARKED | F.YIELDED)) | F.CANCEL_DELIVERED | F.THROW;
-  task.value = cancelledError(task);
-  k.detach(task, waiter);
+export function deliverCancel(k: Host, task: Task): void {
+  const waiter = toCancelDelivered(task, cancelledError(task));
+  detach(k, task, waiter);
   k.queueUrgent(task);
 }
 
 /**
  * @internal Before a step of a task whose cancellation was requested: a task
  * queued by `yield` is cancelled now; one queued with a result runs with it.
+ * Returns the flags the step runs with.
  */
 export function beforeCancelledStep(task: Task, flags: number): number {
-  if ((flags & (F.CANCEL_DELIVERED | F.YIELDED)) === F.YIELDED) {
-    flags |= F.THROW | F.CANCEL_DELIVERED;
-    task.value = cancelledError(task);
-  }
-  if ((flags & (F.CANCEL_DELIVERED | F.WARNED)) === F.CANCEL_DELIVERED) flags = watchSwallowedCancel(task, flags);
+  if (cancelsAtStep(flags)) flags = toCancelDeliveredAtStep(task, flags, cancelledError(task));
+  if (watchesCancel(flags)) flags = watchSwallowedCancel(task, flags);
   return flags;
 }
 
@@ -87,7 +83,7 @@ function watchSwallowedCancel(task: Task, flags: number): number {
         "a task that catches Cancelled must clean up and end, or it delays its parent's cancel",
       { code: "BOBBIN_SWALLOWED_CANCEL" },
     );
-    return flags | F.WARNED;
+    return toWarned(flags);
   }
   return flags;
 }

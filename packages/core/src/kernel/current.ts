@@ -1,30 +1,35 @@
 /**
- * The two registers of a thread: the task whose fiber is running, and the
- * kernel running it. Operations read them to know who they serve.
+ * The registers of a thread: the kernel whose loop is running on it, whose
+ * `current` task is the one whose fiber runs. Operations read them to know
+ * who they serve (through `currentTask` here, `kernelOf` in kernel.ts).
+ *
+ * A step writes the running task into its kernel rather than into this
+ * object: storing a task (young, as tasks mostly are) into an object as old
+ * as this module costs a write barrier's slow path at every step, and the
+ * kernel is at most as old as its run.
  */
-import type { Kernel } from "./kernel.js";
+import type { Host } from "./host.js";
 import type { Task } from "./task.js";
 
-/** @internal The task whose fiber is running on this thread, if any. */
-export let current: Task | null = null;
-/** @internal The kernel whose loop is running on this thread, if any. */
-export let currentKernel: Kernel | null = null;
-
-/** @internal */
-export function setCurrent(task: Task | null): void {
-  current = task;
-}
+/** @internal This thread's registers (`kernel` is a `Kernel`: see kernel.ts's `runningKernel`). */
+export const registers: { kernel: Host | null } = { kernel: null };
 
 /**
  * @internal Enters a kernel's loop (a slice begins: the kernel refreshes what
  * is checked once per slice); returns the kernel that was running (loops of
  * two runs may nest).
  */
-export function enterKernel(kernel: Kernel | null): Kernel | null {
-  const outer = currentKernel;
-  currentKernel = kernel;
+export function enterKernel(kernel: Host | null): Host | null {
+  const outer = registers.kernel;
+  registers.kernel = kernel;
   kernel?.sliceBegins();
   return outer;
+}
+
+/** @internal The task whose fiber is running on this thread, if any. */
+export function runningTask(): Task | null {
+  const kernel = registers.kernel;
+  return kernel === null ? null : kernel.current;
 }
 
 /**
@@ -33,14 +38,9 @@ export function enterKernel(kernel: Kernel | null): Kernel | null {
  * @throws TypeError outside a task.
  */
 export function currentTask(operation: string): Task {
-  if (current === null) {
+  const task = runningTask();
+  if (task === null) {
     throw new TypeError(`${operation} must be called from inside a task: start one with B.run(function* () { … })`);
   }
-  return current;
-}
-
-/** @internal The kernel of the running task (call after `currentTask`). */
-export function kernelOf(operation: string): Kernel {
-  if (currentKernel === null) currentTask(operation);
-  return currentKernel!;
+  return task;
 }

@@ -12,24 +12,35 @@
  * outcome. Only an outcome a task already had when it was cancelled is
  * replaced by `Cancelled` (see `Kernel.cancelChild`), as in Miou.
  */
-import { CallbackFailed, Cancelled, type ChildOutcome, failureOf, StillHasChildren } from "../errors.js";
-import { type Ending, exitHooks } from "../lifecycle.js";
-import { invariant } from "./assert.js";
+import { Cancelled, type ChildOutcome, failureOf, StillHasChildren } from "../errors.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
-import type { Kernel } from "./kernel.js";
-import { F, State, type Task, type Waiter } from "./task.js";
-import { childrenOf, coldOf, familyOf, forgetChild, liveChildren } from "./tree.js";
-
-const ENDINGS: readonly Ending[] = ["resolved", "resolved", "failed", "cancelled"];
+import { runExitHooks, trace } from "./guards.js";
+import type { Host } from "./host.js";
+import {
+  endingState,
+  isCancelRequested,
+  isConsumed,
+  isEnding,
+  isPending,
+  outcomeOf,
+  stateOf,
+  toConsumed,
+  toEnded,
+  toEndHeard,
+  toEnding,
+  waiterOf,
+} from "./state.js";
+import { State, type Task } from "./task.js";
+import { childrenOf, coldOf, consumeChild, familyOf, forgetChild, liveChildren } from "./tree.js";
 
 /** @internal The fiber of `task` returned (`normal`) or threw `value`. */
-export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown): void {
+export function bodyEnded(k: Host, task: Task, normal: boolean, value: unknown): void {
   // The finished generator is dropped; its prototype keeps naming the task.
   task.gen = Object.getPrototypeOf(task.gen) as object as Task["gen"];
   let state = normal ? State.Resolved : State.Failed;
   // Whatever a cancelled body returns, it ends Cancelled, as when it lets a
   // `Cancelled` through; what it throws instead (its cleanup failed) is its outcome.
-  if ((task.flags & F.CANCEL_REQUESTED) !== 0 && (normal || value instanceof Cancelled)) {
+  if (isCancelRequested(task) && (normal || value instanceof Cancelled)) {
     if (normal) value = cancelledError(task);
     state = State.Cancelled;
   }
@@ -39,7 +50,7 @@ export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown
       return;
     }
     const error = new StillHasChildren(task, childrenOf(task).map(childOutcome));
-    k.fail(error);
+    k.life.fail(error);
     state = State.Failed;
     value = error;
   }
@@ -48,29 +59,28 @@ export function bodyEnded(k: Kernel, task: Task, normal: boolean, value: unknown
     terminate(k, task, state, value);
     return;
   }
-  task.flags = (task.flags & ~F.ENDING_STATE) | F.ENDING | (state << F.ENDING_SHIFT);
-  task.value = value;
+  toEnding(task, state, value, liveChildren(task));
 }
 
 /** How a child stood when its parent returned (for `StillHasChildren`). */
 function childOutcome(child: Task): ChildOutcome {
-  const state: State = child.flags & F.STATE;
+  const state = stateOf(child);
   const task = String(child);
   if (state === State.Pending || state === State.Resolved) return { task, uid: child.uid, status: child.status };
-  return { task, uid: child.uid, status: child.status, error: child.value };
+  return { task, uid: child.uid, status: child.status, error: outcomeOf(child) };
 }
 
 /** @internal A task cancelled before its first step ends without running its body. */
-export function endUnborn(k: Kernel, task: Task): void {
+export function endUnborn(k: Host, task: Task): void {
   terminate(k, task, State.Cancelled, cancelledError(task));
 }
 
 /** A failing task cancels its children; those that had ended are consumed and forgotten. */
-function cancelChildren(k: Kernel, task: Task): void {
+function cancelChildren(k: Host, task: Task): void {
   for (const child of childrenOf(task)) {
-    if ((child.flags & F.STATE) !== State.Pending) k.consume(task, child);
+    if (!isPending(child)) consumeChild(task, child);
     else {
-      child.flags |= F.CONSUMED;
+      toConsumed(task, child);
       requestCancel(k, child);
     }
   }
@@ -80,36 +90,33 @@ function cancelChildren(k: Kernel, task: Task): void {
  * @internal `task` and its whole subtree are over: publish the outcome, tell
  * the parent, and end the ancestors this was the last child of.
  */
-export function terminate(k: Kernel, task: Task, state: State, value: unknown): void {
+export function terminate(k: Host, task: Task, state: State, value: unknown): void {
   for (;;) {
-    if (__BOBBIN_DEV__) invariant(liveChildren(task) === 0 && (task.flags & F.PARKED) === 0, `${task} ends with children or parked`);
-    if (exitHooks.length !== 0) {
+    if (k.exitHooks.length !== 0) {
       const errors = runExitHooks(k, task, state);
       if (errors !== null) {
         // A veto of a normal ending fails the run too (a broken rule: a leak); after a
         // failure or a cancellation, the hooks' errors (a finaliser's) join the outcome.
-        if (state === State.Resolved) k.fail((value = failureOf(errors)));
+        if (state === State.Resolved) k.life.fail((value = failureOf(errors)));
         else value = failureOf(state === State.Failed ? [value, ...errors] : errors);
         state = State.Failed;
       }
     }
-    task.flags = (task.flags & ~(F.STATE | F.ENDING | F.ENDING_STATE)) | state;
-    task.value = value;
-    k.liveTasks--;
-    if (k.tracer !== null) k.trace("end", task);
+    toEnded(task, state, value, liveChildren(task));
+    k.taskEnded();
+    if (k.tracer !== null) trace(k, "end", task);
     const parent = task.parent;
     if (parent === null) {
-      k.topEnded(task);
+      k.life.topEnded(task);
       return;
     }
-    if ((task.flags & F.CONSUMED) !== 0) forgetChild(parent, task);
-    coldOf(task)?.orphans?.ended(task);
-    const parentFlags = parent.flags;
-    if ((parentFlags & F.ENDING) !== 0) {
+    if (isConsumed(task)) forgetChild(parent, task);
+    coldOf(task)?.collector?.ended(task);
+    if (isEnding(parent)) {
       if (state === State.Failed) (familyOf(parent).failedChildren ??= []).push(task);
       if (liveChildren(parent) !== 0) return;
       task = parent;
-      state = (parentFlags & F.ENDING_STATE) >> F.ENDING_SHIFT;
+      state = endingState(parent);
       value = parent.value;
       const cold = coldOf(parent);
       if (cold !== null && cold.failedChildren !== null) {
@@ -119,10 +126,7 @@ export function terminate(k: Kernel, task: Task, state: State, value: unknown): 
       }
       continue;
     }
-    if ((task.flags & F.JOINED) !== 0) {
-      task.flags &= ~F.JOINED;
-      (parent.value as Waiter).childEnded!(k, parent, task);
-    }
+    if (toEndHeard(task)) waiterOf(parent)!.childEnded!(parent, task);
     return;
   }
 }
@@ -137,24 +141,6 @@ function withChildFailures(task: Task, state: State, value: unknown, failed: rea
     for (const child of failed) value.childFailed(child.uid, child.value);
     return value;
   }
-  const errors = failed.map((child) => child.value);
+  const errors = failed.map(outcomeOf);
   return failureOf(state === State.Failed ? [value, ...errors] : errors);
-}
-
-/** Runs the exit hooks; returns the errors they returned (or threw, as `CallbackFailed`), or null. */
-function runExitHooks(k: Kernel, task: Task, state: State): unknown[] | null {
-  let errors: unknown[] | null = null;
-  const ending = ENDINGS[state]!;
-  for (let i = 0; i < exitHooks.length; i++) {
-    const hook = exitHooks[i]!;
-    let answer: unknown;
-    try {
-      answer = hook(task, ending);
-    } catch (error) {
-      answer = new CallbackFailed(`the exit hook ${hook.name || "(anonymous)"} at the end of ${task}`, error);
-      k.fail(answer);
-    }
-    if (answer !== undefined) (errors ??= []).push(answer);
-  }
-  return errors;
 }

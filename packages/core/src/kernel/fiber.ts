@@ -4,13 +4,14 @@
  * involved per step.
  */
 import { describe } from "../describe.js";
-import { type Instruction, RESUMED, SUSPEND, YIELD } from "../operation.js";
-import { invariant } from "./assert.js";
+import { type Instruction, SUSPEND, YIELD } from "../operation.js";
+import { broken } from "./assert.js";
 import { beforeCancelledStep, deliverCancel } from "./cancellation.js";
-import { setCurrent } from "./current.js";
 import { bodyEnded, endUnborn } from "./ending.js";
-import type { Kernel } from "./kernel.js";
+import { trace } from "./guards.js";
+import type { Host } from "./host.js";
 import { registerBody } from "./names.js";
+import { toFailedStep, toRunning, toStarted, toYielded } from "./state.js";
 import { F, type Task } from "./task.js";
 
 type Fiber = Generator<Instruction, unknown, unknown>;
@@ -39,91 +40,89 @@ export function asGenerator(gen: Fiber): Fiber {
 }
 
 /** @internal Runs one step of `task`, which the loop took from the ready queue. */
-export function step(k: Kernel, task: Task): void {
-  const flags = task.flags;
+export function step(k: Host, task: Task): void {
+  let flags = task.flags;
   // The hot path: a started task with no cancellation to settle.
-  if ((flags & (F.STARTED | F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.STARTED) {
-    resumeFiber(k, task, task.gen as Fiber, flags);
-    return;
+  if ((flags & (F.STARTED | F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) !== F.STARTED) {
+    flags = firstOrCancelledStep(k, task, flags);
+    if (flags < 0) return;
   }
-  firstOrCancelledStep(k, task, flags);
-}
-
-/** A step that first starts the fiber, or settles a pending cancellation. */
-function firstOrCancelledStep(k: Kernel, task: Task, flags: number): void {
-  if ((flags & F.STARTED) === 0) {
-    if ((flags & (F.CANCEL_REQUESTED | F.NO_EARLY_CANCEL)) === F.CANCEL_REQUESTED) {
-      // Cancelled before it ever ran: its body never starts.
-      task.flags = flags & ~(F.QUEUED | F.ONE_ARG | F.ARGS);
-      endUnborn(k, task);
-      return;
-    }
-    birth(task, flags);
-    flags = (task.flags | F.STARTED) & ~(F.ONE_ARG | F.ARGS);
-    task.value = RESUMED;
-    if (k.tracer !== null) k.trace("start", task);
-  }
-  if ((flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) !== 0) flags = beforeCancelledStep(task, flags);
-  resumeFiber(k, task, task.gen as Fiber, flags);
-}
-
-/**
- * Makes an unborn task's generator from the body and arguments its record
- * holds (a body that is not a generator function made its generator at spawn).
- */
-function birth(task: Task, flags: number): void {
-  if (typeof task.gen !== "function") return;
-  const body = task.gen as Body;
-  const args = task.value;
-  registerBody(body);
-  task.gen = (flags & F.ONE_ARG) !== 0 ? body(args) : (flags & F.ARGS) !== 0 ? body(...(args as unknown[])) : body();
-}
-
-function resumeFiber(k: Kernel, task: Task, gen: Fiber, flags: number): void {
-  task.flags = flags & ~(F.QUEUED | F.YIELDED | F.THROW);
-  setCurrent(task);
+  toRunning(task, flags);
+  const gen = task.gen as Fiber;
+  k.current = task;
   let r: IteratorResult<Instruction, unknown>;
   try {
     r = (flags & F.THROW) !== 0 ? generatorThrow.call(gen, task.value) : generatorNext.call(gen, task.value);
   } catch (error) {
-    setCurrent(null);
+    k.current = null;
     bodyEnded(k, task, false, error);
     return;
   }
-  setCurrent(null);
+  k.current = null;
   if (r.done === true) {
     bodyEnded(k, task, true, r.value);
     return;
   }
   const instruction = r.value;
   if (instruction === YIELD) {
-    const after = task.flags;
-    if ((after & F.QUEUED) === 0) {
-      task.flags = after | F.YIELDED | F.QUEUED;
-      task.value = RESUMED;
+    // Queued already only if an operation broke the protocol (it woke its own task): queued once.
+    if ((task.flags & F.QUEUED) === 0) {
+      toYielded(task);
       k.ready.push(task);
     }
   } else if (instruction === SUSPEND) afterSuspend(k, task);
   else badInstruction(k, task, instruction);
 }
 
+/**
+ * A step that first starts the fiber, or settles a pending cancellation.
+ * Returns the flags the step runs with, or -1 when the task ended instead
+ * (cancelled before it ever ran: its body never starts).
+ */
+function firstOrCancelledStep(k: Host, task: Task, flags: number): number {
+  if ((flags & F.STARTED) === 0) {
+    if ((flags & (F.CANCEL_REQUESTED | F.NO_EARLY_CANCEL)) === F.CANCEL_REQUESTED) {
+      endUnborn(k, task);
+      return -1;
+    }
+    flags = toStarted(task, birth(task, flags));
+    if (k.tracer !== null) trace(k, "start", task);
+  }
+  if ((flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) !== 0) flags = beforeCancelledStep(task, flags);
+  return flags;
+}
+
+/**
+ * Makes an unborn task's generator from the body and arguments its record
+ * holds (a body that is not a generator function made its generator at spawn).
+ */
+function birth(task: Task, flags: number): Task["gen"] {
+  if (typeof task.gen !== "function") return task.gen;
+  const body = task.gen as Body;
+  const args = task.value;
+  registerBody(body);
+  return (flags & F.ONE_ARG) !== 0 ? body(args) : (flags & F.ARGS) !== 0 ? body(...(args as unknown[])) : body();
+}
+
 /** The fiber parked: deliver a cancellation that arrived while it ran with an operation's result. */
-function afterSuspend(k: Kernel, task: Task): void {
+function afterSuspend(k: Host, task: Task): void {
   const flags = task.flags;
   if ((flags & F.PARKED) === 0) {
-    if (__BOBBIN_DEV__) invariant((flags & F.QUEUED) !== 0, `${task} suspended without parking`);
+    if (__BOBBIN_DEV__ && (flags & F.QUEUED) === 0) broken(task, "suspended without parking");
     return; // parked and woken within the same step
   }
-  if (k.tracer !== null) k.trace("suspend", task);
+  if (k.tracer !== null) trace(k, "suspend", task);
   if ((flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.CANCEL_REQUESTED) deliverCancel(k, task);
 }
 
-function badInstruction(k: Kernel, task: Task, instruction: unknown): void {
-  k.requeueWithError(
+/** It yielded something that is not an instruction: the step throws a TypeError where it yielded. */
+function badInstruction(k: Host, task: Task, instruction: unknown): void {
+  toFailedStep(
     task,
     new TypeError(
       `${task} yielded ${describe(instruction)} to the scheduler: use \`yield*\` on operations ` +
         "(yield* B.yieldNow(), yield* B.awaitExn(t)), never a bare `yield`",
     ),
   );
+  k.ready.push(task);
 }

@@ -32,61 +32,87 @@ export interface SchedulingPolicy {
   readonly everyStep?: boolean;
 }
 
-/** @internal The ready tasks of a domain. */
-export class ReadyQueue {
+/** @internal The ready tasks of a domain: ordinary steps, and cancellation and cleanup work ahead of them. */
+export interface ReadyQueue {
+  push(task: Task): void;
+  pushUrgent(task: Task): void;
+  /** The next task to step, or `undefined` when none is ready. */
+  shift(): Task | undefined;
+  isEmpty(): boolean;
+}
+
+/** @internal The ready queue of a domain: FIFO without a policy, the policy's choice with one. */
+export function readyQueue(policy: SchedulingPolicy | null, policyFailed: (error: unknown) => void): ReadyQueue {
+  return policy === null ? new FifoQueue() : new PolicyQueue(policy, policyFailed);
+}
+
+/**
+ * The FIFO of the hot path: ordinary steps in one ring, cancellation and
+ * cleanup work in another, looked at only while it holds something.
+ */
+class FifoQueue implements ReadyQueue {
   private readonly normal = new RunQueue<Task>(1024);
   private readonly urgent = new RunQueue<Task>(64);
-  /** Under a policy: the ready tasks, oldest first. */
-  private readonly normalList: Task[] = [];
-  private readonly urgentList: Task[] = [];
-  /** No policy: the two rings, oldest first. */
-  private readonly fifo: boolean;
+  private urgentCount = 0;
+
+  push(task: Task): void {
+    this.normal.push(task);
+  }
+
+  pushUrgent(task: Task): void {
+    this.urgent.push(task);
+    this.urgentCount++;
+  }
+
+  shift(): Task | undefined {
+    if (this.urgentCount === 0) return this.normal.shift();
+    this.urgentCount--;
+    return this.urgent.shift();
+  }
+
+  isEmpty(): boolean {
+    return this.urgentCount === 0 && this.normal.isEmpty();
+  }
+}
+
+/** The ready tasks under a policy: lists, oldest first, from which the policy picks. */
+class PolicyQueue implements ReadyQueue {
+  private readonly normal: Task[] = [];
+  private readonly urgent: Task[] = [];
   /** The policy sees every step (`SchedulingPolicy.everyStep`). */
   private readonly everyStep: boolean;
 
   constructor(
-    private readonly policy: SchedulingPolicy | null,
+    private readonly policy: SchedulingPolicy,
     /** Called when the policy throws or answers nonsense; the queue then runs the oldest task. */
     private readonly policyFailed: (error: unknown) => void,
   ) {
-    this.fifo = policy === null;
-    this.everyStep = policy?.everyStep === true;
+    this.everyStep = policy.everyStep === true;
   }
 
   push(task: Task): void {
-    if (this.fifo) this.normal.push(task);
-    else this.normalList.push(task);
+    this.normal.push(task);
   }
 
   pushUrgent(task: Task): void {
-    if (this.fifo) this.urgent.push(task);
-    else this.urgentList.push(task);
+    this.urgent.push(task);
   }
 
-  /** The next task to step, or `undefined` when none is ready. */
   shift(): Task | undefined {
-    if (this.fifo) return this.urgent.isEmpty() ? this.normal.shift() : this.urgent.shift();
-    const list = this.urgentList.length !== 0 ? this.urgentList : this.normalList;
+    const list = this.urgent.length !== 0 ? this.urgent : this.normal;
     if (list.length === 0) return undefined;
     return list.splice(this.choose(list), 1)[0];
   }
 
   isEmpty(): boolean {
-    if (this.policy === null) return this.normal.isEmpty() && this.urgent.isEmpty();
-    return this.normalList.length === 0 && this.urgentList.length === 0;
-  }
-
-  /** Every ready task, urgent ones first (for diagnostics). */
-  tasks(): Task[] {
-    if (this.policy !== null) return [...this.urgentList, ...this.normalList];
-    return [...this.urgent.items(), ...this.normal.items()];
+    return this.normal.length === 0 && this.urgent.length === 0;
   }
 
   private choose(list: readonly Task[]): number {
     if (list.length === 1 && !this.everyStep) return 0;
     let i: unknown;
     try {
-      i = this.policy!.pick(list);
+      i = this.policy.pick(list);
     } catch (error) {
       this.policyFailed(error);
       return 0;

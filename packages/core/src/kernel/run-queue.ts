@@ -1,6 +1,9 @@
 /**
- * @internal A FIFO of tasks ready to run, on a growable power-of-two ring buffer: push
- * and shift are O(1) and allocate nothing once the ring has grown.
+ * @internal A FIFO on a growable power-of-two ring buffer: push and shift are
+ * O(1) and allocate nothing once the ring has grown. A ring that grew for a
+ * burst (a million tasks spawned at once) is given back as soon as it
+ * empties, so that what the burst left (its tasks, once parked) is not
+ * charged for it.
  */
 export class RunQueue<T> {
   private ring: (T | undefined)[];
@@ -8,7 +11,7 @@ export class RunQueue<T> {
   private head = 0;
   private tail = 0;
 
-  constructor(capacity = 64) {
+  constructor(private readonly capacity = 64) {
     this.ring = new Array<T | undefined>(capacity);
     this.mask = capacity - 1;
   }
@@ -29,10 +32,13 @@ export class RunQueue<T> {
 
   /** The oldest item, or `undefined` when the queue is empty. */
   shift(): T | undefined {
-    if (this.head === this.tail) return undefined;
-    const item = this.ring[this.head];
-    this.ring[this.head] = undefined;
-    this.head = (this.head + 1) & this.mask;
+    const head = this.head;
+    if (head === this.tail) return undefined;
+    const item = this.ring[head];
+    this.ring[head] = undefined;
+    const next = (head + 1) & this.mask;
+    this.head = next;
+    if (next === this.tail && this.mask !== this.capacity - 1) this.shrink();
     return item;
   }
 
@@ -41,6 +47,13 @@ export class RunQueue<T> {
     const out: T[] = [];
     for (let i = this.head; i !== this.tail; i = (i + 1) & this.mask) out.push(this.ring[i]!);
     return out;
+  }
+
+  private shrink(): void {
+    this.ring = new Array<T | undefined>(this.capacity);
+    this.mask = this.capacity - 1;
+    this.head = 0;
+    this.tail = 0;
   }
 
   private grow(): void {

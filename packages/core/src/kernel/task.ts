@@ -3,13 +3,13 @@
  *
  * A task is six fields, because a pending child's record is what a program
  * with many children keeps alive and what the garbage collector copies
- * (DESIGN §8: ≤ 72 B). Each field serves several phases of the task's life:
+ * (the target is ≤ 72 B a record). Each field serves several phases of the task's life:
  *
  * | phase          | `gen`                 | `value`                          |
  * |----------------|-----------------------|----------------------------------|
- * | queued, unborn | the body (a function) | its argument(s) (`F.ONE_ARG`, `F.ARGS`) |
- * | parked         | the generator         | the waiter (`F.PARKED`)          |
- * | queued         | the generator         | the resumption (`F.THROW`: an error) |
+ * | queued, unborn | the body (a function) | its argument(s)                 |
+ * | parked         | the generator         | the waiter                       |
+ * | queued         | the generator         | the resumption (or an error to throw) |
  * | ending         | the generator's prototype (it names the task) | the outcome it will end with |
  * | ended          | the generator's prototype | the outcome                  |
  *
@@ -17,13 +17,12 @@
  * awaits one child at a time allocates nothing more), or a {@link Family}
  * holding several children and the task's cold state.
  *
- * Only the kernel (this folder) writes these fields; the rest of core goes
- * through {@link Kernel}'s methods.
+ * Only the kernel (this folder) writes these fields, `flags` and `value`
+ * through the transitions of state.ts; the rest of core goes through
+ * {@link Kernel}'s methods and reads a task through state.ts's queries.
  */
 
 import type { Instruction } from "../operation.js";
-import type { Orphans } from "../orphans.js";
-import type { Kernel } from "./kernel.js";
 import { bodyName } from "./names.js";
 
 /** @internal How a task stands: the two low bits of `flags`. */
@@ -38,7 +37,7 @@ export const enum State {
 export const enum F {
   /** The two low bits: the task's `State`. */
   STATE = 3,
-  /** In a run queue. */
+  /** In a ready queue. */
   QUEUED = 1 << 2,
   /** Resume with `throw` (the resumption is an error) rather than `next`. */
   THROW = 1 << 3,
@@ -85,12 +84,16 @@ export const enum F {
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";
 const STATUS: readonly TaskStatus[] = ["pending", "resolved", "failed", "cancelled"];
 
-/** @internal What a parked task waits on. */
+/**
+ * @internal What a parked task waits on. A waiter that acts on its kernel
+ * when it hears of something (wakes its task, say) keeps the kernel it
+ * parked in.
+ */
 export interface Waiter {
   /** The parked task is woken by a cancellation or an interruption: forget it. */
-  detach(k: Kernel, task: Task): void;
+  detach(task: Task): void;
   /** A child this task joined has ended. */
-  childEnded?(k: Kernel, parent: Task, child: Task): void;
+  childEnded?(parent: Task, child: Task): void;
   /** Says what the task waits on, in words (for diagnostics). */
   describe?(): string;
   /**
@@ -107,6 +110,11 @@ export interface ProtectFrame {
   readonly outer: ProtectFrame | null;
 }
 
+/** @internal Where a task is held until someone takes it (an orphans collector): told when it ends. */
+export interface Collector {
+  ended(task: Task): void;
+}
+
 /**
  * @internal A task's children, when it has more than one at a time, and its
  * cold state, allocated on first use.
@@ -121,7 +129,8 @@ export class Family {
   live = 0;
   locals: unknown[] | null = null;
   protection: ProtectFrame | null = null;
-  orphans: Orphans<unknown> | null = null;
+  /** The orphans collector holding it, told when it ends. */
+  collector: Collector | null = null;
   abort: AbortController | null = null;
   /** An explicit name (`spawn({ name })`). */
   name: string | null = null;

@@ -9,10 +9,15 @@
  * child stays in `kids` as a tombstone until the array is compacted, which
  * happens when tombstones outnumber the living.
  */
+import { broken } from "./assert.js";
+import { isPending, toConsumed } from "./state.js";
 import { F, Family, State, type Task } from "./task.js";
 
 /** @internal Links a new child into its parent's set. */
 export function addChild(parent: Task, child: Task): void {
+  if (__BOBBIN_DEV__ && (child.parent !== parent || (child.flags & (F.QUEUED | F.STARTED | F.STATE)) !== 0)) {
+    broken(child, `joins ${parent}'s children while not a new child of it`);
+  }
   const family = parent.family;
   if (family === null) {
     parent.family = child;
@@ -30,9 +35,16 @@ export function addChild(parent: Task, child: Task): void {
 
 /** @internal The child has ended and was consumed: it leaves its parent's set. */
 export function forgetChild(parent: Task, child: Task): void {
+  if (__BOBBIN_DEV__ && (isInSet(child) || liveChildren(parent) === 0))
+    broken(child, `leaves ${parent}'s children while still in the set, or not in it`);
   const family = parent.family;
   if (family === child) parent.family = null;
   else if (family instanceof Family && --family.live === 0) family.kids = null;
+}
+
+/** @internal The parent took `child`'s outcome (or gave it up): the child leaves the set once ended. */
+export function consumeChild(parent: Task, child: Task): void {
+  if (toConsumed(parent, child) && !isPending(child)) forgetChild(parent, child);
 }
 
 /** @internal How many children are alive or not yet consumed. */

@@ -1,9 +1,9 @@
 /** Diagnostics channels: the life of every task, and calls across domains; nothing while nobody subscribes. */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterEach, describe, expect, it } from "vitest";
-import * as D from "../../dist/index.js";
+import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
-import { currentKernel } from "../../src/kernel/current.js";
+import { registers } from "../../src/kernel/current.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 
 type Message = { task: B.Task; parent?: B.Task; domain: number; status?: string; error?: unknown };
@@ -65,12 +65,12 @@ describe("diagnostics channels", () => {
 
   it("cost nothing while nobody subscribes: the kernel has no tracer; one appears at the next slice after a subscribe", async () => {
     const seen = await B.run(function* () {
-      const before = currentKernel!.tracer;
+      const before = registers.kernel!.tracer;
       const lines: string[] = [];
       listen([B.channels.task.spawn], lines);
-      const sameSlice = currentKernel!.tracer;
+      const sameSlice = registers.kernel!.tracer;
       yield* B.promise(() => Promise.resolve()); // a new slice
-      const after = currentKernel!.tracer;
+      const after = registers.kernel!.tracer;
       yield* B.awaitExn(B.spawn(function* late() {}));
       return { before, sameSlice, after, lines };
     });

@@ -1,7 +1,7 @@
 /** `dump` and `formatDump`: the task tree as plain data, every domain included, and as text. */
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import * as D from "../../dist/index.js";
+import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 

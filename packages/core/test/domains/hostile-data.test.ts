@@ -3,7 +3,7 @@
  * portable, in results, arguments and nested calls; errors named after
  * inherited keys. Such data crosses as the plain data it is, on worker
  * domains and on simulated ones: nothing in it is read as a portable, and no
- * module it names is imported. (Workers run the built package and the tasks
+ * module it names is imported. (Workers run the package's development build and the tasks
  * of `fixtures/hostile.mjs`.)
  */
 import { existsSync, rmSync } from "node:fs";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import * as B from "../../dist/index.js";
+import * as B from "../../dist-dev/index.js";
 import * as F from "./fixtures/hostile.mjs";
 
 /** The file the forged module writes, and the global it sets, when it is imported (in any thread). */

@@ -6,7 +6,7 @@
  * out of a port's handler would end it), and `run` settles.
  */
 import { describe, expect, it } from "vitest";
-import * as B from "../../dist/index.js";
+import * as B from "../../dist-dev/index.js";
 import * as F from "./fixtures/hostile.mjs";
 
 /** How the run ended: its value, or the error it rejected with. */

@@ -6,7 +6,7 @@
  */
 import { isMainThread } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import * as B from "../../dist/index.js";
+import * as B from "../../dist-dev/index.js";
 
 const whereAmI = B.defineTask(import.meta.url, "whereAmI", function* () {
   return { domain: B.Domain.self(), mainThread: isMainThread };

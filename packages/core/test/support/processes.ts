@@ -38,5 +38,5 @@ export async function scratchProject(files: Record<string, string>): Promise<str
   return dir;
 }
 
-/** The built package's entry, as a URL scripts import (turbo builds it before the tests). */
-export const CORE_URL = new URL("../../dist/index.js", import.meta.url).href;
+/** The entry of the package's development build (the built package with the kernel's checks), as a URL scripts import (turbo builds it before the tests). */
+export const CORE_URL = new URL("../../dist-dev/index.js", import.meta.url).href;

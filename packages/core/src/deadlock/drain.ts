@@ -1,16 +1,16 @@
 /**
- * Deadlock detection: when Node's loop is about to drain while runs still
- * wait, nothing can wake their tasks any more (a syscall backend, a timer or
- * a promise with real work behind it would hold a handle), so each such run
- * fails with `Deadlock` instead of leaving its promise unsettled forever.
- * The error names a cycle of waits if there is one, and holds the task tree
- * (see deadlock/report.ts, which also looks for cycles while Node's loop
- * is kept alive by other handles).
+ * Deadlock detection when Node's loop drains: while runs still wait, nothing
+ * can wake their tasks any more (a syscall backend, a timer or a promise
+ * with real work behind it would hold a handle), so each such run fails with
+ * `Deadlock` instead of leaving its promise unsettled forever. The error
+ * names a cycle of waits if there is one, and holds the task tree (see
+ * report.ts, which also looks for cycles while Node's loop is kept alive by
+ * other handles). Every kernel of a thread is watched from its start until
+ * its run settles (run.ts's `startKernel`).
  */
-import { deadlockError, stopWatching } from "../deadlock/report.js";
-import type { Kernel } from "./kernel.js";
-
-const waiting = new Set<Kernel>();
+import { runs } from "../diagnostics/runs.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { deadlockError, stopWatching } from "./report.js";
 
 /** The runs failed with `Deadlock` here, and the error: if their loop drains again, they are abandoned. */
 const failed = new WeakMap<Kernel, Error>();
@@ -34,36 +34,31 @@ function turnAgain(): void {
 }
 
 function onBeforeExit(): void {
-  for (const kernel of waiting) {
-    if (kernel.done) continue;
+  for (const kernel of runs) {
+    if (kernel.life.done) continue;
     const error = failed.get(kernel);
     if (error !== undefined) {
-      kernel.abandon(error); // cancelling its tasks did not end them: nothing else will
+      kernel.life.abandon(error); // cancelling its tasks did not end them: nothing else will
       continue;
     }
     const deadlock = deadlockError(kernel);
     failed.set(kernel, deadlock);
-    kernel.fail(deadlock);
+    kernel.life.fail(deadlock);
     turnAgain(); // if cancelling does not end its tasks, the next drain abandons the run
   }
 }
 
 /** @internal A run started: watch it, from the next turn of Node's loop on (see `turnAgain`). */
 export function watchForDeadlock(kernel: Kernel): void {
-  if (waiting.size === 0) process.on("beforeExit", onBeforeExit);
-  waiting.add(kernel);
+  if (runs.size === 0) process.on("beforeExit", onBeforeExit);
+  runs.add(kernel);
   turnAgain();
-}
-
-/** @internal The runs of this thread in progress (for dumps taken outside a task). */
-export function runningKernels(): Kernel[] {
-  return [...waiting];
 }
 
 /** @internal A run settled. */
 export function unwatchForDeadlock(kernel: Kernel): void {
   stopWatching(kernel);
-  if (!waiting.delete(kernel) || waiting.size !== 0) return;
+  if (!runs.delete(kernel) || runs.size !== 0) return;
   process.off("beforeExit", onBeforeExit);
   // Nothing is watched any more: the process may exit at once.
   if (turn !== null) clearImmediate(turn);

@@ -1,0 +1,54 @@
+// A/B of two builds of @bobbin/core on the kernel's rows: the context switch and spawn + await, each
+// build beside the scenario's anchors, all in shared rounds in one process (see `interleave`), so
+// that a change to the kernel is measured against what it replaces under the same load.
+//
+//   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N]
+//
+// Keep a copy of a build to compare against first: `cp -r packages/core/dist /tmp/core-before`.
+
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { computeRatios, fmtRatio, fmtValue, interleave } from "./harness.js";
+import * as spawnAwait from "./spawn-await.js";
+import * as contextSwitch from "./switch.js";
+
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
+const rounds = roundsArg ? Number(roundsArg.slice("--rounds=".length)) : 15;
+if (args.length === 0) {
+  console.error("usage: node --expose-gc bench/src/ab.js <before/index.js> [<after/index.js>] [--rounds=N]");
+  process.exit(2);
+}
+const load = (path) => import(path === "@bobbin/core" ? path : pathToFileURL(resolve(path)).href);
+const builds = [
+  ["before", await load(args[0])],
+  ["after", await load(args[1] ?? "@bobbin/core")],
+];
+
+async function scenario(mod, bobbinRow, clock) {
+  // The anchors once, then Bobbin's row once per build, all in the same rounds.
+  const anchors = mod.contenders({ B: builds[1][1], bobbinError: null }).filter((c) => c.anchor && c.fn);
+  const rows = builds.map(([name, B]) => ({
+    ...mod.contenders({ B, bobbinError: null }).find((c) => c.contender === bobbinRow),
+    contender: `Bobbin, ${name}`,
+  }));
+  const list = [...anchors, ...rows];
+  const expect = mod.expected ?? ((n) => n);
+  const timings = await interleave(list, { rounds, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
+  for (const [c, t] of timings) if (t.error) throw new Error(`${mod.SCENARIO} ${c.contender}: ${t.error}`);
+  const table = list.map((c) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings.get(c).perOp }));
+  computeRatios(table);
+  console.log(`\n${mod.SCENARIO} (${clock} time, medians of ${rounds} rounds)`);
+  for (const r of table) {
+    const vs = Object.entries(r.vs)
+      .filter(([anchor]) => anchor !== r.anchor)
+      .map(([anchor, x]) => `${fmtRatio(x)} ${anchor}`)
+      .join(", ");
+    console.log(`  ${r.contender.padEnd(30)} ${fmtValue(r.perOp, "time").padStart(9)}  ${vs}`);
+  }
+  const [before, after] = table.slice(-2);
+  console.log(`  after / before: ${fmtRatio(after.perOp / before.perOp)}`);
+}
+
+await scenario(contextSwitch, "Bobbin (yieldNow)", contextSwitch.INTERLEAVE.clock);
+await scenario(spawnAwait, "Bobbin", spawnAwait.INTERLEAVE.clock);
