@@ -270,7 +270,11 @@ try {
     const pinned = project(join(work, "template-pins"), ["core", "sync", "unix"], { manager: "npm" });
     const pins = JSON.parse(readFileSync(join(pinned, "package.json"), "utf8"));
     made.dependencies = { "@bobbin/core": pins.dependencies["@bobbin/core"], "@bobbin/unix": pins.dependencies["@bobbin/unix"] };
-    made.overrides = pins.overrides;
+    // A direct dependency is overridden by reference (npm wants that); @bobbin/sync, which only
+    // @bobbin/unix depends on, by its tarball: a reference to a dependency the project lacks is no pin.
+    made.overrides = Object.fromEntries(
+      Object.keys(pins.overrides).map((name) => [name, name in made.dependencies ? `$${name}` : pins.dependencies[name]]),
+    );
     writeFileSync(join(templateDir, "package.json"), `${JSON.stringify(made, null, 2)}\n`);
     const install = sh(process.execPath, [npm, "install", "--no-audit", "--no-fund"], { cwd: templateDir, timeout: 10 * MINUTE });
     check("template: npm install", install.ok, install.out);
