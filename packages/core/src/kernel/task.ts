@@ -23,6 +23,7 @@
  */
 
 import type { Instruction } from "../operation.js";
+import type { ContextFrame } from "./context.js";
 import { bodyName } from "./names.js";
 
 /** @internal How a task stands: the two low bits of `flags`. */
@@ -138,6 +139,8 @@ export class Family {
   cancelledAt = 0;
   /** While it ends (`ENDING`): its children that failed meanwhile, whose errors join its outcome (see ending.ts). */
   failedChildren: Task[] | null = null;
+  /** The context values it sees, the nearest first (see context.ts). */
+  context: ContextFrame | null = null;
 }
 
 /**
