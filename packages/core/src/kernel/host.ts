@@ -9,6 +9,7 @@
  * needs of the layers above: the events backend through a {@link Driver},
  * the other domains through a {@link DomainHost}, the exit hooks.
  */
+import type { AsyncContexts } from "./async-context.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { ReadyQueue } from "./policy.js";
 import type { Task } from "./task.js";
@@ -43,6 +44,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
+  /** Node's async contexts of its tasks (`AsyncLocalStorage`). */
+  readonly asyncContexts: AsyncContexts;
   /** The next task's uid. */
   nextUid(): number;
   /** Queues the first step of a task without a parent. */

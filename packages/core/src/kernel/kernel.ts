@@ -16,6 +16,7 @@
  */
 import type { Events } from "../events.js";
 import { broken } from "./assert.js";
+import { AsyncContexts } from "./async-context.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
 import { currentTask, registers } from "./current.js";
@@ -98,6 +99,7 @@ export class Kernel implements Host {
   current: Task | null = null;
   /** The other domains, once `call`/`parallel` (or a worker's entry) installed them. */
   domains: DomainHost | null = null;
+  readonly asyncContexts: AsyncContexts;
   private lastUid = 0;
 
   constructor(options: KernelOptions) {
@@ -109,6 +111,7 @@ export class Kernel implements Host {
     this.tracing = options.tracing;
     this.tracer = options.tracing?.current() ?? null;
     this.life = new RunLife(this);
+    this.asyncContexts = new AsyncContexts(this);
     this.ready = readyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
     this.driver = options.events === null ? null : options.drive(this, options.events);
     this.loop = new Loop(this, options.config.pollEvery, options.config.sliceMs);
@@ -149,7 +152,9 @@ export class Kernel implements Host {
    * (no arguments); not yet in the tree: spawn hooks may still refuse it.
    */
   create(parent: Task, body: Task["gen"], argc: number, args: unknown, mode: SpawnMode = ORDINARY): Task {
-    return new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
+    const task = new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
+    if (this.asyncContexts.inUse) this.asyncContexts.spawned(task);
+    return task;
   }
 
   /** Puts a task made by `create` into the tree and queues its first step. */
@@ -163,6 +168,7 @@ export class Kernel implements Host {
   /** Queues the first step of a task without a parent (the root, a system task: see life.ts). */
   adoptTop(task: Task): void {
     kernelOfTop.set(task, this);
+    if (this.asyncContexts.inUse) this.asyncContexts.spawned(task);
     this.liveTasks++;
     this.enqueue(task);
   }

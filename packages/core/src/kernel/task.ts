@@ -22,6 +22,7 @@
  * {@link Kernel}'s methods and reads a task through state.ts's queries.
  */
 
+import type { AsyncResource } from "node:async_hooks";
 import type { Instruction } from "../operation.js";
 import type { ContextFrame } from "./context.js";
 import { bodyName } from "./names.js";
@@ -141,6 +142,8 @@ export class Family {
   failedChildren: Task[] | null = null;
   /** The context values it sees, the nearest first (see context.ts). */
   context: ContextFrame | null = null;
+  /** The async context its steps run in, when not the run's (see async-context.ts). */
+  asyncContext: AsyncResource | null = null;
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * Context values crossing domains: with a `call` and `parallel` to worker
- * threads, and to simulated domains. Workers run plain JavaScript: the tests
+ * threads, and to simulated domains; an AsyncLocalStorage store kept across
+ * the wake of a call's result. Workers run plain JavaScript: the tests
  * use the development build and the fixture module, which creates the contexts
  * in every domain.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import * as B from "../../dist-dev/index.js";
 import * as F from "../fixtures/context-tasks.mjs";
@@ -40,6 +42,21 @@ describe.each([
       });
     }, options);
     expect(seen).toMatchObject({ requestId: 8, child: 8, tenant: "acme" });
+  });
+
+  it("a caller's AsyncLocalStorage store is its own again when the call's result comes back", async () => {
+    const als = new AsyncLocalStorage<string>();
+    const seen = await B.run(function* () {
+      const callers = ["first", "second"].map((name) =>
+        B.spawn(function* () {
+          als.enterWith(name);
+          yield* B.awaitExn(B.call(F.readContexts));
+          return als.getStore();
+        }),
+      );
+      return [yield* B.awaitExn(callers[0]!), yield* B.awaitExn(callers[1]!), als.getStore()];
+    }, options);
+    expect(seen).toEqual(["first", "second", undefined]);
   });
 
   it("parallel sends the values with every input", async () => {
