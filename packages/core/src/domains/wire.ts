@@ -182,6 +182,7 @@ function isTaskSnapshot(value: unknown): value is TaskSnapshot {
     typeof t.cancelling === "boolean" &&
     (t.ageMs === null || typeof t.ageMs === "number") &&
     (t.waitsOn === null || typeof t.waitsOn === "string") &&
+    (t.suspendedAt === null || typeof t.suspendedAt === "string") &&
     (t.call === undefined || isId(t.call)) &&
     Array.isArray(t.children) &&
     t.children.every((c) => isTaskSnapshot(c))

@@ -26,6 +26,7 @@ import type { AsyncResource } from "node:async_hooks";
 import type { Instruction } from "../operation.js";
 import type { ContextFrame } from "./context.js";
 import { bodyName } from "./names.js";
+import type { Place } from "./traces.js";
 
 /** @internal How a task stands: the two low bits of `flags`. */
 export const enum State {
@@ -144,6 +145,9 @@ export class Family {
   context: ContextFrame | null = null;
   /** The async context its steps run in, when not the run's (see async-context.ts). */
   asyncContext: AsyncResource | null = null;
+  /** Where it was spawned, and where it last parked, when the run keeps traces (see traces.ts). */
+  spawnedAt: Place | null = null;
+  suspendedAt: Place | null = null;
 }
 
 /**
