@@ -5,26 +5,12 @@
 // decided by these rows.
 
 import { runContenders } from "./harness.js";
-import { asyncParent, expected, N } from "./spawn-await.js";
+import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
 import { asyncPingPong } from "./switch.js";
 
 export const SCENARIO = "spawn+await, traces";
 export const PARK_SCENARIO = "park + wake, traces";
 const ROUNDS = 200_000;
-
-function makeSpawnAwait(B, traces) {
-  function* child(i) {
-    return i;
-  }
-  function* parent(n) {
-    const tasks = new Array(n);
-    for (let i = 0; i < n; i++) tasks[i] = B.spawn(child, i);
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += yield* B.awaitExn(tasks[i]);
-    return sum;
-  }
-  return (n) => B.run(() => parent(n), { traces });
-}
 
 /** Two tasks hand a turn back and forth `total / 2` times each, each parking on its trigger until the other signals it. */
 function makePingPong(B, traces) {
@@ -54,8 +40,8 @@ export function contenders({ B, bobbinError }) {
   const error = bobbinError;
   return [
     { contender: "async/await", anchor: "async", n: N, fn: asyncParent },
-    { contender: "Bobbin, traces off", n: N, fn: B ? makeSpawnAwait(B, false) : null, error },
-    { contender: "Bobbin, traces on", n: N, fn: B ? makeSpawnAwait(B, true) : null, error },
+    { contender: "Bobbin, traces off", n: N, fn: B ? makeBobbin(B, { traces: false }) : null, error },
+    { contender: "Bobbin, traces on", n: N, fn: B ? makeBobbin(B, { traces: true }) : null, error },
   ];
 }
 

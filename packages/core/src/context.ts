@@ -54,7 +54,9 @@ export class Context<T> {
 
   /** @internal Use {@link createContext}. */
   constructor(
+    /** What identifies the context in every domain (given to `createContext`). */
     readonly name: string,
+    /** The value `get` returns where none was given. */
     readonly defaultValue: T,
     options: ContextOptions,
   ) {
