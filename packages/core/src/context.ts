@@ -166,9 +166,11 @@ export function createContext<T>(name: string, defaultValue: T, options: Context
  * nearest of each context that crosses, as `[name, value]` pairs; null when none.
  */
 export function crossingValues(task: Task): [string, unknown][] | null {
+  const nearest = contextOf(task);
+  if (nearest === null) return null;
   let pairs: [string, unknown][] | null = null;
   const seen = new Set<string>();
-  for (let frame = contextOf(task); frame !== null; frame = frame.outer) {
+  for (let frame: ContextFrame | null = nearest; frame !== null; frame = frame.outer) {
     if (seen.has(frame.name)) continue;
     seen.add(frame.name);
     if (frame.crosses) (pairs ??= []).push([frame.name, frame.value]);

@@ -78,7 +78,7 @@ export interface RunOptions {
    * and dumps show where each waiting task waits. It captures a stack at
    * every spawn and every park (see the bench's `traces` rows for the cost).
    * Default: the environment's `BOBBIN_TRACES` (`1` on, `0` off) if set,
-   * otherwise on when `NODE_ENV` is `development` or `test`, off elsewhere.
+   * otherwise on when `NODE_ENV` is `development`, off elsewhere.
    */
   readonly traces?: boolean;
   /**
@@ -272,13 +272,13 @@ const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as 
 
 /**
  * Whether a run keeps traces when not told: as `BOBBIN_TRACES` says, or in
- * development and tests only (a capture at each spawn and park costs more
- * than the spawn itself).
+ * development only (a capture at each spawn and park costs many times the
+ * spawn itself, which a test suite's run time would feel too).
  * @throws RangeError when `BOBBIN_TRACES` is neither `1` nor `0`.
  */
 function tracesByDefault(): boolean {
   const env = process.env.BOBBIN_TRACES;
-  if (env === undefined || env === "") return process.env.NODE_ENV === "development" || process.env.NODE_ENV === "test";
+  if (env === undefined || env === "") return process.env.NODE_ENV === "development";
   if (env !== "1" && env !== "0") throw new RangeError(`BOBBIN_TRACES must be 1 (keep traces) or 0 (keep none), got ${describe(env)}`);
   return env === "1";
 }

@@ -6,11 +6,11 @@
  *
  * A place is a stack captured when it happens (`Error.captureStackTrace`,
  * whose text V8 makes only when it is read) and shown as its first frame
- * outside core: the user's `B.spawn(…)` or `yield*`. Capturing costs about a
+ * outside Bobbin's packages: the user's `B.spawn(…)` or `yield*`. Capturing costs about a
  * microsecond a time, at each spawn and each park, which is why it is a
  * switch (see run.ts for its default).
  */
-import { dirname, join, sep } from "node:path";
+import { dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Task } from "./task.js";
 import { coldOf, familyOf } from "./tree.js";
@@ -21,20 +21,26 @@ export interface Place {
 }
 
 /**
- * Core's own files: its sources (`src/`, where source maps lead too) and its
- * builds (`dist/`, `dist-dev/`). This module is `src/kernel/traces.ts`, or a
- * chunk of a build: the package is two or three folders up.
+ * The folder of Bobbin's packages: core's parent (`packages/` in the
+ * repository). This module is `src/kernel/traces.ts`, or a chunk of a build
+ * (`dist/`, `dist-dev/`): core is two or three folders up.
  */
 const here = fileURLToPath(import.meta.url);
-const corePackage = dirname(dirname(/[\\/]src[\\/]kernel[\\/][^\\/]+$/.test(here) ? dirname(here) : here));
-const coreFiles = [join(corePackage, "src", sep), join(corePackage, "dist")];
+const packages = dirname(dirname(dirname(/[\\/]src[\\/]kernel[\\/][^\\/]+$/.test(here) ? dirname(here) : here)));
+/** A package's sources (where source maps lead too) or builds, below `packages`. */
+const PACKAGE_FILE = /^[^\\/]+[\\/](src|dist[^\\/]*)[\\/]/;
+/** An installed Bobbin package, wherever the package manager put it. */
+const INSTALLED = /[\\/]node_modules[\\/]@bobbin[\\/]/;
 
-/** Whether a frame's file is one of core's own (not the user's). */
-function isCore(file: string): boolean {
-  return file.startsWith(coreFiles[0]!) || file.startsWith(coreFiles[1]!);
+/**
+ * Whether a frame's file is Bobbin's own (core's, or a package's such as
+ * `@bobbin/unix`'s `read` or `@bobbin/sync`'s `lock`), not the user's.
+ */
+function isBobbin(file: string): boolean {
+  return (file.startsWith(packages + sep) && PACKAGE_FILE.test(file.slice(packages.length + 1))) || INSTALLED.test(file);
 }
 
-/** Frames enough to reach the user's beyond core's own (and a package's, such as `@bobbin/unix`'s `read`). */
+/** Frames enough to reach the user's beyond Bobbin's own. */
 const DEPTH = 24;
 
 function capture(): Place {
@@ -48,7 +54,7 @@ function capture(): Place {
 
 const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):\d+\)?$/;
 
-/** The first frame of `place` outside core and Node's internals, as `file:line` (`file` relative to the working directory). */
+/** The first frame of `place` outside Bobbin and Node's internals, as `file:line` (`file` relative to the working directory). */
 function where(place: Place | null): string | null {
   const stack = place?.stack;
   if (stack === undefined) return null;
@@ -57,7 +63,7 @@ function where(place: Place | null): string | null {
     const m = FRAME.exec(line);
     if (m === null) continue;
     const file = m[2]!.startsWith("file://") ? fileURLToPath(m[2]!) : m[2]!;
-    if (isCore(file) || file.startsWith("node:") || !file.includes("/")) continue;
+    if (isBobbin(file) || file.startsWith("node:") || !file.includes("/")) continue;
     return `${file.startsWith(cwd) ? file.slice(cwd.length) : file}:${m[3]}`;
   }
   return null;

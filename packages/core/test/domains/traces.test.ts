@@ -28,4 +28,12 @@ describe.each([
     expect(stack).toMatch(/^RangeError: no\n/);
     expect(stack).toContain(`\n    at task fail#2 (spawned at ${at}), awaited at ${at}`);
   });
+
+  it("a failure a worker reports both as the run's and as the call's outcome is one failure, whatever tasks each copy crossed", async () => {
+    await expect(
+      B.run(function* () {
+        yield* B.awaitTask(B.call(F.forgetsChild));
+      }, options),
+    ).rejects.toBeInstanceOf(B.StillHasChildren);
+  });
 });
