@@ -24,7 +24,7 @@
  */
 import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import { step } from "./fiber.js";
-import type { Host } from "./host.js";
+import type { Host, HostAsyncContexts } from "./host.js";
 import { isPending } from "./state.js";
 import type { Task } from "./task.js";
 import { coldOf, familyOf } from "./tree.js";
@@ -71,7 +71,7 @@ interface Before {
 }
 
 /** @internal The async contexts of one kernel's tasks (see the file comment). */
-export class AsyncContexts {
+export class AsyncContexts implements HostAsyncContexts {
   /** Whether a step must look for its task's own context: some task has one (always, with frames). */
   inUse: boolean;
   private readonly mode: AsyncMode;

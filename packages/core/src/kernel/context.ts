@@ -6,18 +6,10 @@
  * spawned before. The lists are immutable: a child shares its spawner's list
  * rather than copying it.
  */
-import type { Task } from "./task.js";
+import type { ContextFrame, Task } from "./task.js";
 import { coldOf, familyOf } from "./tree.js";
 
-/** @internal One value given to a context; `outer` is the value list it was given in front of. */
-export interface ContextFrame {
-  /** The context's name: what identifies it in every domain. */
-  readonly name: string;
-  readonly value: unknown;
-  /** Whether the value goes along with a `call` to another domain. */
-  readonly crosses: boolean;
-  readonly outer: ContextFrame | null;
-}
+export type { ContextFrame } from "./task.js";
 
 /** Whether any task of this thread was ever given a context value: until then a spawn looks at nothing. */
 let given = false;

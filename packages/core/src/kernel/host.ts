@@ -9,7 +9,6 @@
  * needs of the layers above: the events backend through a {@link Driver},
  * the other domains through a {@link DomainHost}, the exit hooks.
  */
-import type { AsyncContexts } from "./async-context.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { ReadyQueue } from "./policy.js";
 import type { Task } from "./task.js";
@@ -44,8 +43,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
-  /** Node's async contexts of its tasks (`AsyncLocalStorage`). */
-  readonly asyncContexts: AsyncContexts;
+  /** Node's async contexts of its tasks (`AsyncLocalStorage`: see async-context.ts). */
+  readonly asyncContexts: HostAsyncContexts;
   /** The next task's uid. */
   nextUid(): number;
   /** Queues the first step of a task without a parent. */
@@ -56,6 +55,16 @@ export interface Host {
   taskEnded(): void;
   /** A slice of the loop begins. */
   sliceBegins(): void;
+}
+
+/** @internal Node's async contexts of a kernel's tasks, as the loop drives them (async-context.ts). */
+export interface HostAsyncContexts {
+  /** Whether a step must go through `step` (some task has a context of its own). */
+  readonly inUse: boolean;
+  /** Runs a slice of the loop in the run's context. */
+  runSlice(slice: () => void): void;
+  /** Runs a step of `task` in its context. */
+  step(task: Task): void;
 }
 
 /** @internal What waits on the events backend (`Driver.waiting`). */

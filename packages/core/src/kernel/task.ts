@@ -24,9 +24,7 @@
 
 import type { AsyncResource } from "node:async_hooks";
 import type { Instruction } from "../operation.js";
-import type { ContextFrame } from "./context.js";
 import { bodyName } from "./names.js";
-import type { Place } from "./traces.js";
 
 /** @internal How a task stands: the two low bits of `flags`. */
 export const enum State {
@@ -111,6 +109,21 @@ export interface Waiter {
 export interface ProtectFrame {
   readonly onCancellation: (() => void) | undefined;
   readonly outer: ProtectFrame | null;
+}
+
+/** @internal One value given to a context (context.ts); `outer` is the value list it was given in front of. */
+export interface ContextFrame {
+  /** The context's name: what identifies it in every domain. */
+  readonly name: string;
+  readonly value: unknown;
+  /** Whether the value goes along with a `call` to another domain. */
+  readonly crosses: boolean;
+  readonly outer: ContextFrame | null;
+}
+
+/** @internal A captured stack, formatted only when read (traces.ts). */
+export interface Place {
+  stack?: string;
 }
 
 /** @internal Where a task is held until someone takes it (an orphans collector): told when it ends. */

@@ -12,13 +12,8 @@
  */
 import { dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Task } from "./task.js";
+import type { Place, Task } from "./task.js";
 import { coldOf, familyOf } from "./tree.js";
-
-/** @internal A captured stack, formatted only when read. */
-export interface Place {
-  stack?: string;
-}
 
 /**
  * The folder of Bobbin's packages: core's parent (`packages/` in the
