@@ -1,9 +1,9 @@
 import { PassThrough } from "node:stream";
 import * as B from "@bobbin/core";
+import { delay } from "@bobbin/test-support";
 import { fromStream, run, sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { eachLine, type Output, runCommand } from "../../src/child/lines.js";
-import { delay } from "../support/net.js";
 import { Program, runProgram } from "../support/processes.js";
 
 /** `node -e script` as a command. */

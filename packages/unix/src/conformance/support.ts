@@ -13,6 +13,7 @@ import {
   connect,
   getsockname,
   type InetAddress,
+  type ListenOptions,
   read,
   readExactly,
   type Socket,
@@ -86,7 +87,7 @@ export function pattern(seed: number, length: number): Buffer {
 
 /** @internal The error of a failed result (fails the test for a success). */
 export function errorOf(r: B.Result<unknown>): NodeJS.ErrnoException {
-  expect(r.ok).toBe(false);
+  expect(r.ok, "the run was to fail").toBe(false);
   return (r as { error: NodeJS.ErrnoException }).error;
 }
 
@@ -148,7 +149,14 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
   });
   yield* write(sock, data);
   yield* B.awaitExn(reader);
-  expect(back.equals(data)).toBe(true);
+  expect(back.equals(data), "the bytes came back as they were sent").toBe(true);
+}
+
+/** @internal In a run: a TCP/IPv4 socket listening on loopback at a port the system picked, and that port. */
+export function* loopbackListener(options?: ListenOptions): Generator<B.Instruction, [Socket, number], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: LO4, port: 0 }, options);
+  return [server, (getsockname(server) as InetAddress).port];
 }
 
 /**
@@ -163,9 +171,7 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
  * @throws what the backend's `bindAndListen`, `connect` or `accept` throws.
  */
 export function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: LO4, port: 0 });
-  const { port } = getsockname(server) as InetAddress;
+  const [server, port] = yield* loopbackListener();
   const peer = B.spawn(function* () {
     return (yield* accept(server))[0];
   });
