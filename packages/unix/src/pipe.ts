@@ -5,7 +5,7 @@
  * and becomes a socket as `fromStream` makes them; the pairs a backend makes
  * itself (`socketPair`) become its own sockets (`adoptStream`).
  */
-import { closeSync, fstatSync, mkdtempSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,9 +42,30 @@ function nodeStreamOf(fd: number, what: string): net.Socket {
   }
   // A tty is read through Node's tty handle (net.Socket takes pipes and sockets only).
   if (tty.isatty(fd)) return new tty.ReadStream(fd);
-  if (stat.isSocket() || stat.isFIFO()) return new net.Socket({ fd, readable: true, writable: true });
+  if (stat.isSocket() || stat.isFIFO()) return new net.Socket({ fd, ...directionsOf(fd) });
   const is = stat.isDirectory() ? "a directory" : stat.isFile() ? "a regular file" : "a device";
   throw new TypeError(`${what}: descriptor ${fd} is ${is}, not a stream (a pipe, a socket, a tty): read and write files with open()`);
+}
+
+/** O_ACCMODE's values: read only, write only. */
+const RDONLY = 0;
+const WRONLY = 1;
+
+/**
+ * Which sides of `fd` Node may use, from its access mode (Linux tells it in
+ * /proc/self/fdinfo; elsewhere both are tried): Node starts reading a
+ * readable socket at once, which fails on a write-only FIFO end.
+ */
+function directionsOf(fd: number): { readable: boolean; writable: boolean } {
+  let info: string;
+  try {
+    info = readFileSync(`/proc/self/fdinfo/${fd}`, "latin1");
+  } catch {
+    return { readable: true, writable: true };
+  }
+  const flags = /^flags:\s*([0-7]+)/m.exec(info);
+  const mode = flags === null ? -1 : Number.parseInt(flags[1]!, 8) & 3;
+  return { readable: mode !== WRONLY, writable: mode !== RDONLY };
 }
 
 /**

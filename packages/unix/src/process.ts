@@ -11,10 +11,12 @@ import * as childProcess from "node:child_process";
 import { closeSync } from "node:fs";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
+import { afterHandleClose } from "./backend/node-socket.js";
 import type { Backend, Socket } from "./contract.js";
 import { Timeout } from "./errors.js";
 import { fromStream } from "./node-stream/from-stream.js";
 import { descriptorBackend } from "./pipe.js";
+import { close } from "./socket.js";
 import { withTimeout } from "./timeout.js";
 
 /**
@@ -114,13 +116,12 @@ let hooked = false;
 /** @internal A process and what it holds of the parent. */
 class Child implements ChildProcess {
   exit: ProcessExit | null = null;
-  /** Whether its owner ended while it ran. */
-  abandoned = false;
   /** Whether it never started (`ENOENT`…): no 'exit' comes. */
   startFailed = false;
-  readonly #exited: Promise<ProcessExit>;
-  /** The reaper waits on it: the process ended, or its owner did. */
-  readonly attention = new B.Trigger();
+  /** Settles once it has ended, been reaped, and its handle is gone. */
+  readonly exited: Promise<ProcessExit>;
+  /** Signalled when its owner ends: the reaper takes over. */
+  readonly ownerGone = new B.Trigger();
 
   constructor(
     readonly node: childProcess.ChildProcess,
@@ -129,11 +130,11 @@ class Child implements ChildProcess {
     readonly stderr: Socket | null,
     readonly grace: number,
   ) {
-    this.#exited = new Promise((resolve) => {
+    this.exited = new Promise((resolve) => {
       node.once("exit", (code, signal) => {
         this.exit = { code, signal };
-        resolve(this.exit);
-        this.attention.signal();
+        // Node closes the process's handle as it reports the exit: wait() returns once it is gone.
+        afterHandleClose(() => resolve(this.exit!));
       });
     });
   }
@@ -148,18 +149,26 @@ class Child implements ChildProcess {
   }
 
   wait(): B.Operation<ProcessExit> {
-    const exited = this.#exited;
+    const exited = this.exited;
     return B.promise(() => exited);
   }
 
-  /** Whether its stdio sockets are all closed. */
-  get stdioClosed(): boolean {
-    return [this.stdin, this.stdout, this.stderr].every((s) => s === null || s.state === "closed");
+  /** Whether it still runs (or has not been reaped yet). */
+  get running(): boolean {
+    return this.exit === null && !this.startFailed;
   }
 
-  /** Its stdio sockets begin closing (their descriptors with them). */
-  closeStdio(): void {
+  /** Begins closing its stdio sockets, without waiting. */
+  disposeStdio(): void {
     for (const s of [this.stdin, this.stdout, this.stderr]) s?.[Symbol.dispose]();
+  }
+
+  /** Closes its stdio sockets (their descriptors with them), waiting until they are gone. */
+  *closeStdio(): Generator<B.Instruction, void, unknown> {
+    const open = [this.stdin, this.stdout, this.stderr].filter((s) => s !== null);
+    for (const s of open) yield* close(s);
+    // A socket over a Node pipe is closed at its 'close' event; its handle goes in the loop's next close phase.
+    if (open.some((s) => s.kind === "stream")) yield* B.promise(() => new Promise<void>((resolve) => afterHandleClose(resolve)));
   }
 
   toString(): string {
@@ -167,7 +176,7 @@ class Child implements ChildProcess {
   }
 }
 
-/** Owners that end leave their running processes to their reapers, and close the stdio of those that ended. */
+/** Wakes the reapers of the processes of each task that ends. */
 function followOwners(): void {
   if (hooked) return;
   hooked = true;
@@ -175,41 +184,61 @@ function followOwners(): void {
     const children = owned.get(task);
     if (children === undefined) return undefined;
     owned.delete(task);
-    for (const child of children) {
-      if (child.exit === null && !child.startFailed) {
-        child.abandoned = true;
-        child.attention.signal();
-      } else {
-        child.closeStdio();
-      }
-    }
+    for (const child of children) child.ownerGone.signal();
     return undefined;
   });
 }
 
 /**
- * Waits for the process to end, or for its owner to end first: then
- * SIGTERM, and SIGKILL after the grace period. When the run ends meanwhile
- * (this task is cancelled), SIGKILL at once; the run settles once the
- * process is reaped.
+ * A process's reaper, a system task of the run: once the owner has ended,
+ * a process still running gets SIGTERM, then SIGKILL after the grace
+ * period, and is waited for; its stdio sockets are closed. When the run
+ * ends first (this task is cancelled), SIGKILL at once, and the run's end
+ * waits for the rest (`drainProcesses`).
  */
-function* reap(child: Child): Generator<B.Instruction, void, unknown> {
+function* reap(child: Child, live: Set<Child>): Generator<B.Instruction, void, unknown> {
   try {
-    yield* child.attention.wait();
-    if (child.exit !== null || child.startFailed) return;
-    child.kill("SIGTERM");
-    try {
-      yield* withTimeout(child.grace, child.wait());
-    } catch (error) {
-      if (!(error instanceof Timeout)) throw error;
+    yield* child.ownerGone.wait();
+    if (child.running) {
+      child.kill("SIGTERM");
+      try {
+        yield* withTimeout(child.grace, child.wait());
+      } catch (error) {
+        if (!(error instanceof Timeout)) throw error;
+        child.kill("SIGKILL");
+        yield* child.wait();
+      }
     }
+    yield* child.closeStdio();
+    live.delete(child);
   } finally {
-    if (child.exit === null && !child.startFailed) {
+    if (live.has(child)) {
       child.kill("SIGKILL");
-      yield* child.wait();
+      child.disposeStdio();
     }
-    if (child.abandoned) child.closeStdio();
   }
+}
+
+/** The processes of each backend's run not reaped yet, with their reapers. */
+const processes = new WeakMap<Backend, Set<Child>>();
+
+/**
+ * @internal The run on `backend` has ended: its processes still there are
+ * killed (SIGKILL), their stdio closed, and this settles once Node has
+ * reaped them and their handles are gone.
+ */
+export async function drainProcesses(backend: Backend): Promise<void> {
+  const live = processes.get(backend);
+  if (live === undefined) return;
+  processes.delete(backend);
+  await Promise.all(
+    [...live].map(async (child) => {
+      child.kill("SIGKILL");
+      child.disposeStdio();
+      if (!child.startFailed) await child.exited;
+    }),
+  );
+  await new Promise<void>((resolve) => afterHandleClose(resolve));
 }
 
 function checkArgs(command: unknown, args: unknown, options: unknown): SpawnProcessOptions {
@@ -310,21 +339,21 @@ function* started(
   followOwners();
   let children = owned.get(owner);
   if (children === undefined) owned.set(owner, (children = new Set()));
-  for (const c of children) if (c.exit !== null && c.stdioClosed) children.delete(c);
   children.add(child);
-  B.spawnSystem(reap, child);
+  let live = processes.get(backend);
+  if (live === undefined) processes.set(backend, (live = new Set()));
+  live.add(child);
+  B.spawnSystem(reap, child, live);
   const failed = new Promise<never>((_, reject) => node.once("error", reject));
   failed.catch(() => {}); // an 'error' after 'spawn' (a failed kill) is not the start's failure
   const spawned = new Promise<void>((resolve) => node.once("spawn", () => resolve()));
   try {
     yield* B.promise(() => Promise.race([spawned, failed]));
   } catch (error) {
+    // It never started (a cancelled start is the owner's end: the reaper kills it).
     if (!(error instanceof B.Cancelled)) {
-      // It never started: nothing to reap (a cancelled start is the owner's end: the reaper kills it).
       child.startFailed = true;
-      children.delete(child);
-      child.closeStdio();
-      child.attention.signal();
+      yield* child.closeStdio();
     }
     throw error;
   }
