@@ -13,11 +13,9 @@ import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
 import { afterHandleClose } from "./backend/node-socket.js";
 import type { Backend, Socket } from "./contract.js";
-import { Timeout } from "./errors.js";
 import { fromStream } from "./node-stream/from-stream.js";
 import { descriptorBackend } from "./pipe.js";
 import { close } from "./socket.js";
-import { withTimeout } from "./timeout.js";
 
 /**
  * What a child's stdin, stdout or stderr is: `"pipe"` (a socket of the
@@ -120,6 +118,8 @@ class Child implements ChildProcess {
   startFailed = false;
   /** Settles once it has ended, been reaped, and its handle is gone. */
   readonly exited: Promise<ProcessExit>;
+  /** The SIGKILL that follows `terminate`'s SIGTERM. */
+  #killTimer: NodeJS.Timeout | undefined = undefined;
   /** Signalled when its owner ends: the reaper takes over. */
   readonly ownerGone = new B.Trigger();
 
@@ -133,6 +133,7 @@ class Child implements ChildProcess {
     this.exited = new Promise((resolve) => {
       node.once("exit", (code, signal) => {
         this.exit = { code, signal };
+        clearTimeout(this.#killTimer);
         // Node closes the process's handle as it reports the exit: wait() returns once it is gone.
         afterHandleClose(() => resolve(this.exit!));
       });
@@ -151,6 +152,13 @@ class Child implements ChildProcess {
   wait(): B.Operation<ProcessExit> {
     const exited = this.exited;
     return B.promise(() => exited);
+  }
+
+  /** Sends SIGTERM, then SIGKILL once the grace has passed, unless it ended before (once; nothing if it ended). */
+  terminate(): void {
+    if (!this.running || this.#killTimer !== undefined) return;
+    this.kill("SIGTERM");
+    this.#killTimer = setTimeout(() => this.kill("SIGKILL"), this.grace * 1000);
   }
 
   /** Whether it still runs (or has not been reaped yet). */
@@ -191,29 +199,23 @@ function followOwners(): void {
 
 /**
  * A process's reaper, a system task of the run: once the owner has ended,
- * a process still running gets SIGTERM, then SIGKILL after the grace
- * period, and is waited for; its stdio sockets are closed. When the run
- * ends first (this task is cancelled), SIGKILL at once, and the run's end
- * waits for the rest (`drainProcesses`).
+ * a process still running is terminated (SIGTERM, then SIGKILL after the
+ * grace period) and waited for, and its stdio sockets are closed. When the
+ * run ends first (this task is cancelled), the termination goes on and the
+ * run's end waits for it (`drainProcesses`).
  */
 function* reap(child: Child, live: Set<Child>): Generator<B.Instruction, void, unknown> {
   try {
     yield* child.ownerGone.wait();
     if (child.running) {
-      child.kill("SIGTERM");
-      try {
-        yield* withTimeout(child.grace, child.wait());
-      } catch (error) {
-        if (!(error instanceof Timeout)) throw error;
-        child.kill("SIGKILL");
-        yield* child.wait();
-      }
+      child.terminate();
+      yield* child.wait();
     }
     yield* child.closeStdio();
     live.delete(child);
   } finally {
     if (live.has(child)) {
-      child.kill("SIGKILL");
+      child.terminate();
       child.disposeStdio();
     }
   }
@@ -224,8 +226,8 @@ const processes = new WeakMap<Backend, Set<Child>>();
 
 /**
  * @internal The run on `backend` has ended: its processes still there are
- * killed (SIGKILL), their stdio closed, and this settles once Node has
- * reaped them and their handles are gone.
+ * terminated (SIGTERM, SIGKILL after their grace), their stdio closed, and
+ * this settles once Node has reaped them and their handles are gone.
  */
 export async function drainProcesses(backend: Backend): Promise<void> {
   const live = processes.get(backend);
@@ -233,7 +235,7 @@ export async function drainProcesses(backend: Backend): Promise<void> {
   processes.delete(backend);
   await Promise.all(
     [...live].map(async (child) => {
-      child.kill("SIGKILL");
+      child.terminate();
       child.disposeStdio();
       if (!child.startFailed) await child.exited;
     }),
