@@ -1,11 +1,12 @@
 /**
  * Child processes owned by tasks: `spawnProcess` starts one through Node's
  * `child_process` on every backend with descriptors. Its owner is the task
- * that started it: when that task ends (returns, fails or is cancelled)
- * while the process runs, the process gets SIGTERM, then SIGKILL after a
- * grace period, from a system task of the run, so that the run settles only
- * once it is gone (Node reaps it: no zombie). Its stdio sockets close with
- * it.
+ * that started it: once that task ends (returns, fails or is cancelled),
+ * a system task of the run — the process's reaper — terminates the process
+ * if it still runs (SIGTERM, then SIGKILL after the grace period), waits for
+ * it and closes its stdio; the run's end waits for what reapers cancelled
+ * with it left (`drainProcesses`), so that a run settles only once its
+ * processes are reaped (no zombie) and their descriptors closed.
  */
 import * as childProcess from "node:child_process";
 import { closeSync } from "node:fs";
@@ -285,9 +286,9 @@ function stdioOf(backend: Backend, mode: StdioMode): Stdio {
  * stream sockets of the backend on the native and io_uring backends (a
  * `socketpair(2)` whose other end the child gets), sockets over Node's own
  * pipes (as `fromStream` makes) on the libuv backend. Wait for it with
- * `wait()`. If the owner ends while it runs — it returned without waiting,
- * failed, or was cancelled — the process gets SIGTERM, then SIGKILL after
- * `grace` seconds, and its stdio sockets are closed; the run settles only
+ * `wait()`. Once the owner ends — it returned without waiting, failed, or
+ * was cancelled — a process still running gets SIGTERM, then SIGKILL after
+ * `grace` seconds; its stdio sockets are closed then; the run settles only
  * once it has ended and Node has reaped it.
  *
  * @example
