@@ -1,4 +1,3 @@
-import { delay } from "@bobbin/test-support";
 import { run } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { type Job, type JobEvent, runJobs } from "../../src/jobs/runner.js";
