@@ -3,22 +3,10 @@
  * test_unix.ml tests, and what spawnProcess checks and does that the
  * conformance suite (every backend) does not repeat.
  */
-import { existsSync } from "node:fs";
 import * as B from "@bobbin/core";
-import { failure, thrownBy } from "@bobbin/test-support";
+import { failure, processGone as gone, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { type ChildProcess, close, onSignal, type ProcessExit, read, run, sleep, spawnProcess } from "../src/index.js";
-
-/** Whether process `pid` is gone (reaped: no zombie left in /proc). */
-function gone(pid: number): boolean {
-  if (existsSync("/proc/self")) return !existsSync(`/proc/${pid}`);
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 /** Whether process `pid` is gone within 2 s, polled in the run (a process left to the run's end is not). */
 function* eventuallyGone(pid: number): Generator<B.Instruction, boolean, unknown> {

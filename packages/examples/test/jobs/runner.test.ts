@@ -1,17 +1,8 @@
+import { processGone as gone } from "@bobbin/test-support";
 import { run } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { type Job, type JobEvent, runJobs } from "../../src/jobs/runner.js";
 import { Program, runProgram } from "../support/processes.js";
-
-/** Whether process `pid` is gone (reaped: no zombie). */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
 
 /** A job that prints `text` after `ms` and exits with `code`. */
 const job = (name: string, ms: number, code: number, text = name): Job => ({
