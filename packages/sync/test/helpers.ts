@@ -12,15 +12,6 @@ export function* forever(): Generator<B.Instruction, never, unknown> {
   throw new Error("unreachable: nobody signals this trigger");
 }
 
-/** Receives from `source` (a channel, a subscription) until it is done; returns the values. */
-export function* drain<T>(source: {
-  recv(): B.Operation<{ readonly done: true } | { readonly done: false; readonly value: T }>;
-}): Generator<B.Instruction, T[], unknown> {
-  const got: T[] = [];
-  for (let r = yield* source.recv(); !r.done; r = yield* source.recv()) got.push(r.value);
-  return got;
-}
-
 /** Lets Node's loop run `ms` milliseconds: wake-ups from other domains (`Atomics.waitAsync`) arrive through it. */
 export function sleep(ms = 1): B.Operation<void> {
   return B.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));

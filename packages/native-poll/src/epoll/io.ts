@@ -117,7 +117,7 @@ export class EpollIo implements RawIo<NativeSocket> {
   syncWant(s: NativeSocket): void {
     if (s.fd < 0) return;
     const first = s.readers.first;
-    this.poller.want(s.fd, first !== undefined && s.delivered === null ? first.wanted : 0);
+    this.poller.want(s.fd, first !== undefined && s.delivered === null ? (first.wanted ?? 0) : 0);
   }
 
   /** Readiness a finished or cancelled reader did not use goes to the next one (not past a reader woken with bytes). */

@@ -6,7 +6,7 @@
 import { type Address, SocketClosed } from "@bobbin/unix";
 import { errnoException } from "../errno.js";
 import { wouldBlock } from "../raw/io.js";
-import { SocketBufferOp, SocketOp, StreamWriteOp } from "../raw/ops.js";
+import { SocketBufferOp, SocketOp, StreamWriteOp, TakeOp } from "../raw/ops.js";
 import { receive } from "./datagram.js";
 import type { EpollIo } from "./io.js";
 import { acceptOne } from "./listener.js";
@@ -16,33 +16,10 @@ import { closeNow, hasStaged, pushUnsent, releaseDelivered, sendsOut, stage } fr
 /** A reader's `ahead` when the batch read nothing for it. */
 const NOTHING = Number.NEGATIVE_INFINITY;
 
-/** An operation parked on its socket's receiving side, first in, first woken; the poller reads ahead for none but `read`. */
-abstract class ReaderOp<T> extends SocketBufferOp<NativeSocket, T, EpollIo> implements Reader {
-  get wanted(): number {
-    return 0;
-  }
-
-  takeAhead(_read: number, _area: Uint8Array, _at: number): void {
-    throw new Error(`native backend: the poller read ahead for ${this.describe()}, which reads for itself`);
-  }
-
-  protected wait(): void {
-    this.sock.readers.add(this);
-  }
-
-  protected leave(): void {
-    this.sock.readers.leave(this);
-  }
-}
-
 /** `accept`: one pending connection, taken with `accept4`. */
-export class AcceptOp extends ReaderOp<[NativeSocket, Address]> {
-  protected attempt(): boolean {
-    if (this.sock.state === "closed") throw new SocketClosed("accept()");
-    const accepted = acceptOne(this.io, this.sock);
-    if (accepted === null) return false;
-    this.value = accepted;
-    return true;
+export class AcceptOp extends TakeOp<NativeSocket, [NativeSocket, Address], EpollIo> {
+  protected take(): [NativeSocket, Address] | null {
+    return acceptOne(this.io, this.sock);
   }
 }
 
@@ -52,16 +29,16 @@ export class AcceptOp extends ReaderOp<[NativeSocket, Address]> {
  * arrive with the batch and are copied into its buffer before it is woken.
  * Each socket keeps one to reuse while it is idle.
  */
-export class ReadOp extends ReaderOp<number> {
+export class ReadOp extends SocketBufferOp<NativeSocket, number, EpollIo> implements Reader {
   /** What the batch read for it: bytes (≥ 0), a negative errno, or -Infinity (nothing yet). */
   #ahead = NOTHING;
 
-  override get wanted(): number {
+  get wanted(): number {
     return this.len;
   }
 
   /** The batch read `read` bytes (or -errno) for it, from `area` at `at`; the caller wakes it next. */
-  override takeAhead(read: number, area: Uint8Array, at: number): void {
+  takeAhead(read: number, area: Uint8Array, at: number): void {
     const s = this.sock;
     this.#ahead = read;
     if (read <= 0) return;
@@ -106,13 +83,13 @@ export class ReadOp extends ReaderOp<number> {
     throw errnoException(n, "read");
   }
 
-  protected override wait(): void {
-    super.wait();
+  protected wait(): void {
+    this.sock.readers.add(this);
     this.io.syncWant(this.sock);
   }
 
-  protected override leave(): void {
-    super.leave();
+  protected leave(): void {
+    this.sock.readers.leave(this);
     this.io.syncWant(this.sock);
   }
 }
@@ -171,13 +148,9 @@ export class WriteOp extends StreamWriteOp<NativeSocket, EpollIo> {
 }
 
 /** `recvfrom`: one datagram and its sender. */
-export class RecvOp extends ReaderOp<[number, Address]> {
-  protected attempt(): boolean {
-    if (this.sock.state === "closed") throw new SocketClosed("recvfrom()");
-    const got = receive(this.io, this.sock, this.buf, this.off, this.len);
-    if (got === null) return false;
-    this.value = got;
-    return true;
+export class RecvOp extends TakeOp<NativeSocket, [number, Address], EpollIo> {
+  protected take(): [number, Address] | null {
+    return receive(this.io, this.sock, this.buf, this.off, this.len);
   }
 }
 
@@ -212,10 +185,9 @@ export class CloseOp extends SocketOp<NativeSocket, void> {
 }
 
 /** Waits until the socket is readable, without a buffer and without a system call (`readSlot`). */
-export class ReadableOp extends ReaderOp<void> {
-  protected attempt(): boolean {
+export class ReadableOp extends TakeOp<NativeSocket, true, EpollIo> {
+  protected take(): true | null {
     const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("readSlot()");
-    return s.delivered === null && (s.readable || s.receiveShut);
+    return s.delivered === null && (s.readable || s.receiveShut) ? true : null;
   }
 }

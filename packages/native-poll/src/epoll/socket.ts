@@ -28,10 +28,10 @@ import { RawSocket } from "../raw/socket.js";
  * it wants bytes.
  */
 export interface Reader extends Parked<unknown> {
-  /** Bytes the poller may read for it while it waits (0: none, it makes its own system call). */
-  readonly wanted: number;
-  /** The batch read `read` bytes (or -errno) for it, at `at` in `area`: they are its own, copied before it wakes. */
-  takeAhead(read: number, area: Uint8Array, at: number): void;
+  /** Bytes the poller may read for it while it waits (none, or 0: it makes its own system call). */
+  readonly wanted?: number;
+  /** The batch read `read` bytes (or -errno) for it, at `at` in `area`: they are its own, copied before it wakes (only a reader that wants bytes). */
+  takeAhead?(read: number, area: Uint8Array, at: number): void;
 }
 
 /** @internal */

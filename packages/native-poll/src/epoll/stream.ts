@@ -19,7 +19,9 @@ const NOT_SENT = Poller.NOT_SENT;
 /** @internal The batch read for the socket's first reader (the only one the poller reads for: see `syncWant`). */
 export function takeAhead(io: EpollIo, s: NativeSocket, read: number, at: number): void {
   const reader = s.readers.first!;
-  if (reader.wanted === 0) throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
+  if (!reader.wanted || reader.takeAhead === undefined) {
+    throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
+  }
   reader.takeAhead(read, io.poller.readArea, at);
   s.delivered = reader;
   io.wakeReader(s);

@@ -37,6 +37,33 @@ export abstract class SocketBufferOp<S extends RawSocket, T, I extends RawIo<S> 
 }
 
 /**
+ * @internal An operation that takes what its socket has for it on the
+ * receiving side (a connection, a datagram, readiness), parked among the
+ * socket's readers while there is nothing; it fails with `SocketClosed`
+ * once the socket is closed.
+ */
+export abstract class TakeOp<S extends RawSocket, T, I extends RawIo<S> = RawIo<S>> extends SocketBufferOp<S, T, I> {
+  /** What the socket has for it now, or null. */
+  protected abstract take(): T | null;
+
+  protected attempt(): boolean {
+    if (this.sock.state === "closed") throw new SocketClosed(`${this.describe()}()`);
+    const got = this.take();
+    if (got === null) return false;
+    this.value = got;
+    return true;
+  }
+
+  protected wait(): void {
+    this.sock.readers.add(this);
+  }
+
+  protected leave(): void {
+    this.sock.readers.leave(this);
+  }
+}
+
+/**
  * @internal An operation that first resolves a host name to an address of
  * the socket's family (once, in a Node callback), then may park on the
  * socket's sending side (connect, sendto; bindAndListen only waits for the lookup).

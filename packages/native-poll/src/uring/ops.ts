@@ -5,7 +5,7 @@
  * Reads are the kit's `ReadOp` over the stream's received-chunk queue.
  */
 import { type Address, SocketClosed, systemError } from "@bobbin/unix";
-import { SocketBufferOp, SocketOp, StreamWriteOp } from "../raw/ops.js";
+import { SocketOp, StreamWriteOp, TakeOp } from "../raw/ops.js";
 import { receive } from "./datagram.js";
 import { takeConnection } from "./listener.js";
 import type { SlotWaiter, UringIo } from "./requests.js";
@@ -71,36 +71,17 @@ export class WriteOp extends StreamWriteOp<UringSocket, UringIo> implements Slot
   }
 }
 
-/** An operation parked on its socket's receiving side (accept, recvfrom). */
-abstract class ReaderOp<T> extends SocketBufferOp<UringSocket, T, UringIo> {
-  protected wait(): void {
-    this.sock.readers.add(this);
-  }
-
-  protected leave(): void {
-    this.sock.readers.leave(this);
-  }
-}
-
 /** `accept`: a connection the multishot accept took. */
-export class AcceptOp extends ReaderOp<[UringSocket, Address]> {
-  protected attempt(): boolean {
-    if (this.sock.state === "closed") throw new SocketClosed("accept()");
-    const connection = takeConnection(this.io, this.sock);
-    if (connection === null) return false;
-    this.value = connection;
-    return true;
+export class AcceptOp extends TakeOp<UringSocket, [UringSocket, Address], UringIo> {
+  protected take(): [UringSocket, Address] | null {
+    return takeConnection(this.io, this.sock);
   }
 }
 
 /** `recvfrom`: one datagram and its sender; a one-shot poll when none is there. */
-export class RecvOp extends ReaderOp<[number, Address]> {
-  protected attempt(): boolean {
-    if (this.sock.state === "closed") throw new SocketClosed("recvfrom()");
-    const got = receive(this.io, this.sock, this.buf, this.off, this.len);
-    if (got === null) return false;
-    this.value = got;
-    return true;
+export class RecvOp extends TakeOp<UringSocket, [number, Address], UringIo> {
+  protected take(): [number, Address] | null {
+    return receive(this.io, this.sock, this.buf, this.off, this.len);
   }
 }
 
