@@ -108,7 +108,7 @@ export interface ChildProcess {
 const MODES: readonly StdioMode[] = ["pipe", "inherit", "ignore"];
 const DEFAULT_GRACE = 5;
 
-/** The processes each task owns that still run. */
+/** The processes each task started, until it ends. */
 const owned = new WeakMap<B.Task<unknown>, Set<Child>>();
 let hooked = false;
 

@@ -11,7 +11,7 @@ import * as B from "@bobbin/core";
 import { type Backend, type ChildProcess, close, ofFd, pipe, read, readFile, sleep, spawnProcess, Unsupported, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { failure, openFds, pattern, thrown } from "./support.js";
+import { backToFds, failure, openFds, pattern, settledFds, thrown } from "./support.js";
 
 /** Whether the running backend has descriptors (else: the reason it gives). */
 function refusal(): string | undefined {
@@ -50,7 +50,7 @@ export function descriptorTests(suite: Suite): void {
     });
 
     it("pipe(): the write end's bytes come out of the read end, in order; once the writer closed, read gives 0 (Miou's test01, eof on pipe)", async () => {
-      const fds = openFds();
+      const fds = await settledFds();
       const got = await suite.leakFree(function* () {
         if (refusal() !== undefined) return null;
         const [r, w] = yield* pipe();
@@ -68,7 +68,7 @@ export function descriptorTests(suite: Suite): void {
         return [Buffer.concat(chunks).equals(data), after];
       });
       if (got !== null) expect(got).toEqual([true, 0]);
-      if (fds !== null) expect(openFds(), "no descriptor left").toBe(fds);
+      expect(await backToFds(fds), "no descriptor left").toBe(true);
     });
 
     it("pipe(): a read parked on the read end wakes with 0 when the writer closes; a cancelled one leaves nothing", async () => {
@@ -96,7 +96,7 @@ export function descriptorTests(suite: Suite): void {
     it("ofFd(fd): a FIFO's two ends as sockets: bytes, then 0 once the writer closed", async () => {
       const fifo = join(suite.dir(), "fifo");
       execFileSync("mkfifo", [fifo]);
-      const fds = openFds();
+      const fds = await settledFds();
       const got = await suite.leakFree(function* () {
         if (refusal() !== undefined) return null;
         // The read end first, without waiting for a writer; then the write end finds it.
@@ -111,7 +111,7 @@ export function descriptorTests(suite: Suite): void {
         return text;
       });
       if (got !== null) expect(got).toBe("through a fifo");
-      if (fds !== null) expect(openFds(), "the sockets closed their descriptors").toBe(fds);
+      expect(await backToFds(fds), "the sockets closed their descriptors").toBe(true);
     });
 
     it("ofFd(fd) refuses what is not an open stream: TypeError for a non-descriptor or a regular file, EBADF for a closed one", async () => {
@@ -158,7 +158,7 @@ export function descriptorTests(suite: Suite): void {
     });
 
     it("spawnProcess: stdin, stdout and stderr as sockets; wait gives the exit code; nothing left after", async () => {
-      const fds = openFds();
+      const fds = await settledFds();
       const got = await suite.leakFree(function* () {
         if (refusal() !== undefined) return null;
         const child = yield* spawnProcess(process.execPath, [
@@ -183,11 +183,11 @@ export function descriptorTests(suite: Suite): void {
         return [Buffer.concat(chunks).equals(data), err, exit, again === exit || JSON.stringify(again) === JSON.stringify(exit)];
       });
       if (got !== null) expect(got).toEqual([true, "done", { code: 3, signal: null }, true]);
-      if (fds !== null) expect(openFds(), "no descriptor left").toBe(fds);
+      expect(await backToFds(fds), "no descriptor left").toBe(true);
     });
 
     it("spawnProcess: cancelling the owner kills the process (SIGTERM), reaps it and closes its stdio; the run settles after", async () => {
-      const fds = openFds();
+      const fds = await settledFds();
       const pid = await suite.leakFree(function* () {
         if (refusal() !== undefined) return null;
         let pid = -1;
@@ -204,7 +204,7 @@ export function descriptorTests(suite: Suite): void {
         return pid;
       });
       if (pid === null) return;
-      if (fds !== null) expect(openFds(), "its stdio are closed").toBe(fds);
+      expect(await backToFds(fds), "its stdio are closed").toBe(true);
     });
 
     it("spawnProcess: an owner that returns without waiting leaves a process that ignores SIGTERM to SIGKILL after the grace", async () => {
@@ -228,13 +228,13 @@ export function descriptorTests(suite: Suite): void {
     });
 
     it("spawnProcess: a command that does not exist fails the task with ENOENT and leaves nothing", async () => {
-      const fds = openFds();
+      const fds = await settledFds();
       const error = await suite.leakFree(function* () {
         if (refusal() !== undefined) return null;
         return yield* failure(() => spawnProcess("/nonexistent/bobbin-command"));
       });
       if (error !== null) expect(error.code).toBe("ENOENT");
-      if (fds !== null) expect(openFds()).toBe(fds);
+      expect(await backToFds(fds), "no descriptor left").toBe(true);
     });
   });
 }
