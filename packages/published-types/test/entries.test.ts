@@ -7,8 +7,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { identifiers } from "./support/identifiers.js";
 import { publishedPackages } from "./support/packages.js";
 
 /** What `@bobbin/unix/backend` holds and `@bobbin/unix` must not show. */
@@ -16,6 +16,7 @@ const UNIX_KIT = [
   "Parked",
   "BufferOp",
   "NodeLoop",
+  "NodeBackend",
   "Timers",
   "DeadlineHeap",
   "checkTimeouts",
@@ -51,16 +52,6 @@ const NATIVE_INTERNALS = ["EpollBackend", "IoUringBackend", "RawBackend", "RawSo
 
 /** Names 0.1's main entry exported and no program sees any more (renamed, or gone into a queue's methods). */
 const UNIX_GONE = ["removeWaiter", "wakeAll", "Ownership"];
-
-/** The identifiers of a declaration file, comments left out. */
-function identifiers(text: string): Set<string> {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
-  const names = new Set<string>();
-  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
-    if (token === ts.SyntaxKind.Identifier) names.add(scanner.getTokenValue());
-  }
-  return names;
-}
 
 /** `file` and every declaration file it imports by a relative path (the bundler's chunks), transitively. */
 function closure(file: string, seen = new Set<string>()): Set<string> {

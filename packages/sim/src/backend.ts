@@ -14,7 +14,7 @@ import { type DeadlineHandle, ReadOp } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
 import { realSetImmediate } from "./globals.js";
 import type { Host } from "./host.js";
-import { AcceptOp, ConnectOp, InstantOp, RecvOp, SendtoOp, SleepOp, WriteOp } from "./ops.js";
+import { AcceptOp, ConnectOp, InstantOp, RecvOp, SendToOp, SleepOp, WriteOp } from "./ops.js";
 import { SimSocket, WorldSockets } from "./socket.js";
 import type { World } from "./world.js";
 
@@ -163,7 +163,7 @@ export class SimBackend implements Backend {
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendtoOp(this.world, sock as SimSocket, buf, off, len, addr as InetAddress);
+    return new SendToOp(this.world, sock as SimSocket, buf, off, len, addr as InetAddress);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {

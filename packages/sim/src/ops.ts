@@ -151,7 +151,7 @@ export class ConnectOp extends Parked<void> {
 }
 
 /** `sendto(sock, buf, off, len, addr)`: looks the host up, then sends one datagram. */
-export class SendtoOp extends Parked<number> {
+export class SendToOp extends Parked<number> {
   readonly #lookup: Lookup;
 
   constructor(

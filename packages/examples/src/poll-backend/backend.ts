@@ -14,8 +14,7 @@ import {
   DatagramRecvOp,
   DatagramSendOp,
   describeListener,
-  LiveSockets,
-  NodeLoop,
+  NodeBackend,
   NodeServer,
   NodeWriteOp,
   OpenOp,
@@ -32,10 +31,8 @@ import { PollSocket } from "./socket.js";
  * ```
  * @throws never itself; its operations throw Node's system errors (with `code`) and `SocketClosed`.
  */
-export class PollBackend extends NodeLoop implements Backend {
+export class PollBackend extends NodeBackend implements Backend {
   readonly name = "poll";
-  /** Sockets holding a Node handle or a lookup: what `drain` waits for. */
-  readonly live = new LiveSockets<PollSocket>();
 
   socket(kind: SocketKind): Socket {
     return new PollSocket(kind, this, this.live);
@@ -138,18 +135,6 @@ export class PollBackend extends NodeLoop implements Backend {
     s.relay = new AdoptedServer(shared, s, { ...hooks, acceptFailed: (e) => s.acceptFailed(e), broken: (e) => s.acceptFailed(e) });
     s.state = s.relay.sealed ? "closed" : "listening";
     return s;
-  }
-
-  /** The domain stops: what is still open begins closing (a worker domain has no `drain`). */
-  override finaliser(): void {
-    super.finaliser();
-    for (const s of this.live.all()) s.closeNow();
-  }
-
-  drain(): Promise<void> {
-    this.timers.clear();
-    for (const s of this.live.all()) s.closeNow();
-    return this.live.drained();
   }
 }
 

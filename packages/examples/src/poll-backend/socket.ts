@@ -37,9 +37,9 @@ export class PollSocket extends NodeSocket<Backend> implements NodeWriter {
   constructor(
     kind: SocketKind,
     backend: Backend,
-    readonly live: LiveSockets<PollSocket>,
+    readonly live: LiveSockets<NodeSocket>,
   ) {
-    super(kind, backend, live as LiveSockets<NodeSocket<Backend>>);
+    super(kind, backend, live);
   }
 
   /** Makes this socket a stream over `stream` (accepted, or connecting), read in paused mode. */

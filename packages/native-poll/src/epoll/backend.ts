@@ -8,7 +8,7 @@
  * contract's entry points.
  */
 import type * as B from "@bobbin/core";
-import type { Address, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount } from "@bobbin/unix/backend";
 import { ArenaPool } from "../arena.js";
 import { loadAddon } from "../load.js";
@@ -65,11 +65,9 @@ function epollIo(options: NativeBackendOptions, failed: (error: Error) => void):
  */
 export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements NativeBackend {
   readonly name = "native";
-  readonly #eager: boolean;
 
   constructor(options: NativeBackendOptions = {}) {
-    super((failed) => epollIo(options, failed));
-    this.#eager = options.eagerPoll ?? true;
+    super((failed) => epollIo(options, failed), { Write: WriteOp, Accept: AcceptOp, Recv: RecvOp, Close: CloseOp }, options.eagerPoll);
   }
 
   /** The arena pool behind `readSlot`. */
@@ -111,7 +109,7 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
     const io = this.io;
     if (!io.destroyed) {
       // The drain submits the slice's queued sends first, in the same call.
-      if (io.parked.count !== 0 && (!block || this.#eager)) {
+      if (this.pollsFirst(block)) {
         // Tasks were woken: nothing to wait for.
         if (io.poller.poll(0) > 0) return super.select(false, cancelled);
       } else {
@@ -131,24 +129,8 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
     return new ReadOp(this.io, s, "read");
   }
 
-  protected newWrite(s: NativeSocket): BufferOp<void> {
-    return new WriteOp(this.io, s, "write");
-  }
-
-  accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return new AcceptOp(this.io, sock as NativeSocket, "accept");
-  }
-
-  recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(this.io, sock as NativeSocket, "recvfrom").init(buf, off, len);
-  }
-
   shutdown(sock: Socket, how: ShutdownCommand): void {
     shutdown(this.io, sock as NativeSocket, how);
-  }
-
-  close(sock: Socket): B.Operation<void> {
-    return new CloseOp(this.io, sock as NativeSocket);
   }
 
   closeNow(sock: Socket): void {

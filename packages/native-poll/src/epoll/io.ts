@@ -7,11 +7,9 @@
  */
 import { LiveSockets, type ParkedCount } from "@bobbin/unix/backend";
 import type { ArenaPool } from "../arena.js";
-import { errnoException } from "../errno.js";
 import type { NativeSyscalls } from "../load.js";
 import { PollEvent, type Poller } from "../poller.js";
 import type { RawIo } from "../raw/io.js";
-import { familyOf, typeOf } from "../syscalls.js";
 import type { NativeSocket } from "./socket.js";
 
 const { READABLE, WRITABLE } = PollEvent;
@@ -39,15 +37,6 @@ export class EpollIo implements RawIo<NativeSocket> {
   /** The socket of a registered fd. */
   socketOf(fd: number): NativeSocket {
     return this.#byFd[fd]!;
-  }
-
-  /** The socket's fd, made and registered on first need. */
-  fdOf(s: NativeSocket, what: string): number {
-    if (s.fd >= 0) return s.fd;
-    const fd = this.sys.socket(familyOf(s.kind), typeOf(s.kind));
-    if (fd < 0) throw errnoException(fd, "socket", `(${what})`);
-    this.attach(s, fd);
-    return fd;
   }
 
   /** Registers `fd` as `s`'s, for both directions, edge-triggered. */

@@ -159,18 +159,11 @@ export class RecvOp extends TakeOp<NativeSocket, [number, Address], EpollIo> {
  * at once; unsent bytes wait for the socket to be writable), the fd is closed
  * (close(2) does not wait). Given up (cancelled, timed out), it closes at once.
  */
-export class CloseOp extends SocketOp<NativeSocket, void> {
-  constructor(
-    private readonly epoll: EpollIo,
-    sock: NativeSocket,
-  ) {
-    super(epoll, sock, "close");
-  }
-
+export class CloseOp extends SocketOp<NativeSocket, void, EpollIo> {
   protected attempt(): boolean {
     const s = this.sock;
-    if (s.state !== "closed" && !sendsOut(this.epoll, s)) return false;
-    closeNow(this.epoll, s);
+    if (s.state !== "closed" && !sendsOut(this.io, s)) return false;
+    closeNow(this.io, s);
     return true;
   }
 
@@ -180,7 +173,7 @@ export class CloseOp extends SocketOp<NativeSocket, void> {
 
   protected leave(): void {
     this.sock.closers.leave(this);
-    closeNow(this.epoll, this.sock);
+    closeNow(this.io, this.sock);
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * The contract's entry points that both raw-descriptor backends answer the
  * same way: making sockets, binding, connecting and sending datagrams
- * (`raw/ops.ts`), addresses, the kept read and write of a stream, and
- * listening sockets across domains over `dup(2)`.
+ * (`raw/ops.ts`); accept, recvfrom, write and close with each backend's own
+ * operation classes (`RawOps`); addresses, the kept read and write of a
+ * stream, select's look without waiting, and listening sockets across
+ * domains over `dup(2)`.
  */
 import type * as B from "@bobbin/core";
 import type { Address, Backend, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
@@ -20,6 +22,17 @@ export interface Keeping extends RawSocket {
   writeOp: BufferOp<void> | null;
 }
 
+/**
+ * @internal The operation classes a raw backend makes for the entry points
+ * both answer alike; each takes the backend's I/O, the socket and a label.
+ */
+export interface RawOps<S extends Keeping, I extends RawIo<S>> {
+  readonly Write: new (io: I, s: S, label: string) => BufferOp<void>;
+  readonly Accept: new (io: I, s: S, label: string) => B.Operation<[S, Address]>;
+  readonly Recv: new (io: I, s: S, label: string) => BufferOp<[number, Address]>;
+  readonly Close: new (io: I, s: S, label: string) => B.Operation<void>;
+}
+
 /** @internal What both raw-descriptor backends have in common. */
 export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends NodeLoop implements Backend {
   abstract readonly name: string;
@@ -29,24 +42,37 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
   /** @internal The backend's I/O: its system calls, fds and parked operations. */
   readonly io: I;
 
-  /** @param io makes the backend's I/O, given where to report what fails under it outside any operation. */
-  constructor(io: (failed: (error: Error) => void) => I) {
+  readonly #ops: RawOps<S, I>;
+  readonly #eager: boolean;
+
+  /**
+   * @param io makes the backend's I/O, given where to report what fails under it outside any operation.
+   * @param ops the backend's operation classes.
+   * @param eager the `eagerPoll` option: whether a blocking `select` first looks for I/O without waiting.
+   */
+  constructor(io: (failed: (error: Error) => void) => I, ops: RawOps<S, I>, eager = true) {
     super("microtask");
     this.io = io((error) => this.failure.fail(error));
+    this.#ops = ops;
+    this.#eager = eager;
+  }
+
+  /**
+   * Whether `select` looks for I/O without waiting before it goes on:
+   * operations are parked, and the scheduler is busy (`block` false) or
+   * `eagerPoll` is on.
+   */
+  protected pollsFirst(block: boolean): boolean {
+    return this.io.parked.count !== 0 && (!block || this.#eager);
   }
 
   /** A socket of this backend (no fd yet). */
   protected abstract make(kind: SocketKind): S;
   /** A new read operation of `s`. */
   protected abstract newRead(s: S): BufferOp<number>;
-  /** A new write operation of `s`. */
-  protected abstract newWrite(s: S): BufferOp<void>;
 
   abstract pending(): boolean;
-  abstract accept(sock: Socket): B.Operation<[Socket, Address]>;
-  abstract recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]>;
   abstract shutdown(sock: Socket, how: ShutdownCommand): void;
-  abstract close(sock: Socket): B.Operation<void>;
   abstract closeNow(sock: Socket): void;
   abstract drain(): Promise<void>;
 
@@ -73,9 +99,21 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
   /** The socket's kept write while it is idle, else a new one. */
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as S;
-    let op = (s.writeOp ??= this.newWrite(s));
-    if (op.busy) op = this.newWrite(s);
+    let op = (s.writeOp ??= new this.#ops.Write(this.io, s, "write"));
+    if (op.busy) op = new this.#ops.Write(this.io, s, "write");
     return op.init(buf, off, len);
+  }
+
+  accept(sock: Socket): B.Operation<[Socket, Address]> {
+    return new this.#ops.Accept(this.io, sock as S, "accept");
+  }
+
+  recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
+    return new this.#ops.Recv(this.io, sock as S, "recvfrom").init(buf, off, len);
+  }
+
+  close(sock: Socket): B.Operation<void> {
+    return new this.#ops.Close(this.io, sock as S, "close");
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {

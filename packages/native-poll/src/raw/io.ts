@@ -3,6 +3,7 @@
  * need of a backend's I/O: its system calls and descriptors, and how it
  * hears that a socket is writable.
  */
+import type { ParkedCount } from "@bobbin/unix/backend";
 import type { NativeSyscalls } from "../load.js";
 import { Errno } from "../syscalls.js";
 import type { RawSocket } from "./socket.js";
@@ -17,10 +18,10 @@ export function wouldBlock(rc: number): boolean {
 /** @internal A raw-descriptor backend's I/O, as the shared operations see it. */
 export interface RawIo<S extends RawSocket> {
   readonly sys: NativeSyscalls;
+  /** The operations parked on the backend's sockets, which hold its handle in Node's loop. */
+  readonly parked: ParkedCount;
   readonly solSocket: number;
   readonly soReuseAddr: number;
-  /** The socket's fd, made on first need. */
-  fdOf(s: S, what: string): number;
   /** Makes `fd` the socket's (registered with the backend's set or ring). */
   attach(s: S, fd: number): void;
   /** Closes the socket's fd (the socket object lives on, fresh again or closed). */

@@ -1,23 +1,33 @@
 /**
  * The operations both raw-descriptor backends share: binding and listening,
- * connecting and sending datagrams (each resolving a host name first), and
- * the turn-taking of a stream's writes. They run the system calls of the
+ * connecting and sending datagrams (each resolving a host name first),
+ * taking from a socket's receiving side (`TakeOp`), and the turn-taking of a
+ * stream's writes. They run the system calls of the
  * addon in the task's fiber and park when the backend says to wait.
  */
 import { type Address, type InetAddress, type ListenOptions, SocketClosed, systemError, type UnixAddress } from "@bobbin/unix";
 import { BufferOp, Parked, SocketFile } from "@bobbin/unix/backend";
 import { errnoException } from "../errno.js";
-import { Errno, familyOf } from "../syscalls.js";
+import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { type RawIo, wouldBlock } from "./io.js";
 import { HostLookup, withAddress } from "./lookup.js";
 import type { RawSocket } from "./socket.js";
 
 const { EAGAIN, EINPROGRESS } = Errno;
 
+/** The socket's fd, made (and attached to the backend's set or ring) on first need; `what` names the call in an error. */
+function fdOf<S extends RawSocket>(io: RawIo<S>, s: S, what: string): number {
+  if (s.fd >= 0) return s.fd;
+  const fd = io.sys.socket(familyOf(s.kind), typeOf(s.kind));
+  if (fd < 0) throw errnoException(fd, "socket", `(${what})`);
+  io.attach(s, fd);
+  return fd;
+}
+
 /** @internal An operation on one socket of a raw backend: a dump names it ("accept fd 12"). */
-export abstract class SocketOp<S extends RawSocket, T> extends Parked<T> {
+export abstract class SocketOp<S extends RawSocket, T, I extends RawIo<S> = RawIo<S>> extends Parked<T> {
   constructor(
-    protected readonly io: RawIo<S>,
+    protected readonly io: I,
     /** @internal */ readonly sock: S,
     label: string,
   ) {
@@ -111,7 +121,7 @@ export class ListenOp<S extends RawSocket> extends ResolvingOp<S, void> {
     const unix = s.kind === "unix";
     const { host, port } = this.addr as InetAddress;
     if (!unix && !this.resolved(host)) return false;
-    const fd = io.fdOf(s, "bindAndListen");
+    const fd = fdOf(io, s, "bindAndListen");
     const sys = io.sys;
     const stream = s.isStream;
     if (!unix && (stream || this.options.reuseAddr)) {
@@ -161,7 +171,7 @@ export class ConnectOp<S extends RawSocket> extends ResolvingOp<S, void> {
       const unix = s.kind === "unix";
       const { host, port } = this.addr as InetAddress;
       if (!unix && !this.resolved(host)) return false;
-      const fd = io.fdOf(s, "connect");
+      const fd = fdOf(io, s, "connect");
       this.#started = true;
       s.state = "connecting";
       const rc = unix ? io.sys.connect(fd, (this.addr as UnixAddress).path, -1) : io.sys.connect(fd, this.lookup.ip, port);
@@ -207,7 +217,7 @@ export class SendToOp<S extends RawSocket> extends ResolvingOp<S, number> {
     const io = this.io;
     if (s.state === "closed") throw new SocketClosed("sendto()");
     if (!this.resolved(this.addr.host)) return false;
-    const fd = io.fdOf(s, "sendto");
+    const fd = fdOf(io, s, "sendto");
     if (!io.isWritable(s)) return false;
     const ip = this.lookup.ip;
     const n = io.sys.sendto(fd, this.buf, this.off, this.len, ip, this.addr.port);

@@ -13,7 +13,7 @@
  */
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import type { Address, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount, ReadOp, type SharedSocket } from "@bobbin/unix/backend";
 import type { NativeSyscalls } from "../load.js";
 import { RawBackend } from "../raw/backend.js";
@@ -71,11 +71,9 @@ function uringIo(options: UringBackendOptions, failed: (error: Error) => void): 
  */
 export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements UringBackend {
   readonly name = "uring";
-  readonly #eager: boolean;
 
   constructor(options: UringBackendOptions = {}) {
-    super((failed) => uringIo(options, failed));
-    this.#eager = options.eagerPoll ?? true;
+    super((failed) => uringIo(options, failed), { Write: WriteOp, Accept: AcceptOp, Recv: RecvOp, Close: CloseOp }, options.eagerPoll);
   }
 
   /**
@@ -103,7 +101,7 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
     this.failure.check();
     const io = this.io;
     const ring = io.ring;
-    if (!io.destroyed && !ring.pumping && (ring.pending || (io.parked.count !== 0 && (!block || this.#eager)))) {
+    if (!io.destroyed && !ring.pumping && (ring.pending || this.pollsFirst(block))) {
       const reaped = ring.stats.completions;
       ring.submit();
       // Completions may have woken tasks: nothing to wait for.
@@ -132,25 +130,9 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
     return new ReadOp(inputOf(this.io, s), s);
   }
 
-  protected newWrite(s: UringSocket): BufferOp<void> {
-    return new WriteOp(this.io, s, "write");
-  }
-
-  accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return new AcceptOp(this.io, sock as UringSocket, "accept");
-  }
-
-  recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(this.io, sock as UringSocket, "recvfrom").init(buf, off, len);
-  }
-
   /** Shuts a direction down; the sending side after the send in flight, if any. */
   shutdown(sock: Socket, how: ShutdownCommand): void {
     shutdown(this.io, sock as UringSocket, how);
-  }
-
-  close(sock: Socket): B.Operation<void> {
-    return new CloseOp(this.io, sock as UringSocket);
   }
 
   /**

@@ -90,16 +90,9 @@ export class RecvOp extends TakeOp<UringSocket, [number, Address], UringIo> {
  * returns once its fd is closed, after a send still in flight (whose write
  * returned) completed. Given up (cancelled, timed out), it cancels that send.
  */
-export class CloseOp extends SocketOp<UringSocket, void> {
-  constructor(
-    private readonly uring: UringIo,
-    sock: UringSocket,
-  ) {
-    super(uring, sock, "close");
-  }
-
+export class CloseOp extends SocketOp<UringSocket, void, UringIo> {
   protected attempt(): boolean {
-    this.uring.close(this.sock);
+    this.io.close(this.sock);
     return this.sock.fd < 0;
   }
 
@@ -109,6 +102,6 @@ export class CloseOp extends SocketOp<UringSocket, void> {
 
   protected leave(): void {
     this.sock.closers.leave(this);
-    this.uring.abortSend(this.sock);
+    this.io.abortSend(this.sock);
   }
 }

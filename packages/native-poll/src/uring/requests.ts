@@ -10,10 +10,8 @@
  */
 import type { Address, InetAddress } from "@bobbin/unix";
 import { LiveSockets, type Parked, type ParkedCount, WaitQueue } from "@bobbin/unix/backend";
-import { errnoException } from "../errno.js";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
 import type { RawIo } from "../raw/io.js";
-import { familyOf, typeOf } from "../syscalls.js";
 import type { Ring } from "./ring.js";
 import type { UringSocket } from "./socket.js";
 
@@ -84,15 +82,6 @@ export class UringIo implements RawIo<UringSocket> {
   }
 
   // -- fds --------------------------------------------------------------------------
-
-  /** The socket's fd, made on first need. */
-  fdOf(s: UringSocket, what: string): number {
-    if (s.fd >= 0) return s.fd;
-    const fd = this.sys.socket(familyOf(s.kind), typeOf(s.kind));
-    if (fd < 0) throw errnoException(fd, "socket", `(${what})`);
-    this.attach(s, fd);
-    return fd;
-  }
 
   /** `fd` is `s`'s, under a new generation. */
   attach(s: UringSocket, fd: number): void {

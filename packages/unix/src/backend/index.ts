@@ -23,6 +23,7 @@ export { BufferOp } from "./buffer-op.js";
 export { checkTimeouts } from "./check-timeouts.js";
 export type { FlushMode } from "./flush-mode.js";
 export { LiveSockets } from "./live.js";
+export { NodeBackend } from "./node-backend.js";
 export { DatagramRecvOp, DatagramSendOp, NodeDatagram } from "./node-datagram.js";
 export { NodeLoop } from "./node-loop.js";
 export { NodeServer, type ServerEvents } from "./node-server.js";

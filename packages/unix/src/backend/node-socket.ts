@@ -59,13 +59,21 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
   /** Why the last bind, listen or connect failed, for its operation. */
   openError: Error | null = null;
   #holds = 0;
-  readonly #live: LiveSockets<NodeSocket<B>> | null;
+  readonly #live: LiveSockets<NodeSocket> | null;
 
   /** @param live the backend's live sockets, which hold this one while it holds something (null: none). */
-  constructor(kind: SocketKind, backend: B, live: LiveSockets<NodeSocket<B>> | null) {
+  constructor(kind: SocketKind, backend: B, live: LiveSockets<NodeSocket> | null) {
     super(kind, backend);
     this.#live = live;
   }
+
+  /**
+   * Begins closing at once: the state `closed`, every waiter woken (they
+   * fail with `SocketClosed`), the Node handles on their way out. The
+   * contract's `closeNow`, and what `drain` and a domain's `finaliser` call
+   * for every socket still live.
+   */
+  abstract closeNow(): void;
 
   /** Nothing of Node's is left: no handle, no lookup in flight. */
   get released(): boolean {

@@ -4,8 +4,6 @@ import {
   bindAndListen,
   close,
   connect,
-  getsockname,
-  type InetAddress,
   read,
   readExactly,
   type Socket,
@@ -18,16 +16,14 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
 import { stuckListener } from "./peers.js";
-import { activeHandles, failure, LO4 } from "./support.js";
+import { activeHandles, failure, LO4, loopbackListener } from "./support.js";
 
 /** @internal */
 export function cancellationTests(suite: Suite): void {
   describe("cancellation and timeouts", () => {
     it("a read cancelled by a timeout throws Timeout and loses no data", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const go = new B.Trigger();
         const peer = B.spawn(function* () {
           const [client] = yield* accept(server);
@@ -85,9 +81,7 @@ export function cancellationTests(suite: Suite): void {
 
     it("cancelling a task blocked in accept, read or write leaves no handle behind", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         // blocked in accept
         const acceptor = B.spawn(function* () {
           const other = tcpv4();

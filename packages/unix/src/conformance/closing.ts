@@ -26,7 +26,7 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
 import { stuckListener } from "./peers.js";
-import { connectedPair, failure, LO4 } from "./support.js";
+import { connectedPair, failure, LO4, loopbackListener } from "./support.js";
 
 /** How long a waiter may take to hear that its socket was closed. */
 const WAKE_SECONDS = 5;
@@ -172,9 +172,7 @@ export function closingTests(suite: Suite): void {
 
     it("connect, still resolving its destination's name", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const sock = tcpv4();
         // closed right after it started, before Node's loop could answer the lookup
         expectClosed(yield* closeUnder("connect", sock, () => connect(sock, { host: "localhost", port }), B.yieldNow));

@@ -24,7 +24,7 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { echoServer, hasIpv6Loopback, LO4, LO6, pattern, roundTrip } from "./support.js";
+import { echoServer, hasIpv6Loopback, LO4, LO6, loopbackListener, pattern, roundTrip } from "./support.js";
 
 /** @internal */
 export function echoTests(suite: Suite): void {
@@ -137,9 +137,7 @@ export function echoTests(suite: Suite): void {
       const SIZE = 2048;
       const started = performance.now();
       const echoed = await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 }, { backlog: 1024 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener({ backlog: 1024 });
         const srv = B.spawn(echoServer, server, CLIENTS);
         const clients: B.Task<void>[] = [];
         for (let c = 0; c < CLIENTS; c++) {
@@ -175,9 +173,7 @@ export function echoTests(suite: Suite): void {
 
     it("a write larger than the socket buffers completes, and the reader gets every byte", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const data = pattern(42, 8 * 1024 * 1024);
         const reader = B.spawn(function* () {
           const [client] = yield* accept(server);

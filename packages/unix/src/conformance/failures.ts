@@ -26,7 +26,7 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { echoOnce, echoServer, errorOf, failure, LO4, LO6, pattern, roundTrip, thrown } from "./support.js";
+import { echoOnce, echoServer, errorOf, failure, LO4, LO6, loopbackListener, pattern, roundTrip, thrown } from "./support.js";
 
 /** @internal */
 export function failureTests(suite: Suite): void {
@@ -81,9 +81,7 @@ export function failureTests(suite: Suite): void {
 
     it("end of stream: read returns 0 (again and again), readExactly throws EndOfFile", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const peer = B.spawn(function* () {
           const [client] = yield* accept(server);
           yield* write(client, "abc");
@@ -107,9 +105,7 @@ export function failureTests(suite: Suite): void {
 
     it.skipIf(!suite.systemSockets)("reset by peer fails the reading task only; the server goes on", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const results = B.spawn(function* () {
           const handlers: B.Task<number>[] = [];
           for (let i = 0; i < 2; i++) {

@@ -13,6 +13,7 @@ import {
   connect,
   getsockname,
   type InetAddress,
+  type ListenOptions,
   read,
   readExactly,
   type Socket,
@@ -173,6 +174,13 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
   expect(back.equals(data), "the bytes came back as they were sent").toBe(true);
 }
 
+/** @internal In a run: a TCP/IPv4 socket listening on loopback at a port the system picked, and that port. */
+export function* loopbackListener(options?: ListenOptions): Generator<B.Instruction, [Socket, number], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: LO4, port: 0 }, options);
+  return [server, (getsockname(server) as InetAddress).port];
+}
+
 /**
  * In a run: a connected TCP pair on loopback, and the listener it came from
  * (`[ours, theirs, listener]`), for a backend's own tests beside the suite.
@@ -185,9 +193,7 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
  * @throws what the backend's `bindAndListen`, `connect` or `accept` throws.
  */
 export function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: LO4, port: 0 });
-  const { port } = getsockname(server) as InetAddress;
+  const [server, port] = yield* loopbackListener();
   const peer = B.spawn(function* () {
     return (yield* accept(server))[0];
   });

@@ -5,9 +5,8 @@
  * (`stream.ts`, `listener.ts`, `datagram.ts`), the waits are `ops.ts`'s.
  */
 import type * as B from "@bobbin/core";
-import { LiveSockets } from "../backend/live.js";
+import { NodeBackend } from "../backend/node-backend.js";
 import { DatagramRecvOp, DatagramSendOp } from "../backend/node-datagram.js";
-import { NodeLoop } from "../backend/node-loop.js";
 import { CloseOp } from "../backend/node-socket.js";
 import { describeListener } from "../backend/sharing.js";
 import type { Address, Backend, InetAddress, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
@@ -24,10 +23,8 @@ import { UvSocket } from "./socket.js";
  * ```
  * @throws never itself; its operations throw Node's system errors (with `code`) and `SocketClosed`.
  */
-export class LibuvBackend extends NodeLoop implements Backend {
+export class LibuvBackend extends NodeBackend implements Backend {
   readonly name = "libuv";
-  /** @internal Sockets whose Node handles (or lookups) are not gone yet. */
-  readonly live = new LiveSockets<UvSocket>();
 
   constructor(options: LibuvOptions = {}) {
     super(options.flush ?? "immediate");
@@ -112,17 +109,5 @@ export class LibuvBackend extends NodeLoop implements Backend {
     const s = new UvSocket(shared.kind, this, this.live);
     listenerOf(s).adopt(shared);
     return s;
-  }
-
-  /** Core's `finaliser`: the domain stops. Also begins closing the sockets still open (a worker domain has no `drain`). */
-  override finaliser(): void {
-    super.finaliser();
-    for (const s of this.live.all()) s.closeNow();
-  }
-
-  drain(): Promise<void> {
-    this.timers.clear();
-    for (const s of this.live.all()) s.closeNow();
-    return this.live.drained();
   }
 }

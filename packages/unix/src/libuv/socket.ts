@@ -25,9 +25,9 @@ export class UvSocket extends NodeSocket<Backend> {
     kind: SocketKind,
     backend: Backend,
     /** The backend's sockets that hold a Node handle or a lookup. */
-    readonly live: LiveSockets<UvSocket>,
+    readonly live: LiveSockets<NodeSocket>,
   ) {
-    super(kind, backend, live as LiveSockets<NodeSocket<Backend>>);
+    super(kind, backend, live);
   }
 
   /** "tcp4 127.0.0.1:3000 ← 127.0.0.1:51234", "tcp4 127.0.0.1:3000 (listening)": the socket in dumps. */
