@@ -9,7 +9,7 @@
  * (for something outside it, such as a real Promise).
  */
 import * as B from "@bobbin/core";
-import type { Address, Backend, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { Address, Backend, HostServices, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { type DeadlineHandle, ReadOp } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
 import { realSetImmediate } from "./globals.js";
@@ -20,9 +20,21 @@ import type { World } from "./world.js";
 
 const NONE: B.Signal[] = [];
 
+/**
+ * A world's services: HTTP clients reach its hosts over its sockets (Node's
+ * `fetch` would leave the world), and there are no descriptors or processes.
+ */
+const SERVICES: HostServices = {
+  network: "sockets",
+  descriptors:
+    "a simulated host has no file descriptors or processes (they would bring the real system, its time and its scheduler into the world): " +
+    "run that code outside the simulation, or give the simulated program a stand-in over simulated sockets",
+};
+
 /** @internal */
 export class SimBackend implements Backend {
   readonly name = "sim";
+  readonly services = SERVICES;
   private ready: B.Signal[] = [];
   /** Settles the `select` waiting for something from outside the world. */
   private waiting: ((signals: B.Signal[]) => void) | null = null;

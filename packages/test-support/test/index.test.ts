@@ -1,4 +1,5 @@
-import { EventEmitter } from "node:events";
+import { spawn } from "node:child_process";
+import { EventEmitter, once } from "node:events";
 import { describe, expect, it } from "vitest";
 import {
   delay,
@@ -10,6 +11,7 @@ import {
   openFds,
   openFdsOf,
   prng,
+  processGone,
   procFds,
   thrownBy,
   until,
@@ -101,5 +103,18 @@ describe("counting", () => {
     const xs = Array.from({ length: 100 }, a);
     expect(Array.from({ length: 100 }, b)).toEqual(xs);
     expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+  });
+});
+
+describe("processGone", () => {
+  it("false while a child runs, true once it has exited and been reaped", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+    await once(child, "spawn");
+    expect(processGone(child.pid!)).toBe(false);
+    const exited = once(child, "exit");
+    child.kill("SIGKILL");
+    await exited;
+    await until(() => processGone(child.pid!));
+    expect(processGone(child.pid!)).toBe(true);
   });
 });

@@ -235,6 +235,54 @@ export interface Backend extends Events, SocketBackend {
    * only this domain's descriptor.
    */
   adopt?(shared: SharedSocket): Socket;
+
+  /**
+   * Optional, for `pipe` and `spawnProcess`: a connected pair of Unix stream
+   * socket descriptors, non-blocking and close-on-exec (`socketpair(2)`).
+   * Without it, `pipe` connects a pair through a Unix listener of this
+   * backend, and a child's stdio are Node's pipes (sockets over Node
+   * streams, as `fromStream` makes).
+   * @throws a Node-style system error (`EMFILE`…).
+   */
+  socketPair?(): [number, number];
+
+  /**
+   * With `socketPair`: a `connected` stream socket of this backend over an
+   * end of a pair it made (the other end may have gone to a child process).
+   * The socket owns the descriptor: closing it closes the descriptor; when
+   * adopting fails, the descriptor is closed before the error is thrown.
+   * Never suspends.
+   */
+  adoptStream?(fd: number): Socket;
+
+  /**
+   * Optional: what this backend's programs reach instead of Node's own
+   * system services (a simulated world's network, its lack of descriptors).
+   * Absent: Node's (its `fetch` reaches the peers, descriptors and processes
+   * are the system's).
+   */
+  readonly services?: HostServices;
+}
+
+/**
+ * A backend's own system services ({@link Backend.services}): each member
+ * present replaces what Node gives. `@bobbin/sim` says that its network is
+ * reached through its sockets only and that its hosts have no descriptors
+ * or processes.
+ *
+ * @example
+ * ```ts
+ * readonly services: HostServices = {
+ *   network: "sockets",
+ *   descriptors: "a simulated host has no file descriptors or processes: …",
+ * };
+ * ```
+ */
+export interface HostServices {
+  /** `"sockets"`: Node's own network clients (its `fetch`) cannot reach this backend's peers, so HTTP clients go over its sockets; `"node"` (the default): they can. */
+  readonly network?: "node" | "sockets";
+  /** Set when the backend has no file descriptors or processes: why, and what to do instead (the message of the `Unsupported` error `ofFd`, `pipe` and `spawnProcess` throw). */
+  readonly descriptors?: string;
 }
 
 /**

@@ -36,6 +36,7 @@ export type { FlushMode } from "./backend/flush-mode.js";
 export type {
   Address,
   Backend,
+  HostServices,
   InetAddress,
   ListenOptions,
   ShutdownCommand,
@@ -46,7 +47,7 @@ export type {
 } from "./contract.js";
 export { defineBackend } from "./define.js";
 export { type LookupAddress, type LookupOptions, lookup } from "./dns.js";
-export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
+export { EndOfFile, SocketClosed, systemError, Timeout, Unsupported } from "./errors.js";
 export { appendFile, type FileHandle, type OpenFlags, open, readFile, writeFile } from "./files.js";
 export { libuv } from "./libuv/factory.js";
 export type { LibuvOptions } from "./libuv/options.js";
@@ -55,6 +56,8 @@ export { fromStream } from "./node-stream/from-stream.js";
 export type { NodeStream } from "./node-stream/socket.js";
 export { type SocketStream, type ToStreamOptions, toStream } from "./node-stream/to-stream.js";
 export { type OwnedSocket, OwnedSockets } from "./ownership.js";
+export { ofFd, pipe } from "./pipe.js";
+export { type ChildProcess, type ProcessExit, type SpawnProcessOptions, type StdioMode, spawnProcess } from "./process.js";
 export { type RunOptions, run } from "./run.js";
 export { onSignal, type SignalHandler } from "./signals.js";
 export { sleep } from "./sleep.js";

@@ -12,6 +12,7 @@ import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
 import { libuv } from "./libuv/factory.js";
+import { drainProcesses } from "./process.js";
 import { shareSockets } from "./share.js";
 import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
@@ -86,7 +87,9 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   }
   const finish = (): Promise<void> => {
     context.signals.dispose();
-    return backend.drain().finally(() => unregisterContext(context));
+    return drainProcesses(backend)
+      .then(() => backend.drain())
+      .finally(() => unregisterContext(context));
   };
   return settled.then(
     (value) => finish().then(() => value),

@@ -130,6 +130,25 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
   }
 
   /**
+   * A connected pair of non-blocking, close-on-exec Unix stream sockets
+   * (`pipe()`, a child's stdio), whose ends `adoptStream` takes.
+   * @throws Error (Node-style, `socketpair`): `EMFILE`…
+   */
+  socketPair(): [number, number] {
+    const pair = this.io.sys.socketpair(1);
+    if (typeof pair === "number") throw errnoException(pair, "socketpair", "(pipe)");
+    return pair;
+  }
+
+  /** A connected Unix socket of this backend over an end of `socketPair`, which it owns from now on. */
+  adoptStream(fd: number): Socket {
+    const s = this.make("unix");
+    this.io.attach(s, fd);
+    s.state = "connected";
+    return s;
+  }
+
+  /**
    * Describes a listening socket for another domain: its fd (each domain
    * has its own, see `adopt`) and a guard made on the first share, sealed
    * before the fd is closed.

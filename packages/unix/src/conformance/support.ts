@@ -67,6 +67,28 @@ export function openFds(): number | null {
   }
 }
 
+/**
+ * @internal The count of `openFds` once it holds still (two reads 20 ms
+ * apart agree): descriptors an earlier test or run closes on Node's loop are
+ * gone first. `null` where descriptors cannot be counted.
+ */
+export async function settledFds(): Promise<number | null> {
+  let count = openFds();
+  for (let i = 0; i < 50 && count !== null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = openFds();
+    if (again === count) break;
+    count = again;
+  }
+  return count;
+}
+
+/** @internal Waits (2 s at most) for the process to have `before` descriptors again, and says whether it has. */
+export async function backToFds(before: number | null): Promise<boolean> {
+  for (let i = 0; i < 100 && before !== null && openFds() !== before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  return before === null || openFds() === before;
+}
+
 /** @internal Whether this machine has the IPv6 loopback address. */
 export function hasIpv6Loopback(): boolean {
   return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.family === "IPv6" && i.address === LO6));
