@@ -19,6 +19,7 @@ export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask, type ResultOfAny, 
 export { type Bridge, BridgeClosed, bridge } from "./bridge.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
+export { Context, type ContextOptions, createContext } from "./context.js";
 export { channels } from "./diagnostics/channels.js";
 export { dump } from "./diagnostics/dump.js";
 export type { Dump, TaskDump, TaskState } from "./diagnostics/dump-data.js";

@@ -16,7 +16,6 @@ import {
   close,
   getsockname,
   type InetAddress,
-  LibuvBackend,
   lookup,
   type Socket,
   SocketClosed,
@@ -25,6 +24,7 @@ import {
   tcpv6,
   toStream,
 } from "@bobbin/unix";
+import { LibuvBackend } from "@bobbin/unix/backend";
 
 /**
  * Where a server of `serve` listens: `onListening` gets it.

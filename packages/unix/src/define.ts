@@ -4,8 +4,10 @@
  * `defineEvents`, for backends of `@bobbin/unix`).
  */
 import { defineEvents, describe, type Events } from "@bobbin/core/lowlevel";
-import { BACKEND_METHODS, type Backend } from "./backend.js";
+import { BACKEND_METHODS } from "./backend/backend-methods.js";
 import { registerBackend } from "./context.js";
+import type { Backend } from "./contract.js";
+import { shareSockets } from "./share.js";
 
 type Factory = (domain: number) => Backend;
 
@@ -46,6 +48,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
     const backend = factory(domain);
     checkBackend(backend);
     registerBackend(backend);
+    shareSockets();
     return backend;
   };
   defineEvents(url, name, events);

@@ -172,6 +172,7 @@ describe("formatDump", () => {
       cancelling: false,
       ageMs: null,
       waitsOn,
+      suspendedAt: null,
       children: [],
     });
     const text = B.formatDump({

@@ -21,9 +21,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Backend } from "@bobbin/unix";
 import { afterAll, beforeAll, describe } from "vitest";
+import { asyncContextTests } from "./async-context.js";
 import { cancellationTests } from "./cancellation.js";
 import { closingTests } from "./closing.js";
 import { type ConformanceOptions, makeSuite } from "./context.js";
+import { descriptorTests } from "./descriptors.js";
 import { disposalTests } from "./disposal.js";
 import { echoTests } from "./echo.js";
 import { endOfRunTests } from "./end-of-run.js";
@@ -77,6 +79,8 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     streamTests(suite);
     sharingTests(suite);
     socketFileTests(suite);
+    descriptorTests(suite);
     soakTests(suite);
+    asyncContextTests(suite);
   });
 }

@@ -17,8 +17,8 @@ import { Duplex } from "node:stream";
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { describe } from "@bobbin/core/lowlevel";
-import type { Address, Backend, DeadlineHandle, Socket } from "../backend.js";
 import { currentTaskFor, isRegisteredBackend } from "../context.js";
+import type { Address, Backend, DeadlineHandle, Socket } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { checkConnectedStream, close, getsockname, read, shutdown, write } from "../socket.js";
 
