@@ -43,6 +43,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
+  /** Node's async contexts of its tasks (`AsyncLocalStorage`: see async-context.ts). */
+  readonly asyncContexts: HostAsyncContexts;
   /** The next task's uid. */
   nextUid(): number;
   /** Queues the first step of a task without a parent. */
@@ -53,6 +55,16 @@ export interface Host {
   taskEnded(): void;
   /** A slice of the loop begins. */
   sliceBegins(): void;
+}
+
+/** @internal Node's async contexts of a kernel's tasks, as the loop drives them (async-context.ts). */
+export interface HostAsyncContexts {
+  /** Whether a step must go through `step` (some task has a context of its own). */
+  readonly inUse: boolean;
+  /** Runs a slice of the loop in the run's context. */
+  runSlice(slice: () => void): void;
+  /** Runs a step of `task` in its context. */
+  step(task: Task): void;
 }
 
 /** @internal What waits on the events backend (`Driver.waiting`). */

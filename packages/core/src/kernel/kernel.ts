@@ -16,6 +16,7 @@
  */
 import type { Events } from "../events.js";
 import { broken } from "./assert.js";
+import { AsyncContexts } from "./async-context.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
 import { currentTask, registers } from "./current.js";
@@ -28,7 +29,9 @@ import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js"
 import type { RandomSource } from "./random.js";
 import {
   flagsAtSpawn,
+  hasFailed,
   isPending,
+  outcomeOf,
   toCancelledAfterEnd,
   toConsumed,
   toInterrupted,
@@ -41,6 +44,7 @@ import {
 } from "./state.js";
 import { Task, type Waiter } from "./task.js";
 import type { Tracer, TraceSource } from "./trace.js";
+import { Traces } from "./traces.js";
 import { addChild, consumeChild } from "./tree.js";
 
 /** @internal How a domain's kernel is set up, and what it is handed by the layers above it. */
@@ -98,6 +102,9 @@ export class Kernel implements Host {
   current: Task | null = null;
   /** The other domains, once `call`/`parallel` (or a worker's entry) installed them. */
   domains: DomainHost | null = null;
+  readonly asyncContexts: AsyncContexts;
+  /** Where tasks were spawned and suspended; null when the run keeps no traces. */
+  readonly traces: Traces | null;
   private lastUid = 0;
 
   constructor(options: KernelOptions) {
@@ -109,6 +116,8 @@ export class Kernel implements Host {
     this.tracing = options.tracing;
     this.tracer = options.tracing?.current() ?? null;
     this.life = new RunLife(this);
+    this.asyncContexts = new AsyncContexts(this);
+    this.traces = options.config.traces ? new Traces() : null;
     this.ready = readyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
     this.driver = options.events === null ? null : options.drive(this, options.events);
     this.loop = new Loop(this, options.config.pollEvery, options.config.sliceMs);
@@ -149,7 +158,10 @@ export class Kernel implements Host {
    * (no arguments); not yet in the tree: spawn hooks may still refuse it.
    */
   create(parent: Task, body: Task["gen"], argc: number, args: unknown, mode: SpawnMode = ORDINARY): Task {
-    return new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
+    const task = new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
+    if (this.asyncContexts.inUse) this.asyncContexts.spawned(task);
+    if (this.traces !== null) this.traces.spawned(task);
+    return task;
   }
 
   /** Puts a task made by `create` into the tree and queues its first step. */
@@ -163,6 +175,7 @@ export class Kernel implements Host {
   /** Queues the first step of a task without a parent (the root, a system task: see life.ts). */
   adoptTop(task: Task): void {
     kernelOfTop.set(task, this);
+    if (this.asyncContexts.inUse) this.asyncContexts.spawned(task);
     this.liveTasks++;
     this.enqueue(task);
   }
@@ -176,6 +189,7 @@ export class Kernel implements Host {
   /** Parks the running `task` on `waiter` (the operation then returns `SUSPENDED`). */
   park(task: Task, waiter: Waiter): void {
     toParked(task, waiter);
+    if (this.traces !== null) this.traces.parked(task);
   }
 
   /** Wakes a parked task: its operation resumes with `value` (never `undefined`: use `RESUMED`). */
@@ -235,6 +249,12 @@ export class Kernel implements Host {
   /** The parent took `child`'s outcome (or gave it up): the child leaves the tree once ended. */
   consume(parent: Task, child: Task): void {
     consumeChild(parent, child);
+    if (this.traces !== null && hasFailed(child)) this.failureTaken(parent, child);
+  }
+
+  /** `parent` takes the error `child` failed with: a run that keeps traces adds the child to the error's chain of tasks. */
+  failureTaken(parent: Task, child: Task): void {
+    this.traces?.failedChildTaken(parent, child, outcomeOf(child), this.current === parent);
   }
 
   /**

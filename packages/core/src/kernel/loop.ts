@@ -35,6 +35,7 @@ export class Loop {
   /** Steps between two reads of the clock (see the file comment). */
   private clockEvery = 1;
   private readonly runFn = (): void => this.run();
+  private readonly sliceFn = (): void => this.slice();
   private readonly pollSettledFn = (): void => this.pollSettled();
   /** The backend's `batchWakes`: a wake from a Node callback runs with the rest of that phase's callbacks. */
   private readonly batchWakes: boolean;
@@ -67,7 +68,7 @@ export class Loop {
     this.running = true;
     const outer = enterKernel(this.k);
     try {
-      this.slice();
+      this.k.asyncContexts.runSlice(this.sliceFn);
     } catch (error) {
       this.k.current = null;
       this.k.life.internalError(error);
@@ -81,6 +82,7 @@ export class Loop {
     const k = this.k;
     const ready = k.ready;
     const driver = k.driver;
+    const contexts = k.asyncContexts;
     let lastClock = performance.now();
     const deadline = lastClock + this.sliceMs;
     let sincePoll = 0;
@@ -94,7 +96,8 @@ export class Loop {
         continue;
       }
       if (k.tickHooks.length !== 0) runTickHooks(k);
-      step(k, task);
+      if (contexts.inUse) contexts.step(task);
+      else step(k, task);
       if (--untilCheck !== 0) continue;
       // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.
       sincePoll += this.clockEvery;
