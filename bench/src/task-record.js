@@ -138,7 +138,7 @@ export async function run(results, { B, bobbinError }) {
         impl: "pending-bobbin",
         n: N,
         error: B ? null : bobbinError,
-        note: "the record alone: the run queue's and the parent's arrays that hold the children are subtracted",
+        note: "the record alone: the run queue's and the parent's chunks that hold the children are subtracted",
         targetSpec: { against: "absolute", max: 72, text: "≤ 72 B" },
       },
     ],
