@@ -7,6 +7,7 @@
  * subscriber hears the tasks of the domain its thread runs.
  */
 import { channel } from "node:diagnostics_channel";
+import { BLOCKED_CHANNEL } from "../kernel/blocking.js";
 import { outcomeOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
 import type { Tracer } from "../kernel/trace.js";
@@ -19,6 +20,9 @@ import type { Tracer } from "../kernel/trace.js";
  * - `task.cancel` (`"bobbin:task:cancel"`): `{ task, domain }`, its cancellation was asked for;
  * - `task.end` (`"bobbin:task:end"`): `{ task, domain, status, error }`, it and its subtree
  *   have ended (`status`: `"resolved"`, `"failed"`, `"cancelled"`; `error` when not resolved);
+ * - `task.blocked` (`"bobbin:task:blocked"`): `{ task, domain, ms, thresholdMs, resumedFrom }`, a
+ *   step of the task ran `ms` without yielding, more than the run's `blockingMs` (`resumedFrom`
+ *   says where the step began: "its first step", "a yield", "waiting on …");
  * - `call.start` (`"bobbin:call:start"`): `{ task, name, from, domain }`, the task `task` (a
  *   proxy) stands for the parallel task `name` sent from domain `from` to domain `domain`;
  * - `call.end` (`"bobbin:call:end"`): `{ task, domain, ok, error }`, its result came back.
@@ -39,6 +43,7 @@ export const channels = {
     start: "bobbin:task:start",
     cancel: "bobbin:task:cancel",
     end: "bobbin:task:end",
+    blocked: BLOCKED_CHANNEL,
   },
   call: {
     start: "bobbin:call:start",

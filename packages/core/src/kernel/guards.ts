@@ -39,6 +39,15 @@ export function trace(k: Host, point: TracePoint, task: Task, parent?: Task): vo
   }
 }
 
+/** @internal What `waiter` says its task waits on, in words (its `describe`, which the kernel does not own). */
+export function describeWaiter(waiter: Waiter): string {
+  try {
+    return waiter.describe?.() ?? "an operation that does not say what it waits on";
+  } catch (error) {
+    return `an operation whose describe() threw (${String(error)})`;
+  }
+}
+
 /** @internal Tells a waiter that its task leaves (cancelled or interrupted). */
 export function detach(k: Host, task: Task, waiter: Waiter): void {
   try {

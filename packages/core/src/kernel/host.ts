@@ -11,8 +11,10 @@
  */
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { ReadyQueue } from "./policy.js";
+import type { DomainFlight } from "./recorder.js";
 import type { Task } from "./task.js";
 import type { Tracer } from "./trace.js";
+import type { StepWatch } from "./watch.js";
 
 /** @internal The run's life (life.ts), as the kernel's other parts see it. */
 export interface HostLife {
@@ -36,6 +38,8 @@ export interface Host {
   /** The tracer of the current slice; null when nobody listens. */
   readonly tracer: Tracer | null;
   readonly tickHooks: TickHook[];
+  /** Watches every step when the run records them or reports blocking ones (watch.ts); null otherwise. */
+  readonly watch: StepWatch | null;
   readonly exitHooks: readonly ExitHook[];
   /** Tasks that have not ended yet. */
   readonly liveTasks: number;
@@ -43,6 +47,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
+  /** The flight recorder's events, in words; null when the run keeps none. */
+  flight(): DomainFlight | null;
   /** The next task's uid. */
   nextUid(): number;
   /** Queues the first step of a task without a parent. */

@@ -16,6 +16,7 @@
  */
 import type { Events } from "../events.js";
 import { broken } from "./assert.js";
+import { BlockingWatch } from "./blocking.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
 import { currentTask, registers } from "./current.js";
@@ -26,6 +27,7 @@ import { RunLife } from "./life.js";
 import { Loop } from "./loop.js";
 import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
+import type { DomainFlight, FlightRecorder } from "./recorder.js";
 import {
   flagsAtSpawn,
   isPending,
@@ -42,6 +44,7 @@ import {
 import { Task, type Waiter } from "./task.js";
 import type { Tracer, TraceSource } from "./trace.js";
 import { addChild, consumeChild } from "./tree.js";
+import { StepWatch } from "./watch.js";
 
 /** @internal How a domain's kernel is set up, and what it is handed by the layers above it. */
 export interface KernelOptions {
@@ -88,6 +91,9 @@ export class Kernel implements Host {
   /** The tracer of the current slice (see `sliceBegins`); null when nobody listens. */
   tracer: Tracer | null;
   private readonly tracing: TraceSource | null;
+  /** This domain's flight recorder, when the run keeps one (`flightRecorder`). */
+  readonly recorder: FlightRecorder | null;
+  readonly watch: StepWatch | null;
   /** When the run started here (`performance.now()`): the root's age. */
   readonly startedAt = performance.now();
   /** Tick hooks (`Hook.add`), run before every step. */
@@ -108,6 +114,9 @@ export class Kernel implements Host {
     this.exitHooks = options.exitHooks;
     this.tracing = options.tracing;
     this.tracer = options.tracing?.current() ?? null;
+    this.recorder = options.tracing?.recorder ?? null;
+    const blocking = options.config.blockingMs === 0 ? null : new BlockingWatch(options.config.blockingMs, (task) => this.domainOf(task));
+    this.watch = this.recorder === null && blocking === null ? null : new StepWatch(this.recorder, blocking);
     this.life = new RunLife(this);
     this.ready = readyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
     this.driver = options.events === null ? null : options.drive(this, options.events);
@@ -134,6 +143,10 @@ export class Kernel implements Host {
   /** A slice of the loop begins (current.ts): the tracer follows who listens now. */
   sliceBegins(): void {
     if (this.tracing !== null) this.tracer = this.tracing.current();
+  }
+
+  flight(): DomainFlight | null {
+    return this.recorder?.flight(this.domain, (task) => this.domainOf(task)) ?? null;
   }
 
   /** The next task's uid: increasing in spawn order, the root's is 1. */

@@ -34,6 +34,8 @@ export class Loop {
   private pollInFlight = false;
   /** Steps between two reads of the clock (see the file comment). */
   private clockEvery = 1;
+  /** When the running slice is to end (`performance.now()`): `yieldIfDue` yields past it. */
+  deadline = 0;
   private readonly runFn = (): void => this.run();
   private readonly pollSettledFn = (): void => this.pollSettled();
   /** The backend's `batchWakes`: a wake from a Node callback runs with the rest of that phase's callbacks. */
@@ -68,6 +70,7 @@ export class Loop {
     const outer = enterKernel(this.k);
     try {
       this.slice();
+      this.k.watch?.sliceEnded();
     } catch (error) {
       this.k.current = null;
       this.k.life.internalError(error);
@@ -83,6 +86,8 @@ export class Loop {
     const driver = k.driver;
     let lastClock = performance.now();
     const deadline = lastClock + this.sliceMs;
+    this.deadline = deadline;
+    const watch = k.watch;
     let sincePoll = 0;
     let untilCheck = this.clockEvery;
     for (;;) {
@@ -94,7 +99,8 @@ export class Loop {
         continue;
       }
       if (k.tickHooks.length !== 0) runTickHooks(k);
-      step(k, task);
+      if (watch === null) step(k, task);
+      else watch.step(k, task);
       if (--untilCheck !== 0) continue;
       // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.
       sincePoll += this.clockEvery;

@@ -186,6 +186,7 @@ describe("formatDump", () => {
         },
       ],
       unanswered: [3],
+      flight: [],
     });
     expect(text).toBe(
       [
