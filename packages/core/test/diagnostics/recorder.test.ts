@@ -174,9 +174,7 @@ describe("the flight recorder", () => {
     const flags = new SharedArrayBuffer(8);
     const dump = await D.run(
       function* main() {
-        const call = D.spawn(function* caller() {
-          yield* D.call(F.sleeper, flags);
-        });
+        const call = D.call(F.sleeper, flags);
         while (Atomics.load(new Int32Array(flags), 0) === 0) yield* D.promise(() => new Promise((r) => setTimeout(r, 5)));
         const d = yield* D.promise(() => D.dump());
         yield* D.cancel(call);

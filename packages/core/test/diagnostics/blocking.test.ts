@@ -1,0 +1,215 @@
+/** Telling a task that keeps its domain (run's blockingMs), and yieldIfDue for CPU loops. */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { afterEach, describe, expect, it } from "vitest";
+import * as B from "../../src/index.js";
+
+interface Blocked {
+  readonly task: B.Task<unknown>;
+  readonly domain: number;
+  readonly ms: number;
+  readonly thresholdMs: number;
+  readonly resumedFrom: string;
+}
+
+/** Keeps the thread busy for `ms`, without yielding. */
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+const undo: (() => void)[] = [];
+afterEach(() => {
+  for (const u of undo.splice(0)) u();
+});
+
+/** What the blocked channel and process warnings report while the test lasts, in order, with the other tasks' steps. */
+function listen(log: string[]): { messages: Blocked[]; warnings: Error[] } {
+  const messages: Blocked[] = [];
+  const warnings: Error[] = [];
+  const onMessage = (m: unknown): void => {
+    messages.push(m as Blocked);
+    log.push(`reported ${(m as Blocked).task}`);
+  };
+  const onWarning = (w: Error): void => {
+    if ((w as { code?: string }).code === "BOBBIN_BLOCKING") warnings.push(w);
+  };
+  subscribe(B.channels.task.blocked, onMessage);
+  process.on("warning", onWarning);
+  undo.push(() => unsubscribe(B.channels.task.blocked, onMessage));
+  undo.push(() => process.off("warning", onWarning));
+  return { messages, warnings };
+}
+
+/** Process warnings are emitted on the next tick: wait for them. */
+const warningsDelivered = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe("blocking-task detection", () => {
+  it("reports a step longer than blockingMs as it ends, before any other task runs: the task, its domain, where it resumed", async () => {
+    const log: string[] = [];
+    const { messages, warnings } = listen(log);
+    await B.run(
+      function* main() {
+        const trigger = new B.Trigger();
+        const hog = B.spawn(function* hog() {
+          yield* trigger.wait();
+          spin(60);
+        });
+        const other = B.spawn(function* other() {
+          for (let i = 0; i < 3; i++) {
+            log.push(`other step ${i}`);
+            yield* B.yieldNow();
+          }
+        });
+        yield* B.yieldNow();
+        trigger.signal();
+        yield* B.awaitAll([hog, other]);
+      },
+      { blockingMs: 25 },
+    );
+    await warningsDelivered();
+    expect(messages).toHaveLength(1);
+    const [m] = messages;
+    expect(String(m!.task)).toBe("hog#2");
+    expect(m!.domain).toBe(0);
+    expect(m!.thresholdMs).toBe(25);
+    expect(m!.ms).toBeGreaterThanOrEqual(60);
+    expect(m!.resumedFrom).toBe("waiting on wait on a trigger");
+    // reported when the step ended: before the other task's next step
+    expect(log.indexOf("reported hog#2")).toBeLessThan(log.indexOf("other step 2"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toMatch(
+      /^hog#2 ran \d+\.\d ms on domain 0 without yielding \(more than run's blockingMs, 25 ms\), from waiting on wait on a trigger; .*yieldIfDue/,
+    );
+  });
+
+  it("says where a step began: the task's first step, or a yield", async () => {
+    const { messages } = listen([]);
+    await B.run(
+      function* main() {
+        yield* B.awaitExn(
+          B.spawn(function* first() {
+            spin(30);
+            yield* B.yieldNow();
+            spin(30);
+          }),
+        );
+      },
+      { blockingMs: 15 },
+    );
+    expect(messages.map((m) => `${m.task} from ${m.resumedFrom}`)).toEqual(["first#2 from its first step", "first#2 from a yield"]);
+  });
+
+  it("publishes every report but warns once per task", async () => {
+    const { messages, warnings } = listen([]);
+    await B.run(
+      function* main() {
+        for (let i = 0; i < 3; i++) {
+          spin(20);
+          yield* B.yieldNow();
+        }
+      },
+      { blockingMs: 10 },
+    );
+    await warningsDelivered();
+    expect(messages.length).toBe(3);
+    expect(warnings.length).toBe(1);
+  });
+
+  it("reports nothing while steps are short, nor without blockingMs", async () => {
+    const { messages, warnings } = listen([]);
+    await B.run(
+      function* main() {
+        for (let i = 0; i < 1000; i++) yield* B.yieldNow();
+      },
+      { blockingMs: 1000 },
+    );
+    await B.run(function* main() {
+      spin(30);
+      yield* B.yieldNow();
+    });
+    await warningsDelivered();
+    expect(messages).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("refuses a threshold that is not a whole number of ms", () => {
+    expect(() => B.run(function* () {}, { blockingMs: 0 })).toThrow(
+      /run\(\{ blockingMs \}\) must be an integer from 1 to 3600000, got number 0/,
+    );
+    expect(() => B.run(function* () {}, { blockingMs: "5" as never })).toThrow(RangeError);
+  });
+});
+
+describe("yieldIfDue", () => {
+  it("yields only once the slice is spent: a CPU loop lets the other tasks run, without yielding every iteration", async () => {
+    const log: string[] = [];
+    let yields = 0;
+    await B.run(
+      function* main() {
+        const loop = B.spawn(function* loop() {
+          const until = performance.now() + 60;
+          while (performance.now() < until) {
+            const before = performance.now();
+            yield* B.yieldIfDue();
+            if (log.length !== 0 && log.at(-1) !== "loop") log.push("loop");
+            if (performance.now() - before > 0.5) yields++;
+          }
+          log.push("loop done");
+        });
+        const other = B.spawn(function* other() {
+          for (let i = 0; i < 3; i++) {
+            log.push("other");
+            yield* B.yieldNow();
+          }
+        });
+        yield* B.awaitAll([loop, other]);
+      },
+      { sliceMs: 10 },
+    );
+    // the other task ran while the loop was going on, not only after it
+    expect(log.indexOf("other")).toBeLessThan(log.indexOf("loop done"));
+    expect(log.slice(0, log.indexOf("loop done"))).toContain("loop");
+    expect(yields).toBeLessThan(20);
+  });
+
+  it("returns at once within a slice", async () => {
+    let steps = 0;
+    await B.run(
+      function* main() {
+        for (let i = 0; i < 1000; i++) yield* B.yieldIfDue();
+      },
+      { sliceMs: 60_000, tracer: { start: () => steps++ } },
+    );
+    const flight = await B.run(
+      function* main() {
+        for (let i = 0; i < 1000; i++) yield* B.yieldIfDue();
+        return (yield* B.promise(() => B.dump())).flight[0]!;
+      },
+      { sliceMs: 60_000, flightRecorder: 100 },
+    );
+    expect(steps).toBe(1);
+    expect(flight.events.filter((e) => e.kind === "run")).toHaveLength(1); // its one step, which takes the dump
+  });
+
+  it("yields at once when the task's cancellation was asked for, so that a loop over it stops", async () => {
+    let iterations = 0;
+    await B.run(function* main() {
+      const trigger = new B.Trigger();
+      const loop = B.spawn(function* loop() {
+        yield* trigger.wait();
+        for (;;) {
+          iterations++;
+          yield* B.yieldIfDue();
+        }
+      });
+      yield* B.yieldNow();
+      trigger.signal(); // it resumes with its result, and is cancelled at its next suspension
+      yield* B.cancel(loop);
+    });
+    expect(iterations).toBe(1);
+  });
+
+  it("throws outside a task", () => {
+    expect(() => B.yieldIfDue()[Symbol.iterator]().next()).toThrow(/yieldIfDue\(\) must be called from inside a task/);
+  });
+});
