@@ -26,6 +26,7 @@ export { type ChromeTrace, type ChromeTraceEvent, chromeTrace } from "./diagnost
 export { dump } from "./diagnostics/dump.js";
 export type { Dump, TaskDump, TaskState } from "./diagnostics/dump-data.js";
 export { formatDump, formatFlight } from "./diagnostics/format.js";
+export { type DomainStats, stats } from "./diagnostics/stats.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
 export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";

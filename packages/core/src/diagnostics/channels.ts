@@ -17,6 +17,7 @@ import type { Tracer } from "../kernel/trace.js";
  *
  * - `task.spawn` (`"bobbin:task:spawn"`): `{ task, parent, domain }`, a task was spawned (queued);
  * - `task.start` (`"bobbin:task:start"`): `{ task, domain }`, its body runs for the first time;
+ * - `task.wake` (`"bobbin:task:wake"`): `{ task, domain }`, it was woken (it is ready to run again);
  * - `task.cancel` (`"bobbin:task:cancel"`): `{ task, domain }`, its cancellation was asked for;
  * - `task.end` (`"bobbin:task:end"`): `{ task, domain, status, error }`, it and its subtree
  *   have ended (`status`: `"resolved"`, `"failed"`, `"cancelled"`; `error` when not resolved);
@@ -41,6 +42,7 @@ export const channels = {
   task: {
     spawn: "bobbin:task:spawn",
     start: "bobbin:task:start",
+    wake: "bobbin:task:wake",
     cancel: "bobbin:task:cancel",
     end: "bobbin:task:end",
     blocked: BLOCKED_CHANNEL,
@@ -53,6 +55,7 @@ export const channels = {
 
 const spawnChannel = channel(channels.task.spawn);
 const startChannel = channel(channels.task.start);
+const wakeChannel = channel(channels.task.wake);
 const cancelChannel = channel(channels.task.cancel);
 const endChannel = channel(channels.task.end);
 const callStartChannel = channel(channels.call.start);
@@ -60,7 +63,13 @@ const callEndChannel = channel(channels.call.end);
 
 /** @internal Whether anyone listens to the task channels (asked once per slice). */
 export function taskChannelsActive(): boolean {
-  return spawnChannel.hasSubscribers || startChannel.hasSubscribers || cancelChannel.hasSubscribers || endChannel.hasSubscribers;
+  return (
+    spawnChannel.hasSubscribers ||
+    startChannel.hasSubscribers ||
+    wakeChannel.hasSubscribers ||
+    cancelChannel.hasSubscribers ||
+    endChannel.hasSubscribers
+  );
 }
 
 /** @internal The tracer that publishes on the task channels of a domain. */
@@ -71,6 +80,9 @@ export function channelTracer(domain: number): Tracer {
     },
     start(task: Task): void {
       if (startChannel.hasSubscribers) startChannel.publish({ task, domain });
+    },
+    resume(task: Task): void {
+      if (wakeChannel.hasSubscribers) wakeChannel.publish({ task, domain });
     },
     cancel(task: Task): void {
       if (cancelChannel.hasSubscribers) cancelChannel.publish({ task, domain });
