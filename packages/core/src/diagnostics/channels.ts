@@ -8,6 +8,7 @@
  */
 import { channel } from "node:diagnostics_channel";
 import { BLOCKED_CHANNEL } from "../kernel/blocking.js";
+import { Kernel } from "../kernel/kernel.js";
 import { outcomeOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
 import type { Tracer } from "../kernel/trace.js";
@@ -72,25 +73,30 @@ export function taskChannelsActive(): boolean {
   );
 }
 
-/** @internal The tracer that publishes on the task channels of a domain. */
+/**
+ * @internal The tracer that publishes on the task channels of a domain:
+ * each message names the task's own domain, which differs from the
+ * kernel's for a domain simulated on its thread (`simulateDomains`).
+ */
 export function channelTracer(domain: number): Tracer {
+  const where = (task: Task): number => Kernel.of(task)?.domainOf(task) ?? domain;
   return {
     spawn(task: Task, parent: Task): void {
-      if (spawnChannel.hasSubscribers) spawnChannel.publish({ task, parent, domain });
+      if (spawnChannel.hasSubscribers) spawnChannel.publish({ task, parent, domain: where(task) });
     },
     start(task: Task): void {
-      if (startChannel.hasSubscribers) startChannel.publish({ task, domain });
+      if (startChannel.hasSubscribers) startChannel.publish({ task, domain: where(task) });
     },
     resume(task: Task): void {
-      if (wakeChannel.hasSubscribers) wakeChannel.publish({ task, domain });
+      if (wakeChannel.hasSubscribers) wakeChannel.publish({ task, domain: where(task) });
     },
     cancel(task: Task): void {
-      if (cancelChannel.hasSubscribers) cancelChannel.publish({ task, domain });
+      if (cancelChannel.hasSubscribers) cancelChannel.publish({ task, domain: where(task) });
     },
     end(task: Task): void {
       if (!endChannel.hasSubscribers) return;
       const status = task.status;
-      endChannel.publish({ task, domain, status, error: status === "resolved" ? undefined : outcomeOf(task) });
+      endChannel.publish({ task, domain: where(task), status, error: status === "resolved" ? undefined : outcomeOf(task) });
     },
   };
 }
