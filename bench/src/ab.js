@@ -28,7 +28,10 @@ const builds = [
 async function scenario(mod, bobbinRow, clock) {
   // The anchors once, then Bobbin's row once per build, all in the same rounds.
   const anchors = mod.contenders({ B: builds[1][1], bobbinError: null }).filter((c) => c.anchor && c.fn);
-  const rows = builds.map(([name, B]) => ({ ...mod.contenders({ B, bobbinError: null }).find((c) => c.contender === bobbinRow), contender: `Bobbin, ${name}` }));
+  const rows = builds.map(([name, B]) => ({
+    ...mod.contenders({ B, bobbinError: null }).find((c) => c.contender === bobbinRow),
+    contender: `Bobbin, ${name}`,
+  }));
   const list = [...anchors, ...rows];
   const expect = mod.expected ?? ((n) => n);
   const timings = await measureInterleaved(list, { iters: rounds, clock, expect, label: mod.SCENARIO });

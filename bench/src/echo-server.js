@@ -1,7 +1,8 @@
 // The echo servers of bench/src/echo.js, one per child process so each is
 // measured alone: `node echo-server.js net` (plain Node `net`, 'data' →
-// write) or `node echo-server.js bobbin [flush]` (@bobbin/unix on its libuv
-// backend: accept loop + one fiber per connection doing read → write).
+// write) or `node echo-server.js bobbin [flush] [recorder]` (@bobbin/unix on its
+// libuv backend: accept loop + one fiber per connection doing read → write;
+// `recorder`: with run's flightRecorder, a ring of 4,096 kernel events).
 //
 // Prints "PORT <n>" once listening. On stdin, the protocol of
 // echo-common.js's serveCommands: "cpu" → prints "CPU <user µs> <system µs>"
@@ -24,7 +25,8 @@ if (mode === "net") {
 } else if (mode === "bobbin") {
   const U = await loadUnix();
   const B = await loadCore();
-  await serveBobbin(U, B, { backend: () => U.libuv({ flush }), body: bufferEcho(U) });
+  const options = process.argv[4] === "recorder" ? { flightRecorder: 4096 } : {};
+  await serveBobbin(U, B, { backend: () => U.libuv({ flush }), body: bufferEcho(U), options });
 } else {
   console.error(`unknown mode ${mode}`);
   process.exit(2);

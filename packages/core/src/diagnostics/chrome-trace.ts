@@ -98,8 +98,9 @@ class Drawing {
 
   constructor(private readonly origin: number) {}
 
+  /** Microseconds since the first event, to the nanosecond (the format allows fractions). */
   private us(at: number): number {
-    return Math.round((at - this.origin) * 1000);
+    return Math.round((at - this.origin) * 1e6) / 1000;
   }
 
   flight(flight: DomainFlight): void {

@@ -26,6 +26,8 @@ import { type Host, Waiting } from "./host.js";
 
 /** The longest run of steps without reading the clock. */
 const MAX_CLOCK_EVERY = 64;
+/** The same while a flight recorder times its events by the loop's clock (see recorder.ts). */
+const MAX_CLOCK_EVERY_RECORDING = 16;
 
 /** @internal */
 export class Loop {
@@ -35,7 +37,12 @@ export class Loop {
   /** Steps between two reads of the clock (see the file comment). */
   private clockEvery = 1;
   /** When the running slice is to end (`performance.now()`): `yieldIfDue` yields past it. */
-  deadline = 0;
+  private deadline = 0;
+  private readonly maxClockEvery: number;
+  /** `yieldIfDue`'s calls left before it reads the clock again, the stride, and when it last did (see `isDue`). */
+  private dueIn = 1;
+  private dueEvery = 1;
+  private lastDue = 0;
   private readonly runFn = (): void => this.run();
   private readonly pollSettledFn = (): void => this.pollSettled();
   /** The backend's `batchWakes`: a wake from a Node callback runs with the rest of that phase's callbacks. */
@@ -47,6 +54,25 @@ export class Loop {
     private readonly sliceMs: number,
   ) {
     this.batchWakes = k.driver?.batchWakes === true;
+    this.maxClockEvery = k.watch?.recording === true ? MAX_CLOCK_EVERY_RECORDING : MAX_CLOCK_EVERY;
+  }
+
+  /**
+   * Whether the running slice is spent (`yieldIfDue`). The clock is read
+   * every `dueEvery` calls, a stride that doubles (up to 128) while calls
+   * come faster than an eighth of a slice apart and halves when they do not,
+   * so that a tight loop pays a fraction of a clock read per call.
+   */
+  isDue(): boolean {
+    if (--this.dueIn > 0) return false;
+    const now = performance.now();
+    const elapsed = now - this.lastDue;
+    this.lastDue = now;
+    const budget = this.sliceMs / 8;
+    if (elapsed * 2 <= budget) this.dueEvery = Math.min(this.dueEvery * 2, 128);
+    else if (elapsed > budget) this.dueEvery = Math.max(1, this.dueEvery >> 1);
+    this.dueIn = this.dueEvery;
+    return now > this.deadline;
   }
 
   /** Makes sure a slice runs soon; cheap to call again before it does. */
@@ -88,6 +114,7 @@ export class Loop {
     const deadline = lastClock + this.sliceMs;
     this.deadline = deadline;
     const watch = k.watch;
+    watch?.clock(lastClock);
     let sincePoll = 0;
     let untilCheck = this.clockEvery;
     for (;;) {
@@ -109,6 +136,7 @@ export class Loop {
         if (driver !== null && driver.waiting() !== Waiting.Nothing) this.poll(false);
       }
       const now = performance.now();
+      if (watch !== null) watch.clock(now);
       if (now > deadline) {
         this.continueAfterNodeTurn();
         return;
@@ -126,7 +154,7 @@ export class Loop {
   private adaptClock(elapsed: number): number {
     const budget = this.sliceMs / 4;
     const every = this.clockEvery;
-    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, MAX_CLOCK_EVERY, this.pollEvery);
+    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, this.maxClockEvery, this.pollEvery);
     else this.clockEvery = Math.max(1, Math.floor((budget * every) / elapsed));
     return this.clockEvery;
   }

@@ -7,9 +7,15 @@
  * spawn, start, park, wake, cancel, end — plus three the loop reports while
  * it records (watch.ts): a step begins (`run`), the events backend reported
  * points ready (`io`), a slice ends (`idle`). Recording stores into
- * preallocated arrays and reads the clock once per step, slice and poll;
- * turning events into words (names, what a task waits on) waits until
- * someone reads the ring.
+ * preallocated arrays; turning events into words (names, what a task waits
+ * on) waits until someone reads the ring.
+ *
+ * A clock read costs more than recording a step (from 25 ns to over 150 ns,
+ * as machines go), so events are not timed one by one: each carries the
+ * loop's last clock read — at the start of a slice, every few steps (at most
+ * 16 while recording) and at its end, at an answer of the events backend, at
+ * a wake from a Node callback — and reading the ring spreads the events
+ * between two reads evenly over that interval, in their order.
  */
 import { describeWaiter } from "./guards.js";
 import { waiterOf } from "./state.js";
@@ -57,7 +63,11 @@ export interface FlightTask {
  */
 export interface FlightEvent {
   readonly kind: FlightEventKind;
-  /** When, in ms since the epoch (sub-millisecond): comparable across the domains of a run. */
+  /**
+   * When, in ms since the epoch: comparable across the domains of a run.
+   * The clock is read every few steps (see the `flightRecorder` option);
+   * the events between two reads are spread evenly between them.
+   */
   readonly at: number;
   /** The domain it happened on (the task's, for events of a task). */
   readonly domain: number;
@@ -113,7 +123,7 @@ export class FlightRecorder implements Tracer {
   private next = 0;
   /** Events recorded since the start, overwritten ones included. */
   private total = 0;
-  /** The last clock read: events within a step carry the step's time. */
+  /** The last clock read: an event carries it, and reading the ring spreads the events between two reads. */
   private now = performance.now();
   /**
    * The task whose step runs, from its `run` until the slice ends or polls:
@@ -166,9 +176,13 @@ export class FlightRecorder implements Tracer {
     this.push(Kind.End, task, null, null);
   }
 
-  /** @internal A step of `task` begins at `now` (the loop's clock read). */
-  run(task: Task, now: number): void {
+  /** @internal The loop read its clock: `now`. */
+  clock(now: number): void {
     this.now = now;
+  }
+
+  /** @internal A step of `task` begins. */
+  run(task: Task): void {
     this.stepping = task;
     this.push(Kind.Run, task, null, null);
   }
@@ -194,7 +208,7 @@ export class FlightRecorder implements Tracer {
   flight(domain: number, domainOf: (task: Task) => number): DomainFlight {
     const n = Math.min(this.total, this.capacity);
     const first = this.total > this.capacity ? this.next : 0;
-    const origin = performance.timeOrigin;
+    const at = this.spread(first, n);
     const events: FlightEvent[] = [];
     for (let j = 0; j < n; j++) {
       const i = (first + j) % this.capacity;
@@ -203,7 +217,7 @@ export class FlightRecorder implements Tracer {
       const other = this.others[i]!;
       events.push({
         kind: KIND_NAMES[kind]!,
-        at: origin + this.times[i]!,
+        at: at[j]!,
         domain: task === null ? domain : domainOf(task),
         task: task === null ? null : { uid: task.uid, name: task.name },
         by: other === null ? null : { uid: other.uid, name: other.name },
@@ -211,6 +225,26 @@ export class FlightRecorder implements Tracer {
       });
     }
     return { domain, events, dropped: this.total - n };
+  }
+
+  /**
+   * The times of the `n` events from ring index `first`, in ms since the
+   * epoch: each run of events that carry the same clock read is spread
+   * evenly from it to the next read (the last run stays at its read).
+   */
+  private spread(first: number, n: number): Float64Array {
+    const at = new Float64Array(n);
+    const origin = performance.timeOrigin;
+    let start = 0;
+    while (start < n) {
+      const t0 = this.times[(first + start) % this.capacity]!;
+      let end = start + 1;
+      while (end < n && this.times[(first + end) % this.capacity] === t0) end++;
+      const span = end < n ? this.times[(first + end) % this.capacity]! - t0 : 0;
+      for (let j = start; j < end; j++) at[j] = origin + t0 + (span * (j - start)) / (end - start);
+      start = end;
+    }
+    return at;
   }
 }
 

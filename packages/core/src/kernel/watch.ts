@@ -1,8 +1,10 @@
 /**
  * The loop's step when the run watches its steps: the flight recorder
- * (recorder.ts) hears each step begin and each slice end, the blocking watch
- * (blocking.ts) how long each step ran. A run that does neither steps with
- * `step` itself (loop.ts chooses once per slice).
+ * (recorder.ts) hears each step begin, each slice end and each read of the
+ * loop's clock; the blocking watch (blocking.ts) how long each step ran,
+ * which costs two clock reads per step (the recorder then takes its times
+ * from them). A run that does neither steps with `step` itself (loop.ts
+ * chooses once per slice).
  */
 import type { BlockingWatch } from "./blocking.js";
 import { step } from "./fiber.js";
@@ -17,18 +19,30 @@ export class StepWatch {
     private readonly blocking: BlockingWatch | null,
   ) {}
 
+  /** Whether a flight recorder times its events by the loop's clock (the loop then reads it more often). */
+  get recording(): boolean {
+    return this.recorder !== null && this.blocking === null;
+  }
+
   /** Runs one step of `task`, as `step` does, and tells the recorder and the blocking watch. */
   step(k: Host, task: Task): void {
-    const start = performance.now();
-    this.recorder?.run(task, start);
     const blocking = this.blocking;
     if (blocking === null) {
+      this.recorder!.run(task);
       step(k, task);
       return;
     }
+    const start = performance.now();
+    this.recorder?.clock(start);
+    this.recorder?.run(task);
     const flags = task.flags;
     step(k, task);
     blocking.stepped(task, flags, performance.now() - start);
+  }
+
+  /** The loop read its clock: `now`. */
+  clock(now: number): void {
+    this.recorder?.clock(now);
   }
 
   /** A slice of the loop ended. */
