@@ -146,7 +146,7 @@ export class Kernel implements Host {
   }
 
   flight(): DomainFlight | null {
-    return this.recorder?.flight(this.domain, (task) => this.domainOf(task)) ?? null;
+    return this.recorder?.flight(this.domain, (task) => this.domainOf(task), this.life.topTasks()) ?? null;
   }
 
   /** The next task's uid: increasing in spawn order, the root's is 1. */

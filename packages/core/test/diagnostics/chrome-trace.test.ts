@@ -42,7 +42,8 @@ describe("chromeTrace", () => {
     const starts = events.filter((e) => e.ph === "s");
     expect(starts.length).toBeGreaterThanOrEqual(1);
     const flowOf = (id: number) => events.find((e) => e.ph === "f" && e.id === id)!;
-    const stepAround = (ts: number) => events.findLast((e) => e.ph === "X" && e.tid === 0 && e.ts <= ts && ts <= e.ts + e.dur!)!.name;
+    const stepAround = (ts: number) =>
+      [...events].reverse().find((e) => e.ph === "X" && e.tid === 0 && e.ts <= ts && ts <= e.ts + e.dur!)!.name;
     const stepFrom = (ts: number) => events.find((e) => e.ph === "X" && e.tid === 0 && e.ts === ts)!.name;
     expect(starts.map((s) => `${stepAround(s.ts)} → ${stepFrom(flowOf(s.id!).ts)}`)).toContain("producer#3 → consumer#2");
   });

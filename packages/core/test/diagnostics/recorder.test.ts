@@ -74,7 +74,7 @@ describe("the flight recorder", () => {
       for (let i = 0; i < 50; i++) yield* B.yieldNow();
     });
     expect(lines).toHaveLength(8);
-    expect(dropped).toBe(2 + 50 - 8); // root's run and start, then a run per yield
+    expect(dropped).toBe(1 + 50 - 8); // root's first step (its run and start, one slot), then a run per yield
     expect(lines.at(-1)).toBe("run root#1"); // the step that took the dump
   });
 
