@@ -29,6 +29,9 @@ const app = await Application.bootstrapWithPlugins({
   readme: "none",
   excludeInternal: true,
   excludePrivate: true,
+  // Members inherited from Node's classes (`Request` is an `http.IncomingMessage`) link to Node's
+  // own pages by relative paths that do not exist here; Node documents them.
+  excludeExternals: true,
   githubPages: false,
   logLevel: LogLevel.Warn,
 });

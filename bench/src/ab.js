@@ -1,5 +1,5 @@
 // A/B of two builds of @bobbin/core on the kernel's rows: the context switch and spawn + await, each
-// build beside the scenario's anchors, all in shared rounds in one process (see `measureInterleaved`), so
+// build beside the scenario's anchors, all in shared rounds in one process (see `interleave`), so
 // that a change to the kernel is measured against what it replaces under the same load.
 //
 //   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N]
@@ -8,7 +8,7 @@
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { computeRatios, fmtRatio, fmtValue, measureInterleaved } from "./harness.js";
+import { computeRatios, fmtRatio, fmtValue, interleave } from "./harness.js";
 import * as spawnAwait from "./spawn-await.js";
 import * as contextSwitch from "./switch.js";
 
@@ -34,8 +34,9 @@ async function scenario(mod, bobbinRow, clock) {
   }));
   const list = [...anchors, ...rows];
   const expect = mod.expected ?? ((n) => n);
-  const timings = await measureInterleaved(list, { iters: rounds, clock, expect, label: mod.SCENARIO });
-  const table = list.map((c, i) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings[i].perOp }));
+  const timings = await interleave(list, { rounds, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
+  for (const [c, t] of timings) if (t.error) throw new Error(`${mod.SCENARIO} ${c.contender}: ${t.error}`);
+  const table = list.map((c) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings.get(c).perOp }));
   computeRatios(table);
   console.log(`\n${mod.SCENARIO} (${clock} time, medians of ${rounds} rounds)`);
   for (const r of table) {

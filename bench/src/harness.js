@@ -1,6 +1,7 @@
 // Shared harness: machine info, timing with warm-up + median, result rows,
 // console table and Markdown output. No dependencies beyond Node itself.
 
+import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, resolve } from "node:path";
@@ -69,35 +70,76 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
 }
 
 /**
- * Times several contenders round by round: each runs once per round, in an
- * order that rotates, so that a burst of load from another process falls on
- * all of them rather than on one; after `warmup` rounds, `iters` are kept.
- * Each run is timed twice: wall time, and the process's CPU time (all its
+ * Times several contenders ({ contender, n, fn }) round by round: each runs
+ * once per round, in an order that rotates, so that a burst of load from
+ * another process falls on all of them rather than on one; after `warmup`
+ * rounds, `rounds` are kept. With `collect`, a full `gc()` runs before every
+ * run. Each run is timed twice: wall time, and the process's CPU time (all its
  * threads: on a loaded machine it counts what the run did, not how long it
- * waited for a core). Returns, per contender, the median per operation on
- * `clock` ("wall" or "cpu") and the samples.
+ * waited for a core). `fn(n)` must return `expected(n)`; a contender that
+ * fails or times out runs no more. Returns a Map: per contender, the median
+ * per unit of `n` on `clock` ("wall" or "cpu") and its samples (and both
+ * medians, `wall` and `cpu`), or the error that stopped it.
  */
-export async function measureInterleaved(list, { warmup = 2, iters = 7, expect, clock = "wall", timeoutMs = 60_000, label = "bench" }) {
-  const samples = list.map(() => ({ wall: [], cpu: [] }));
+export async function interleave(
+  contenders,
+  { warmup = 2, rounds = 7, collect = false, clock = "wall", expected = (n) => n, timeoutMs = 300_000, label = "" },
+) {
+  const live = contenders.filter((c) => c.fn && !c.error);
+  const samples = new Map(live.map((c) => [c, { wall: [], cpu: [] }]));
+  const failed = new Map();
   gc();
-  for (let round = 0; round < warmup + iters; round++) {
-    for (let k = 0; k < list.length; k++) {
-      const i = (k + round) % list.length;
-      const c = list[i];
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      const r = await withTimeout(Promise.resolve(c.fn(c.n)), timeoutMs, `${label} ${c.contender}`);
-      const t1 = performance.now();
-      const cpu = process.cpuUsage(cpu0);
-      if (expect !== undefined && r !== expect(c.n)) {
-        throw new Error(`${label} ${c.contender}: wrong result ${String(r)} (expected ${String(expect(c.n))})`);
+  for (let round = 0; round < warmup + rounds; round++) {
+    for (let k = 0; k < live.length; k++) {
+      const c = live[(round + k) % live.length];
+      if (failed.has(c)) continue;
+      if (collect) gc();
+      try {
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        const answer = await withTimeout(Promise.resolve(c.fn(c.n)), timeoutMs, `${label} ${c.contender}`);
+        const t1 = performance.now();
+        const cpu = process.cpuUsage(cpu0);
+        const want = expected(c.n);
+        if (answer !== want) throw new Error(`wrong answer ${String(answer)} (expected ${String(want)})`);
+        if (round < warmup) continue;
+        samples.get(c).wall.push(((t1 - t0) * 1e6) / c.n);
+        samples.get(c).cpu.push(((cpu.user + cpu.system) * 1e3) / c.n);
+      } catch (e) {
+        failed.set(c, errorMessage(e));
       }
-      if (round < warmup) continue;
-      samples[i].wall.push(((t1 - t0) * 1e6) / c.n);
-      samples[i].cpu.push(((cpu.user + cpu.system) * 1e3) / c.n);
     }
   }
-  return samples.map((s) => ({ perOp: median(s[clock]), samples: s[clock], wall: median(s.wall), cpu: median(s.cpu) }));
+  return new Map(
+    contenders.map((c) => {
+      const error = c.error ?? (c.fn ? failed.get(c) : "not available");
+      if (error) return [c, { error }];
+      const s = samples.get(c);
+      return [c, { perOp: median(s[clock]), samples: s[clock], wall: median(s.wall), cpu: median(s.cpu) }];
+    }),
+  );
+}
+
+/**
+ * Runs `node <args>` (a benchmark's child process) and resolves with the JSON
+ * of the last line it printed; rejects with the last line of its stderr, or
+ * says it was killed after `timeoutMs`.
+ */
+export function childJson(args, { timeoutMs = 120_000, env = process.env } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { timeout: timeoutMs, maxBuffer: 1 << 20, env }, (err, stdout, stderr) => {
+      if (err) {
+        const why = err.killed ? `killed after ${timeoutMs / 1000}s` : (stderr.trim().split("\n").filter(Boolean).pop() ?? err.message);
+        reject(new Error(why));
+        return;
+      }
+      try {
+        resolve(JSON.parse(stdout.trim().split("\n").pop()));
+      } catch {
+        reject(new Error(`unreadable output from child: ${stdout.slice(0, 200)}`));
+      }
+    });
+  });
 }
 
 /** An error's first message (for a row's `error`). */
@@ -111,19 +153,28 @@ export const errorMessage = (e) => (e?.message ? e.message : String(e));
  * runs, 7 by default), one contender after another, and every checksum must
  * equal `expect(n)` (n by default); `check(c)` runs first if given.
  * `interleave: { iters, clock }` times the contenders together instead, round
- * by round (`measureInterleaved`; those marked `apart`, too slow to share
+ * by round (`interleave`; those marked `apart`, too slow to share
  * rounds, still one after another), reporting `clock` time ("wall" or "cpu").
  * `measureOne(c)` (→ { perOp, samples }) replaces the timing, e.g. for memory
  * rows (`kind: "bytes"`).
  */
-export async function runContenders(results, list, { scenario, kind = "time", expect = (n) => n, check, measureOne, interleave } = {}) {
-  const together = interleave ? list.filter((c) => c.fn && !c.error && !c.apart) : [];
-  const measured = new Map();
+export async function runContenders(
+  results,
+  list,
+  { scenario, kind = "time", expect = (n) => n, check, measureOne, interleave: shared } = {},
+) {
+  const together = shared ? list.filter((c) => c.fn && !c.error && !c.apart) : [];
+  let measured = new Map();
   if (together.length !== 0) {
     try {
       if (check) for (const c of together) await check(c);
-      const timings = await measureInterleaved(together, { iters: interleave.iters, clock: interleave.clock, expect, label: scenario });
-      together.forEach((c, i) => measured.set(c, timings[i]));
+      measured = await interleave(together, {
+        rounds: shared.iters,
+        clock: shared.clock,
+        expected: expect,
+        timeoutMs: 60_000,
+        label: scenario,
+      });
     } catch (e) {
       for (const c of together) measured.set(c, { error: errorMessage(e) });
     }
@@ -281,12 +332,12 @@ export function textNotes(rows, extra = []) {
   return notes.length ? `Notes:\n${notes.map((n) => `  - ${n}`).join("\n")}` : "";
 }
 
-export function markdown(rows, m, { started, seconds, extraNotes = [] }) {
+export function markdown(rows, m, { started, seconds, extraNotes = [], title = "@bobbin/core benchmarks", command = "pnpm bench" }) {
   const esc = (s) => String(s).replace(/\|/g, "\\|");
   const out = [];
-  out.push("# @bobbin/core benchmarks");
+  out.push(`# ${title}`);
   out.push("");
-  out.push(`Generated by \`pnpm bench\` on ${started.toISOString()} (${seconds.toFixed(0)} s run).`);
+  out.push(`Generated by \`${command}\` on ${started.toISOString()} (${seconds.toFixed(0)} s run).`);
   out.push("");
   out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.platform}, Node ${m.node} (V8 ${m.v8}).`);
   out.push("");

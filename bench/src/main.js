@@ -1,11 +1,12 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,domains,sync,echo,native,http,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,domains,sync,chanops,programs,echo,native,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import * as channelOps from "./channel-ops.js";
 import * as channels from "./channels.js";
 import * as domains from "./domains.js";
 import * as echo from "./echo.js";
@@ -14,6 +15,7 @@ import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes
 import * as http from "./http.js";
 import * as memory from "./memory.js";
 import * as nativeEcho from "./native-echo.js";
+import * as programs from "./programs.js";
 import * as recorder from "./recorder.js";
 import * as recursion from "./recursion.js";
 import * as sim from "./sim.js";
@@ -35,6 +37,8 @@ const SCENARIOS = [
   ["yieldifdue", yieldIfDue],
   ["domains", domains],
   ["sync", sync],
+  ["chanops", channelOps],
+  ["programs", programs],
   ["echo", echo],
   ["native", nativeEcho],
   ["http", http],

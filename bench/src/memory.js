@@ -14,10 +14,9 @@
 // one array of handles, one of tasks; the raw generator needs only one) that the
 // parent needs to wake and await it.
 
-import { execFile } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { bobbinSpecifier, gc, median, QUICK, runContenders } from "./harness.js";
+import { bobbinSpecifier, childJson, gc, median, QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "suspended fiber memory";
 const SELF = fileURLToPath(import.meta.url);
@@ -190,25 +189,7 @@ async function child(name, n, rounds) {
 // ------------------------------------------------------------------ parent side
 
 function runChild(name, n, rounds, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ["--expose-gc", "--max-old-space-size=12288", SELF, "--child", name, String(n), String(rounds)],
-      { timeout: timeoutMs, maxBuffer: 1 << 20 },
-      (err, stdout, stderr) => {
-        if (err) {
-          const why = err.killed ? `killed after ${timeoutMs / 1000}s` : (stderr.trim().split("\n").filter(Boolean).pop() ?? err.message);
-          reject(new Error(why));
-          return;
-        }
-        try {
-          resolve(JSON.parse(stdout.trim().split("\n").pop()));
-        } catch {
-          reject(new Error(`unreadable output from child: ${stdout.slice(0, 200)}`));
-        }
-      },
-    );
-  });
+  return childJson(["--expose-gc", "--max-old-space-size=12288", SELF, "--child", name, String(n), String(rounds)], { timeoutMs });
 }
 
 export function contenders({ B, bobbinError }) {

@@ -98,7 +98,7 @@ export function contenders({ B, bobbinError }) {
   ];
 }
 
-/** async/await and Bobbin share rounds (see `measureInterleaved`); the others run apart. */
+/** async/await and Bobbin share rounds (see `interleave`); the others run apart. */
 export const INTERLEAVE = { iters: 9, clock: "wall" };
 
 export async function run(results, ctx) {

@@ -318,7 +318,7 @@ export function contenders({ B, bobbinError }) {
   ];
 }
 
-/** The anchors and Bobbin share rounds (see `measureInterleaved`), timed in CPU time; the others run apart. */
+/** The anchors and Bobbin share rounds (see `interleave`), timed in CPU time; the others run apart. */
 export const INTERLEAVE = { iters: 15, clock: "cpu" };
 
 export async function run(results, ctx) {

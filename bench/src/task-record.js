@@ -17,9 +17,8 @@
 //
 //   node --expose-gc src/task-record.js --child <contender> <n>
 
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { bobbinSpecifier, gc, median, QUICK, runContenders } from "./harness.js";
+import { bobbinSpecifier, childJson, gc, median, QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "task record";
 export const AWAIT_SCENARIO = "await of an ended child";
@@ -123,21 +122,7 @@ async function childMain(name, n, rounds) {
 }
 
 function runChild(name, n, rounds) {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ["--expose-gc", "--max-semi-space-size=256", SELF, "--child", name, String(n), String(rounds)],
-      { timeout: 120_000, maxBuffer: 1 << 20 },
-      (err, stdout, stderr) => {
-        if (err) return reject(new Error(stderr.trim().split("\n").filter(Boolean).pop() ?? err.message));
-        try {
-          resolve(JSON.parse(stdout.trim().split("\n").pop()));
-        } catch {
-          reject(new Error(`unreadable output from child: ${stdout.slice(0, 200)}`));
-        }
-      },
-    );
-  });
+  return childJson(["--expose-gc", "--max-semi-space-size=256", SELF, "--child", name, String(n), String(rounds)]);
 }
 
 export async function run(results, { B, bobbinError }) {

@@ -27,6 +27,9 @@ import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
 
+/** What `yield*` reads when a select ends: one object, reused, since `yield*` reads it at once. */
+const FINISHED: IteratorReturnResult<unknown> = { done: true, value: undefined };
+
 const OFFERING = 0;
 const WAITING = 1;
 const DECIDED = 2;
@@ -100,7 +103,7 @@ function describeCase(c: SelectCase<unknown>, registration: unknown): string {
  * @example
  * ```ts
  * // in a channel's send, for a receiver waiting with (choice, index):
- * if (receiver.choice.claim(receiver.index, { done: false, value })) return true;   // delivered
+ * if (receiver.choice.claim(receiver.index, value)) return true;   // delivered
  * // false: that select was decided elsewhere (or its task left): try the next receiver
  * ```
  * @throws RangeError from `claim`/`fail` for an index that is not one of the select's.
@@ -238,7 +241,8 @@ export class Choice {
     const outcome = this.outcome;
     this.outcome = undefined;
     if (this.failed) throw outcome;
-    return { done: true, value: this.lone ? outcome : { index: this.winner, value: outcome } };
+    FINISHED.value = this.lone ? outcome : { index: this.winner, value: outcome };
+    return FINISHED;
   }
 
   /** @internal */
@@ -288,6 +292,16 @@ export type Selected<Cs extends readonly SelectCase<unknown>[]> = {
 }[number];
 
 class Select<T> implements Operation<T> {
+  /**
+   * @internal A choice and a select kept for the life of the program. V8
+   * reaches the map that a constructor's field assignments give an object
+   * only through weak transitions: once every choice has died, a full
+   * collection frees that map and throws away every optimised function
+   * compiled against it, so a program whose selects all come and go between
+   * collections ran unoptimised after each one. A live object keeps its map.
+   */
+  static readonly shapes: readonly object[] = [new Choice([], true), new Select([])];
+
   constructor(private readonly cases: readonly SelectCase<unknown>[]) {}
 
   [Symbol.iterator](): Iterator<Instruction, T, unknown> {
@@ -308,7 +322,7 @@ class Select<T> implements Operation<T> {
  * @example
  * ```ts
  * const r = yield* B.select([jobs.recv(), results.send(last), B.timeout(1000)]);
- * if (r.index === 0 && !r.value.done) handle(r.value.value);
+ * if (r.index === 0 && r.value !== END) handle(r.value);   // END: `@bobbin/sync`'s end of a channel
  * else if (r.index === 2) console.log("idle for a second");
  * ```
  * @throws the error of the case that happened with one (a send on a closed channel).

@@ -11,7 +11,7 @@ import * as H from "@bobbin/http";
 import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
 import { INSTRUMENTS, type InstrumentOptions, instrument, measureTasks, traceTasks } from "@bobbin/opentelemetry";
 import { type Build, CheckFailed, check, type LinkOptions, replay, Sim, SimDeadlock, simulated, type Trace } from "@bobbin/sim";
-import { Broadcast, Channel, Condition, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
+import { Broadcast, Channel, Condition, END, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";
 import { activeHandles, type ConformanceOptions, conformance, leaked } from "@bobbin/unix/conformance";
 import { metrics, trace } from "@opentelemetry/api";
@@ -118,7 +118,7 @@ export function* crawl(
   const counted = yield* B.group({ limit: 4 }, function* (g) {
     for (let i = 0; i < 4; i++) {
       g.spawn({ name: `worker ${i}` }, function* () {
-        for (let r = yield* jobs.recv(); !r.done; r = yield* jobs.recv()) pages.publish(yield* fetchPage(r.value));
+        for (let url = yield* jobs.recv(); url !== END; url = yield* jobs.recv()) pages.publish(yield* fetchPage(url));
       });
     }
     for (const url of urls) yield* jobs.send(url);

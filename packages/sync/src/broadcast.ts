@@ -6,9 +6,10 @@
  * subscriber receives says how many it missed just before it (`missed`).
  */
 import { describe, type SelectCase } from "@bobbin/core";
+import { EMPTY } from "./end.js";
 import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";
-import { ENDED, endReceivers, handToReceiver, Receive, type Waiting } from "./receive.js";
+import { endReceivers, handToReceiver, Receive, type Receiver } from "./receive.js";
 import { keepLocal } from "./shared/portable.js";
 import { nextSerial, WaitQueue } from "./waiters.js";
 
@@ -24,6 +25,9 @@ import { nextSerial, WaitQueue } from "./waiters.js";
  */
 export type BroadcastReceived<T> = { readonly done: false; readonly value: T; readonly missed: number } | { readonly done: true };
 
+/** The end of a subscription (one frozen object). */
+const ENDED: { readonly done: true } = Object.freeze({ done: true });
+
 /**
  * One subscriber's view of a {@link Broadcast}: the values published since
  * it subscribed, in order, buffered up to the broadcast's capacity. Read them
@@ -34,7 +38,7 @@ export type BroadcastReceived<T> = { readonly done: false; readonly value: T; re
  * using sub = news.subscribe();
  * for (let r = yield* sub.recv(); !r.done; r = yield* sub.recv()) yield* show(r.value);
  * ```
- * @throws Cancelled from a `recv` cancelled while waiting; TypeError outside a task.
+ * @throws Cancelled from a `recv` cancelled while waiting; TypeError when it would wait outside a task.
  */
 export class Subscription<T> implements Disposable {
   /** @internal */ private readonly buffer = new Fifo<T>();
@@ -42,8 +46,10 @@ export class Subscription<T> implements Disposable {
   private gap = 0;
   /** @internal */ private totalMissed = 0;
   /** @internal */ private ended = false;
-  /** @internal Selects waiting to receive. */
-  readonly receivers = new WaitQueue<Waiting<undefined>>();
+  /** @internal Tasks and selects waiting to receive. */
+  readonly receivers = new WaitQueue<Receiver<BroadcastReceived<T>>>();
+  /** @internal The operation every `recv()` returns. */
+  private readonly receive: Receive<BroadcastReceived<T>> = new Receive<BroadcastReceived<T>>(this);
 
   /** @internal */
   constructor(
@@ -74,17 +80,18 @@ export class Subscription<T> implements Disposable {
   /**
    * Receives the next value: `{ done: false, value, missed }`; waits while
    * there is none; `{ done: true }` once the broadcast (or the subscription)
-   * is closed and the buffered values were received. A select case, and an
-   * operation on its own.
+   * is closed and the buffered values were received. The same operation
+   * every time: a select case, and an operation on its own.
    *
    * @example
    * ```ts
    * const r = yield* sub.recv();
    * ```
    * @throws Cancelled when the task is cancelled while waiting (it took nothing).
+   * @throws TypeError (from `yield*`) when it would wait outside a task.
    */
   recv(): SelectCase<BroadcastReceived<T>> {
-    return new Receive<BroadcastReceived<T>>(this);
+    return this.receive;
   }
 
   /**
@@ -97,12 +104,18 @@ export class Subscription<T> implements Disposable {
    * ```
    */
   tryRecv(): BroadcastReceived<T> | undefined {
+    const r = this.poll();
+    return r === EMPTY ? undefined : r;
+  }
+
+  /** @internal What `recv()` takes at once: the next value, the end, or `EMPTY`. */
+  poll(): BroadcastReceived<T> | typeof EMPTY {
     if (this.buffer.size !== 0) {
       const missed = this.gap;
       this.gap = 0;
       return { done: false, value: this.buffer.shift(), missed };
     }
-    return this.ended ? ENDED : undefined;
+    return this.ended ? ENDED : EMPTY;
   }
 
   /**

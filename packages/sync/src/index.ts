@@ -38,6 +38,7 @@ export type { Body } from "./call.js";
 export { Channel } from "./channel.js";
 export { Computation, type Failure } from "./computation.js";
 export { Condition } from "./condition.js";
+export { EMPTY, END } from "./end.js";
 export { AlreadyOwned, ChannelClosed, LazyUndefined, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked, NoParent } from "./errors.js";
 export { Lazy } from "./lazy.js";
 export { Mutex, MutexGuard } from "./mutex.js";

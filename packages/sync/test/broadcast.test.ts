@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
 import { Broadcast, type BroadcastReceived, ChannelClosed } from "../src/index.js";
-import { drain, forever, pause } from "./helpers.js";
+import { drainSubscription } from "./drain.js";
+import { forever, pause } from "./helpers.js";
 
 describe("Broadcast", () => {
   it("every subscriber receives every value published after it subscribed, in order", async () => {
@@ -11,7 +12,7 @@ describe("Broadcast", () => {
       room.publish("a");
       const late = room.subscribe();
       expect(room.publish("b")).toBe(2);
-      const readers = [early, late].map((sub) => B.spawn(drain<string>, sub));
+      const readers = [early, late].map((sub) => B.spawn(drainSubscription<string>, sub));
       yield* pause(2);
       room.publish("c"); // handed straight to the waiting readers
       room.close();
@@ -55,7 +56,7 @@ describe("Broadcast", () => {
       expect(b.close()).toBe(true);
       expect(b.close()).toBe(false);
       expect(() => b.publish(2)).toThrow(ChannelClosed);
-      expect(yield* drain(sub)).toEqual([1]);
+      expect(yield* drainSubscription(sub)).toEqual([1]);
       expect(b.subscribe().tryRecv()).toEqual({ done: true });
       expect(b.subscribers).toBe(0);
     });

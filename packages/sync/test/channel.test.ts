@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it, vi } from "vitest";
-import { Channel, ChannelClosed } from "../src/index.js";
-import { drain, forever, pause, prng } from "./helpers.js";
+import { Channel, ChannelClosed, EMPTY, END } from "../src/index.js";
+import { drain } from "./drain.js";
+import { forever, pause, prng } from "./helpers.js";
 
 /**
  * Watches the timers the code under test sets (with the global `setTimeout`)
@@ -35,6 +36,16 @@ function watchTimers(): { pending(): number; stop(): void } {
       clearSpy.mockRestore();
     },
   };
+}
+
+/** What `yield* op` throws; a test failure when it does not throw. */
+function* thrownBy(op: B.Operation<unknown>): Generator<B.Instruction, unknown, unknown> {
+  try {
+    yield* op;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the operation to throw");
 }
 
 describe("Channel: send, recv, close", () => {
@@ -71,7 +82,7 @@ describe("Channel: send, recv, close", () => {
       });
       yield* pause(2);
       expect(ch.waiters.senders).toBe(1);
-      expect(yield* ch.recv()).toEqual({ done: false, value: 1 });
+      expect(yield* ch.recv()).toEqual(1);
       // The waiting sender's value took the room at once.
       expect(ch.size).toBe(2);
       yield* B.awaitExn(third);
@@ -92,7 +103,7 @@ describe("Channel: send, recv, close", () => {
     });
   });
 
-  it("close: receivers get what is buffered, then { done: true }; sends throw ChannelClosed", async () => {
+  it("close: receivers get what is buffered, then END; sends throw ChannelClosed", async () => {
     const ch = new Channel<string>(4);
     const r = await B.run(function* () {
       yield* ch.send("a");
@@ -100,19 +111,14 @@ describe("Channel: send, recv, close", () => {
       expect(ch.close()).toBe(false);
       expect(ch.isClosed).toBe(true);
       expect(() => ch.trySend("b")).toThrow(ChannelClosed);
-      let thrown: unknown;
-      try {
-        yield* ch.send("b");
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = yield* thrownBy(ch.send("b"));
       expect(thrown).toBeInstanceOf(ChannelClosed);
       return [yield* ch.recv(), yield* ch.recv(), ch.tryRecv()];
     });
-    expect(r).toEqual([{ done: false, value: "a" }, { done: true }, { done: true }]);
+    expect(r).toEqual(["a", END, END]);
   });
 
-  it("close wakes waiting receivers with { done: true } and waiting senders with ChannelClosed", async () => {
+  it("close wakes waiting receivers with END and waiting senders with ChannelClosed", async () => {
     const empty = new Channel<number>();
     const full = new Channel<number>(1);
     await B.run(function* () {
@@ -126,7 +132,7 @@ describe("Channel: send, recv, close", () => {
       yield* pause(2);
       empty.close();
       full.close();
-      expect(yield* B.awaitExn(receiver)).toEqual({ done: true });
+      expect(yield* B.awaitExn(receiver)).toEqual(END);
       expect((yield* B.awaitTask(sender)).ok).toBe(false);
       expect(yield* drain(full)).toEqual([1]);
     });
@@ -137,8 +143,8 @@ describe("Channel: send, recv, close", () => {
     await B.run(function* () {
       const receivers = ["r0", "r1", "r2"].map((name) =>
         B.spawn(function* () {
-          const r = yield* ch.recv();
-          return `${name}=${r.done ? "end" : r.value}`;
+          const v = yield* ch.recv();
+          return `${name}=${v === END ? "end" : v}`;
         }),
       );
       yield* pause(2);
@@ -157,7 +163,7 @@ describe("Channel: send, recv, close", () => {
       ch.close(); // the waiting senders fail; none of their values was delivered
       const results = yield* B.awaitAll(senders);
       expect(results.every((r) => !r.ok && r.error instanceof ChannelClosed)).toBe(true);
-      expect(ch.tryRecv()).toEqual({ done: true });
+      expect(ch.tryRecv()).toEqual(END);
     });
   });
 
@@ -165,19 +171,81 @@ describe("Channel: send, recv, close", () => {
     const ch = new Channel<number>();
     await B.run(function* () {
       expect(ch.trySend(1)).toBe(false); // nobody receives
-      expect(ch.tryRecv()).toBeUndefined();
+      expect(ch.tryRecv()).toBe(EMPTY);
       const receiver = B.spawn(function* () {
         return yield* ch.recv();
       });
       yield* pause(2);
       expect(ch.trySend(5)).toBe(true);
-      expect(yield* B.awaitExn(receiver)).toEqual({ done: false, value: 5 });
+      expect(yield* B.awaitExn(receiver)).toEqual(5);
       const sender = B.spawn(function* () {
         yield* ch.send(6);
       });
       yield* pause(2);
-      expect(ch.tryRecv()).toEqual({ done: false, value: 6 });
+      expect(ch.tryRecv()).toEqual(6);
       yield* B.awaitExn(sender);
+    });
+  });
+
+  it("refuses to carry END or EMPTY: they are what receives evaluate to", () => {
+    const ch = new Channel<unknown>(4);
+    expect(() => ch.trySend(END)).toThrow(TypeError);
+    expect(() => ch.send(EMPTY)).toThrow(TypeError);
+    expect(ch.size).toBe(0);
+  });
+
+  it("recv() is one operation, used by any number of tasks at once", async () => {
+    const ch = new Channel<number>();
+    expect(ch.recv()).toBe(ch.recv());
+    await B.run(function* () {
+      const receivers = [0, 1, 2].map(() =>
+        B.spawn(function* () {
+          return yield* ch.recv();
+        }),
+      );
+      yield* pause(2);
+      expect(ch.waiters.receivers).toBe(3);
+      for (const v of [10, 11, 12]) yield* ch.send(v);
+      expect(yield* B.awaitAll(receivers)).toEqual([10, 11, 12].map((value) => ({ ok: true, value })));
+    });
+  });
+
+  it("an operation from send(v) is used once: a second yield* of it is a TypeError, and sends nothing", async () => {
+    const ch = new Channel<number>(4);
+    await B.run(function* () {
+      const op = ch.send(1);
+      yield* op;
+      const thrown = yield* thrownBy(op);
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(String(thrown)).toMatch(/used again.*call send\(v\) again/);
+      expect(ch.size).toBe(1);
+    });
+  });
+
+  it("sends made before any is used are distinct and each delivers its own value", async () => {
+    const ch = new Channel<number>(4);
+    const got = await B.run(function* () {
+      const ops = [ch.send(1), ch.send(2), ch.send(3)];
+      expect(new Set(ops).size).toBe(3);
+      for (const op of ops.reverse()) yield* op;
+      ch.close();
+      return yield* drain(ch);
+    });
+    expect(got).toEqual([3, 2, 1]);
+  });
+
+  it("the channel reuses a used send: an operation kept and used after the next send(v) fails, at its owner's use or its own", async () => {
+    const ch = new Channel<number>(4);
+    await B.run(function* () {
+      const kept = ch.send(1);
+      yield* kept;
+      const next = ch.send(2);
+      expect(next).toBe(kept); // the same object, reused: that is why a send allocates nothing
+      yield* kept; // sends 2: the operation is next's now
+      const thrown = yield* thrownBy(next);
+      expect(thrown).toBeInstanceOf(TypeError);
+      ch.close();
+      expect(yield* drain(ch)).toEqual([1, 2]); // each value once, none twice
     });
   });
 
@@ -200,7 +268,7 @@ describe("Channel: cancellation at every wait", () => {
       yield* B.cancel(first);
       expect(ch.waiters.receivers).toBe(1);
       yield* ch.send(1);
-      expect(yield* B.awaitExn(second)).toEqual({ done: false, value: 1 });
+      expect(yield* B.awaitExn(second)).toEqual(1);
     });
   });
 
@@ -231,7 +299,7 @@ describe("Channel: cancellation at every wait", () => {
       expect(ch.trySend(7)).toBe(true);
       yield* B.cancel(receiver);
     });
-    expect(got).toEqual({ done: false, value: 7 });
+    expect(got).toEqual(7);
   });
 
   it("a rendezvous sender woken by a receiver, then cancelled, delivered its value", async () => {
@@ -242,7 +310,7 @@ describe("Channel: cancellation at every wait", () => {
         yield* forever();
       });
       yield* pause(2);
-      expect(ch.tryRecv()).toEqual({ done: false, value: 9 });
+      expect(ch.tryRecv()).toEqual(9);
       yield* B.cancel(sender);
       expect(ch.waiters.senders).toBe(0);
     });
@@ -256,9 +324,9 @@ describe("Channel in select", () => {
     await B.run(function* () {
       yield* input.send(1);
       const r = yield* B.select([output.send("x"), input.recv()]);
-      expect(r).toEqual({ index: 1, value: { done: false, value: 1 } });
+      expect(r).toEqual({ index: 1, value: 1 });
       expect(output.waiters.senders).toBe(0);
-      expect(output.tryRecv()).toBeUndefined();
+      expect(output.tryRecv()).toBe(EMPTY);
 
       yield* input.send(2);
       const receiver = B.spawn(function* () {
@@ -267,7 +335,7 @@ describe("Channel in select", () => {
       yield* pause(2);
       const s = yield* B.select([output.send("y"), input.recv()]);
       expect(s.index).toBe(0); // the first case that can happen wins
-      expect(yield* B.awaitExn(receiver)).toEqual({ done: false, value: "y" });
+      expect(yield* B.awaitExn(receiver)).toEqual("y");
       expect(input.size).toBe(1); // the receive that lost took nothing
     });
   });
@@ -281,7 +349,7 @@ describe("Channel in select", () => {
       });
       yield* pause(2);
       expect([a.waiters.receivers, b.waiters.senders]).toEqual([1, 1]);
-      expect(yield* b.recv()).toEqual({ done: false, value: 10 });
+      expect(yield* b.recv()).toEqual(10);
       expect(yield* B.awaitExn(chooser)).toEqual({ index: 1, value: undefined });
       expect([a.waiters.receivers, b.waiters.senders]).toEqual([0, 0]);
       expect(a.trySend(1)).toBe(false); // nobody receives on a any more
@@ -299,11 +367,48 @@ describe("Channel in select", () => {
       yield* pause(2);
       const s = yield* B.select([unread.send("no"), ch.send("hi")]);
       expect(s.index).toBe(1);
-      expect(yield* B.awaitExn(receiver)).toEqual({ index: 1, value: { done: false, value: "hi" } });
+      expect(yield* B.awaitExn(receiver)).toEqual({ index: 1, value: "hi" });
       expect([idle.waiters, unread.waiters]).toEqual([
         { senders: 0, receivers: 0 },
         { senders: 0, receivers: 0 },
       ]);
+    });
+  });
+
+  it("tasks in recv() and selects with a recv() case wait in one queue, served in the order they came", async () => {
+    const ch = new Channel<string>();
+    const other = new Channel<string>();
+    await B.run(function* () {
+      const order: string[] = [];
+      const plain = B.spawn(function* () {
+        order.push(`plain=${String(yield* ch.recv())}`);
+      });
+      yield* pause(1);
+      const selecting = B.spawn(function* () {
+        const r = yield* B.select([other.recv(), ch.recv()]);
+        order.push(`select=${String(r.value)}`);
+      });
+      yield* pause(1);
+      const last = B.spawn(function* () {
+        order.push(`last=${String(yield* ch.recv())}`);
+      });
+      yield* pause(2);
+      expect(ch.waiters.receivers).toBe(3);
+      for (const v of ["a", "b", "c"]) yield* ch.send(v);
+      yield* B.awaitAll([plain, selecting, last]);
+      expect(order).toEqual(["plain=a", "select=b", "last=c"]);
+      expect(other.waiters.receivers).toBe(0);
+    });
+  });
+
+  it("a send used in a select is used: the select cannot be run again", async () => {
+    const ch = new Channel<number>(4);
+    await B.run(function* () {
+      const twice = B.select([ch.send(1), B.timeout(5)]);
+      expect((yield* twice).index).toBe(0);
+      const thrown = yield* thrownBy(twice);
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(ch.size).toBe(1);
     });
   });
 
@@ -362,7 +467,7 @@ describe("Channel in select", () => {
         yield* B.cancel(chooser);
         expect([a.waiters.receivers, b.waiters.senders]).toEqual([0, 0]);
         expect(timers.pending()).toBe(0);
-        expect(b.tryRecv()).toBeUndefined(); // the cancelled send delivered nothing
+        expect(b.tryRecv()).toBe(EMPTY); // the cancelled send delivered nothing
       });
     } finally {
       timers.stop();
@@ -377,7 +482,7 @@ describe("Channel in select", () => {
       });
       yield* pause(2);
       ch.close();
-      expect(yield* B.awaitExn(chooser)).toEqual({ index: 0, value: { done: true } });
+      expect(yield* B.awaitExn(chooser)).toEqual({ index: 0, value: END });
     });
   });
 });
@@ -407,7 +512,7 @@ describe("Channel under load", () => {
           const consumer = function* (): Generator<B.Instruction, never, unknown> {
             for (;;) {
               const r = yield* B.select([channels[0]!.recv(), channels[1]!.recv()]);
-              if (!r.value.done) received.push(r.value.value);
+              if (r.value !== END) received.push(r.value);
               if (random() < 0.3) yield* B.yieldNow();
             }
           };

@@ -12,15 +12,6 @@ export function* forever(): Generator<B.Instruction, never, unknown> {
   throw new Error("unreachable: nobody signals this trigger");
 }
 
-/** Receives from `source` (a channel, a subscription) until it is done; returns the values. */
-export function* drain<T>(source: {
-  recv(): B.Operation<{ readonly done: true } | { readonly done: false; readonly value: T }>;
-}): Generator<B.Instruction, T[], unknown> {
-  const got: T[] = [];
-  for (let r = yield* source.recv(); !r.done; r = yield* source.recv()) got.push(r.value);
-  return got;
-}
-
 /** The error of a failed result, or a failure of the test. */
 export function errorOf(r: B.Result<unknown>): unknown {
   if (r.ok) throw new Error(`expected a failure, got ${String(r.value)}`);

@@ -4,7 +4,7 @@
  * either ends or fails the other is stopped with it.
  */
 import * as B from "@bobbin/core";
-import type { BroadcastReceived } from "@bobbin/sync";
+import { type BroadcastReceived, EMPTY, END } from "@bobbin/sync";
 import { type Address, type Socket, Timeout, withTimeout, write } from "@bobbin/unix";
 import { formatAddress } from "../support/address.js";
 import { type Client, ClientIdle } from "../support/clients.js";
@@ -45,10 +45,11 @@ function* deliver(sock: Socket, me: Member): Generator<B.Instruction, void, unkn
   };
   for (;;) {
     const next = yield* B.select([me.replies.recv(), me.inbox.recv()]);
-    if (next.value.done) return;
-    if (next.index === 0) batch.push(next.value.value);
-    else add(next.value);
-    for (let r = me.replies.tryRecv(); r !== undefined && !r.done; r = me.replies.tryRecv()) batch.push(r.value);
+    if (next.index === 0) {
+      if (next.value === END) return;
+      batch.push(next.value);
+    } else if (!add(next.value)) return;
+    for (let v = me.replies.tryRecv(); v !== EMPTY && v !== END; v = me.replies.tryRecv()) batch.push(v);
     while (batch.length < BATCH) {
       const r = me.inbox.tryRecv();
       if (r === undefined || !add(r)) break;

@@ -6,20 +6,22 @@
  */
 import * as B from "@bobbin/core";
 import { expectTypeOf } from "vitest";
-import { Broadcast, type BroadcastReceived, Channel } from "../../src/index.js";
+import { Broadcast, type BroadcastReceived, Channel, type EMPTY, END } from "../../src/index.js";
 
 export function channel(): void {
   const ch = new Channel<number>(4);
-  expectTypeOf(ch.recv()).toEqualTypeOf<B.SelectCase<B.Received<number>>>();
+  expectTypeOf(ch.recv()).toEqualTypeOf<B.SelectCase<number | typeof END>>();
   expectTypeOf(ch.send(1)).toEqualTypeOf<B.SelectCase<void>>();
-  expectTypeOf(ch.tryRecv()).toEqualTypeOf<B.Received<number> | undefined>();
+  expectTypeOf(ch.tryRecv()).toEqualTypeOf<number | typeof END | typeof EMPTY>();
   // @ts-expect-error: a Channel<number> takes numbers
   ch.send("one");
   function* use(): Generator<B.Instruction, void, unknown> {
-    const r = yield* ch.recv();
-    if (!r.done) expectTypeOf(r.value).toEqualTypeOf<number>();
-    // @ts-expect-error: the value exists only when done is false
-    void r.value;
+    const v = yield* ch.recv();
+    if (v !== END) expectTypeOf(v).toEqualTypeOf<number>();
+    // @ts-expect-error: until END is ruled out, the value may be END
+    const n: number = v;
+    void n;
+    for (let w = yield* ch.recv(); w !== END; w = yield* ch.recv()) expectTypeOf(w).toEqualTypeOf<number>();
   }
   void use;
 }
@@ -29,7 +31,7 @@ export function selectOverChannels(): void {
   const results = new Channel<number>();
   function* use(): Generator<B.Instruction, void, unknown> {
     const r = yield* B.select([jobs.recv(), results.send(1), B.timeout(100)]);
-    if (r.index === 0) expectTypeOf(r.value).toEqualTypeOf<B.Received<string>>();
+    if (r.index === 0) expectTypeOf(r.value).toEqualTypeOf<string | typeof END>();
     else if (r.index === 2) expectTypeOf(r.value).toEqualTypeOf<undefined>();
     expectTypeOf(r.index).toEqualTypeOf<0 | 1 | 2>();
   }
