@@ -55,7 +55,12 @@ async function main() {
   // @bobbin/opentelemetry hears the one core's channels: spans of its tasks, here into the API's no-op tracer.
   const started = [];
   const tracer = trace.getTracer("consumer");
-  const stop = O.traceTasks({ startSpan: (name, ...rest) => (started.push(name), tracer.startSpan(name, ...rest)) });
+  const stop = O.traceTasks({
+    startSpan(name, ...rest) {
+      started.push(name);
+      return tracer.startSpan(name, ...rest);
+    },
+  });
   await B.run(function* main() {
     yield* B.awaitExn(B.spawn(function* child() {}));
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
-import { errorOf, ManualEvents, settle } from "../support/helpers.js";
+import { errorOf, ManualEvents, protocolBreaker, settle } from "../support/helpers.js";
 
 /** An event as one line: kind, task, by whom, detail. */
 function line(e: B.FlightEvent): string {
@@ -141,20 +141,10 @@ describe("the flight recorder", () => {
   });
 
   it("is attached to an InternalError, with its last events", async () => {
-    const broken: B.Operation<void> = {
-      [Symbol.iterator]() {
-        return {
-          next() {
-            new B.Trigger().wait()[Symbol.iterator]().next();
-            throw new Error("not suspended after all");
-          },
-        };
-      },
-    };
     const error = errorOf(
       await settle(
         function* main() {
-          yield* broken;
+          yield* protocolBreaker;
         },
         { flightRecorder: 20 },
       ),
@@ -164,7 +154,7 @@ describe("the flight recorder", () => {
     expect(error.message).toContain("flight recorder of domain 0 (last 2 events):");
     const without = errorOf(
       await settle(function* main() {
-        yield* broken;
+        yield* protocolBreaker;
       }),
     ) as B.InternalError;
     expect(without.flight).toBeNull();
