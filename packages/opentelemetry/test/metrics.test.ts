@@ -30,6 +30,12 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
+/** Keeps the thread busy for `ms`, without yielding. */
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 /** The value of a data point with these attributes. */
 const valueAt = (points: DataPoint<unknown>[] | undefined, attributes: Record<string, unknown>): unknown =>
   points?.find((p) => JSON.stringify(p.attributes) === JSON.stringify(attributes))?.value;
@@ -72,21 +78,22 @@ describe("measureTasks", () => {
       function* main() {
         yield* B.awaitExn(
           B.spawn(function* cruncher() {
-            for (let i = 0; i < 2; i++) {
-              const until = performance.now() + 25;
-              while (performance.now() < until);
-              yield* B.yieldNow();
-            }
+            spin(25);
+            yield* B.yieldNow();
+            spin(25);
           }),
         );
       },
       { blockingMs: 10 },
     );
     const metrics = await collect();
-    expect(valueAt(metrics.get(INSTRUMENTS.blocked), { "bobbin.domain": 0, "bobbin.task.name": "cruncher" })).toBe(2);
+    const blocked = metrics.get(INSTRUMENTS.blocked)!;
+    expect(valueAt(blocked, { "bobbin.domain": 0, "bobbin.task.name": "cruncher" })).toBe(2);
+    // main's short steps are reported too if the machine descheduled the process in one: the histogram has them all
     const histogram = valueAt(metrics.get(INSTRUMENTS.blockedDuration), { "bobbin.domain": 0 }) as Histogram;
-    expect(histogram.count).toBe(2);
-    expect(histogram.min).toBeGreaterThanOrEqual(25);
+    expect(histogram.count).toBe(blocked.reduce((n, p) => n + (p.value as number), 0));
+    expect(histogram.max).toBeGreaterThanOrEqual(25);
+    expect(histogram.min).toBeGreaterThan(10);
     await provider.shutdown();
   });
 

@@ -28,7 +28,7 @@ function listen(log: string[]): { messages: Blocked[]; warnings: Error[] } {
   const warnings: Error[] = [];
   const onMessage = (m: unknown): void => {
     messages.push(m as Blocked);
-    log.push(`reported ${(m as Blocked).task}`);
+    log.push(`reported ${(m as Blocked).task} after ${(m as Blocked).ms >= 60 ? "60 ms or more" : "less"}`);
   };
   const onWarning = (w: Error): void => {
     if ((w as { code?: string }).code === "BOBBIN_BLOCKING") warnings.push(w);
@@ -67,18 +67,22 @@ describe("blocking-task detection", () => {
       { blockingMs: 25 },
     );
     await warningsDelivered();
-    expect(messages).toHaveLength(1);
-    const [m] = messages;
+    // Only the long step is sure to be reported: on a loaded machine, a short one the process was
+    // descheduled in may be too (it kept its domain as long, for all the domain could tell).
+    const long = messages.filter((m) => String(m.task) === "hog#2" && m.ms >= 60);
+    expect(long).toHaveLength(1);
+    const [m] = long;
     expect(String(m!.task)).toBe("hog#2");
     expect(m!.domain).toBe(0);
     expect(m!.thresholdMs).toBe(25);
     expect(m!.ms).toBeGreaterThanOrEqual(60);
     expect(m!.resumedFrom).toBe("waiting on wait on a trigger");
     // reported when the step ended: before the other task's next step
-    expect(log.indexOf("reported hog#2")).toBeLessThan(log.indexOf("other step 2"));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.message).toMatch(
-      /^hog#2 ran \d+\.\d ms on domain 0 without yielding \(more than run's blockingMs, 25 ms\), from waiting on wait on a trigger; .*yieldIfDue/,
+    expect(log.indexOf("reported hog#2 after 60 ms or more")).toBeLessThan(log.indexOf("other step 2"));
+    const hogs = warnings.filter((w) => w.message.startsWith("hog#2 "));
+    expect(hogs).toHaveLength(1);
+    expect(hogs[0]!.message).toMatch(
+      /^hog#2 ran \d+\.\d ms on domain 0 without yielding \(more than run's blockingMs, 25 ms\), from (waiting on wait on a trigger|its first step); .*yieldIfDue/,
     );
   });
 
@@ -96,7 +100,8 @@ describe("blocking-task detection", () => {
       },
       { blockingMs: 15 },
     );
-    expect(messages.map((m) => `${m.task} from ${m.resumedFrom}`)).toEqual(["first#2 from its first step", "first#2 from a yield"]);
+    const long = messages.filter((m) => String(m.task) === "first#2" && m.ms >= 30);
+    expect(long.map((m) => `${m.task} from ${m.resumedFrom}`)).toEqual(["first#2 from its first step", "first#2 from a yield"]);
   });
 
   it("publishes every report but warns once per task", async () => {
@@ -111,8 +116,8 @@ describe("blocking-task detection", () => {
       { blockingMs: 10 },
     );
     await warningsDelivered();
-    expect(messages.length).toBe(3);
-    expect(warnings.length).toBe(1);
+    expect(messages.filter((m) => String(m.task) === "main#1" && m.ms >= 20).length).toBe(3);
+    expect(warnings.filter((w) => w.message.startsWith("main#1 ")).length).toBe(1);
   });
 
   it("reports nothing while steps are short, nor without blockingMs", async () => {
