@@ -3,7 +3,7 @@
  *
  * A task is six fields, because a pending child's record is what a program
  * with many children keeps alive and what the garbage collector copies
- * (DESIGN §8: ≤ 72 B). Each field serves several phases of the task's life:
+ * (the target is ≤ 72 B a record). Each field serves several phases of the task's life:
  *
  * | phase          | `gen`                 | `value`                          |
  * |----------------|-----------------------|----------------------------------|
