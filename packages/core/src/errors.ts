@@ -6,7 +6,7 @@
 
 import type { Dump } from "./diagnostics/dump-data.js";
 import { formatDump, formatFlight } from "./diagnostics/format.js";
-import type { DomainFlight } from "./kernel/recorder.js";
+import type { DomainFlight } from "./kernel/flight.js";
 
 /**
  * Base class of every error raised by Bobbin itself.

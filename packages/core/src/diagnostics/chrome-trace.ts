@@ -8,7 +8,7 @@
  * The shapes below are the format's, so that other timelines (@bobbin/sim's)
  * make the same kind of file.
  */
-import type { DomainFlight, FlightEvent, FlightTask } from "../kernel/recorder.js";
+import type { DomainFlight, FlightEvent, FlightTask } from "../kernel/flight.js";
 import type { Dump } from "./dump-data.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { DomainFlight } from "../kernel/recorder.js";
+import type { DomainFlight } from "../kernel/flight.js";
 
 /**
  * What a dump is: the task tree of a run as plain data (made by `dump`, in

@@ -9,9 +9,9 @@
 
 import type { Domains } from "../domains/host.js";
 import { runningTask } from "../kernel/current.js";
+import type { DomainFlight } from "../kernel/flight.js";
 import { describeWaiter } from "../kernel/guards.js";
 import { type Kernel, runningKernel } from "../kernel/kernel.js";
-import type { DomainFlight } from "../kernel/recorder.js";
 import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
 import { childrenOf } from "../kernel/tree.js";

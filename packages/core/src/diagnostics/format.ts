@@ -1,7 +1,7 @@
 /**
  * `formatDump`: a dump as an indented tree, one task per line, for people.
  */
-import type { DomainFlight, FlightEvent } from "../kernel/recorder.js";
+import type { DomainFlight, FlightEvent } from "../kernel/flight.js";
 import type { Dump, TaskDump } from "./dump-data.js";
 
 /**

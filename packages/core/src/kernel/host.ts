@@ -9,12 +9,12 @@
  * needs of the layers above: the events backend through a {@link Driver},
  * the other domains through a {@link DomainHost}, the exit hooks.
  */
+
+import type { DomainFlight } from "./flight.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { ReadyQueue } from "./policy.js";
-import type { DomainFlight } from "./recorder.js";
 import type { Task } from "./task.js";
 import type { Tracer } from "./trace.js";
-import type { StepWatch } from "./watch.js";
 
 /** @internal The run's life (life.ts), as the kernel's other parts see it. */
 export interface HostLife {
@@ -30,6 +30,18 @@ export interface HostLife {
   topEnded(task: Task): void;
 }
 
+/** @internal What the loop tells of its steps and its clock when the run watches them (watch.ts's `StepWatch`). */
+export interface StepWatcher {
+  /** Whether a flight recorder times its events by the loop's clock (the loop then reads it more often). */
+  readonly recording: boolean;
+  /** Runs one step of `task`, as fiber.ts's `step` does. */
+  step(k: Host, task: Task): void;
+  /** The loop read its clock: `now`. */
+  clock(now: number): void;
+  /** A slice of the loop ended. */
+  sliceEnded(): void;
+}
+
 /** @internal What the kernel's parts see of it (see the file comment). */
 export interface Host {
   /** The task whose step runs (fiber.ts writes it; see current.ts). */
@@ -39,7 +51,7 @@ export interface Host {
   readonly tracer: Tracer | null;
   readonly tickHooks: TickHook[];
   /** Watches every step when the run records them or reports blocking ones (watch.ts); null otherwise. */
-  readonly watch: StepWatch | null;
+  readonly watch: StepWatcher | null;
   readonly exitHooks: readonly ExitHook[];
   /** Tasks that have not ended yet. */
   readonly liveTasks: number;

@@ -20,6 +20,7 @@ import { BlockingWatch } from "./blocking.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
 import { currentTask, registers } from "./current.js";
+import type { DomainFlight } from "./flight.js";
 import { detach, trace } from "./guards.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { DomainHost, Driver, Host } from "./host.js";
@@ -27,7 +28,7 @@ import { RunLife } from "./life.js";
 import { Loop } from "./loop.js";
 import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
-import type { DomainFlight, FlightRecorder } from "./recorder.js";
+import type { FlightRecorder } from "./recorder.js";
 import {
   flagsAtSpawn,
   isPending,
@@ -56,8 +57,12 @@ export interface KernelOptions {
   readonly drive: (kernel: Kernel, events: Events) => Driver;
   readonly random: RandomSource;
   readonly policy: SchedulingPolicy | null;
-  /** Which tracer the kernel reports to, slice by slice (null: none, ever). */
-  readonly tracing: TraceSource | null;
+  /**
+   * Which tracer the kernel reports to, slice by slice (null: none, ever),
+   * and the domain's flight recorder, one of the tracers it combines
+   * whenever the run records (null: it does not).
+   */
+  readonly tracing: (TraceSource & { readonly recorder: FlightRecorder | null }) | null;
   /** The exit hooks of this thread (`onExit`), read as they are at each end. */
   readonly exitHooks: readonly ExitHook[];
 }

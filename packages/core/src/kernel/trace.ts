@@ -2,7 +2,6 @@
  * Trace points: the kernel reports each task's life to a {@link Tracer} when
  * one is installed, and costs one null check per point when none is.
  */
-import type { FlightRecorder } from "./recorder.js";
 import type { Task } from "./task.js";
 
 /**
@@ -44,6 +43,4 @@ export type TracePoint = keyof Tracer;
  */
 export interface TraceSource {
   current(): Tracer | null;
-  /** The domain's flight recorder, one of the tracers `current` combines whenever the run records (null: it does not). */
-  readonly recorder: FlightRecorder | null;
 }

@@ -8,12 +8,12 @@
  */
 import type { BlockingWatch } from "./blocking.js";
 import { step } from "./fiber.js";
-import type { Host } from "./host.js";
+import type { Host, StepWatcher } from "./host.js";
 import type { FlightRecorder } from "./recorder.js";
 import type { Task } from "./task.js";
 
 /** @internal */
-export class StepWatch {
+export class StepWatch implements StepWatcher {
   constructor(
     private readonly recorder: FlightRecorder | null,
     private readonly blocking: BlockingWatch | null,

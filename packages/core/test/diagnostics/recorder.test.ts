@@ -13,7 +13,11 @@ function line(e: B.FlightEvent): string {
   return `${e.kind}${task}${by}${detail}`;
 }
 
-/** Runs `main` with a recorder of `size` events; returns the lines of dom0's ring as a dump at its end shows them. */
+/**
+ * Runs `main` with a recorder of `size` events; returns the lines of dom0's
+ * ring as a dump at its end shows them. One slice runs it all (a loaded
+ * machine would otherwise end slices where it likes, each an `idle`).
+ */
 async function recorded(size: number, main: () => Generator<B.Instruction, void, unknown>): Promise<{ lines: string[]; dropped: number }> {
   let flight: readonly B.DomainFlight[] = [];
   await B.run(
@@ -21,7 +25,7 @@ async function recorded(size: number, main: () => Generator<B.Instruction, void,
       yield* main();
       flight = (yield* B.promise(() => B.dump())).flight;
     },
-    { flightRecorder: size },
+    { flightRecorder: size, sliceMs: 60_000 },
   );
   expect(flight.map((f) => f.domain)).toEqual([0]);
   return { lines: flight[0]!.events.map(line), dropped: flight[0]!.dropped };
@@ -105,7 +109,7 @@ describe("the flight recorder", () => {
         yield* B.suspend(point);
         lines = (yield* B.promise(() => B.dump())).flight[0]!.events.map(line);
       },
-      { events: () => events, flightRecorder: 50 },
+      { events: () => events, flightRecorder: 50, sliceMs: 60_000 },
     );
     expect(lines.slice(0, 6)).toEqual([
       "run main#1",
