@@ -10,18 +10,23 @@ import { echoServer, echoThrough } from "./support/programs.js";
 
 const run = promisify(execFile);
 
+/** The trace of an echo through a server, then a partition and a sleep of 1 s. */
+async function probeTrace(): Promise<Trace> {
+  const sim = new Sim({ seed: 1, trace: true });
+  sim.network({ latency: 0.001 });
+  sim.host("server", echoServer(7));
+  sim.client("client", function* probe() {
+    yield* echoThrough("server", 7, Buffer.from("hi"));
+    sim.partition("client", "server");
+    yield* sleep(1);
+  });
+  await sim.run();
+  return sim.trace();
+}
+
 describe("the trace", () => {
   it("says when, where and what: tasks' lives, packets, faults", async () => {
-    const sim = new Sim({ seed: 1, trace: true });
-    sim.network({ latency: 0.001 });
-    sim.host("server", echoServer(7));
-    sim.client("client", function* probe() {
-      yield* echoThrough("server", 7, Buffer.from("hi"));
-      sim.partition("client", "server");
-      yield* sleep(1);
-    });
-    await sim.run();
-    const trace = sim.trace();
+    const trace = await probeTrace();
     expect(trace).toBeInstanceOf(Trace);
     const lines = [...trace];
     expect(lines.length).toBe(trace.length);
@@ -37,16 +42,7 @@ describe("the trace", () => {
   });
 
   it("draws as a well-formed Chrome trace: a process per host, a track per task with its waits, packets delivered as flows", async () => {
-    const sim = new Sim({ seed: 1, trace: true });
-    sim.network({ latency: 0.001 });
-    sim.host("server", echoServer(7));
-    sim.client("client", function* probe() {
-      yield* echoThrough("server", 7, Buffer.from("hi"));
-      sim.partition("client", "server");
-      yield* sleep(1);
-    });
-    await sim.run();
-    const trace = sim.trace().toChromeTrace();
+    const trace = (await probeTrace()).toChromeTrace();
     expect(chromeTraceProblems(JSON.stringify(trace))).toEqual([]);
     const events = trace.traceEvents;
     const processes = events.filter((e) => e.name === "process_name").map((e) => `${e.pid} ${e.args!.name}`);
