@@ -1,11 +1,12 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,domains,sync,chanops,programs,echo,native,http,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import * as asyncContext from "./async-context.js";
 import * as channelOps from "./channel-ops.js";
 import * as channels from "./channels.js";
 import * as domains from "./domains.js";
@@ -23,6 +24,7 @@ import * as spawnAwait from "./spawn-await.js";
 import * as contextSwitch from "./switch.js";
 import * as sync from "./sync.js";
 import * as taskRecord from "./task-record.js";
+import * as traces from "./traces.js";
 import * as yieldIfDue from "./yield-if-due.js";
 
 const SCENARIOS = [
@@ -35,6 +37,8 @@ const SCENARIOS = [
   ["channels", channels],
   ["recorder", recorder],
   ["yieldifdue", yieldIfDue],
+  ["async-context", asyncContext],
+  ["traces", traces],
   ["domains", domains],
   ["sync", sync],
   ["chanops", channelOps],

@@ -56,7 +56,7 @@ const effect3Parent = (n) => effectParent(E3.Effect, E3.Fiber, E3.Effect.fork, n
 const effect4Parent = (n) => effectParent(E4.Effect, E4.Fiber, E4.Effect.forkChild, n);
 
 // --- Bobbin: hoisted generator functions, arguments passed through spawn -------
-export function makeBobbin(B, options = {}) {
+export function makeBobbin(B, options) {
   function* child(i) {
     return i;
   }

@@ -101,7 +101,7 @@ async function asyncWorker(n) {
   for (let i = 0; i < n; i++) await null;
   return n;
 }
-async function asyncPingPong(total) {
+export async function asyncPingPong(total) {
   const per = total / FIBERS;
   const ps = new Array(FIBERS);
   for (let f = 0; f < FIBERS; f++) ps[f] = asyncWorker(per);

@@ -19,6 +19,7 @@ export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask
 export { type Bridge, BridgeClosed, bridge } from "./bridge.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
+export { Context, type ContextOptions, createContext } from "./context.js";
 export { registerInterrupter } from "./deadlock/cycles.js";
 export { describe } from "./describe.js";
 export { channels } from "./diagnostics/channels.js";

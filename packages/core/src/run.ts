@@ -72,6 +72,17 @@ export interface RunOptions {
    */
   readonly taskAges?: boolean;
   /**
+   * Keeps, in every domain, where each task was spawned and where it last
+   * suspended: an error a task takes from a child (`awaitExn`, `awaitAll`, a
+   * group, a `call`) then gets a line per task it crossed
+   * (`at task handler#4 (spawned at server.ts:42), awaited at server.ts:57`),
+   * and dumps show where each waiting task waits. It captures a stack at
+   * every spawn and every park (see the bench's `traces` rows for the cost).
+   * Default: the environment's `BOBBIN_TRACES` (`1` on, `0` off) if set,
+   * otherwise on when `NODE_ENV` is `development`, off elsewhere.
+   */
+  readonly traces?: boolean;
+  /**
    * Prints the task tree (`B.formatDump(await B.dump())`) on stderr each time
    * this signal arrives, while the run lasts: `{ dumpSignal: "SIGUSR2" }`, then
    * `kill -USR2 <pid>`. Default: the environment's `BOBBIN_DUMP_SIGNAL`, if set.
@@ -119,6 +130,7 @@ const OPTION_NAMES = new Set([
   "policy",
   "tracer",
   "taskAges",
+  "traces",
   "dumpSignal",
   "blockingMs",
   "flightRecorder",
@@ -190,6 +202,9 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
   if (options.taskAges !== undefined && typeof options.taskAges !== "boolean") {
     throw new TypeError(`run({ taskAges }) expects true or false, got ${describe(options.taskAges)}`);
   }
+  if (options.traces !== undefined && typeof options.traces !== "boolean") {
+    throw new TypeError(`run({ traces }) expects true or false, got ${describe(options.traces)}`);
+  }
   const dumpSignal = dumpSignalOf(options.dumpSignal);
   const taskAges = options.taskAges ?? dumpSignal !== null;
   const signal = options.signal;
@@ -213,6 +228,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     blockingMs,
     flightRecorder,
     simulateDomains: options.simulateDomains ?? false,
+    traces: options.traces ?? tracesByDefault(),
   };
   const settled = startKernel(
     main,
@@ -278,6 +294,19 @@ export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onC
 }
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
+
+/**
+ * Whether a run keeps traces when not told: as `BOBBIN_TRACES` says, or in
+ * development only (a capture at each spawn and park costs many times the
+ * spawn itself, which a test suite's run time would feel too).
+ * @throws RangeError when `BOBBIN_TRACES` is neither `1` nor `0`.
+ */
+function tracesByDefault(): boolean {
+  const env = process.env.BOBBIN_TRACES;
+  if (env === undefined || env === "") return process.env.NODE_ENV === "development";
+  if (env !== "1" && env !== "0") throw new RangeError(`BOBBIN_TRACES must be 1 (keep traces) or 0 (keep none), got ${describe(env)}`);
+  return env === "1";
+}
 
 function checkCount(value: unknown, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined) return fallback;

@@ -3,6 +3,7 @@
  */
 
 import { describe, isAsyncFunction, isGeneratorObject } from "./describe.js";
+import { inheritContext } from "./kernel/context.js";
 import { currentTask } from "./kernel/current.js";
 import { asGenerator } from "./kernel/fiber.js";
 import { type Kernel, kernelOf, type SpawnMode } from "./kernel/kernel.js";
@@ -103,6 +104,7 @@ export function makeChild(
     // Checks that can fail come before the hooks, which may move resources to the child.
     options.orphans?.claim(parent, "spawn into");
   }
+  inheritContext(spawner, child);
   if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options, spawner);
   return child;
 }

@@ -111,6 +111,7 @@ export abstract class Supervisor extends SingleShot<void> {
   /** A child's end is handled: it leaves `live`; failing while stopping, it is recorded. */
   private handleEnd(child: Task): void {
     this.live.delete(child);
+    if (hasFailed(child)) this.k.failureTaken(this.owner, child);
     if (this.stopping && hasFailed(child)) this.failed.push(outcomeOf(child));
     this.ended(child);
   }

@@ -5,7 +5,7 @@ import { SharingBoard, SharingPolicy } from "../src/domains/work-sharing.js";
 import * as F from "./fixtures/parallel-tasks.mjs";
 
 const calls = (n: number, from = 0, pinned = false): Call[] =>
-  Array.from({ length: n }, (_, i) => ({ id: i, from, url: "file:///t.js", name: "t", args: [], pinned, slots: null }));
+  Array.from({ length: n }, (_, i) => ({ id: i, from, url: "file:///t.js", name: "t", args: [], pinned, contexts: false, slots: null }));
 
 describe("the sharing policy", () => {
   it("shares one call, then doubles each time the idle domain comes back, from the oldest", () => {

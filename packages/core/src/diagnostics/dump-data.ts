@@ -40,6 +40,11 @@ export interface TaskDump {
   readonly ageMs: number | null;
   /** What it waits on, in words ("lock Mutex#3 held by handler#9", "call → domain 2"); null unless `waiting`. */
   readonly waitsOn: string | null;
+  /**
+   * Where it waits: `file:line` of the `yield*` it parked at; null unless
+   * `waiting` in a run that keeps traces (see `run`'s `traces`).
+   */
+  readonly suspendedAt: string | null;
   /** Its children, oldest first; for a call to another domain, the task running there. */
   readonly children: readonly TaskDump[];
 }

@@ -14,6 +14,7 @@ import { describeWaiter } from "../kernel/guards.js";
 import { type Kernel, runningKernel } from "../kernel/kernel.js";
 import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
+import { suspensionPoint } from "../kernel/traces.js";
 import { childrenOf } from "../kernel/tree.js";
 import { ageOf } from "./ages.js";
 import type { Dump, TaskDump, TaskState } from "./dump-data.js";
@@ -100,6 +101,7 @@ export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"
       cancelling: isCancelRequested(task) && isPending(task),
       ageMs: ageOf(task, kernel),
       waitsOn: parked ? describeWaiter(waiterOf(task)!) : null,
+      suspendedAt: parked ? suspensionPoint(task) : null,
       children: childrenOf(task).map(snapshot),
     };
     return call === undefined ? base : { ...base, call };

@@ -6,16 +6,17 @@ import type { Dump, TaskDump } from "./dump-data.js";
 
 /**
  * Renders a {@link Dump} as an indented tree, one task per line:
- * `name#uid`, its domain when not dom0, its state, its age, and what it
- * waits on; then each domain's flight recorder, when the run keeps one
- * (see {@link formatFlight}).
+ * `name#uid`, its domain when not dom0, its state, its age, what it waits
+ * on, and where (the `yield*` it waits at, in a run that keeps traces);
+ * then each domain's flight recorder, when the run keeps one (see
+ * {@link formatFlight}).
  *
  * @example
  * ```ts
  * console.error(B.formatDump(await B.dump()));
- * // main#1 — waiting, 12.3 s: await handler#4
- * // ├─ acceptLoop#2 — waiting, 12.3 s: accept tcp 127.0.0.1:3000
- * // └─ handler#4 — waiting, 2.1 s: lock Mutex#1 held by handler#5
+ * // main#1 — waiting, 12.3 s: await handler#4 (at server.ts:57)
+ * // ├─ acceptLoop#2 — waiting, 12.3 s: accept tcp 127.0.0.1:3000 (at server.ts:31)
+ * // └─ handler#4 — waiting, 2.1 s: lock Mutex#1 held by handler#5 (at server.ts:44)
  * ```
  * @throws TypeError when `dump` is not a dump.
  */
@@ -78,7 +79,7 @@ export function describeTask(task: TaskDump): string {
   const where = task.domain === 0 ? "" : ` @ domain ${task.domain}`;
   const cancelling = task.cancelling ? " (cancelling)" : "";
   const age = task.ageMs === null ? "" : `, ${formatAge(task.ageMs)}`;
-  const waits = task.waitsOn === null ? "" : `: ${task.waitsOn}`;
+  const waits = task.waitsOn === null ? "" : `: ${task.waitsOn}${task.suspendedAt === null ? "" : ` (at ${task.suspendedAt})`}`;
   return `${task.name}#${task.uid}${where} — ${task.state}${cancelling}${age}${waits}`;
 }
 

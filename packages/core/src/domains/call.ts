@@ -7,6 +7,7 @@
  */
 import type { TransferListItem } from "node:worker_threads";
 import { awaitAll, type Results } from "../await.js";
+import { crossingValues } from "../context.js";
 import { describe } from "../describe.js";
 import { NoDomainAvailable } from "../errors.js";
 import { currentTask, runningTask } from "../kernel/current.js";
@@ -17,7 +18,7 @@ import type { Instruction, Operation } from "../operation.js";
 import type { Result } from "../result.js";
 import { checkSpawnOptions } from "../spawn.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
-import { type Domains, domainsOf } from "./host.js";
+import { type CallRequest, type Domains, domainsOf } from "./host.js";
 import { encodePortables } from "./portable.js";
 
 /**
@@ -81,11 +82,9 @@ export function call(first: unknown, ...rest: unknown[]): Task<unknown> {
   const domains = domainsOf(k);
   const pinned = options.pin !== undefined;
   const domain = pinned ? checkPin(domains, k, options.pin!) : pickDomain(domains, k);
-  const packed = encodePortables(args);
   return domains.start(domain, {
     task: task as ParallelTask<unknown[], unknown>,
-    sent: packed === null ? args : (packed.value as unknown[]),
-    slots: packed?.slots ?? null,
+    ...encodeArguments(args, crossingValues(runningTask()!)),
     pinned,
     transfer: options.transfer ?? [],
     spawn: { orphans: options.orphans, give: options.give, name: options.name ?? task.name },
@@ -121,16 +120,12 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
   const others = domains.others(runningTask()!);
   if (others.length === 0) throw noDomain(domains, k);
   // Encoded first: a portable refusing to cross fails parallel before anything was sent.
-  const encoded = inputs.map((input) => {
-    const args = [input];
-    const packed = encodePortables(args);
-    return { sent: packed === null ? args : (packed.value as unknown[]), slots: packed?.slots ?? null };
-  });
-  const tasks = encoded.map(({ sent, slots }, i) => {
+  const values = crossingValues(runningTask()!);
+  const encoded = inputs.map((input) => encodeArguments([input], values));
+  const tasks = encoded.map((sent, i) => {
     const request = {
       task: task as ParallelTask<unknown[], unknown>,
-      sent,
-      slots,
+      ...sent,
       pinned: false,
       transfer: [],
       spawn: { name: task.name },
@@ -138,6 +133,19 @@ function* parallelTasks<I, T>(task: ParallelTask<[I], T>, inputs: readonly I[]):
     return domains.start(others[i % others.length]!, request) as Task<T>;
   });
   return (yield* awaitAll(tasks)) as Results<Task<T>[]>;
+}
+
+/**
+ * A call's arguments as they are sent: the caller's context values (if any go
+ * along) after them, portables taken out.
+ */
+function encodeArguments(
+  args: unknown[],
+  values: [string, unknown][] | null,
+): { sent: unknown[]; slots: CallRequest["slots"]; contexts: boolean } {
+  const all = values === null ? args : [...args, values];
+  const packed = encodePortables(all);
+  return { sent: packed === null ? all : (packed.value as unknown[]), slots: packed?.slots ?? null, contexts: values !== null };
 }
 
 function checkCallOptions(options: object): CallOptions {

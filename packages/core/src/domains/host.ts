@@ -26,6 +26,8 @@ export interface CallRequest {
   readonly slots: readonly Slot[] | null;
   /** Whether the caller chose the domain (a pinned call is never shared). */
   readonly pinned: boolean;
+  /** The last element of `sent` is the caller's context values, not an argument. */
+  readonly contexts: boolean;
   readonly transfer: readonly TransferListItem[];
   /** Options of the caller's task standing for the call. */
   readonly spawn: SpawnOptions;

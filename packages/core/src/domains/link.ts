@@ -127,13 +127,14 @@ export class DomainLink {
     name: string,
     args: unknown[],
     pinned: boolean,
+    contexts: boolean,
     transfer: readonly TransferListItem[],
     slots: readonly Slot[] | null,
   ): number {
     const dead = this.down.get(domain);
     if (dead !== undefined) throw dead;
     const id = this.nextCall++;
-    const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, slots });
+    const message = callMessage({ id, from: this.kernel.domain, url, name, args, pinned, contexts, slots });
     try {
       this.post(domain, message, transfer);
     } catch (error) {

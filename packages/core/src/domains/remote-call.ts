@@ -88,8 +88,8 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
  * @throws Uncloneable when an argument cannot be posted (nothing was sent).
  */
 export function startRemoteCall(link: DomainLink, domain: number, request: CallRequest): Task<unknown> {
-  const { task, sent, pinned, transfer, slots } = request;
-  const id = link.sendCall(domain, task.url, task.name, sent, pinned, transfer, slots);
+  const { task, sent, pinned, contexts, transfer, slots } = request;
+  const id = link.sendCall(domain, task.url, task.name, sent, pinned, contexts, transfer, slots);
   let proxy: Task<unknown>;
   try {
     proxy = spawnChild(link.kernel, runningTask()!, request.spawn, remoteCall, 3, [link, id, domain], "call", PROXY);

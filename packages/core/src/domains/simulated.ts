@@ -15,6 +15,8 @@
  * task started never starts (threads may already have begun it). A parallel
  * task stuck in a synchronous loop blocks the whole run, as any task would.
  */
+
+import { receiveValues } from "../context.js";
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
 import { runningTask } from "../kernel/current.js";
@@ -60,7 +62,7 @@ export class SimulatedDomains implements Domains {
       throw uncloneableArguments(task.name, sent, error);
     }
     const from = this.domainOf(runningTask()!);
-    const proxy = spawn(request.spawn, simulatedCall, task, copy[0], copy[1], domain);
+    const proxy = spawn(request.spawn, simulatedCall, task, copy[0], copy[1], domain, request.contexts);
     this.placed.set(proxy, domain);
     publishCallStart(proxy, task.name, from, domain);
     return proxy;
@@ -85,10 +87,14 @@ function* simulatedCall(
   args: unknown[],
   slots: unknown,
   domain: number,
+  contexts: boolean,
 ): Generator<Instruction, unknown, unknown> {
+  const decoded = slots === null ? args : (decodePortables(args, slots) as unknown[]);
+  // The copies of the caller's values replace those the task inherited as the caller's child.
+  if (contexts) receiveValues(runningTask()!, decoded.pop());
   let value: unknown;
   try {
-    value = yield* task.body(...(slots === null ? args : (decodePortables(args, slots) as unknown[])));
+    value = yield* task.body(...decoded);
   } catch (error) {
     // The task's own cancellation stays what the kernel made; any other error crosses back as a copy.
     if (error instanceof Cancelled) throw error;

@@ -70,6 +70,8 @@ export const M = {
 
 /** @internal The `flags` of a call message. */
 export const CALL_PINNED = 1;
+/** @internal The last of the call's arguments is the caller's context values (see context.ts). */
+export const CALL_CONTEXTS = 2;
 
 /** @internal */
 export type CallMessage = readonly [
@@ -107,13 +109,15 @@ export interface Call {
   readonly args: unknown[];
   /** Pinned to its domain: never shared. */
   readonly pinned: boolean;
+  /** The last element of `args` is the caller's context values, not an argument. */
+  readonly contexts: boolean;
   /** Where `args` held portables (see portable.ts); null when they held none. */
   readonly slots: readonly Slot[] | null;
 }
 
 /** @internal The message that sends `call`. */
 export function callMessage(call: Call): CallMessage {
-  const flags = call.pinned ? CALL_PINNED : 0;
+  const flags = (call.pinned ? CALL_PINNED : 0) | (call.contexts ? CALL_CONTEXTS : 0);
   return call.slots === null
     ? [M.CALL, call.id, call.from, flags, call.url, call.name, call.args]
     : [M.CALL, call.id, call.from, flags, call.url, call.name, call.args, call.slots];
@@ -128,7 +132,16 @@ export function readCall(message: readonly unknown[]): Call {
   if (!isId(id) || !isId(from) || !isId(flags) || typeof url !== "string" || typeof name !== "string" || !Array.isArray(args)) {
     throw new TypeError("a call message needs an id, the caller's domain, flags, a module URL, a task name and an array of arguments");
   }
-  return { id, from, url, name, args, pinned: (flags & CALL_PINNED) !== 0, slots: slots === undefined ? null : (slots as Slot[]) };
+  return {
+    id,
+    from,
+    url,
+    name,
+    args,
+    pinned: (flags & CALL_PINNED) !== 0,
+    contexts: (flags & CALL_CONTEXTS) !== 0,
+    slots: slots === undefined ? null : (slots as Slot[]),
+  };
 }
 
 /** @internal Whether `value` can be a call id, a domain or flags: a non-negative integer. */
@@ -169,6 +182,7 @@ function isTaskSnapshot(value: unknown): value is TaskSnapshot {
     typeof t.cancelling === "boolean" &&
     (t.ageMs === null || typeof t.ageMs === "number") &&
     (t.waitsOn === null || typeof t.waitsOn === "string") &&
+    (t.suspendedAt === null || typeof t.suspendedAt === "string") &&
     (t.call === undefined || isId(t.call)) &&
     Array.isArray(t.children) &&
     t.children.every((c) => isTaskSnapshot(c))

@@ -7,8 +7,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { awaitTask } from "../await.js";
 import { cancel } from "../cancel.js";
+import { receiveValues } from "../context.js";
 import { Tracing } from "../diagnostics/tracing.js";
 import { Cancelled } from "../errors.js";
+import { runningTask } from "../kernel/current.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { SplitMix32 } from "../kernel/random.js";
 import type { Task } from "../kernel/task.js";
@@ -158,6 +160,12 @@ class WorkerHost implements CallHost {
   }
 }
 
+/** The arguments of a call that brought its caller's context values (the last element): the runner takes them, and its child inherits them. */
+function takeContextValues(args: unknown[]): unknown[] {
+  receiveValues(runningTask()!, args[args.length - 1]);
+  return args.slice(0, -1);
+}
+
 /** Runs one call; its module was loaded by `serve`. */
 function* runner(host: WorkerHost, call: Call, body: TaskBody<unknown[], unknown>): Generator<Instruction, void, unknown> {
   const { id, from } = call;
@@ -165,7 +173,8 @@ function* runner(host: WorkerHost, call: Call, body: TaskBody<unknown[], unknown
   let reply: Message;
   try {
     // Decoded here, once the task's module (which defines its portables) is loaded.
-    const args = call.slots === null ? call.args : (decodePortables(call.args, call.slots) as unknown[]);
+    const decoded = call.slots === null ? call.args : (decodePortables(call.args, call.slots) as unknown[]);
+    const args = call.contexts ? takeContextValues(decoded) : decoded;
     child = spawn({ name: call.name }, body, ...args); // named as its caller knows it
     const result = yield* awaitTask(child);
     if (result.ok) {

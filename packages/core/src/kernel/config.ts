@@ -27,4 +27,6 @@ export interface RunConfig {
   readonly flightRecorder: number;
   /** Whether the worker domains are simulated on dom0's thread (see domains/simulated.ts). */
   readonly simulateDomains: boolean;
+  /** Whether every domain keeps where its tasks were spawned and suspended, for errors and dumps (see kernel/traces.ts). */
+  readonly traces: boolean;
 }

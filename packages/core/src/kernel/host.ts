@@ -61,6 +61,8 @@ export interface Host {
   readonly domains: DomainHost | null;
   /** The flight recorder's events, in words; null when the run keeps none. */
   flight(): DomainFlight | null;
+  /** Node's async contexts of its tasks (`AsyncLocalStorage`: see async-context.ts). */
+  readonly asyncContexts: HostAsyncContexts;
   /** The next task's uid. */
   nextUid(): number;
   /** Queues the first step of a task without a parent. */
@@ -71,6 +73,16 @@ export interface Host {
   taskEnded(): void;
   /** A slice of the loop begins. */
   sliceBegins(): void;
+}
+
+/** @internal Node's async contexts of a kernel's tasks, as the loop drives them (async-context.ts). */
+export interface HostAsyncContexts {
+  /** Whether a step must go through `step` (some task has a context of its own). */
+  readonly inUse: boolean;
+  /** Runs a slice of the loop in the run's context. */
+  runSlice(slice: () => void): void;
+  /** Runs a step of `task` in its context. */
+  step(task: Task): void;
 }
 
 /** @internal What waits on the events backend (`Driver.waiting`). */

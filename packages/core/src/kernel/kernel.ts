@@ -16,6 +16,7 @@
  */
 import type { Events } from "../events.js";
 import { broken } from "./assert.js";
+import { AsyncContexts } from "./async-context.js";
 import { BlockingWatch } from "./blocking.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
@@ -31,7 +32,9 @@ import type { RandomSource } from "./random.js";
 import type { FlightRecorder } from "./recorder.js";
 import {
   flagsAtSpawn,
+  hasFailed,
   isPending,
+  outcomeOf,
   toCancelledAfterEnd,
   toConsumed,
   toInterrupted,
@@ -44,6 +47,7 @@ import {
 } from "./state.js";
 import { Task, type Waiter } from "./task.js";
 import type { Tracer, TraceSource } from "./trace.js";
+import { Traces } from "./traces.js";
 import { addChild, consumeChild } from "./tree.js";
 import { StepWatch } from "./watch.js";
 
@@ -109,6 +113,9 @@ export class Kernel implements Host {
   current: Task | null = null;
   /** The other domains, once `call`/`parallel` (or a worker's entry) installed them. */
   domains: DomainHost | null = null;
+  readonly asyncContexts: AsyncContexts;
+  /** Where tasks were spawned and suspended; null when the run keeps no traces. */
+  readonly traces: Traces | null;
   private lastUid = 0;
 
   constructor(options: KernelOptions) {
@@ -123,6 +130,8 @@ export class Kernel implements Host {
     const blocking = options.config.blockingMs === 0 ? null : new BlockingWatch(options.config.blockingMs, (task) => this.domainOf(task));
     this.watch = this.recorder === null && blocking === null ? null : new StepWatch(this.recorder, blocking);
     this.life = new RunLife(this);
+    this.asyncContexts = new AsyncContexts(this);
+    this.traces = options.config.traces ? new Traces() : null;
     this.ready = readyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
     this.driver = options.events === null ? null : options.drive(this, options.events);
     this.loop = new Loop(this, options.config.pollEvery, options.config.sliceMs);
@@ -167,7 +176,10 @@ export class Kernel implements Host {
    * (no arguments); not yet in the tree: spawn hooks may still refuse it.
    */
   create(parent: Task, body: Task["gen"], argc: number, args: unknown, mode: SpawnMode = ORDINARY): Task {
-    return new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
+    const task = new Task(this.nextUid(), parent, body, flagsAtSpawn(argc, mode.runsToFirstSuspension), argc === 0 ? undefined : args);
+    if (this.asyncContexts.inUse) this.asyncContexts.spawned(task);
+    if (this.traces !== null) this.traces.spawned(task);
+    return task;
   }
 
   /** Puts a task made by `create` into the tree and queues its first step. */
@@ -181,6 +193,7 @@ export class Kernel implements Host {
   /** Queues the first step of a task without a parent (the root, a system task: see life.ts). */
   adoptTop(task: Task): void {
     kernelOfTop.set(task, this);
+    if (this.asyncContexts.inUse) this.asyncContexts.spawned(task);
     this.liveTasks++;
     this.enqueue(task);
   }
@@ -194,6 +207,7 @@ export class Kernel implements Host {
   /** Parks the running `task` on `waiter` (the operation then returns `SUSPENDED`). */
   park(task: Task, waiter: Waiter): void {
     toParked(task, waiter);
+    if (this.traces !== null) this.traces.parked(task);
   }
 
   /** Wakes a parked task: its operation resumes with `value` (never `undefined`: use `RESUMED`). */
@@ -253,6 +267,12 @@ export class Kernel implements Host {
   /** The parent took `child`'s outcome (or gave it up): the child leaves the tree once ended. */
   consume(parent: Task, child: Task): void {
     consumeChild(parent, child);
+    if (this.traces !== null && hasFailed(child)) this.failureTaken(parent, child);
+  }
+
+  /** `parent` takes the error `child` failed with: a run that keeps traces adds the child to the error's chain of tasks. */
+  failureTaken(parent: Task, child: Task): void {
+    this.traces?.failedChildTaken(parent, child, outcomeOf(child), this.current === parent);
   }
 
   /**

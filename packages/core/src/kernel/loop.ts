@@ -44,6 +44,7 @@ export class Loop {
   private dueEvery = 1;
   private lastDue = 0;
   private readonly runFn = (): void => this.run();
+  private readonly sliceFn = (): void => this.slice();
   private readonly pollSettledFn = (): void => this.pollSettled();
   /** The backend's `batchWakes`: a wake from a Node callback runs with the rest of that phase's callbacks. */
   private readonly batchWakes: boolean;
@@ -95,7 +96,7 @@ export class Loop {
     this.running = true;
     const outer = enterKernel(this.k);
     try {
-      this.slice();
+      this.k.asyncContexts.runSlice(this.sliceFn);
       this.k.watch?.sliceEnded();
     } catch (error) {
       this.k.current = null;
@@ -110,6 +111,7 @@ export class Loop {
     const k = this.k;
     const ready = k.ready;
     const driver = k.driver;
+    const contexts = k.asyncContexts;
     let lastClock = performance.now();
     const deadline = lastClock + this.sliceMs;
     this.deadline = deadline;
@@ -126,8 +128,9 @@ export class Loop {
         continue;
       }
       if (k.tickHooks.length !== 0) runTickHooks(k);
-      if (watch === null) step(k, task);
-      else watch.step(k, task);
+      if (watch !== null) watch.step(k, task);
+      else if (contexts.inUse) contexts.step(task);
+      else step(k, task);
       if (--untilCheck !== 0) continue;
       // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.
       sincePoll += this.clockEvery;

@@ -22,6 +22,7 @@
  * {@link Kernel}'s methods and reads a task through state.ts's queries.
  */
 
+import type { AsyncResource } from "node:async_hooks";
 import type { Instruction } from "../operation.js";
 import { bodyName } from "./names.js";
 
@@ -110,6 +111,21 @@ export interface ProtectFrame {
   readonly outer: ProtectFrame | null;
 }
 
+/** @internal One value given to a context (context.ts); `outer` is the value list it was given in front of. */
+export interface ContextFrame {
+  /** The context's name: what identifies it in every domain. */
+  readonly name: string;
+  readonly value: unknown;
+  /** Whether the value goes along with a `call` to another domain. */
+  readonly crosses: boolean;
+  readonly outer: ContextFrame | null;
+}
+
+/** @internal A captured stack, formatted only when read (traces.ts). */
+export interface Place {
+  stack?: string;
+}
+
 /** @internal Where a task is held until someone takes it (an orphans collector): told when it ends. */
 export interface Collector {
   ended(task: Task): void;
@@ -138,6 +154,13 @@ export class Family {
   cancelledAt = 0;
   /** While it ends (`ENDING`): its children that failed meanwhile, whose errors join its outcome (see ending.ts). */
   failedChildren: Task[] | null = null;
+  /** The context values it sees, the nearest first (see context.ts). */
+  context: ContextFrame | null = null;
+  /** The async context its steps run in, when not the run's (see async-context.ts). */
+  asyncContext: AsyncResource | null = null;
+  /** Where it was spawned, and where it last parked, when the run keeps traces (see traces.ts). */
+  spawnedAt: Place | null = null;
+  suspendedAt: Place | null = null;
 }
 
 /**

@@ -12,6 +12,12 @@ import type { Host, StepWatcher } from "./host.js";
 import type { FlightRecorder } from "./recorder.js";
 import type { Task } from "./task.js";
 
+/** A step as the loop runs it without a watch: in the task's async context while contexts are in use. */
+function stepIn(k: Host, task: Task): void {
+  if (k.asyncContexts.inUse) k.asyncContexts.step(task);
+  else step(k, task);
+}
+
 /** @internal */
 export class StepWatch implements StepWatcher {
   constructor(
@@ -24,19 +30,19 @@ export class StepWatch implements StepWatcher {
     return this.recorder !== null && this.blocking === null;
   }
 
-  /** Runs one step of `task`, as `step` does, and tells the recorder and the blocking watch. */
+  /** Runs one step of `task` as the loop would (in the task's async context when it has one), and tells the recorder and the blocking watch. */
   step(k: Host, task: Task): void {
     const blocking = this.blocking;
     if (blocking === null) {
       this.recorder!.run(task);
-      step(k, task);
+      stepIn(k, task);
       return;
     }
     const start = performance.now();
     this.recorder?.clock(start);
     this.recorder?.run(task);
     const flags = task.flags;
-    step(k, task);
+    stepIn(k, task);
     blocking.stepped(task, flags, performance.now() - start);
   }
 

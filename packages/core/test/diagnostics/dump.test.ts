@@ -171,6 +171,7 @@ describe("formatDump", () => {
       cancelling: false,
       ageMs: null,
       waitsOn,
+      suspendedAt: null,
       children: [],
     });
     const text = B.formatDump({

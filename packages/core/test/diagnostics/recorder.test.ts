@@ -1,4 +1,5 @@
 /** The flight recorder: the last kernel events of each domain, in dumps, in Deadlock and InternalError reports. */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
@@ -180,6 +181,24 @@ describe("the flight recorder", () => {
     const worker = dump.flight[1]!.events;
     expect(worker.every((e) => e.domain === 1)).toBe(true);
     expect(worker.some((e) => e.kind === "park" && e.task!.name === "sleeper" && e.detail!.includes("promise"))).toBe(true);
+  });
+
+  it("steps each task in its own AsyncLocalStorage store, as a run that records nothing does", async () => {
+    const als = new AsyncLocalStorage<string>();
+    for (const options of [{ flightRecorder: 64 }, { blockingMs: 1000 }, { flightRecorder: 64, blockingMs: 1000 }]) {
+      const seen = await B.run(function* main() {
+        const child = B.spawn(function* child() {
+          als.enterWith("the child's");
+          yield* B.yieldNow();
+          const afterYield = als.getStore();
+          yield* B.promise(() => new Promise((resolve) => setTimeout(resolve, 1)));
+          return [afterYield, als.getStore()];
+        });
+        return yield* B.awaitExn(child);
+      }, options);
+      expect(seen, JSON.stringify(options)).toEqual(["the child's", "the child's"]);
+    }
+    als.disable();
   });
 
   it("refuses a size that is not a count of events", () => {

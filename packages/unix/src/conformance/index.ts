@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Backend } from "@bobbin/unix";
 import { afterAll, beforeAll, describe } from "vitest";
+import { asyncContextTests } from "./async-context.js";
 import { cancellationTests } from "./cancellation.js";
 import { closingTests } from "./closing.js";
 import { type ConformanceOptions, makeSuite } from "./context.js";
@@ -78,5 +79,6 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     sharingTests(suite);
     socketFileTests(suite);
     soakTests(suite);
+    asyncContextTests(suite);
   });
 }

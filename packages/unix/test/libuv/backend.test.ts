@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import * as B from "@bobbin/core";
@@ -124,6 +125,35 @@ describe("the libuv backend", () => {
       );
       expect(echoed).toBe(flush);
     }
+  });
+
+  it("with each callback's readiness handed over at once, a task's AsyncLocalStorage store is still its own after a read and a sleep", async () => {
+    const als = new AsyncLocalStorage<string>();
+    const seen = await run(
+      function* () {
+        const [a, b] = yield* pair();
+        const reader = B.spawn(function* () {
+          als.enterWith("reader");
+          const buf = Buffer.alloc(1);
+          yield* read(b, buf);
+          const afterRead = als.getStore();
+          yield* sleep(0.001);
+          return [afterRead, als.getStore()];
+        });
+        const writer = B.spawn(function* () {
+          als.enterWith("writer");
+          yield* sleep(0.001);
+          yield* write(a, "x");
+          return als.getStore();
+        });
+        const seen = [yield* B.awaitExn(reader), yield* B.awaitExn(writer), als.getStore()];
+        yield* close(a);
+        yield* close(b);
+        return seen;
+      },
+      { backend: () => libuv({ flush: "microtask" }) },
+    );
+    expect(seen).toEqual([["reader", "reader"], "writer", undefined]);
   });
 
   it("asks core to run the fibers a loop phase woke in one slice, unless flushed per callback", () => {
