@@ -17,6 +17,8 @@
 // 3. pnpm: the same in a fresh project under pnpm's defaults (no dependency
 //    build script runs: the prebuilt binary is loaded as it is), plus
 //    @bobbin/unix/conformance through the project's own vitest.
+// 3b. The backend template @bobbin/unix ships (template/create.mjs): a fresh
+//    backend project builds and passes the conformance suite with its own vitest.
 // 4. No compiler: npm installs the tarball without a prebuilt binary with
 //    PATH holding only node, python3 and sh: the install says what happened
 //    and how to build, and programs run on the libuv backend.
@@ -251,6 +253,38 @@ try {
     suite.ok && /Tests\s+\d+ passed/.test(suite.out),
     suite.out.slice(-6000),
   );
+
+  // -- 3b. the backend template -------------------------------------------------------------
+  // A stranger's backend project, made by the template @bobbin/unix ships, outside the workspace:
+  // it builds, and the conformance suite passes there, run by the project's own vitest.
+  const templateDir = join(work, "template-backend");
+  const create = sh(process.execPath, [
+    join(pnpmDir, "node_modules", "@bobbin", "unix", "template", "create.mjs"),
+    templateDir,
+    "my-backend",
+  ]);
+  if (
+    check("the template's create.mjs makes a backend project", create.ok && existsSync(join(templateDir, "src", "index.ts")), create.out)
+  ) {
+    const made = JSON.parse(readFileSync(join(templateDir, "package.json"), "utf8"));
+    const pinned = project(join(work, "template-pins"), ["core", "sync", "unix"], { manager: "npm" });
+    const pins = JSON.parse(readFileSync(join(pinned, "package.json"), "utf8"));
+    made.dependencies = { "@bobbin/core": pins.dependencies["@bobbin/core"], "@bobbin/unix": pins.dependencies["@bobbin/unix"] };
+    // A direct dependency is overridden by reference (npm wants that); @bobbin/sync, which only
+    // @bobbin/unix depends on, by its tarball: a reference to a dependency the project lacks is no pin.
+    made.overrides = Object.fromEntries(
+      Object.keys(pins.overrides).map((name) => [name, name in made.dependencies ? `$${name}` : pins.dependencies[name]]),
+    );
+    writeFileSync(join(templateDir, "package.json"), `${JSON.stringify(made, null, 2)}\n`);
+    const install = sh(process.execPath, [npm, "install", "--no-audit", "--no-fund"], { cwd: templateDir, timeout: 10 * MINUTE });
+    check("template: npm install", install.ok, install.out);
+    const test = sh(process.execPath, [npm, "test"], { cwd: templateDir, timeout: 10 * MINUTE });
+    check(
+      "template: npm test builds the backend and the conformance suite passes on it, run by the project's vitest",
+      test.ok && /Tests\s+\d+ passed/.test(test.out),
+      test.out.slice(-6000),
+    );
+  }
 
   // -- 4. no compiler ----------------------------------------------------------------------
   const bin = join(work, "bin-without-compiler");

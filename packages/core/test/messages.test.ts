@@ -2,6 +2,7 @@
  * Messages that used to mislead: each names the rule that was broken and what
  * to do instead.
  */
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
 import { caught, errorOf, settle, yieldTimes } from "./support/helpers.js";
@@ -12,25 +13,15 @@ function* body(): Generator<B.Instruction, number, unknown> {
 
 const GENERATOR_OBJECT = "a generator object (the generator function was called: pass the function itself, with its arguments after it)";
 
-/** The synchronous error of `fn`. */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected a synchronous error");
-}
-
 describe("a generator object where its function belongs", () => {
   it("run says it got a generator object and to pass the function", () => {
-    const error = thrown(() => B.run(body() as never));
+    const error = thrownBy(() => B.run(body() as never));
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe(`run(main) expects a generator function (function* () { … }), got ${GENERATOR_OBJECT}`);
   });
 
   it("defineTask says so too", () => {
-    expect(thrown(() => B.defineTask(import.meta.url, "t", body() as never)).message).toBe(
+    expect(thrownBy(() => B.defineTask(import.meta.url, "t", body() as never)).message).toBe(
       `defineTask(url, "t", body) expects a generator function as body, got ${GENERATOR_OBJECT}`,
     );
   });
@@ -38,12 +29,12 @@ describe("a generator object where its function belongs", () => {
   it("spawn, call, group, forEach and parallel inside a task say so, never 'got undefined' or 'got a '", async () => {
     const messages = await B.run(function* () {
       return [
-        thrown(() => B.spawn(body() as never)).message,
-        thrown(() => B.spawn({}, body() as never)).message,
-        thrown(() => B.call(body() as never)).message,
-        thrown(() => B.group(body() as never)).message,
+        thrownBy(() => B.spawn(body() as never)).message,
+        thrownBy(() => B.spawn({}, body() as never)).message,
+        thrownBy(() => B.call(body() as never)).message,
+        thrownBy(() => B.group(body() as never)).message,
         ((yield* caught(B.forEach([1], body() as never))) as Error).message,
-        thrown(() => B.parallel(body() as never, [1])).message,
+        thrownBy(() => B.parallel(body() as never, [1])).message,
       ];
     });
     for (const message of messages) {
@@ -76,7 +67,7 @@ describe("NotAChild", () => {
 
 describe("an operation outside a task", () => {
   it("self(caller) names the caller's operation", () => {
-    expect(thrown(() => B.self("Queue.push()")).message).toBe(
+    expect(thrownBy(() => B.self("Queue.push()")).message).toBe(
       "Queue.push() must be called from inside a task: start one with B.run(function* () { … })",
     );
   });
@@ -89,8 +80,8 @@ describe("an async function where a generator function belongs", () => {
   it("spawn, group, protect and g.spawn name the rule, and what they got", async () => {
     const messages = await B.run(function* () {
       return [
-        thrown(() => B.spawn(async function* fetchAll() {} as never)).message,
-        thrown(() => B.spawn(async function load() {} as never)).message,
+        thrownBy(() => B.spawn(async function* fetchAll() {} as never)).message,
+        thrownBy(() => B.spawn(async function load() {} as never)).message,
         ((yield* caught(B.group(async function* body() {} as never))) as Error).message,
         ((yield* caught(B.protect({}, async function* guarded() {} as never))) as Error).message,
         (
@@ -111,13 +102,13 @@ describe("an async function where a generator function belongs", () => {
   });
 
   it("run and defineTask say so at once", () => {
-    expect(thrown(() => B.run(async function* main() {} as never)).message).toMatch(rule);
-    expect(thrown(() => B.defineTask(import.meta.url, "asyncTask", async function* () {} as never)).message).toMatch(rule);
+    expect(thrownBy(() => B.run(async function* main() {} as never)).message).toMatch(rule);
+    expect(thrownBy(() => B.defineTask(import.meta.url, "asyncTask", async function* () {} as never)).message).toMatch(rule);
   });
 
   it("a function that returns an async generator object is named as such", async () => {
     const message = await B.run(function* () {
-      return thrown(() => B.spawn((() => (async function* () {})()) as never)).message;
+      return thrownBy(() => B.spawn((() => (async function* () {})()) as never)).message;
     });
     expect(message).toMatch(/returned an async generator object; write it as function\* \(\) \{ … \}/);
   });
@@ -154,13 +145,13 @@ describe("values in messages", () => {
     const task = B.defineTask(import.meta.url, "pinned", function* () {});
     const pin = await B.run(
       function* () {
-        return thrown(() => B.call({ pin: "1" as never }, task)).message;
+        return thrownBy(() => B.call({ pin: "1" as never }, task)).message;
       },
       { domains: 1, simulateDomains: true },
     );
     expect(pin).toMatch(/got "1"$/);
 
-    expect(thrown(() => B.defineTask("fib.ts", "fib", function* () {})).message).toMatch(/got "fib\.ts"$/);
+    expect(thrownBy(() => B.defineTask("fib.ts", "fib", function* () {})).message).toMatch(/got "fib\.ts"$/);
   });
 });
 
@@ -168,8 +159,8 @@ describe("spawn({ give })", () => {
   it("refuses what no package can move, whatever other packages did: core checks every element", async () => {
     const messages = await B.run(function* () {
       return [
-        thrown(() => B.spawn({ give: [{}] }, function* () {})).message,
-        thrown(() => B.spawn({ give: [42] }, function* () {})).message,
+        thrownBy(() => B.spawn({ give: [{}] }, function* () {})).message,
+        thrownBy(() => B.spawn({ give: [42] }, function* () {})).message,
         ((yield* caught(B.group({ give: [null] }, function* () {}))) as Error).message,
       ];
     });

@@ -1,5 +1,5 @@
 /**
- * Chapter 6, the echo server with owned sockets (Ownership):
+ * Chapter 6, the echo server with owned sockets (OwnedSockets):
  *
  *     node dist/ch06-ownership.js [--port 3000]
  *

@@ -14,7 +14,7 @@ import { servers } from "./ch06/parallel.js";
 import { formatAddress } from "./support/address.js";
 import { domainsArg, serverProgram } from "./support/program.js";
 
-const { host, port, values, backend } = await serverProgram({ domains: { type: "string", default: "auto" } }, { sharing: true });
+const { host, port, values, backend } = await serverProgram({ domains: { type: "string", default: "auto" } });
 const domains = domainsArg(values.domains, availableParallelism() - 1);
 await run(
   function* () {

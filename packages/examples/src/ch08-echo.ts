@@ -26,15 +26,12 @@ import { CLIENT_LIMIT_OPTIONS, clientLimitsArgs } from "./support/clients.js";
 import { fdTable, releaseReport } from "./support/fds.js";
 import { domainsArg, serverProgram } from "./support/program.js";
 
-const { host, port, values, backend } = await serverProgram(
-  {
-    domains: { type: "string", default: "auto" },
-    quiet: { type: "boolean", default: false },
-    json: { type: "boolean", default: false },
-    ...CLIENT_LIMIT_OPTIONS,
-  },
-  { sharing: true },
-);
+const { host, port, values, backend } = await serverProgram({
+  domains: { type: "string", default: "auto" },
+  quiet: { type: "boolean", default: false },
+  json: { type: "boolean", default: false },
+  ...CLIENT_LIMIT_OPTIONS,
+});
 const domains = domainsArg(values.domains, availableParallelism() - 1);
 const limits = clientLimitsArgs(values, domains + 1);
 

@@ -52,13 +52,13 @@ const n = (x: number): string => x.toLocaleString("en-US");
 const rate = (p: Progress): number => p.roundTrips / ((performance.now() - p.started) / 1000);
 const tty = process.stdout.isTTY === true;
 
-const backend = await chooseBackend(undefined, { sharing: true });
+const backend = await chooseBackend();
 console.log(`backend: ${backend.name} (${backend.reason})`);
 
 // 1. The server: chapter 8's program, in a child process of its own.
 const server = spawn(process.execPath, [fileURLToPath(new URL("./ch08-echo.js", import.meta.url)), "--port", "0", "--quiet", "--json"], {
   stdio: ["ignore", "pipe", "inherit"],
-  env: { ...process.env, BOBBIN_BACKEND: backend.name },
+  env: { ...process.env, BOBBIN_BACKEND: backend.choice },
 });
 let output = "";
 const lines: string[] = [];

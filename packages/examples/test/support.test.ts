@@ -2,29 +2,35 @@
 
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { LibuvBackend } from "@bobbin/unix";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { formatAddress } from "../src/support/address.js";
-import { canShare, chooseBackend } from "../src/support/backend.js";
+import { chooseBackend } from "../src/support/backend.js";
 import { diffFds, fdTable, openSockets } from "../src/support/fds.js";
 import { Random } from "../src/support/random.js";
 import { Client } from "./support/net.js";
 
 describe("chooseBackend", () => {
   it("BOBBIN_BACKEND=libuv forces libuv; the default says why it chose", async () => {
-    expect((await chooseBackend("libuv")).name).toBe("libuv");
+    expect(await chooseBackend("libuv")).toMatchObject({ name: "libuv", choice: "libuv" });
     const chosen = await chooseBackend(undefined);
     expect(["native", "libuv"]).toContain(chosen.name);
     expect(chosen.reason).not.toBe("");
   });
 
-  it("canShare: a backend shares listening sockets when it has share and adopt", () => {
-    expect(canShare(LibuvBackend)).toBe(true);
-    expect(canShare(class {})).toBe(false);
+  it("BOBBIN_BACKEND=<module>#<export> loads any backend module: a package, or a path from the current directory", async () => {
+    const fromPackage = await chooseBackend("@bobbin/unix#libuv");
+    expect(fromPackage).toMatchObject({ name: "libuv", reason: "BOBBIN_BACKEND=@bobbin/unix#libuv", choice: "@bobbin/unix#libuv" });
+    const path = `./${relative(process.cwd(), fileURLToPath(new URL("../dist/poll-backend/backend.js", import.meta.url)))}`;
+    const fromPath = await chooseBackend(`${path}#pollBackend`);
+    expect(fromPath.name).toBe("pollBackend");
+    expect(typeof fromPath.factory).toBe("function");
   });
 
-  it("refuses an unknown backend", async () => {
-    await expect(chooseBackend("epoll")).rejects.toBeInstanceOf(TypeError);
+  it("refuses a name that is no backend, and a module without that export, saying what it takes", async () => {
+    await expect(chooseBackend("epoll")).rejects.toThrow(/"libuv", "native", "uring" or a backend module as "<module>#<export>"/);
+    await expect(chooseBackend("@bobbin/unix#nope")).rejects.toThrow(/exports no backend factory named nope/);
   });
 });
 

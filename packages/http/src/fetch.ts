@@ -9,7 +9,7 @@ import * as http from "node:http";
 import * as net from "node:net";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { close, connect, type Socket, tcpv4, tcpv6, toStream, withTimeout } from "@bobbin/unix";
+import { type Backend, close, connect, type Socket, tcpv4, tcpv6, toStream, withTimeout } from "@bobbin/unix";
 
 /**
  * Options of {@link fetch}: those of Node's `fetch` (`method`, `headers`,
@@ -110,7 +110,7 @@ export function fetch(url: string | URL, init: FetchOptions = {}): B.Operation<F
   if (timeout !== undefined && (typeof timeout !== "number" || Number.isNaN(timeout) || timeout < 0)) {
     throw new RangeError(`fetch(url, { timeout }): timeout must be a number of seconds ≥ 0, got ${describe(timeout)}`);
   }
-  return (B.Domain.events() as { name?: unknown } | null)?.name === "sim"
+  return (B.Domain.events() as Backend | null)?.services?.network === "sockets"
     ? fetchOverSockets(target, rest, timeout)
     : fetchWithNode(target, rest, timeout);
 }

@@ -15,7 +15,6 @@ import {
   close,
   getsockname,
   type InetAddress,
-  LibuvBackend,
   lookup,
   type Socket,
   SocketClosed,
@@ -24,6 +23,7 @@ import {
   tcpv6,
   toStream,
 } from "@bobbin/unix";
+import { LibuvBackend } from "@bobbin/unix/backend";
 
 /**
  * Where a server of `serve` listens: `onListening` gets it.

@@ -2,6 +2,7 @@
  * The response a handler writes: Node's `ServerResponse`, with `send`, an
  * operation that ends it and returns once it was sent.
  */
+
 import * as http from "node:http";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";

@@ -6,13 +6,9 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { BobbinError } from "@bobbin/core";
-import { howToBuild } from "../scripts/advice.mjs";
 import { arenaErrorFactory } from "./errors.js";
+import { NativeUnavailable, PACKAGE_ROOT } from "./unavailable.js";
 
-// src/load.ts (tests) and dist/index.js (bundled) both sit one level below the package root.
-const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** @internal The install script where this package is installed: `node <it> --force` rebuilds the addon from source. */
@@ -152,30 +148,6 @@ export interface NativeAddon extends NativeInfo {
   ): void;
 }
 
-/**
- * The native addon is not available: no prebuilt binary for this platform
- * and no build from source (no C++ compiler, or the install script did not
- * run), or it cannot load here. `@bobbin/unix`'s default libuv backend works
- * without it.
- *
- * @example
- * ```ts
- * import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
- * const backend = nativeAvailable() ? () => nativeBackend() : undefined;   // undefined: the libuv default
- * ```
- * @throws never (an error class: it is thrown, its constructor does not throw).
- */
-export class NativeUnavailable extends BobbinError {
-  /** Always `"ERR_BOBBIN_NATIVE_UNAVAILABLE"`. */
-  readonly code = "ERR_BOBBIN_NATIVE_UNAVAILABLE";
-  constructor(
-    /** Why loading failed. */
-    readonly reason: string,
-  ) {
-    super([`@bobbin/native-poll: the native addon is not available (${reason}).`, ...howToBuild(PACKAGE_ROOT)].join("\n"));
-  }
-}
-
 let addon: NativeAddon | null = null;
 let failure: NativeUnavailable | null = null;
 
@@ -225,22 +197,4 @@ export function loadAddon(): NativeAddon {
     throw failure;
   }
   return addon;
-}
-
-/**
- * Whether the addon is built and loads here (never throws).
- *
- * @example
- * ```ts
- * if (!nativeAvailable()) console.log("using the libuv backend");
- * ```
- * @throws never.
- */
-export function nativeAvailable(): boolean {
-  try {
-    loadNative();
-    return true;
-  } catch {
-    return false;
-  }
 }

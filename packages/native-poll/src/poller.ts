@@ -6,8 +6,9 @@
  * event.
  */
 import { describe } from "@bobbin/core";
-import { errnoException } from "./errors.js";
+import { errnoException } from "./errno.js";
 import { loadAddon, type NativePollerHandle } from "./load.js";
+import type { PollerStats } from "./poller-stats.js";
 
 /**
  * Interest and event bits. A handler receives `events` as a bit set of
@@ -125,32 +126,6 @@ export interface PollerOptions {
    * destroy it.
    */
   readonly onError?: (error: Error) => void;
-}
-
-/**
- * What a {@link Poller} has delivered, counted as it goes (stale events
- * included: they were drained, then filtered out).
- *
- * @example
- * ```ts
- * const { batches, batchEvents, polls, pollEvents, readsAhead, sends } = poller.stats;
- * console.log(`${batchEvents / batches} events per batch from Node's loop, ${pollEvents} drained by ${polls} polls`);
- * ```
- * @throws never (a type).
- */
-export interface PollerStats {
-  /** Batches delivered by Node's loop. */
-  readonly batches: number;
-  /** Events those batches drained. */
-  readonly batchEvents: number;
-  /** Calls of {@link Poller.poll}. */
-  readonly polls: number;
-  /** Events those calls drained. */
-  readonly pollEvents: number;
-  /** Reads the batches did ahead for fds given a size with {@link Poller.want} (their `read` was not `NOT_READ`). */
-  readonly readsAhead: number;
-  /** Sends queued with {@link Poller.stage} and submitted. */
-  readonly sends: number;
 }
 
 const MODES: Record<PollMode, number> = { edge: 0, level: 1, oneshot: 2 };

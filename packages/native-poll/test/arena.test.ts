@@ -1,6 +1,7 @@
 import * as B from "@bobbin/core";
 import { describe, expect, it } from "vitest";
-import { ArenaOverflow, ArenaPool, type Slot, SlotNotAllocated, syscalls } from "../src/index.js";
+import { syscalls } from "../src/backend/index.js";
+import { ArenaOverflow, ArenaPool, type Slot, SlotNotAllocated } from "../src/index.js";
 import { pipe } from "./helpers.js";
 
 function allocN(pool: ArenaPool, n: number): Slot[] {

@@ -1,7 +1,12 @@
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
+/**
+ * What this package's tests share beyond the workspace's (`@bobbin/test-support`):
+ * descriptor pairs from the raw system calls, whether io_uring works here, a run on
+ * a native backend the test can look at, and byte patterns and reads over sockets.
+ */
 import type * as B from "@bobbin/core";
-import { accept, bindAndListen, connect, getsockname, run, type Socket, tcpv4 } from "@bobbin/unix";
-import { type NativeBackend, nativeBackend, syscalls, uringSupport } from "../src/index.js";
+import { read, run, type Socket, sleep, Timeout, withTimeout } from "@bobbin/unix";
+import { syscalls } from "../src/backend/index.js";
+import { type NativeBackend, nativeBackend, uringSupport } from "../src/index.js";
 
 /** A non-blocking pipe, as numbers (throws on failure). */
 export function pipe(): [number, number] {
@@ -17,59 +22,11 @@ export function socketpair(type: "stream" | "dgram" = "stream"): [number, number
   return p;
 }
 
-/** Lets Node's loop turn (I/O callbacks run). */
-export function turn(ms = 5): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `cond` every few ms until true, or fails after `ms`. */
-export async function until(cond: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await turn(2);
-  }
-}
-
-/** Open fds of this process (Linux), to check for leaks. */
-export function openFds(): number {
-  return readdirSync("/proc/self/fd").length;
-}
-
-/** Open fds of this process whose target matches `kind` (e.g. "eventpoll", "socket"). */
-export function openFdsOf(kind: string): number {
-  let n = 0;
-  for (const fd of readdirSync("/proc/self/fd")) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`).includes(kind)) n++;
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return n;
-}
-
-/** Whether this process can list its fds (`/proc/self/fd`: Linux); tests that count them skip elsewhere. */
-export const procFds = existsSync("/proc/self/fd");
-
-/** Why fd-counting tests skip here ("" where they run). */
-export const noProcFds = procFds ? "" : ` (skipped: no /proc/self/fd on ${process.platform} to count fds with)`;
-
 /** Whether the io_uring backend works here, and why not (see `uringSupport`). */
 export const uring = uringSupport();
 
 /** Why io_uring tests skip here ("" where they run), for their titles. */
 export const noUring = uring.available ? "" : ` (skipped: ${uring.reason})`;
-
-/** In a run: a connected pair of TCP sockets on loopback (the listener, the server side, the client side). */
-export function* pair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
-  const client = tcpv4();
-  yield* connect(client, getsockname(server));
-  const [conn] = yield* accept(server);
-  return [server, conn, client];
-}
 
 /** Runs `main` on a native backend it is given (to look at its poller, say). */
 export function runNative<T>(main: (backend: NativeBackend) => Generator<B.Instruction, T, unknown>): Promise<T> {
@@ -80,4 +37,30 @@ export function runNative<T>(main: (backend: NativeBackend) => Generator<B.Instr
     },
     { backend: () => (backend = nativeBackend()) },
   );
+}
+
+/** `length` bytes of a pattern of its own for each seed. */
+export function pattern(seed: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  for (let i = 0; i < length; i++) buf[i] = (seed * 131 + i * 7 + (i >> 8)) & 0xff;
+  return buf;
+}
+
+/** Reads `sock` until the end of the stream (after `pause` seconds); returns everything. */
+export function* readToEnd(sock: Socket, pause = 0): Generator<B.Instruction, Buffer, unknown> {
+  if (pause > 0) yield* sleep(pause);
+  const parts: Buffer[] = [];
+  const buf = Buffer.alloc(65536);
+  for (let n: number; (n = yield* read(sock, buf)) > 0; ) parts.push(Buffer.from(buf.subarray(0, n)));
+  return Buffer.concat(parts);
+}
+
+/** A read that finds nothing and times out: on io_uring it leaves the socket's multishot recv armed. */
+export function* armRecv(sock: Socket): Generator<B.Instruction, void, unknown> {
+  try {
+    yield* withTimeout(0.01, read(sock, Buffer.alloc(1)));
+    throw new Error("armRecv: the socket had data");
+  } catch (e) {
+    if (!(e instanceof Timeout)) throw e;
+  }
 }

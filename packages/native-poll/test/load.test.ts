@@ -18,6 +18,7 @@ afterAll(() => {
 describe("when the addon is not built", () => {
   it("asking for the native backend says how to build it", async () => {
     const m = await import("../src/index.js");
+    const lowLevel = await import("../src/backend/index.js");
     expect(m.nativeAvailable()).toBe(false);
     let error: unknown;
     try {
@@ -37,9 +38,9 @@ describe("when the addon is not built", () => {
     expect(message).toContain("yarn rebuild @bobbin/native-poll");
     expect(message).toContain(`node ${join(fileURLToPath(new URL("..", import.meta.url)), "scripts", "build.mjs")} --strict`);
     expect(message).toContain("libuv backend");
-    expect(() => new m.Poller(() => {})).toThrow(m.NativeUnavailable);
+    expect(() => new lowLevel.Poller(() => {})).toThrow(m.NativeUnavailable);
     expect(() => new m.ArenaPool()).toThrow(m.NativeUnavailable);
-    expect(() => m.syscalls.pipe()).toThrow(m.NativeUnavailable);
+    expect(() => lowLevel.syscalls.pipe()).toThrow(m.NativeUnavailable);
   });
 
   it("@bobbin/unix keeps its libuv backend", async () => {

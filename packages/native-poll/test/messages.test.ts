@@ -3,7 +3,8 @@
  * is quoted, so that `{ batchSize: "1" }` does not read as if it got the number 1.
  */
 import { describe, expect, it } from "vitest";
-import { ArenaPool, errnoName, Poller, syscalls, uringBackend } from "../src/index.js";
+import { errnoName, Poller, syscalls } from "../src/backend/index.js";
+import { ArenaPool, uringBackend } from "../src/index.js";
 import { noUring } from "./helpers.js";
 
 describe("a string where a number or a name belongs", () => {

@@ -1,7 +1,8 @@
 import { closeSync, openSync } from "node:fs";
+import { delay, noProcFds, openFdsOf, procFds, until } from "@bobbin/test-support";
 import { afterEach, describe, expect, it } from "vitest";
-import { PollEvent, Poller, syscalls } from "../src/index.js";
-import { noProcFds, openFdsOf, pipe, procFds, socketpair, turn, until } from "./helpers.js";
+import { PollEvent, Poller, syscalls } from "../src/backend/index.js";
+import { pipe, socketpair } from "./helpers.js";
 
 const { READABLE, WRITABLE, HANGUP } = PollEvent;
 
@@ -206,7 +207,7 @@ describe("Poller: in Node's loop", () => {
     poller.add(r, READABLE);
     setTimeout(() => syscalls.write(w, byte), 5);
     await until(() => seen.length === 1);
-    await turn(10);
+    await delay(10);
     expect(seen.length).toBe(1); // edge: once
   });
 
@@ -236,7 +237,7 @@ describe("Poller: in Node's loop", () => {
     syscalls.read(pipes[0]![0], Buffer.alloc(1)); // empty again: the next byte is a new edge
     for (const [, w] of pipes) syscalls.write(w, byte);
     await until(() => seen.length === 4);
-    await turn(10);
+    await delay(10);
     expect(poller.stats.batches).toBeGreaterThanOrEqual(2); // 2 events per batch at most
     expect(poller.stats.batchEvents).toBe(3);
     expect(poller.stats).toMatchObject({ polls: 2, pollEvents: 1 });
@@ -248,7 +249,7 @@ describe("Poller: in Node's loop", () => {
     poller.interrupt();
     poller.interrupt();
     await until(() => woken >= 1);
-    await turn(10);
+    await delay(10);
     expect(woken).toBe(1); // two interrupts before a drain: one wake-up
   });
 
@@ -287,21 +288,21 @@ describe("Poller: in Node's loop", () => {
     poller.add(r, READABLE, "level");
     syscalls.write(w, byte);
     await until(() => calls === 1);
-    await turn(10);
+    await delay(10);
     expect(calls).toBe(1);
     expect(String(error)).toMatch(/inside the poller's handler/);
   });
 
   it.skipIf(!procFds)(`destroy() closes the set and makes further calls fail${noProcFds}`, async () => {
-    await turn(5); // earlier tests' pollers finish closing
+    await delay(5); // earlier tests' pollers finish closing
     const before = openFdsOf("eventpoll");
     const poller = new Poller(() => {});
-    expect(openFdsOf("eventpoll")).toBe(before + 1);
+    expect(openFdsOf("eventpoll")).toBe(before! + 1);
     expect(poller.fd).toBeGreaterThan(2);
     poller.destroy();
     poller.destroy();
     expect(() => poller.add(0, READABLE)).toThrow(expect.objectContaining({ code: "ERR_BOBBIN_POLLER_DESTROYED" }));
-    return until(() => openFdsOf("eventpoll") <= before); // closed by uv_close's callback
+    return until(() => openFdsOf("eventpoll")! <= before!); // closed by uv_close's callback
   });
 
   it("validates its options", () => {

@@ -2,7 +2,7 @@ import { existsSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Address, check, Errno, errnoException, errnoName, PollEvent, Poller, syscalls as sys } from "../src/index.js";
+import { type Address, checkErrno, Errno, errnoException, errnoName, PollEvent, Poller, syscalls as sys } from "../src/backend/index.js";
 
 /** Blocks (briefly) until `fd` reports one of `events`. */
 function waitFor(fd: number, events: number): number {
@@ -18,10 +18,10 @@ function waitFor(fd: number, events: number): number {
 }
 
 function listener(addr: Address, kind: "tcp4" | "tcp6" | "unix" = "tcp4"): { fd: number; addr: Address } {
-  const fd = check(sys.socket(kind), "socket");
-  if (kind !== "unix") check(sys.setsockopt(fd, sys.sockopts().SOL_SOCKET!, sys.sockopts().SO_REUSEADDR!, 1), "setsockopt");
-  check(sys.bind(fd, addr), "bind");
-  check(sys.listen(fd, 16), "listen");
+  const fd = checkErrno(sys.socket(kind), "socket");
+  if (kind !== "unix") checkErrno(sys.setsockopt(fd, sys.sockopts().SOL_SOCKET!, sys.sockopts().SO_REUSEADDR!, 1), "setsockopt");
+  checkErrno(sys.bind(fd, addr), "bind");
+  checkErrno(sys.listen(fd, 16), "listen");
   const local = sys.localAddress(fd);
   if (typeof local === "number") throw errnoException(local, "getsockname");
   return { fd, addr: local };
@@ -29,17 +29,17 @@ function listener(addr: Address, kind: "tcp4" | "tcp6" | "unix" = "tcp4"): { fd:
 
 function connectPair(kind: "tcp4" | "tcp6" | "unix", addr: Address): { server: number; client: number; accepted: number } {
   const { fd: server, addr: bound } = listener(addr, kind);
-  const client = check(sys.socket(kind), "socket");
+  const client = checkErrno(sys.socket(kind), "socket");
   const rc = sys.connect(client, bound);
   if (rc === Errno.EINPROGRESS) {
     expect(waitFor(client, PollEvent.WRITABLE) & PollEvent.WRITABLE).toBeTruthy();
-    check(sys.socketError(client), "connect");
+    checkErrno(sys.socketError(client), "connect");
   } else {
-    check(rc, "connect");
+    checkErrno(rc, "connect");
   }
   expect(waitFor(server, PollEvent.READABLE) & PollEvent.READABLE).toBeTruthy();
   const from: { address?: Address } = {};
-  const accepted = check(sys.accept(server, from), "accept");
+  const accepted = checkErrno(sys.accept(server, from), "accept");
   if (kind === "unix") expect(from.address).toEqual({ path: "" });
   else expect(from.address).toEqual(sys.localAddress(client));
   return { server, client, accepted };
@@ -48,15 +48,15 @@ function connectPair(kind: "tcp4" | "tcp6" | "unix", addr: Address): { server: n
 describe("syscalls: dup", () => {
   it("a close-on-exec duplicate of a listening socket accepts what the original's queue holds, after the original closed", () => {
     const { fd: server, addr } = listener({ host: "127.0.0.1", port: 0 });
-    const copy = check(sys.dup(server), "dup");
+    const copy = checkErrno(sys.dup(server), "dup");
     expect(copy).not.toBe(server);
     expect(sys.localAddress(copy)).toEqual(addr);
-    check(sys.close(server), "close");
-    const client = check(sys.socket("tcp4"), "socket");
+    checkErrno(sys.close(server), "close");
+    const client = checkErrno(sys.socket("tcp4"), "socket");
     const rc = sys.connect(client, addr);
-    if (rc !== Errno.EINPROGRESS) check(rc, "connect");
+    if (rc !== Errno.EINPROGRESS) checkErrno(rc, "connect");
     expect(waitFor(copy, PollEvent.READABLE) & PollEvent.READABLE).toBeTruthy();
-    const accepted = check(sys.accept(copy), "accept");
+    const accepted = checkErrno(sys.accept(copy), "accept");
     expect(sys.accept(copy)).toBe(Errno.EAGAIN); // still non-blocking: the flag is the open file's
     for (const fd of [accepted, client, copy]) sys.close(fd);
     expect(sys.dup(copy)).toBe(Errno.EBADF);
@@ -104,7 +104,7 @@ describe("syscalls: TCP", () => {
   it("a refused connection is reported by socketError", () => {
     const { fd, addr } = listener({ host: "127.0.0.1", port: 0 });
     sys.close(fd); // nobody listens there now
-    const client = check(sys.socket("tcp4"), "socket");
+    const client = checkErrno(sys.socket("tcp4"), "socket");
     try {
       const rc = sys.connect(client, addr);
       if (rc === Errno.EINPROGRESS) {
@@ -120,7 +120,7 @@ describe("syscalls: TCP", () => {
 
   it("EADDRINUSE, and EINVAL for a host that is not numeric", () => {
     const { fd, addr } = listener({ host: "127.0.0.1", port: 0 });
-    const other = check(sys.socket("tcp4"), "socket");
+    const other = checkErrno(sys.socket("tcp4"), "socket");
     try {
       expect(sys.bind(other, addr)).toBe(Errno.EADDRINUSE);
       expect(sys.bind(other, { host: "localhost", port: 0 })).toBe(Errno.EINVAL);
@@ -132,7 +132,7 @@ describe("syscalls: TCP", () => {
 
   it("socket options", () => {
     const o = sys.sockopts();
-    const fd = check(sys.socket("tcp4"), "socket");
+    const fd = checkErrno(sys.socket("tcp4"), "socket");
     try {
       expect(sys.getsockopt(fd, o.IPPROTO_TCP!, o.TCP_NODELAY!)).toBe(0);
       expect(sys.setsockopt(fd, o.IPPROTO_TCP!, o.TCP_NODELAY!, 1)).toBe(0);
@@ -189,10 +189,10 @@ describe("syscalls: Unix sockets and UDP", () => {
   );
 
   it("sendto and recvfrom carry addresses", () => {
-    const a = check(sys.socket("udp4"), "socket");
-    const b = check(sys.socket("udp4"), "socket");
+    const a = checkErrno(sys.socket("udp4"), "socket");
+    const b = checkErrno(sys.socket("udp4"), "socket");
     try {
-      check(sys.bind(a, { host: "127.0.0.1", port: 0 }), "bind");
+      checkErrno(sys.bind(a, { host: "127.0.0.1", port: 0 }), "bind");
       const aAddr = sys.localAddress(a) as Address;
       const buf = Buffer.alloc(64);
       expect(sys.recvfrom(a, buf)).toBe(Errno.EAGAIN);
@@ -215,8 +215,8 @@ describe("syscalls: errors and misuse", () => {
     expect(errnoName(Errno.EAGAIN)).toBe("EAGAIN");
     const e = errnoException(Errno.ECONNRESET, "read");
     expect(e).toMatchObject({ message: "read ECONNRESET", code: "ECONNRESET", errno: Errno.ECONNRESET, syscall: "read" });
-    expect(() => check(Errno.EBADF, "close")).toThrow(expect.objectContaining({ code: "EBADF", syscall: "close" }));
-    expect(check(3, "x")).toBe(3);
+    expect(() => checkErrno(Errno.EBADF, "close")).toThrow(expect.objectContaining({ code: "EBADF", syscall: "close" }));
+    expect(checkErrno(3, "x")).toBe(3);
     expect(() => errnoName(1)).toThrow(RangeError);
   });
 

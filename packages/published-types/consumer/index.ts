@@ -8,11 +8,13 @@
  */
 import * as B from "@bobbin/core";
 import * as H from "@bobbin/http";
-import { loadNative, type NativeInfo, nativeAvailable, nativeBackend, type Address as RawAddress, syscalls } from "@bobbin/native-poll";
+import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
+import { loadNative, type NativeInfo, type Address as RawAddress, syscalls } from "@bobbin/native-poll/backend";
 import { INSTRUMENTS, type InstrumentOptions, instrument, measureTasks, traceTasks } from "@bobbin/opentelemetry";
 import { type Build, CheckFailed, check, type LinkOptions, replay, Sim, SimDeadlock, simulated, type Trace } from "@bobbin/sim";
 import { Broadcast, Channel, Condition, END, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";
+import * as K from "@bobbin/unix/backend";
 import { activeHandles, type ConformanceOptions, conformance, leaked } from "@bobbin/unix/conformance";
 import { metrics, trace } from "@opentelemetry/api";
 
@@ -105,6 +107,36 @@ export function backendConformance(): void {
   conformance("native", nativeBackend, options);
   const more: Record<string, number> = leaked(activeHandles(), activeHandles());
   void more;
+}
+
+/** A backend author's socket and operation, from the kit (as the tutorial writes them): a queue of messages a task takes. */
+export class Inbox extends K.BackendSocket<U.Backend> {
+  readonly waiters = new K.WaitQueue();
+  readonly messages: Uint8Array[] = [];
+
+  deliver(message: Uint8Array): void {
+    this.messages.push(message);
+    this.waiters.wakeAll();
+  }
+
+  take(): B.Operation<Uint8Array> {
+    return new K.PollOp(this, this.waiters, "take", () => this.messages.shift() ?? K.AGAIN);
+  }
+}
+
+/** A backend author's loop: the events half and the clock of the kit, with a timer of its own. */
+export class Clocked extends K.NodeLoop {
+  readonly heap = new K.DeadlineHeap();
+
+  constructor() {
+    super("immediate");
+  }
+
+  later(at: number, fire: () => void): K.Deadline {
+    const deadline: K.Deadline = { at, heapIndex: -1, fire };
+    this.heap.push(deadline);
+    return deadline;
+  }
 }
 
 /** Fans jobs out to a bounded group of workers over a channel; results come back through a select with a deadline. */

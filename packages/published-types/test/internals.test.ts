@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { identifiers } from "./support/identifiers.js";
 import { publishedPackages } from "./support/packages.js";
 
 /** The engine's types, which no public declaration may name. */
@@ -22,16 +23,6 @@ const ENGINE = [
 
 /** Members of `Task` that belong to the kernel (the task record's fields), past and present. */
 const TASK_INTERNALS = ["gen", "flags", "value", "family", "outcome", "resume", "waiter", "firstChild", "nextSibling", "extra", "sched"];
-
-/** The identifiers of a declaration file, comments left out. */
-function identifiers(text: string): Set<string> {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
-  const names = new Set<string>();
-  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
-    if (token === ts.SyntaxKind.Identifier) names.add(scanner.getTokenValue());
-  }
-  return names;
-}
 
 /** The member names of the class `name` declared in a declaration file. */
 function classMembers(file: string, name: string): string[] | undefined {

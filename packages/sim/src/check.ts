@@ -9,21 +9,7 @@ import type { PolicyName } from "./policy.js";
 import { runSeed } from "./random.js";
 import { parseRepro } from "./repro.js";
 import { shrink } from "./shrink.js";
-import { DEFAULT_STEPS, KEEP, Sim } from "./sim.js";
-
-/**
- * Declares a world: hosts, clients, links (called once per run, with a fresh
- * `Sim`). It may be async.
- *
- * @example
- * ```ts
- * const build: Build = (sim) => {
- *   sim.host("server", server);
- *   sim.client("client", client);
- * };
- * ```
- */
-export type Build = (sim: Sim) => void | Promise<void>;
+import { type Build, DEFAULT_STEPS, KEEP, Sim } from "./sim.js";
 
 /**
  * Options of {@link check}.

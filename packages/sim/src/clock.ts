@@ -4,7 +4,7 @@
  * scheduled in. The clock moves only when the world has nothing else to do:
  * then it jumps to the next event, and every event of that instant fires.
  */
-import { type Deadline, DeadlineHeap } from "@bobbin/unix";
+import { type Deadline, DeadlineHeap } from "@bobbin/unix/backend";
 
 /**
  * Something that happens at a virtual instant: an entry of `@bobbin/unix`'s

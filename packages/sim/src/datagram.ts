@@ -4,10 +4,11 @@
  * ones are dropped, as a full kernel buffer would).
  */
 import type { InetAddress } from "@bobbin/unix";
+import type { Family } from "./address.js";
 import type { Host } from "./host.js";
+import type { Inbox } from "./inbox.js";
 import type { Network } from "./network.js";
 import { Packet } from "./packet.js";
-import type { SimSocket } from "./socket.js";
 
 /** @internal How many datagrams wait in a socket at most. */
 export const MAILBOX_SIZE = 1024;
@@ -18,13 +19,27 @@ export interface Letter {
   readonly from: InetAddress;
 }
 
+/** @internal What a datagram needs of the socket that sends it. */
+export interface Sender {
+  readonly host: Host;
+  readonly family: Family;
+  readonly port: number;
+}
+
+/** @internal Where a datagram finds the socket bound at its destination (the backend's sockets, by host). */
+export interface PostOffice {
+  /** The inbox of the UDP socket bound at `ip:port` on `host`, or null. */
+  mailboxAt(host: Host, family: Family, ip: string, port: number): Inbox<Letter> | null;
+}
+
 /** @internal A datagram on its way to `ip:port` on `to`. */
 export class Datagram extends Packet {
   readonly reliable = false;
 
   constructor(
     network: Network,
-    readonly sender: SimSocket,
+    private readonly post: PostOffice,
+    readonly sender: Sender,
     readonly fromIp: string,
     to: Host,
     readonly ip: string,
@@ -35,8 +50,9 @@ export class Datagram extends Packet {
   }
 
   protected deliver(): void {
-    const sock = this.to.ports.find("udp", this.sender.family, this.ip, this.port);
-    sock?.mailbox?.post({ bytes: this.bytes, from: { host: this.fromIp, port: this.sender.port } });
+    this.post
+      .mailboxAt(this.to, this.sender.family, this.ip, this.port)
+      ?.post({ bytes: this.bytes, from: { host: this.fromIp, port: this.sender.port } });
   }
 
   describe(): string {

@@ -18,6 +18,7 @@
  * plain names: there are no directories (a sync makes the file's name
  * durable as well as its bytes).
  */
+
 import type * as B from "@bobbin/core";
 import { systemError } from "@bobbin/unix";
 import type { Host } from "./host.js";

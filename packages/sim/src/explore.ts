@@ -36,7 +36,6 @@
  * keeps without it, up to reordering.
  */
 import type * as B from "@bobbin/core";
-import type { Build } from "./check.js";
 import { ChoiceLog, Followed, type Kind, TIE } from "./choices.js";
 import { CallbackEvent } from "./clock.js";
 import { ExploreFailed } from "./errors.js";
@@ -44,6 +43,7 @@ import { runFollowing, type WorldSettings } from "./follow.js";
 import type { Host } from "./host.js";
 import { Packet } from "./packet.js";
 import { formatRepro } from "./repro.js";
+import type { Build } from "./sim.js";
 import { withRepro } from "./sim.js";
 import type { World, WorldObserver } from "./world.js";
 

@@ -2,8 +2,9 @@
  * Runs of a world whose choices are given rather than drawn: what `replay`
  * of a schedule line, the shrinker and `explore` do, run after run.
  */
-import type { Build } from "./check.js";
+
 import type { Choices } from "./choices.js";
+import type { Build } from "./sim.js";
 import { CHOICES, type ChoosingOptions, Sim } from "./sim.js";
 
 /** @internal The options of a world that do not come from its choices. */

@@ -10,9 +10,6 @@
  */
 import * as B from "@bobbin/core";
 import { type Family, ipv4Of, ipv6Of } from "./address.js";
-import type { Disk } from "./disk.js";
-import { Ports } from "./ports.js";
-import type { SimSocket } from "./socket.js";
 
 /**
  * A host's `main`: a generator function, run as the host's first task (and
@@ -45,17 +42,12 @@ export interface HostEvents {
 export class Host {
   readonly ipv4: string;
   readonly ipv6: string;
-  readonly ports = new Ports<SimSocket>();
-  /** The sockets made on the host and not closed yet. */
-  readonly sockets = new Set<SimSocket>();
   /** Whether the host is running (not crashed). */
   up = false;
   /** How many times `main` was started. */
   incarnation = 0;
   /** The last outcome of `main`, once it ended. */
   outcome: HostOutcome = { ended: false };
-  /** Its disk, once `sim.disk(name)` made it: it outlives crashes. */
-  disk: Disk | null = null;
   /** The supervisor task (set when the world starts the host). */
   supervisor: B.Task<unknown> | null = null;
   /** Wakes the supervisor when `main` ends or the host crashes. */

@@ -4,12 +4,12 @@
  * waiting to take it. At most `capacity` items wait; more are refused (a
  * full accept queue, a full receive buffer).
  */
-import { type Parked, wakeAll } from "@bobbin/unix";
+import { WaitQueue } from "@bobbin/unix/backend";
 
 /** @internal */
 export class Inbox<T> {
   readonly items: T[] = [];
-  readonly waiters: Parked<unknown>[] = [];
+  readonly waiters = new WaitQueue();
 
   constructor(private readonly capacity: number) {}
 
@@ -22,20 +22,20 @@ export class Inbox<T> {
   post(item: T): boolean {
     if (this.full) return false;
     this.items.push(item);
-    this.waiters.shift()?.ready();
+    this.waiters.wakeFirst();
     return true;
   }
 
   /** Takes the oldest item, waking the next waiter if more wait. */
   take(): T | undefined {
     const item = this.items.shift();
-    if (item !== undefined && this.items.length !== 0) this.waiters.shift()?.ready();
+    if (item !== undefined && this.items.length !== 0) this.waiters.wakeFirst();
     return item;
   }
 
   /** The socket closes: when `wake`, every waiter is woken (they fail with `SocketClosed`); returns what was left. */
   close(wake: boolean): T[] {
-    if (wake) wakeAll(this.waiters);
+    if (wake) this.waiters.wakeAll();
     return this.items.splice(0);
   }
 }

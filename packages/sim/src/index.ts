@@ -32,14 +32,14 @@
  * @packageDocumentation
  */
 
-export { type Build, type CheckOptions, type CheckReport, check, type ReplayOptions, replay } from "./check.js";
+export { type CheckOptions, type CheckReport, check, type ReplayOptions, replay } from "./check.js";
 export { Disk, type DiskOptions, FileHandle, type OpenFlags } from "./disk.js";
 export { CheckFailed, ExploreFailed, Nondeterminism, SimDeadlock, SimTimeLimit } from "./errors.js";
 export { type ExploreOptions, type ExploreReport, explore } from "./explore.js";
 export type { HostMain } from "./host.js";
 export type { Latency, LinkOptions } from "./link.js";
 export type { PolicyName } from "./policy.js";
-export { Sim, type SimOptions } from "./sim.js";
+export { type Build, Sim, type SimOptions } from "./sim.js";
 export type { RunSize } from "./size.js";
 export { type SimulatedOptions, simulated } from "./standalone.js";
 export { Trace } from "./trace.js";

@@ -3,7 +3,6 @@
  * and reordering, and its faults (a partition, a hold). Each direction is a
  * link of its own; the faults of `Sim` cut or hold both.
  */
-import type { Packet } from "./packet.js";
 
 /** @internal Where a latency's draw comes from. */
 export interface Draws {
@@ -51,8 +50,8 @@ export interface Flow {
 /** @internal The default link: 0.5 to 2 ms, nothing lost or reordered. */
 export const DEFAULT_LINK: Required<LinkOptions> = { latency: { min: 0.0005, max: 0.002 }, loss: 0, reorder: 0 };
 
-/** @internal One direction between two hosts. */
-export class Link {
+/** @internal One direction between two hosts; `P` is what crosses it. */
+export class Link<P = unknown> {
   latency: Latency;
   loss: number;
   reorder: number;
@@ -61,7 +60,7 @@ export class Link {
   /** Held: every packet waits for the release. */
   held = false;
   /** Packets waiting for a repair or a release, in the order they were sent. */
-  readonly waiting: Packet[] = [];
+  readonly waiting: P[] = [];
 
   constructor(options: Required<LinkOptions>) {
     this.latency = options.latency;

@@ -6,20 +6,28 @@
  */
 import type { Address } from "@bobbin/unix";
 import { Inbox } from "./inbox.js";
-import { SimSocket } from "./socket.js";
-import { Endpoint, type Syn } from "./stream.js";
+import type { Admitting, Endpoint, Syn } from "./stream.js";
 
-/** @internal */
-export class Listener {
+/** @internal What a listener makes for each connection it admits: the server's socket and its end. */
+export interface Admitted<S> {
+  readonly socket: S;
+  readonly end: Endpoint;
+}
+
+/** @internal A listening socket's queue; `S` is the socket type of its connections. */
+export class Listener<S> implements Admitting {
   /** Connections established and not accepted yet (at most the backlog), and the tasks in `accept`. */
-  readonly inbox: Inbox<SimSocket>;
+  readonly inbox: Inbox<Admitted<S>>;
   /** Clients that already have a connection here (a SYN sent again is not a new one). */
   private readonly known = new WeakSet<Endpoint>();
 
   constructor(
-    readonly socket: SimSocket,
     /** How many connections may wait to be accepted. */
     backlog: number,
+    /** Makes the server's socket and end of the connection a SYN asks for. */
+    private readonly connection: (syn: Syn) => Admitted<S>,
+    /** Closes a connection nobody accepted (it is reset). */
+    private readonly reset: (admitted: Admitted<S>) => void,
   ) {
     this.inbox = new Inbox(backlog);
   }
@@ -29,34 +37,21 @@ export class Listener {
     const client = syn.client;
     if (this.known.has(client) || this.inbox.full) return null;
     this.known.add(client);
-    const listening = this.socket;
-    const sock = new SimSocket(listening.kind, listening.backend, listening.host);
-    sock.state = "connected";
-    if (listening.isUnix) sock.path = listening.path;
-    else {
-      sock.ip = syn.ip;
-      sock.port = listening.port;
-    }
-    const server = new Endpoint(sock, syn.network);
-    server.peer = client;
-    server.remote = peerAddress(client.socket);
-    sock.endpoint = server;
-    listening.host.sockets.add(sock);
-    this.inbox.post(sock);
-    return server;
+    const admitted = this.connection(syn);
+    admitted.end.peer = client;
+    admitted.end.remote = peerAddress(client);
+    this.inbox.post(admitted);
+    return admitted.end;
   }
 
   /** The listener closes: acceptors are woken when `wake`, connections not accepted are reset. */
   close(wake: boolean): void {
-    for (const sock of this.inbox.close(wake)) {
-      sock.state = "closed";
-      sock.host.sockets.delete(sock);
-      sock.endpoint!.close(true, false);
-    }
+    for (const admitted of this.inbox.close(wake)) this.reset(admitted);
   }
 }
 
 /** The address `accept` reports for a client: its `ip:port`, or `{ path: "" }` for a Unix socket. */
-function peerAddress(client: SimSocket): Address {
-  return client.isUnix ? { path: "" } : { host: client.ip, port: client.port };
+function peerAddress(client: Endpoint): Address {
+  const sock = client.socket;
+  return sock.isUnix ? { path: "" } : { host: sock.ip, port: sock.port };
 }

@@ -6,7 +6,7 @@
  * cancelled (or its socket closed) meanwhile.
  */
 
-import type { Parked } from "@bobbin/unix";
+import type { Parked } from "@bobbin/unix/backend";
 import type { Family } from "./address.js";
 import { isLiteral } from "./address.js";
 import type { Host } from "./host.js";

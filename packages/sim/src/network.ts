@@ -35,7 +35,7 @@ export class Network {
   private readonly byName = new Map<string, Host>();
   private readonly byIp = new Map<string, Host>();
   /** The links made so far, by their hosts' indexes: `[from][to]` (looked up for every packet). */
-  private readonly links: Link[][] = [];
+  private readonly links: Link<Packet>[][] = [];
   private defaults: Required<LinkOptions> = DEFAULT_LINK;
 
   constructor(
@@ -67,9 +67,9 @@ export class Network {
   }
 
   /** The link from `from` to `to`. */
-  link(from: Host, to: Host): Link {
+  link(from: Host, to: Host): Link<Packet> {
     const row = (this.links[from.index] ??= []);
-    return (row[to.index] ??= new Link(this.defaults));
+    return (row[to.index] ??= new Link<Packet>(this.defaults));
   }
 
   /**
@@ -184,12 +184,12 @@ export class Network {
   }
 
   /** Applies `change` to both directions between `a` and `b`. */
-  private both(a: Host, b: Host, change: (link: Link) => void): void {
+  private both(a: Host, b: Host, change: (link: Link<Packet>) => void): void {
     change(this.link(a, b));
     change(this.link(b, a));
   }
 
-  private flush(link: Link): void {
+  private flush(link: Link<Packet>): void {
     if (link.blocked) return;
     const waiting = link.waiting.splice(0);
     for (const packet of waiting) this.transmit(packet);

@@ -6,7 +6,14 @@
 import type { Event } from "./clock.js";
 import type { Host } from "./host.js";
 import type { Flow } from "./link.js";
-import type { Network } from "./network.js";
+import type { TraceRecorder } from "./trace.js";
+
+/** @internal What carries packets: the world's network. */
+export interface Carrier {
+  /** Sends a packet from its host to its destination. */
+  send(packet: Packet): void;
+  readonly trace: TraceRecorder | null;
+}
 
 /** @internal */
 export abstract class Packet implements Event {
@@ -18,7 +25,7 @@ export abstract class Packet implements Event {
   readonly droppable: boolean = false;
 
   constructor(
-    readonly network: Network,
+    readonly network: Carrier,
     readonly from: Host,
     readonly to: Host,
     /** The flow it belongs to (one direction of a connection), whose packets arrive in order. */

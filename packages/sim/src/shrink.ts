@@ -16,11 +16,12 @@
  * fewer steps, then later faults, then a shorter line — so shrinking always
  * ends.
  */
-import type { Build } from "./check.js";
+
 import { ChoiceLog, FLOAT, Followed, floatOf } from "./choices.js";
 import { failureKind, runFollowing, type WorldSettings } from "./follow.js";
 import { formatRepro } from "./repro.js";
 import { formatSchedule } from "./schedule.js";
+import type { Build } from "./sim.js";
 import { withRepro } from "./sim.js";
 import type { Measure, RunSize } from "./size.js";
 

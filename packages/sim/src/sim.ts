@@ -70,6 +70,20 @@ export const KEEP = Symbol("keep");
 export type ChoosingOptions = SimOptions & { readonly [CHOICES]?: Choices; readonly [KEEP]?: ChoiceLog };
 
 /**
+ * Declares a world: hosts, clients, links (called once per run, with a fresh
+ * `Sim`). It may be async.
+ *
+ * @example
+ * ```ts
+ * const build: Build = (sim) => {
+ *   sim.host("server", server);
+ *   sim.client("client", client);
+ * };
+ * ```
+ */
+export type Build = (sim: Sim) => void | Promise<void>;
+
+/**
  * A simulated world: hosts running `@bobbin/unix` programs unchanged, one
  * thread, virtual time, a network with faults, and a schedule drawn from one
  * seed. Declare hosts and clients, then `await sim.run()`: it resolves with
@@ -100,6 +114,10 @@ export class Sim {
   /** The schedule's policy (a world that follows a `schedule=` line takes its schedule from it). */
   readonly policy: PolicyName;
   private readonly world: World;
+  /** The backend serving the world's hosts. */
+  private readonly backend: SimBackend;
+  /** The hosts' disks, made by `disk(name)`: they outlive crashes. */
+  private readonly disks = new Map<Host, Disk>();
   private readonly depth: number;
   private readonly steps: number;
   private readonly limit: number;
@@ -138,7 +156,8 @@ export class Sim {
     this.choices = choices;
     const world = new World({ choices, trace, limit, domains });
     this.world = world;
-    world.backend = new SimBackend(world);
+    this.backend = new SimBackend(world);
+    world.backend = this.backend;
     if (choices instanceof Followed) {
       const measure = new Measure((task) => world.hostOf(task));
       world.measure = measure;
@@ -275,18 +294,20 @@ export class Sim {
    */
   disk(name: string, options?: DiskOptions): Disk {
     const host = this.find(name, "disk");
-    if (host.disk !== null) {
+    const made = this.disks.get(host);
+    if (made !== undefined) {
       if (options !== undefined)
         throw new TypeError(
           `sim.disk(${JSON.stringify(name)}, options): the disk of ${name} is made already; give its options at the first call`,
         );
-      return host.disk;
+      return made;
     }
     if (options !== undefined && (options === null || typeof options !== "object"))
       throw new TypeError("sim.disk(name, options) expects options { sync }");
     if (options?.sync !== undefined) checkLinkOptions({ latency: options.sync }, "sim.disk(name, { sync })");
-    host.disk = new Disk(this.world, host, options ?? {});
-    return host.disk;
+    const disk = new Disk(this.world, host, options ?? {});
+    this.disks.set(host, disk);
+    return disk;
   }
 
   // -- breaking ----------------------------------------------------------------------
@@ -379,7 +400,7 @@ export class Sim {
     this.world.trace?.record("world", `reset ${a} ${b}`);
     this.world.fault();
     this.touch(x, y);
-    for (const sock of [...x.sockets]) {
+    for (const sock of [...this.backend.sockets.on(x).open]) {
       const end = sock.endpoint;
       const peer = end?.peer;
       if (end == null || peer == null || peer.socket.host !== y) continue;
@@ -409,11 +430,9 @@ export class Sim {
     if (!host.up) return;
     this.world.trace?.record(name, "crash");
     this.world.fault();
-    const backend = this.world.backend;
-    for (const sock of [...host.sockets]) backend.closeSocket(sock, true);
-    host.ports.clear();
+    this.backend.crashed(host);
     host.requestCrash();
-    host.disk?.crash();
+    this.disks.get(host)?.crash();
   }
 
   /**
@@ -545,7 +564,7 @@ export class Sim {
       const policy = this.choices.policy;
       const tracer = bothTracers(simulated.trace, simulated.observer !== null ? simulated.touchTracer() : null);
       return await run(root.world, {
-        backend: () => simulated.backend,
+        backend: () => this.backend,
         random: this.choices.ties,
         ...(policy !== undefined ? { policy } : {}),
         ...(tracer !== null ? { tracer } : {}),

@@ -49,11 +49,12 @@ export function simulated(options: SimulatedOptions = {}): (domain: number) => B
         "simulated(): the simulated backend serves dom0 only; for B.call and B.parallel, run with { simulateDomains: true } (worker domains simulated on this thread)",
       );
     const world = new World({ choices: new Drawn(new WorldRandom(seed), "fifo", 1, 1, null), trace: false, limit: Infinity, domains: 0 });
-    world.backend = new SimBackend(world);
+    const backend = new SimBackend(world);
+    world.backend = backend;
     const host = new Host("local", 1, null, false);
     world.network.add(host);
     world.adoptAll(host);
     world.install();
-    return world.backend;
+    return backend;
   };
 }

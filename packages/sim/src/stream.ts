@@ -17,14 +17,43 @@
  * that a partition loses, is sent again after 1, 2, 4… s (six times, as
  * Linux does), after which the connect fails with `ETIMEDOUT`.
  */
-import { type Address, type Parked, systemError, wakeAll } from "@bobbin/unix";
+import { type Address, type SocketState, systemError } from "@bobbin/unix";
+import { type BufferOp, type Parked, ReceiveQueue, WaitQueue } from "@bobbin/unix/backend";
+import type { Family } from "./address.js";
 import { CallbackEvent } from "./clock.js";
 import type { Host } from "./host.js";
 import type { Flow } from "./link.js";
 import type { Network } from "./network.js";
-import type { ReadOp, WriteOp } from "./ops.js";
-import { Packet } from "./packet.js";
-import type { SimSocket } from "./socket.js";
+import { type Carrier, Packet } from "./packet.js";
+
+/** @internal What an end of a connection needs of its socket. */
+export interface StreamSocket {
+  readonly host: Host;
+  /** The bound address (`ip`, `port`); a Unix socket has none. */
+  readonly ip: string;
+  readonly port: number;
+  state: SocketState;
+  readonly isUnix: boolean;
+  readonly family: Family;
+  /** The socket's end of its connection (null again when connecting fails). */
+  endpoint: Endpoint | null;
+  /** Frees the socket's address on its host. */
+  unbind(): void;
+  /** `ip:port` (or the path), for the trace. */
+  toString(): string;
+}
+
+/** @internal Where a SYN finds the listener at its destination (the backend's sockets, by host). */
+export interface Switchboard {
+  /** The listening socket at `ip:port` (or `path`) on `host`, or null when nobody listens there. */
+  listenerAt(host: Host, family: Family, ip: string, port: number, path: string): Admitting | null;
+}
+
+/** @internal A listener as a SYN sees it. */
+export interface Admitting {
+  /** The server's end of a new connection, or null when the SYN is dropped (a duplicate, or the queue is full). */
+  admit(syn: Syn): Endpoint | null;
+}
 
 /** How many bytes a sender may have that its peer has not read (send and receive buffers together). */
 export const WINDOW = 256 * 1024;
@@ -48,7 +77,7 @@ class Segment extends Packet {
   readonly reliable = true;
 
   constructor(
-    network: Network,
+    network: Carrier,
     readonly kind: Kind,
     /** The endpoint that sent it; null for the RST of a host where nobody listens. */
     readonly sender: Endpoint | null,
@@ -75,7 +104,7 @@ export class Syn extends Packet {
   override readonly droppable = true;
 
   constructor(
-    network: Network,
+    network: Carrier,
     readonly client: Endpoint,
     to: Host,
     /** The address it was sent to (`ip`, `port`), or the Unix path. */
@@ -88,14 +117,18 @@ export class Syn extends Packet {
 
   protected deliver(): void {
     const client = this.client;
-    const sock = client.socket.isUnix
-      ? this.to.ports.paths.get(this.path)
-      : this.to.ports.find("tcp", client.socket.family, this.ip, this.port);
-    if (sock?.listener == null) {
+    const listener = client.switchboard.listenerAt(
+      this.to,
+      client.socket.family,
+      this.ip,
+      this.port,
+      client.socket.isUnix ? this.path : "",
+    );
+    if (listener === null) {
       new Segment(this.network, Kind.Rst, null, client, this.to, null).send();
       return;
     }
-    const server = sock.listener.admit(this);
+    const server = listener.admit(this);
     if (server !== null) new Segment(this.network, Kind.SynAck, server, client, this.to, null).send();
   }
 
@@ -111,34 +144,31 @@ export class Endpoint implements Flow {
   peer: Endpoint | null = null;
   /** The other end's address, as `accept` reports it. */
   remote: Address = { path: "" };
-  /** Bytes received and not read yet, `head` bytes of the first chunk already read. */
-  private readonly chunks: Uint8Array[] = [];
-  private head = 0;
-  buffered = 0;
-  /** The peer ended its stream (FIN). */
-  finReceived = false;
-  /** `shutdown(…, "receive")`: reads return 0 and arriving data is dropped. */
-  recvShut = false;
+  /** Bytes received and not read yet (reading them opens the peer's window), then the peer's FIN or the reset. */
+  readonly input: Received;
   /** `shutdown(…, "send")`: the FIN is sent; writes fail with `EPIPE`. */
   sendShut = false;
   /** Bytes sent that the peer has not read yet. */
   unacked = 0;
   /** Why the connection ended (`ECONNRESET`), or why connecting failed. */
   error: NodeJS.ErrnoException | null = null;
-  readonly readers: Parked<unknown>[] = [];
-  readonly writers: Parked<unknown>[] = [];
+  readonly writers = new WaitQueue();
   /** The read and write operations reused while idle (see `SimBackend.read`). */
-  readOp: ReadOp | null = null;
-  writeOp: WriteOp | null = null;
+  readOp: BufferOp<number> | null = null;
+  writeOp: BufferOp<void> | null = null;
   connector: Parked<unknown> | null = null;
   private syn: Syn | null = null;
   private retry: CallbackEvent | null = null;
   private retries = 0;
 
   constructor(
-    readonly socket: SimSocket,
+    readonly socket: StreamSocket,
     readonly network: Network,
-  ) {}
+    /** Where its SYNs find their listener. */
+    readonly switchboard: Switchboard,
+  ) {
+    this.input = new Received(this);
+  }
 
   // -- connecting ------------------------------------------------------------
 
@@ -202,19 +232,16 @@ export class Endpoint implements Flow {
           return;
         }
         const bytes = segment.bytes!;
-        if (this.recvShut) {
+        if (this.input.receiveShut) {
           segment.sender!.acknowledge(bytes.length);
           return;
         }
-        this.chunks.push(bytes);
-        this.buffered += bytes.length;
-        this.wakeReader();
+        this.input.push(bytes);
         return;
       }
       case Kind.Fin:
         if (state !== "connected" || this.peer !== segment.sender) return;
-        this.finReceived = true;
-        wakeAll(this.readers);
+        this.input.end();
         return;
       case Kind.Rst:
         if (state === "connecting" && this.syn !== null) {
@@ -236,35 +263,18 @@ export class Endpoint implements Flow {
 
   /** The connection was reset: reads and writes fail with `ECONNRESET` from now on. */
   reset(): void {
-    this.error = systemError("ECONNRESET", "read", "the connection was reset by the peer");
-    this.error.message = "read ECONNRESET: the connection was reset by the peer";
-    this.dropReceived();
+    const error = systemError("ECONNRESET", "read", "the connection was reset by the peer");
+    error.message = "read ECONNRESET: the connection was reset by the peer";
+    this.error = error;
+    this.input.clear();
     this.peer = null;
     this.unacked = 0;
-    this.wakeAll();
+    this.input.fail(error);
+    this.writers.wakeAll();
+    this.wakeConnector();
   }
 
   // -- reading and writing -----------------------------------------------------
-
-  /** Copies up to `len` received bytes into `buf[off…]`; returns how many. */
-  take(buf: Uint8Array, off: number, len: number): number {
-    let n = 0;
-    const chunks = this.chunks;
-    while (n < len && chunks.length !== 0) {
-      const chunk = chunks[0]!;
-      const k = Math.min(chunk.length - this.head, len - n);
-      buf.set(k === chunk.length ? chunk : chunk.subarray(this.head, this.head + k), off + n);
-      n += k;
-      this.head += k;
-      if (this.head === chunk.length) {
-        chunks.shift();
-        this.head = 0;
-      }
-    }
-    this.buffered -= n;
-    this.peer?.acknowledge(n);
-    return n;
-  }
 
   /** How many bytes this end may send now. */
   get room(): number {
@@ -290,7 +300,7 @@ export class Endpoint implements Flow {
   acknowledge(n: number): void {
     this.network.events.touch(this.socket.host); // the reader's step changes this end's window
     this.unacked -= n;
-    wakeAll(this.writers);
+    this.writers.wakeAll();
   }
 
   // -- ending ------------------------------------------------------------------
@@ -300,13 +310,9 @@ export class Endpoint implements Flow {
     if (send && !this.sendShut) {
       this.sendShut = true;
       if (this.peer !== null) new Segment(this.network, Kind.Fin, this, this.peer, this.socket.host, null).send();
-      wakeAll(this.writers);
+      this.writers.wakeAll();
     }
-    if (receive && !this.recvShut) {
-      this.recvShut = true;
-      this.dropReceived();
-      wakeAll(this.readers);
-    }
+    if (receive && !this.input.receiveShut) this.input.shutdownReceive();
   }
 
   /**
@@ -318,26 +324,19 @@ export class Endpoint implements Flow {
     this.stopConnecting();
     const peer = this.peer;
     if (peer !== null && this.error === null) {
-      if (abort || this.buffered !== 0) new Segment(this.network, Kind.Rst, this, peer, this.socket.host, null).send();
+      if (abort || this.input.queued !== 0) new Segment(this.network, Kind.Rst, this, peer, this.socket.host, null).send();
       else if (!this.sendShut) new Segment(this.network, Kind.Fin, this, peer, this.socket.host, null).send();
     }
     this.sendShut = true;
-    this.dropReceived();
-    if (wake) this.wakeAll();
-  }
-
-  private dropReceived(): void {
-    if (this.buffered !== 0) this.peer?.acknowledge(this.buffered);
-    this.chunks.length = 0;
-    this.head = 0;
-    this.buffered = 0;
-  }
-
-  // -- waking ------------------------------------------------------------------
-
-  /** Wakes the first reader (the next one is woken by it if bytes remain). */
-  wakeReader(): void {
-    this.readers.shift()?.ready();
+    if (!wake) {
+      // A crash: the tasks waiting here are being cancelled, and see nothing of it.
+      this.input.closed = true;
+      this.input.clear();
+      return;
+    }
+    this.input.close();
+    this.writers.wakeAll();
+    this.wakeConnector();
   }
 
   private wakeConnector(): void {
@@ -345,12 +344,27 @@ export class Endpoint implements Flow {
     this.connector = null;
     c?.ready();
   }
+}
 
-  /** Wakes every waiter: the connection ended or the socket closed. */
-  wakeAll(): void {
-    wakeAll(this.readers);
-    wakeAll(this.writers);
-    this.wakeConnector();
+/** The bytes an end received and no read took yet: reading them (or dropping them) opens the peer's window. */
+class Received extends ReceiveQueue {
+  readonly #owner: Endpoint;
+
+  constructor(owner: Endpoint) {
+    super();
+    this.#owner = owner;
+  }
+
+  protected override take(buf: Uint8Array, off: number, len: number): number {
+    const n = super.take(buf, off, len);
+    this.#owner.peer?.acknowledge(n);
+    return n;
+  }
+
+  override clear(): void {
+    const dropped = this.queued;
+    super.clear();
+    if (dropped !== 0) this.#owner.peer?.acknowledge(dropped);
   }
 }
 

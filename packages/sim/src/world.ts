@@ -10,20 +10,33 @@
  */
 import { EventEmitter } from "node:events";
 import * as B from "@bobbin/core";
-import { removeWaiter } from "@bobbin/unix";
-import type { SimBackend } from "./backend.js";
 import type { Choices } from "./choices.js";
 import { Clock } from "./clock.js";
 import { SimDeadlock, SimTimeLimit } from "./errors.js";
 import { type Controlled, install, realSetImmediate, uninstall } from "./globals.js";
 import type { Host, HostEvents } from "./host.js";
-import type { Lookup } from "./lookup.js";
 import { Network } from "./network.js";
 import type { Measure } from "./size.js";
 import { TraceRecorder } from "./trace.js";
 
 /** The wall-clock time a simulation starts at: 2000-01-01T00:00:00Z, whatever the seed. */
 const EPOCH = Date.UTC(2000, 0, 1);
+
+/** @internal What the world needs of the backend that serves it (see backend.ts). */
+export interface WorldBackend extends B.Events {
+  /** Makes `select` report `s`. */
+  signal(s: B.Syscall): void;
+  /** Whether `select` waits for something from outside the world. */
+  readonly isWaiting: boolean;
+  /** Parks the calling task for `ms` of the world's clock. */
+  sleep(ms: number): B.Operation<void>;
+}
+
+/** @internal Something that waits for every task of the world to wait (a name lookup, see lookup.ts). */
+export interface Deferred {
+  /** The world has nothing else to do: it happens now. */
+  answer(): void;
+}
 
 /** @internal How a world is made. */
 export interface WorldOptions {
@@ -63,7 +76,7 @@ export class World implements Controlled, HostEvents {
   /** Hears what the steps touch, while `explore` runs the world. */
   observer: WorldObserver | null = null;
   /** Set once `backend` is made (the backend needs the world first). */
-  backend!: SimBackend;
+  backend!: WorldBackend;
   private readonly limitMs: number;
   private readonly domains: number;
   private readonly supervisors = new Map<B.Task<unknown>, Host>();
@@ -72,7 +85,7 @@ export class World implements Controlled, HostEvents {
   /** The root task's wait for news (a host ended, the run failed). */
   private news: B.Syscall | null = null;
   /** Name lookups waiting for every task to wait (see lookup.ts). */
-  private lookups: Lookup[] = [];
+  private lookups: Deferred[] = [];
   /** Counts the world's waits for something from outside it, to tell one from the next. */
   private idleCount = 0;
   private installed = false;
@@ -225,13 +238,14 @@ export class World implements Controlled, HostEvents {
   }
 
   /** Answers `lookup` once every task waits. */
-  defer(lookup: Lookup): void {
+  defer(lookup: Deferred): void {
     this.lookups.push(lookup);
   }
 
   /** Forgets a lookup nobody waits for any more. */
-  undefer(lookup: Lookup): void {
-    removeWaiter(this.lookups, lookup);
+  undefer(lookup: Deferred): void {
+    const i = this.lookups.indexOf(lookup);
+    if (i >= 0) this.lookups.splice(i, 1);
   }
 
   /** Whether name lookups wait for every task to wait. */

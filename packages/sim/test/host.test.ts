@@ -1,8 +1,9 @@
 import * as B from "@bobbin/core";
+import { failure } from "@bobbin/test-support";
 import { accept, bindAndListen, close, connect, onSignal, read, type Socket, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim } from "../src/index.js";
-import { echoServer, echoThrough, failure } from "./support/programs.js";
+import { echoServer, echoThrough } from "./support/programs.js";
 
 describe("crash and restart", () => {
   it("a crash cancels the host's tasks, resets its connections for the peers and frees its ports; a restart runs main again", async () => {

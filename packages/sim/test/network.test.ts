@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import { failure } from "@bobbin/test-support";
 import {
   accept,
   bindAndListen,
@@ -18,7 +19,7 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim } from "../src/index.js";
-import { echoServer, echoThrough, failure, pattern } from "./support/programs.js";
+import { echoServer, echoThrough, pattern } from "./support/programs.js";
 
 describe("addresses", () => {
   it("hosts are 10.0.0.n and fd00::n in declaration order; names resolve to them; accept tells the client's address", async () => {

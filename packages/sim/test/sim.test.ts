@@ -1,8 +1,8 @@
 import * as B from "@bobbin/core";
+import { failure } from "@bobbin/test-support";
 import { accept, bindAndListen, sleep, Timeout, tcpv4, withTimeout } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim, SimDeadlock, SimTimeLimit } from "../src/index.js";
-import { failure } from "./support/programs.js";
 
 describe("running a world", () => {
   it("resolves with the clients' results in declaration order, then cancels the hosts still running", async () => {

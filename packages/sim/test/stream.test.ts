@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import { failure } from "@bobbin/test-support";
 import {
   accept,
   bindAndListen,
@@ -17,7 +18,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { Sim } from "../src/index.js";
 import { WINDOW } from "../src/stream.js";
-import { failure, pattern } from "./support/programs.js";
+import { pattern } from "./support/programs.js";
 
 /** A world of a `server` that runs `serve` on each accepted connection and a client running `main`. */
 function pair<T>(

@@ -1,8 +1,9 @@
 import * as B from "@bobbin/core";
+import { prng } from "@bobbin/test-support";
 import { describe, expect, it, vi } from "vitest";
 import { Channel, ChannelClosed, EMPTY, END } from "../src/index.js";
 import { drain } from "./drain.js";
-import { forever, pause, prng } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 /**
  * Watches the timers the code under test sets (with the global `setTimeout`)

@@ -1,8 +1,9 @@
 import { spawn as spawnProcess } from "node:child_process";
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Computation } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 /** Miou's tests complete computations with `Exit`. */
 class Exit extends Error {}

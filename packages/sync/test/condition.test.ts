@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Condition, Mutex, MutexNotHolder } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 describe("Condition: wait, signal, broadcast", () => {
   it("wait releases the mutex while parked and holds it again when it returns", async () => {

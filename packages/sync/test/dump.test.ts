@@ -1,13 +1,10 @@
 // What a task waiting on a primitive says in a dump (`B.dump()`).
+
 import * as B from "@bobbin/core";
+import { waitsOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Channel, Computation, Condition, Mutex, MVar, Semaphore } from "../src/index.js";
 import { pause } from "./helpers.js";
-
-/** The `waitsOn` of each task below the root, by name. */
-function waits(d: B.Dump): Record<string, string | null> {
-  return Object.fromEntries(d.tasks[0]!.children.map((t) => [t.name, t.waitsOn]));
-}
 
 describe("dumps: what a task waits on", () => {
   it("names the primitive, and a mutex's holder", async () => {
@@ -42,7 +39,7 @@ describe("dumps: what a task waits on", () => {
       const d = yield* B.promise(() => B.dump());
       for (const t of tasks) yield* B.cancel(t);
       m.unlock();
-      return waits(d);
+      return waitsOf(d);
     });
     expect(seen.locker).toMatch(/^lock Mutex#\d+ held by main#1$/);
     expect(seen.condition).toMatch(/^wait on Condition#\d+$/);
@@ -66,7 +63,7 @@ describe("dumps: what a task waits on", () => {
       const d = yield* B.promise(() => B.dump());
       c.tryReturn(1);
       yield* B.awaitAll(tasks);
-      return waits(d);
+      return waitsOf(d);
     });
     expect(seen.awaiter).toMatch(/^await Computation#\d+$/);
     expect(seen.exnAwaiter).toBe(seen.awaiter);

@@ -12,24 +12,6 @@ export function* forever(): Generator<B.Instruction, never, unknown> {
   throw new Error("unreachable: nobody signals this trigger");
 }
 
-/** The error of a failed result, or a failure of the test. */
-export function errorOf(r: B.Result<unknown>): unknown {
-  if (r.ok) throw new Error(`expected a failure, got ${String(r.value)}`);
-  return r.error;
-}
-
-/** A small deterministic PRNG (mulberry32) for the stress tests. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Lets Node's loop run `ms` milliseconds: wake-ups from other domains (`Atomics.waitAsync`) arrive through it. */
 export function sleep(ms = 1): B.Operation<void> {
   return B.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));

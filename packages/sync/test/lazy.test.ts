@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Lazy, LazyUndefined } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 describe("Lazy", () => {
   it("fromVal is forced already and force returns at once", async () => {

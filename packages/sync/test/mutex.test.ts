@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Mutex, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 describe("Mutex: locking", () => {
   it("locks a free mutex without suspending, and unlocks it", async () => {

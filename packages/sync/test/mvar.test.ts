@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { MVar } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 describe("MVar: take, put, read", () => {
   it("take empties a full box; put fills an empty one; neither suspends when it need not", async () => {

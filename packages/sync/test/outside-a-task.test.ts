@@ -1,17 +1,7 @@
 /** Used outside a task, each primitive names the operation the program called (not core's `self()`). */
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Condition, Mutex, MVar, Ownership, Semaphore } from "../src/index.js";
-
-/** The error `fn` throws synchronously, or that iterating the operation it returns throws. */
-function failureOf(fn: () => unknown): Error {
-  try {
-    const op = fn();
-    if (op !== null && typeof op === "object" && Symbol.iterator in op) (op as Iterable<unknown>)[Symbol.iterator]().next();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected an error");
-}
 
 const RULE = "must be called from inside a task: start one with B.run(function* () { … })";
 
@@ -32,7 +22,7 @@ describe("primitives used outside a task", () => {
     ["MVar.put()", () => new MVar<number>().put(1)],
     ["Ownership.own()", () => Ownership.own(Ownership.create(1, () => undefined))],
   ])("%s names itself and says where it may be called", (name, fn) => {
-    const error = failureOf(fn);
+    const error = thrownBy(fn);
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe(`${name} ${RULE}`);
     expect(error.message).not.toContain("self()");

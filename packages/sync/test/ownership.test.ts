@@ -1,22 +1,14 @@
 import * as B from "@bobbin/core";
+import { errorOf, thrownBy } from "@bobbin/test-support";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AlreadyOwned, NoParent, NotOwner, Ownership, type Resource, ResourceLeaked } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 /** A resource whose finaliser records its name in `closed`. */
 function tracked(name: string, closed: string[]): Resource<string> {
   return Ownership.create(name, (v) => {
     closed.push(v);
   });
-}
-
-function thrown(fn: () => void): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected an error");
 }
 
 afterEach(() => {
@@ -30,7 +22,7 @@ describe("Ownership: own, check, disown, release", () => {
       const r = tracked("fd", closed);
       expect(r.owner).toBeNull();
       expect(r.value).toBe("fd");
-      expect(thrown(() => Ownership.check(r))).toBeInstanceOf(NotOwner);
+      expect(thrownBy(() => Ownership.check(r))).toBeInstanceOf(NotOwner);
       Ownership.own(r);
       expect(r.owner).toBe(B.self());
       expect(Ownership.owned()).toEqual([r]);
@@ -47,7 +39,7 @@ describe("Ownership: own, check, disown, release", () => {
     await B.run(function* () {
       const r = tracked("r", closed);
       Ownership.own(r);
-      const again = thrown(() => Ownership.own(r));
+      const again = thrownBy(() => Ownership.own(r));
       expect(again).toBeInstanceOf(AlreadyOwned);
       expect((again as Error).name).toBe("AlreadyOwned");
       expect((again as Error).message).toMatch(/already owns resource/);
@@ -90,7 +82,7 @@ describe("Ownership: own, check, disown, release", () => {
       Ownership.own(r);
       Ownership.disown(r);
       expect(r.owner).toBeNull();
-      expect(thrown(() => Ownership.check(r))).toBeInstanceOf(NotOwner);
+      expect(thrownBy(() => Ownership.check(r))).toBeInstanceOf(NotOwner);
       const child = B.spawn(function* () {
         Ownership.own(r);
         Ownership.check(r);
@@ -107,11 +99,11 @@ describe("Ownership: own, check, disown, release", () => {
       const r = tracked("r", closed);
       Ownership.own(r);
       Ownership.release(r);
-      expect(thrown(() => Ownership.own(r))).toBeInstanceOf(TypeError);
-      const error = thrown(() => Ownership.check(r));
+      expect(thrownBy(() => Ownership.own(r))).toBeInstanceOf(TypeError);
+      const error = thrownBy(() => Ownership.check(r));
       expect(error).toBeInstanceOf(NotOwner);
       expect((error as Error).message).toMatch(/was released/);
-      expect(thrown(() => Ownership.release(r))).toBeInstanceOf(NotOwner);
+      expect(thrownBy(() => Ownership.release(r))).toBeInstanceOf(NotOwner);
     });
     expect(closed).toEqual(["r"]);
   });
@@ -159,7 +151,7 @@ describe("Ownership: moving resources between tasks", () => {
         return Ownership.owned().length;
       });
       expect(a.owner).toBe(child);
-      expect(thrown(() => Ownership.check(a))).toBeInstanceOf(NotOwner);
+      expect(thrownBy(() => Ownership.check(a))).toBeInstanceOf(NotOwner);
       expect(Ownership.owned()).toEqual([]);
       expect(yield* B.awaitExn(child)).toBe(0);
     });
@@ -172,7 +164,7 @@ describe("Ownership: moving resources between tasks", () => {
       const mine = tracked("mine", closed);
       const nobodys = tracked("nobody's", closed);
       Ownership.own(mine);
-      const error = thrown(() => B.spawn({ give: [mine, nobodys] }, function* () {}));
+      const error = thrownBy(() => B.spawn({ give: [mine, nobodys] }, function* () {}));
       expect(error).toBeInstanceOf(NotOwner);
       expect((error as Error).message).toMatch(/cannot give/);
       expect(mine.owner).toBe(B.self());
@@ -199,7 +191,7 @@ describe("Ownership: moving resources between tasks", () => {
         expect(handler.parent).toBe(owner);
         expect(client.owner).toBe(handler);
         // The group's owner is the handler's parent, but not the one giving: its resource stays its own.
-        expect(thrown(() => g.spawn({ give: [owners] }, function* () {}))).toBeInstanceOf(NotOwner);
+        expect(thrownBy(() => g.spawn({ give: [owners] }, function* () {}))).toBeInstanceOf(NotOwner);
       });
       expect(owners.owner).toBe(owner);
       Ownership.release(owners);
@@ -214,7 +206,7 @@ describe("Ownership: moving resources between tasks", () => {
         const r = tracked("accepted", closed);
         Ownership.own(r);
         Ownership.transfer(r);
-        expect(thrown(() => Ownership.check(r))).toBeInstanceOf(NotOwner);
+        expect(thrownBy(() => Ownership.check(r))).toBeInstanceOf(NotOwner);
         return r;
       });
       const r = yield* B.awaitExn(child);
@@ -230,7 +222,7 @@ describe("Ownership: moving resources between tasks", () => {
     await B.run(function* () {
       const r = tracked("r", closed);
       Ownership.own(r);
-      const error = thrown(() => Ownership.transfer(r));
+      const error = thrownBy(() => Ownership.transfer(r));
       expect(error).toBeInstanceOf(NoParent);
       expect((error as Error).name).toBe("NoParent");
       expect((error as Error).message).toMatch(/root of its run/);

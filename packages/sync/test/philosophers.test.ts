@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { prng } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Mutex, Semaphore } from "../src/index.js";
-import { pause, prng } from "./helpers.js";
+import { pause } from "./helpers.js";
 
 const N = 5;
 const MEALS = 200;

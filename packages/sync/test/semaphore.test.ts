@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Semaphore } from "../src/index.js";
-import { errorOf, forever, pause } from "./helpers.js";
+import { forever, pause } from "./helpers.js";
 
 describe("Semaphore: acquire and release", () => {
   it("takes available permits without suspending and gives them back", async () => {

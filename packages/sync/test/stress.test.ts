@@ -1,7 +1,8 @@
 import * as B from "@bobbin/core";
+import { prng } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Condition, Mutex, Semaphore } from "../src/index.js";
-import { pause, prng } from "./helpers.js";
+import { pause } from "./helpers.js";
 
 const SEEDS = [1, 2, 3, 42, 1337];
 

@@ -5,8 +5,10 @@
  */
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { BACKEND_METHODS, type Backend } from "./backend.js";
+import { BACKEND_METHODS } from "./backend/backend-methods.js";
 import { registerBackend } from "./context.js";
+import type { Backend } from "./contract.js";
+import { shareSockets } from "./share.js";
 
 type Factory = (domain: number) => Backend;
 
@@ -47,6 +49,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
     const backend = factory(domain);
     checkBackend(backend);
     registerBackend(backend);
+    shareSockets();
     return backend;
   };
   B.defineEvents(url, name, events);

@@ -75,6 +75,33 @@ export class SocketClosed extends BobbinError {
 }
 
 /**
+ * What a backend cannot do: `ofFd`, `pipe` and `spawnProcess` on a backend
+ * without file descriptors or processes (`@bobbin/sim`'s). The message names
+ * the operation, the rule, and what to do instead.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   yield* spawnProcess("ls");
+ * } catch (error) {
+ *   if (error instanceof Unsupported) console.error(error.message);
+ * }
+ * ```
+ * @throws never itself: it is what those operations throw.
+ */
+export class Unsupported extends BobbinError {
+  /** Always `"ENOTSUP"`. */
+  readonly code = "ENOTSUP";
+  constructor(
+    /** The operation refused, e.g. `"spawnProcess()"`. */
+    readonly operation: string,
+    why: string,
+  ) {
+    super(`${operation}: ${why}`);
+  }
+}
+
+/**
  * Makes an error shaped like Node's system errors (`code`, `syscall`,
  * `errno`), for conditions a backend detects itself (e.g. `EAFNOSUPPORT`,
  * `EISCONN`, `EPIPE` after a shutdown).

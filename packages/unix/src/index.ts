@@ -2,7 +2,7 @@
  * @bobbin/unix — Miou_unix for Bobbin: `run` with an I/O backend, `sleep`,
  * TCP/UDP/Unix sockets, `withTimeout` and OS signals, all as operations of
  * fibers (`yield*`); a backend contract, and a default backend on Node's own
- * libuv.
+ * libuv. What a backend's author needs is `@bobbin/unix/backend`.
  *
  * @example
  * ```ts
@@ -32,40 +32,36 @@
  * @packageDocumentation
  */
 
-export {
-  type Address,
-  BACKEND_METHODS,
-  type Backend,
-  type DeadlineHandle,
-  type InetAddress,
-  type ListenOptions,
-  type ShutdownCommand,
-  type Socket,
-  type SocketBackend,
-  type SocketKind,
-  type SocketState,
-  type UnixAddress,
-} from "./backend.js";
-export { BufferOp } from "./buffer-op.js";
+export type { FlushMode } from "./backend/flush-mode.js";
+export type {
+  Address,
+  Backend,
+  HostServices,
+  InetAddress,
+  ListenOptions,
+  ShutdownCommand,
+  Socket,
+  SocketKind,
+  SocketState,
+  UnixAddress,
+} from "./contract.js";
 export { defineBackend } from "./define.js";
 export { type LookupAddress, type LookupOptions, lookup } from "./dns.js";
-export { EndOfFile, SocketClosed, systemError, Timeout } from "./errors.js";
+export { EndOfFile, SocketClosed, systemError, Timeout, Unsupported } from "./errors.js";
 export { appendFile, type FileHandle, type OpenFlags, open, readFile, writeFile } from "./files.js";
-export { LibuvBackend, type LibuvOptions, libuv } from "./libuv/index.js";
-export { type FlushMode, NodeLoop } from "./loop.js";
+export { libuv } from "./libuv/factory.js";
+export type { LibuvOptions } from "./libuv/options.js";
 export { type MainOptions, main } from "./main.js";
 export { fromStream } from "./node-stream/from-stream.js";
 export type { NodeStream } from "./node-stream/socket.js";
 export { type SocketStream, type ToStreamOptions, toStream } from "./node-stream/to-stream.js";
-export { type OwnedSocket, Ownership } from "./ownership.js";
-export { Parked, removeWaiter, wakeAll } from "./parked.js";
+export { type OwnedSocket, OwnedSockets } from "./ownership.js";
+export { ofFd, pipe } from "./pipe.js";
+export { type ChildProcess, type ProcessExit, type SpawnProcessOptions, type StdioMode, spawnProcess } from "./process.js";
 export { type RunOptions, run } from "./run.js";
-export { type SharedSocket, ShareGuard } from "./share.js";
 export { onSignal, type SignalHandler } from "./signals.js";
 export { sleep } from "./sleep.js";
-export { close, getsockname, isStreamKind, read, readExactly, shutdown, write } from "./socket.js";
-export { SocketFile } from "./socket-file.js";
+export { close, getsockname, read, readExactly, shutdown, write } from "./socket.js";
 export { accept, bindAndListen, connect, tcpv4, tcpv6, unixSocket } from "./tcp.js";
-export { checkTimeouts, withTimeout } from "./timeout.js";
-export { type Deadline, DeadlineHeap, Timers } from "./timers.js";
+export { withTimeout } from "./timeout.js";
 export { recvfrom, sendto, udpv4, udpv6 } from "./udp.js";

@@ -8,9 +8,8 @@ import { constants } from "node:os";
 import { inspect } from "node:util";
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { currentContext } from "./context.js";
 import { type RunOptions, run } from "./run.js";
-import type { SignalTable } from "./signals.js";
+import { currentContext, type SignalTable } from "./signals.js";
 
 /**
  * Options of {@link main}: those of `run` (backend, seed, domains…), and

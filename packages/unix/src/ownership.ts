@@ -1,5 +1,5 @@
 /**
- * `Ownership` (Miou_unix's `Ownership`): sockets as resources owned by one
+ * `OwnedSockets` (Miou_unix's `Ownership`): sockets as resources owned by one
  * task (`@bobbin/sync`'s `Resource<Socket>`). Each operation checks that the
  * current task owns the socket; the finaliser closes it when its owner fails,
  * is cancelled, or forgets it (then the run fails with `ResourceLeaked`).
@@ -7,7 +7,7 @@
  */
 import type * as B from "@bobbin/core";
 import { Ownership as Owner, Resource } from "@bobbin/sync";
-import type { Address, ListenOptions, ShutdownCommand, Socket } from "./backend.js";
+import type { Address, ListenOptions, ShutdownCommand, Socket } from "./contract.js";
 import * as sockets from "./socket.js";
 import * as tcp from "./tcp.js";
 import * as udp from "./udp.js";
@@ -18,7 +18,7 @@ import * as udp from "./udp.js";
  *
  * @example
  * ```ts
- * const server: OwnedSocket = Ownership.tcpv4();
+ * const server: OwnedSocket = OwnedSockets.tcpv4();
  * B.spawn({ give: [server] }, serve, server);
  * ```
  */
@@ -34,7 +34,7 @@ function owned(sock: Socket): OwnedSocket {
 
 function checked(o: unknown, what: string): Socket {
   if (!(o instanceof Resource)) {
-    throw new TypeError(`Ownership.${what} expects an owned socket made by Ownership.tcpv4(), accept()… or Ownership.ofSocket()`);
+    throw new TypeError(`OwnedSockets.${what} expects an owned socket made by OwnedSockets.tcpv4(), accept()… or OwnedSockets.ofSocket()`);
   }
   Owner.check(o);
   return (o as OwnedSocket).value;
@@ -52,7 +52,8 @@ function* closeOwned(o: OwnedSocket): Generator<B.Instruction, void, unknown> {
 
 /**
  * Owned-socket versions of the socket operations (Miou_unix's
- * `Ownership`): the same arguments and results, with an {@link OwnedSocket}
+ * `Ownership`, named apart from `@bobbin/sync`'s `Ownership`, which it is
+ * built on): the same arguments and results, with an {@link OwnedSocket}
  * in place of a socket. Every operation throws `NotOwner` (from
  * `@bobbin/core`) when the current task does not own the socket.
  *
@@ -60,24 +61,24 @@ function* closeOwned(o: OwnedSocket): Generator<B.Instruction, void, unknown> {
  * ```ts
  * function* echo(client: OwnedSocket) {
  *   const buf = Buffer.alloc(4096);
- *   for (let n; (n = yield* Ownership.read(client, buf)) > 0; ) yield* Ownership.write(client, buf, 0, n);
- *   yield* Ownership.close(client);
+ *   for (let n; (n = yield* OwnedSockets.read(client, buf)) > 0; ) yield* OwnedSockets.write(client, buf, 0, n);
+ *   yield* OwnedSockets.close(client);
  * }
- * const server = Ownership.tcpv4();
- * yield* Ownership.bindAndListen(server, { host: "127.0.0.1", port: 0 });
+ * const server = OwnedSockets.tcpv4();
+ * yield* OwnedSockets.bindAndListen(server, { host: "127.0.0.1", port: 0 });
  * const bg = B.orphans<void>();
  * for (;;) {
- *   const [client] = yield* Ownership.accept(server);
+ *   const [client] = yield* OwnedSockets.accept(server);
  *   B.spawn({ orphans: bg, give: [client] }, echo, client);
  * }
  * ```
  */
-export const Ownership = {
+export const OwnedSockets = {
   /**
    * A new TCP/IPv4 socket owned by the current task.
    * @example
    * ```ts
-   * const sock = Ownership.tcpv4();
+   * const sock = OwnedSockets.tcpv4();
    * ```
    * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
    */
@@ -88,7 +89,7 @@ export const Ownership = {
    * A new TCP/IPv6 socket owned by the current task.
    * @example
    * ```ts
-   * const sock = Ownership.tcpv6();
+   * const sock = OwnedSockets.tcpv6();
    * ```
    * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
    */
@@ -99,7 +100,7 @@ export const Ownership = {
    * A new Unix stream socket owned by the current task.
    * @example
    * ```ts
-   * const sock = Ownership.unixSocket();
+   * const sock = OwnedSockets.unixSocket();
    * ```
    * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
    */
@@ -110,7 +111,7 @@ export const Ownership = {
    * A new UDP/IPv4 socket owned by the current task.
    * @example
    * ```ts
-   * const sock = Ownership.udpv4();
+   * const sock = OwnedSockets.udpv4();
    * ```
    * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
    */
@@ -121,7 +122,7 @@ export const Ownership = {
    * A new UDP/IPv6 socket owned by the current task.
    * @example
    * ```ts
-   * const sock = Ownership.udpv6();
+   * const sock = OwnedSockets.udpv6();
    * ```
    * @throws TypeError outside a task of `@bobbin/unix`'s `run`.
    */
@@ -132,18 +133,18 @@ export const Ownership = {
    * Makes the current task the owner of an existing socket (Miou's `of_file_descr`).
    * @example
    * ```ts
-   * const o = Ownership.ofSocket(sock);
+   * const o = OwnedSockets.ofSocket(sock);
    * ```
    * @throws TypeError when `sock` is not a socket.
    */
   ofSocket(sock: Socket): OwnedSocket {
-    return owned(sockets.checkSocket(sock, "Ownership.ofSocket()"));
+    return owned(sockets.checkSocket(sock, "OwnedSockets.ofSocket()"));
   },
   /**
    * `bindAndListen` on an owned socket.
    * @example
    * ```ts
-   * yield* Ownership.bindAndListen(server, { host: "127.0.0.1", port: 0 });
+   * yield* OwnedSockets.bindAndListen(server, { host: "127.0.0.1", port: 0 });
    * ```
    * @throws NotOwner, and whatever `bindAndListen` throws.
    */
@@ -154,7 +155,7 @@ export const Ownership = {
    * `accept` on an owned listener; the client is owned by the current task.
    * @example
    * ```ts
-   * const [client, peer] = yield* Ownership.accept(server);
+   * const [client, peer] = yield* OwnedSockets.accept(server);
    * ```
    * @throws NotOwner, and whatever `accept` throws.
    */
@@ -165,7 +166,7 @@ export const Ownership = {
    * `connect` on an owned socket.
    * @example
    * ```ts
-   * yield* Ownership.connect(sock, { host: "127.0.0.1", port });
+   * yield* OwnedSockets.connect(sock, { host: "127.0.0.1", port });
    * ```
    * @throws NotOwner, and whatever `connect` throws.
    */
@@ -176,7 +177,7 @@ export const Ownership = {
    * `read` on an owned socket.
    * @example
    * ```ts
-   * const n = yield* Ownership.read(client, buf);
+   * const n = yield* OwnedSockets.read(client, buf);
    * ```
    * @throws NotOwner, and whatever `read` throws.
    */
@@ -187,7 +188,7 @@ export const Ownership = {
    * `readExactly` on an owned socket.
    * @example
    * ```ts
-   * yield* Ownership.readExactly(client, header);
+   * yield* OwnedSockets.readExactly(client, header);
    * ```
    * @throws NotOwner, and whatever `readExactly` throws.
    */
@@ -198,7 +199,7 @@ export const Ownership = {
    * `write` on an owned socket.
    * @example
    * ```ts
-   * yield* Ownership.write(client, buf, 0, n);
+   * yield* OwnedSockets.write(client, buf, 0, n);
    * ```
    * @throws NotOwner, and whatever `write` throws.
    */
@@ -209,7 +210,7 @@ export const Ownership = {
    * `recvfrom` on an owned UDP socket.
    * @example
    * ```ts
-   * const [n, from] = yield* Ownership.recvfrom(sock, buf);
+   * const [n, from] = yield* OwnedSockets.recvfrom(sock, buf);
    * ```
    * @throws NotOwner, and whatever `recvfrom` throws.
    */
@@ -220,7 +221,7 @@ export const Ownership = {
    * `sendto` on an owned UDP socket.
    * @example
    * ```ts
-   * yield* Ownership.sendto(sock, buf, 0, n, from);
+   * yield* OwnedSockets.sendto(sock, buf, 0, n, from);
    * ```
    * @throws NotOwner, and whatever `sendto` throws.
    */
@@ -232,7 +233,7 @@ export const Ownership = {
    * `shutdown` on an owned socket.
    * @example
    * ```ts
-   * Ownership.shutdown(sock, "send");
+   * OwnedSockets.shutdown(sock, "send");
    * ```
    * @throws NotOwner, and whatever `shutdown` throws.
    */
@@ -243,7 +244,7 @@ export const Ownership = {
    * `getsockname` of an owned socket.
    * @example
    * ```ts
-   * const { port } = Ownership.getsockname(server) as InetAddress;
+   * const { port } = OwnedSockets.getsockname(server) as InetAddress;
    * ```
    * @throws NotOwner, and whatever `getsockname` throws.
    */
@@ -255,7 +256,7 @@ export const Ownership = {
    * any more) and waits until it is closed, as `close`.
    * @example
    * ```ts
-   * yield* Ownership.close(client);
+   * yield* OwnedSockets.close(client);
    * ```
    * @throws NotOwner when the current task does not own it.
    */

@@ -8,11 +8,13 @@
  */
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import type { Backend } from "./backend.js";
-import { type RunContext, registerBackend, registerContext, unregisterContext } from "./context.js";
+import { registerBackend } from "./context.js";
+import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
-import { libuv } from "./libuv/backend.js";
-import { SignalTable } from "./signals.js";
+import { libuv } from "./libuv/factory.js";
+import { drainProcesses } from "./process.js";
+import { shareSockets } from "./share.js";
+import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
 /**
  * Options of {@link run}: core's options, with `backend` in place of `events`.
@@ -70,6 +72,7 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   const backend = factory(0);
   checkBackend(backend);
   registerBackend(backend);
+  shareSockets();
   // `main` is the root task itself, as under core's run: the run's context
   // hangs on dom0's backend, and signal handlers run in a system task.
   const context: RunContext = { backend, signals: new SignalTable() };
@@ -84,7 +87,9 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   }
   const finish = (): Promise<void> => {
     context.signals.dispose();
-    return backend.drain().finally(() => unregisterContext(context));
+    return drainProcesses(backend)
+      .then(() => backend.drain())
+      .finally(() => unregisterContext(context));
   };
   return settled.then(
     (value) => finish().then(() => value),

@@ -13,122 +13,15 @@
  * socket sent to a domain twice, or back to where it came from, is the very
  * same object there while it is open.
  *
- * The guard keeps the descriptor valid while a receiving domain duplicates
- * it: the owner seals the guard before it closes the descriptor, and waits
- * for the duplications in progress (a few microseconds for `dup(2)`, the
- * time of a `spawn` for the libuv backend) to end first. A receiver that
- * finds the guard sealed makes a socket that is already closed.
+ * The description's guard (`ShareGuard`) keeps the descriptor valid while a
+ * receiving domain duplicates it.
  */
 import { randomUUID } from "node:crypto";
 import * as B from "@bobbin/core";
-import type { Address, Backend, Socket, SocketKind } from "./backend.js";
 import { currentBackend, isRegisteredBackend } from "./context.js";
+import type { Backend, SharedSocket, Socket } from "./contract.js";
 import { SocketClosed } from "./errors.js";
-import { isStreamKind } from "./socket.js";
-
-/**
- * What crosses domains for a listening socket: made by `Backend.share` in
- * the sending domain, given to `Backend.adopt` in the receiving one. Every
- * field is cloneable; `guard` is shared memory.
- *
- * @example
- * ```ts
- * share(sock: Socket): SharedSocket {
- *   const s = sock as MySocket;
- *   s.guard ??= new ShareGuard();
- *   return { kind: s.kind, fd: s.fd, address: this.localAddress(s), backlog: s.backlog, guard: s.guard.buffer };
- * }
- * ```
- */
-export interface SharedSocket {
-  /** A stream kind: `"tcp4"`, `"tcp6"` or `"unix"`. */
-  readonly kind: SocketKind;
-  /** The listening socket's file descriptor in the process, valid while `guard` can be pinned. */
-  readonly fd: number;
-  /** The address it listens on (what `getsockname` says in the receiving domain). */
-  readonly address: Address;
-  /** The backlog it was listening with (a backend that calls `listen(2)` again keeps it). */
-  readonly backlog: number;
-  /** The buffer of the sending socket's {@link ShareGuard}. */
-  readonly guard: SharedArrayBuffer;
-}
-
-/** The sign bit of the guard's word: the owner is closing the descriptor. */
-const SEALED = 1 << 30;
-/** How long `seal` waits for duplications in progress. */
-const SEAL_WAIT_MS = 5000;
-
-/**
- * Keeps a shared descriptor valid while other domains duplicate it: one
- * `Int32` in a SharedArrayBuffer counting the duplications in progress, and
- * a bit set once the owner closes. Receivers `pin` before they duplicate the
- * descriptor and `unpin` right after; the owner `seal`s before closing it.
- *
- * @example
- * ```ts
- * // receiving domain (Backend.adopt)
- * const guard = ShareGuard.of(shared.guard);
- * if (!guard.pin()) return closedSocket(shared.kind);   // the owner closed it meanwhile
- * let fd: number;
- * try { fd = sys.dup(shared.fd); } finally { guard.unpin(); }
- * // owning domain (close)
- * s.guard?.seal();
- * sys.close(s.fd);
- * ```
- */
-export class ShareGuard {
-  private readonly cell: Int32Array;
-
-  /** A new guard, or the guard of a buffer that came from another domain. */
-  constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
-    this.cell = new Int32Array(buffer, 0, 1);
-  }
-
-  /**
-   * The guard of a `SharedSocket`'s buffer.
-   * @throws TypeError when `buffer` is not a guard's buffer.
-   */
-  static of(buffer: SharedArrayBuffer): ShareGuard {
-    if (!(buffer instanceof SharedArrayBuffer) || buffer.byteLength < 4) {
-      throw new TypeError("a shared socket arrived without its guard: both domains must run the same version of @bobbin/unix");
-    }
-    return new ShareGuard(buffer);
-  }
-
-  /** Whether the owner closed (or is closing) the descriptor. */
-  get sealed(): boolean {
-    return (Atomics.load(this.cell, 0) & SEALED) !== 0;
-  }
-
-  /** Receivers: holds the descriptor open; false when the owner closed it (do not touch the descriptor then). */
-  pin(): boolean {
-    for (;;) {
-      const v = Atomics.load(this.cell, 0);
-      if ((v & SEALED) !== 0) return false;
-      if (Atomics.compareExchange(this.cell, 0, v, v + 1) === v) return true;
-    }
-  }
-
-  /** Receivers: the duplicate is made (or failed); the owner may close. */
-  unpin(): void {
-    Atomics.sub(this.cell, 0, 1);
-    Atomics.notify(this.cell, 0);
-  }
-
-  /**
-   * The owner: no receiver may pin the descriptor any more; returns once
-   * those that had pinned it unpinned it (at most a few seconds, in case a
-   * receiving thread died), so that the descriptor can be closed.
-   */
-  seal(): void {
-    const deadline = Date.now() + SEAL_WAIT_MS;
-    for (let v = Atomics.or(this.cell, 0, SEALED) | SEALED; (v & ~SEALED) !== 0; v = Atomics.load(this.cell, 0)) {
-      const left = deadline - Date.now();
-      if (left <= 0) return;
-      Atomics.wait(this.cell, 0, v, left);
-    }
-  }
-}
+import { isStreamKind } from "./kinds.js";
 
 /** The wire form of a socket: its identity across domains and its backend's description. */
 interface WireSocket {
@@ -195,4 +88,14 @@ function decode(wire: WireSocket): Socket {
   return sock;
 }
 
-B.definePortable<Socket, WireSocket>("@bobbin/unix/socket", { test: isSocket, encode, decode });
+let defined = false;
+
+/**
+ * @internal Lets sockets cross domains in this thread (core's portable
+ * seam), once: called where a domain's backend is made.
+ */
+export function shareSockets(): void {
+  if (defined) return;
+  defined = true;
+  B.definePortable<Socket, WireSocket>("@bobbin/unix/socket", { test: isSocket, encode, decode });
+}

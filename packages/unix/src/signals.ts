@@ -10,7 +10,8 @@ import { constants } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import { currentContext } from "./context.js";
+import { currentTaskFor } from "./context.js";
+import type { Backend } from "./contract.js";
 
 /**
  * A signal handler: a generator function run as a task for each signal.
@@ -181,4 +182,44 @@ export function onSignal(signal: NodeJS.Signals, handler: SignalHandler): () => 
     );
   }
   return currentContext("onSignal()").signals.set(signal, handler);
+}
+
+/** @internal What a `run` of `@bobbin/unix` shares with its tasks on dom0. */
+export interface RunContext {
+  /** Dom0's backend, by which the run's tasks find this context. */
+  readonly backend: Backend;
+  /** Signal handlers of the run. */
+  readonly signals: SignalTable;
+}
+
+/** The context of each run in progress on this thread, by its dom0 backend. */
+const contexts = new Map<Backend, RunContext>();
+
+/** @internal The run has started: its tasks find `context` through its backend. */
+export function registerContext(context: RunContext): void {
+  contexts.set(context.backend, context);
+}
+
+/** @internal The run is over. */
+export function unregisterContext(context: RunContext): void {
+  contexts.delete(context.backend);
+}
+
+/**
+ * @internal The dom0 run context of the current task (signal handlers),
+ * found through its domain's backend.
+ * @throws TypeError outside a task, in a run not started by `@bobbin/unix`'s
+ * `run`, or in a worker domain (signal handlers run on dom0).
+ */
+export function currentContext(what: string): RunContext {
+  currentTaskFor(what);
+  const events = B.Domain.events();
+  const context = events === null ? undefined : contexts.get(events as Backend);
+  if (context !== undefined) return context;
+  if (B.Domain.self() !== 0) {
+    throw new TypeError(
+      `${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
+    );
+  }
+  throw new TypeError(`${what} needs a run of @bobbin/unix: start the program with run(main) from @bobbin/unix, not @bobbin/core's run`);
 }

@@ -7,8 +7,9 @@
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import type { Address, ShutdownCommand, Socket, SocketKind } from "./backend.js";
+import type { Address, ShutdownCommand, Socket, SocketKind } from "./contract.js";
 import { EndOfFile, SocketClosed, systemError } from "./errors.js";
+import { isStreamKind } from "./kinds.js";
 import { despiteExpiry } from "./timeout.js";
 
 /** An operation whose result is known at once. */
@@ -24,24 +25,6 @@ class Immediate<T> implements B.Operation<T>, Iterator<B.Instruction, T, unknown
 
 const ZERO = new Immediate(0);
 const NOTHING = new Immediate<void>(undefined);
-
-/**
- * Whether sockets of `kind` are streams (TCP and Unix sockets, and sockets over Node streams), as opposed to datagrams (UDP).
- *
- * @example
- * ```ts
- * if (!isStreamKind(sock.kind)) throw new TypeError("accept needs a stream socket");
- * ```
- * @throws never.
- */
-export function isStreamKind(kind: SocketKind): boolean {
-  return kind === "tcp4" || kind === "tcp6" || kind === "unix" || kind === "stream";
-}
-
-/** @internal */
-export function isUdpKind(kind: SocketKind): boolean {
-  return kind === "udp4" || kind === "udp6";
-}
 
 /** @internal Checks that `sock` is a socket. */
 export function checkSocket(sock: unknown, what: string): Socket {

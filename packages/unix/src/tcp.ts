@@ -4,10 +4,11 @@
  */
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import type { Address, ListenOptions, Socket } from "./backend.js";
 import { currentBackend } from "./context.js";
+import type { Address, ListenOptions, Socket } from "./contract.js";
 import { SocketClosed, systemError } from "./errors.js";
-import { checkAddress, checkSocket, isStreamKind } from "./socket.js";
+import { isStreamKind } from "./kinds.js";
+import { checkAddress, checkSocket } from "./socket.js";
 
 /**
  * A new TCP/IPv4 socket of the current run's backend (Miou's `tcpv4`).

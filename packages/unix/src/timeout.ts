@@ -9,8 +9,8 @@
  * timeout that cannot fire before an enclosing one is not armed at all.
  */
 import * as B from "@bobbin/core";
-import type { Backend, DeadlineHandle } from "./backend.js";
 import { currentBackend, currentTaskFor } from "./context.js";
+import type { Backend, DeadlineHandle } from "./contract.js";
 import { Timeout } from "./errors.js";
 
 /** The timeout scopes of one task. */
@@ -69,20 +69,14 @@ function recordOf(task: B.Task<unknown>): TaskTimeouts | null {
 B.registerInterrupter((task) => (recordOf(task)?.top ?? null) !== null);
 
 /**
- * For backends: throws the expired timeout of the current task, if any. Call
- * it when an operation starts (the `Parked` base class does), so that I/O
- * started inside an expired `withTimeout` scope fails at once.
- *
- * @example
- * ```ts
- * next(resumed) { if (resumed === undefined) checkTimeouts(); … }
- * ```
- * @throws Timeout when the current task is inside a `withTimeout` scope whose deadline passed.
+ * @internal The expired timeout of the current task, if it is inside a
+ * `withTimeout` scope whose deadline passed (and not in a close): what the
+ * kit's `checkTimeouts` throws.
  */
-export function checkTimeouts(): void {
-  if (activeScopes === 0) return;
+export function expiredTimeout(): Timeout | null {
+  if (activeScopes === 0) return null;
   const rec = recordOf(B.self());
-  if (rec !== null && rec.expired !== null && rec.closing === 0) throw rec.expired;
+  return rec !== null && rec.closing === 0 ? rec.expired : null;
 }
 
 /**

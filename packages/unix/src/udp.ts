@@ -3,10 +3,11 @@
  * `bindAndListen` (or let the first `sendto` bind it to an ephemeral port).
  */
 import type * as B from "@bobbin/core";
-import type { Address, InetAddress, Socket } from "./backend.js";
 import { currentBackend } from "./context.js";
+import type { Address, InetAddress, Socket } from "./contract.js";
 import { SocketClosed } from "./errors.js";
-import { checkAddress, checkRange, checkSocket, isUdpKind } from "./socket.js";
+import { isUdpKind } from "./kinds.js";
+import { checkAddress, checkRange, checkSocket } from "./socket.js";
 
 /**
  * A new UDP/IPv4 socket of the current run's backend.

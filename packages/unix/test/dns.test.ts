@@ -1,8 +1,9 @@
 /** lookup: the system's resolver as an operation. */
+
 import * as B from "@bobbin/core";
+import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { lookup, run } from "../src/index.js";
-import { failure, thrown } from "./helpers.js";
 
 describe("lookup", () => {
   it("resolves localhost and IP literals, in the family asked", async () => {
@@ -35,7 +36,7 @@ describe("lookup", () => {
   });
 
   it("checks its arguments", () => {
-    expect(String(thrown(() => lookup("")))).toMatch(/lookup\(host\) expects a host name/);
-    expect(thrown(() => lookup("localhost", { family: 5 as never }))).toBeInstanceOf(RangeError);
+    expect(String(thrownBy(() => lookup("")))).toMatch(/lookup\(host\) expects a host name/);
+    expect(thrownBy(() => lookup("localhost", { family: 5 as never }))).toBeInstanceOf(RangeError);
   });
 });

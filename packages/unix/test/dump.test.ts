@@ -1,14 +1,11 @@
 // What a task waiting on a socket, a sleep or a stream says in a dump (`B.dump()`).
+
 import { createServer, type Socket as NetSocket, connect as netConnect, type Server } from "node:net";
 import { PassThrough } from "node:stream";
 import * as B from "@bobbin/core";
+import { waitsOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { accept, bindAndListen, close, connect, fromStream, getsockname, type InetAddress, read, run, sleep, tcpv4 } from "../src/index.js";
-
-/** The `waitsOn` of each task below the root, by name. */
-function waits(d: B.Dump): Record<string, string | null> {
-  return Object.fromEntries(d.tasks[0]!.children.map((t) => [t.name, t.waitsOn]));
-}
 
 describe("dumps: what a task waits on", () => {
   it("a read names the socket's ends; accept the listening socket; a sleep the time left", async () => {
@@ -37,7 +34,7 @@ describe("dumps: what a task waits on", () => {
       const d = yield* B.promise(() => B.dump());
       for (const t of tasks) yield* B.cancel(t);
       for (const s of [client, peer, server]) yield* close(s);
-      return { waits: waits(d), port };
+      return { waits: waitsOf(d), port };
     });
     expect(seen.waits.reader).toMatch(new RegExp(`^read tcp4 127\\.0\\.0\\.1:\\d+ ← 127\\.0\\.0\\.1:${seen.port}$`));
     expect(seen.waits.second).toBe(`accept tcp4 127.0.0.1:${seen.port} (listening)`);
@@ -67,7 +64,7 @@ describe("dumps: what a task waits on", () => {
         for (const t of tasks) yield* B.cancel(t);
         yield* close(pipe);
         yield* close(net);
-        return waits(d);
+        return waitsOf(d);
       });
       expect(seen.pipeReader).toBe("read stream PassThrough");
       expect(seen.netReader).toMatch(new RegExp(`^read stream Socket 127\\.0\\.0\\.1:\\d+ ← 127\\.0\\.0\\.1:${port}$`));

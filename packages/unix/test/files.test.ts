@@ -1,25 +1,18 @@
 /** Files as operations: readFile, writeFile, appendFile, open → read/write/sync/close; cancelled with their task. */
+
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as B from "@bobbin/core";
+import { failure, openFds, thrownBy, until } from "@bobbin/test-support";
 import { afterAll, describe, expect, it } from "vitest";
-import { activeHandles, leaked, openFds } from "../src/conformance/support.js";
+import { activeHandles, leaked } from "../src/conformance/support.js";
 import { appendFile, open, readFile, run, sleep, writeFile } from "../src/index.js";
-import { failure, thrown } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bobbin-files-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Waits (in real time, at most 2 s) until `check` holds. */
-async function until(check: () => boolean): Promise<void> {
-  for (const start = Date.now(); !check(); ) {
-    if (Date.now() - start > 2000) throw new Error(`still false after 2 s: ${check}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("readFile, writeFile, appendFile", () => {
   it("write, append and read a file back", async () => {
@@ -54,13 +47,13 @@ describe("readFile, writeFile, appendFile", () => {
   });
 
   it("checks its arguments before doing anything", () => {
-    expect(thrown(() => readFile("" as never))).toBeInstanceOf(TypeError);
-    expect(String(thrown(() => readFile(42 as never)))).toMatch(/readFile\(path\) expects a path .*got number 42/);
-    expect(String(thrown(() => readFile("a\0b")))).toMatch(/NUL/);
-    expect(String(thrown(() => writeFile(join(dir, "x"), 42 as never)))).toMatch(
+    expect(thrownBy(() => readFile("" as never))).toBeInstanceOf(TypeError);
+    expect(String(thrownBy(() => readFile(42 as never)))).toMatch(/readFile\(path\) expects a path .*got number 42/);
+    expect(String(thrownBy(() => readFile("a\0b")))).toMatch(/NUL/);
+    expect(String(thrownBy(() => writeFile(join(dir, "x"), 42 as never)))).toMatch(
       /writeFile\(path, data\) expects data as a string or a Buffer/,
     );
-    expect(thrown(() => appendFile(join(dir, "x"), { length: 1 } as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => appendFile(join(dir, "x"), { length: 1 } as never))).toBeInstanceOf(TypeError);
   });
 
   it("reads a FIFO as a stream: waits for its writer, returns what it wrote once it closed", async () => {
@@ -160,13 +153,13 @@ describe("open: a file handle", () => {
     });
     expect(missing.code).toBe("ENOENT");
     expect(readOnly.code).toBe("EBADF");
-    expect(String(thrown(() => open(join(dir, "x"), "rw" as never)))).toMatch(
+    expect(String(thrownBy(() => open(join(dir, "x"), "rw" as never)))).toMatch(
       /flags must be one of "r", "r\+", "w", "w\+", "a", "a\+", got "rw"/,
     );
     const handleErrors = await run(function* () {
       const f = yield* open(join(dir, "ro.txt"));
       try {
-        return [thrown(() => f.read(Buffer.alloc(4), 5)), thrown(() => f.write("abc", 0, 9))];
+        return [thrownBy(() => f.read(Buffer.alloc(4), 5)), thrownBy(() => f.write("abc", 0, 9))];
       } finally {
         yield* f.close();
       }

@@ -1,12 +1,13 @@
 // `main` exits its process: each test runs a program in a child process
 // (test/fixtures/main-program.mjs, on the built package) and sends it real signals.
+
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/index.js";
-import { thrown } from "./helpers.js";
 
 const PROGRAM = fileURLToPath(new URL("./fixtures/main-program.mjs", import.meta.url));
 const BUILT = fileURLToPath(new URL("../dist/index.js", import.meta.url));
@@ -156,11 +157,11 @@ describe("main: misuse", () => {
 
   it("rejects what is not a program, or bad options, before running anything", () => {
     const listeners = process.listenerCount("SIGINT");
-    expect(thrown(() => main(42 as never))).toBeInstanceOf(TypeError);
-    expect(thrown(() => main(function* () {}, null as never))).toBeInstanceOf(TypeError);
-    expect(thrown(() => main(function* () {}, { onExit: 1 as never }))).toBeInstanceOf(TypeError);
-    expect(thrown(() => main(function* () {}, { signal: {} as never }))).toBeInstanceOf(TypeError);
-    expect(thrown(() => main(function* () {}, { backend: 1 as never }))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => main(42 as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => main(function* () {}, null as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => main(function* () {}, { onExit: 1 as never }))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => main(function* () {}, { signal: {} as never }))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => main(function* () {}, { backend: 1 as never }))).toBeInstanceOf(TypeError);
     expect(process.listenerCount("SIGINT")).toBe(listeners);
   });
 });

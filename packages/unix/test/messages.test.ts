@@ -2,18 +2,18 @@
  * A value given where another kind belongs is named as what it is: a string
  * is quoted, so that `sleep("1")` does not read as if it got the number 1.
  */
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { bindAndListen, close, run, sleep, tcpv4, withTimeout } from "../src/index.js";
-import { thrown } from "./helpers.js";
 
 describe("a string where a number of seconds or a count belongs", () => {
   it("sleep, withTimeout and bindAndListen's backlog say they got the string", async () => {
     const messages = await run(function* () {
       const sock = tcpv4();
       const messages = [
-        (thrown(() => sleep("1" as never)) as Error).message,
-        (thrown(() => withTimeout("1" as never, sleep(1))) as Error).message,
-        (thrown(() => bindAndListen(sock, { host: "127.0.0.1", port: 0 }, { backlog: "1" as never })) as Error).message,
+        (thrownBy(() => sleep("1" as never)) as Error).message,
+        (thrownBy(() => withTimeout("1" as never, sleep(1))) as Error).message,
+        (thrownBy(() => bindAndListen(sock, { host: "127.0.0.1", port: 0 }, { backlog: "1" as never })) as Error).message,
       ];
       yield* close(sock);
       return messages;

@@ -1,40 +1,40 @@
 import * as B from "@bobbin/core";
+import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
-import { getsockname, type InetAddress, type OwnedSocket, Ownership, run, sleep } from "../src/index.js";
-import { failure, thrown } from "./helpers.js";
+import { getsockname, type InetAddress, type OwnedSocket, OwnedSockets, run, sleep } from "../src/index.js";
 
 function* echo(client: OwnedSocket): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(256);
-  for (let n: number; (n = yield* Ownership.read(client, buf)) > 0; ) yield* Ownership.write(client, buf, 0, n);
-  yield* Ownership.close(client);
+  for (let n: number; (n = yield* OwnedSockets.read(client, buf)) > 0; ) yield* OwnedSockets.write(client, buf, 0, n);
+  yield* OwnedSockets.close(client);
 }
 
 describe("Ownership", () => {
   it("the book's echo server: clients are given to their tasks, and every socket is released", async () => {
     const replies = await run(function* () {
-      const server = Ownership.tcpv4();
-      yield* Ownership.bindAndListen(server, { host: "127.0.0.1", port: 0 });
-      const { port } = Ownership.getsockname(server) as InetAddress;
+      const server = OwnedSockets.tcpv4();
+      yield* OwnedSockets.bindAndListen(server, { host: "127.0.0.1", port: 0 });
+      const { port } = OwnedSockets.getsockname(server) as InetAddress;
       const serving = B.spawn({ give: [server] }, function* () {
         const clients = B.orphans<void>();
         for (let i = 0; i < 3; i++) {
-          const [client] = yield* Ownership.accept(server);
+          const [client] = yield* OwnedSockets.accept(server);
           B.spawn({ orphans: clients, give: [client] }, echo, client);
         }
         for (const r of yield* B.drain(clients)) if (!r.ok) throw r.error;
-        yield* Ownership.close(server);
+        yield* OwnedSockets.close(server);
       });
       const replies: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const sock = Ownership.tcpv4();
-        yield* Ownership.connect(sock, { host: "127.0.0.1", port });
-        yield* Ownership.write(sock, `hello ${i}`);
+        const sock = OwnedSockets.tcpv4();
+        yield* OwnedSockets.connect(sock, { host: "127.0.0.1", port });
+        yield* OwnedSockets.write(sock, `hello ${i}`);
         const buf = Buffer.alloc(7);
-        yield* Ownership.readExactly(sock, buf);
+        yield* OwnedSockets.readExactly(sock, buf);
         replies.push(buf.toString());
-        Ownership.shutdown(sock, "send");
-        expect(yield* Ownership.read(sock, buf)).toBe(0);
-        yield* Ownership.close(sock);
+        OwnedSockets.shutdown(sock, "send");
+        expect(yield* OwnedSockets.read(sock, buf)).toBe(0);
+        yield* OwnedSockets.close(sock);
       }
       yield* B.awaitExn(serving);
       return replies;
@@ -44,14 +44,14 @@ describe("Ownership", () => {
 
   it("a task that does not own the socket gets NotOwner", async () => {
     await run(function* () {
-      const sock = Ownership.udpv4();
+      const sock = OwnedSockets.udpv4();
       const other = B.spawn(function* () {
-        return thrown(() => Ownership.sendto(sock, Buffer.from("x"), { host: "127.0.0.1", port: 9 }));
+        return thrownBy(() => OwnedSockets.sendto(sock, Buffer.from("x"), { host: "127.0.0.1", port: 9 }));
       });
       expect(yield* B.awaitExn(other)).toBeInstanceOf(B.NotOwner);
-      expect(thrown(() => Ownership.read({} as OwnedSocket, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
-      yield* Ownership.close(sock);
-      expect(thrown(() => Ownership.close(sock))).toBeInstanceOf(B.NotOwner); // released
+      expect(thrownBy(() => OwnedSockets.read({} as OwnedSocket, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
+      yield* OwnedSockets.close(sock);
+      expect(thrownBy(() => OwnedSockets.close(sock))).toBeInstanceOf(B.NotOwner); // released
     });
   });
 
@@ -59,17 +59,17 @@ describe("Ownership", () => {
     await run(function* () {
       let failed: OwnedSocket | null = null;
       const t = B.spawn(function* () {
-        failed = Ownership.tcpv4();
-        yield* Ownership.bindAndListen(failed, { host: "127.0.0.1", port: 0 });
+        failed = OwnedSockets.tcpv4();
+        yield* OwnedSockets.bindAndListen(failed, { host: "127.0.0.1", port: 0 });
         throw new Error("oops");
       });
       expect((yield* B.awaitTask(t)).ok).toBe(false);
       expect(failed!.value.state).toBe("closed");
       let cancelled: OwnedSocket | null = null;
       const u = B.spawn(function* () {
-        cancelled = Ownership.tcpv4();
-        yield* Ownership.bindAndListen(cancelled, { host: "127.0.0.1", port: 0 });
-        yield* Ownership.accept(cancelled);
+        cancelled = OwnedSockets.tcpv4();
+        yield* OwnedSockets.bindAndListen(cancelled, { host: "127.0.0.1", port: 0 });
+        yield* OwnedSockets.accept(cancelled);
       });
       yield* sleep(0.01);
       yield* B.cancel(u);
@@ -82,8 +82,8 @@ describe("Ownership", () => {
     await expect(
       run(function* () {
         const t = B.spawn(function* () {
-          leaked = Ownership.tcpv4();
-          yield* Ownership.bindAndListen(leaked, { host: "127.0.0.1", port: 0 });
+          leaked = OwnedSockets.tcpv4();
+          yield* OwnedSockets.bindAndListen(leaked, { host: "127.0.0.1", port: 0 });
         });
         yield* B.awaitTask(t);
       }),
@@ -93,19 +93,19 @@ describe("Ownership", () => {
 
   it("ofSocket owns a plain socket; recvfrom/sendto check ownership too", async () => {
     await run(function* () {
-      const a = Ownership.udpv4();
-      yield* Ownership.bindAndListen(a, { host: "127.0.0.1", port: 0 });
+      const a = OwnedSockets.udpv4();
+      yield* OwnedSockets.bindAndListen(a, { host: "127.0.0.1", port: 0 });
       const { port } = getsockname(a.value) as InetAddress;
-      const b = Ownership.udpv6();
-      yield* Ownership.close(b);
-      const c = Ownership.udpv4();
-      yield* Ownership.sendto(c, Buffer.from("ping"), 0, 4, { host: "127.0.0.1", port });
+      const b = OwnedSockets.udpv6();
+      yield* OwnedSockets.close(b);
+      const c = OwnedSockets.udpv4();
+      yield* OwnedSockets.sendto(c, Buffer.from("ping"), 0, 4, { host: "127.0.0.1", port });
       const buf = Buffer.alloc(10);
-      const [n] = yield* Ownership.recvfrom(a, buf);
+      const [n] = yield* OwnedSockets.recvfrom(a, buf);
       expect(buf.subarray(0, n).toString()).toBe("ping");
-      expect(yield* failure(() => Ownership.recvfrom(c, buf, 0, -1))).toBeInstanceOf(RangeError);
-      yield* Ownership.close(a);
-      yield* Ownership.close(c);
+      expect(yield* failure(() => OwnedSockets.recvfrom(c, buf, 0, -1))).toBeInstanceOf(RangeError);
+      yield* OwnedSockets.close(a);
+      yield* OwnedSockets.close(c);
     });
   });
 });

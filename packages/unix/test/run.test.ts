@@ -1,8 +1,9 @@
 import * as B from "@bobbin/core";
 import { NoParent, Ownership } from "@bobbin/sync";
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
-import { type Backend, defineBackend, LibuvBackend, libuv, onSignal, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
-import { thrown } from "./helpers.js";
+import { LibuvBackend } from "../src/backend/index.js";
+import { type Backend, defineBackend, libuv, onSignal, run, sleep, tcpv4, udpv4, withTimeout } from "../src/index.js";
 
 describe("run", () => {
   it("runs main with the libuv backend by default and settles with its value or error", async () => {
@@ -114,7 +115,7 @@ describe("run", () => {
     await run(function* () {
       const r = Ownership.create("socket", () => void finalised++);
       Ownership.own(r);
-      expect(thrown(() => Ownership.transfer(r))).toBeInstanceOf(NoParent);
+      expect(thrownBy(() => Ownership.transfer(r))).toBeInstanceOf(NoParent);
       expect(Ownership.owned()).toEqual([r]);
       Ownership.release(r);
     });
@@ -122,21 +123,21 @@ describe("run", () => {
   });
 
   it("checks its arguments and the backend (synchronously)", () => {
-    expect(thrown(() => run("main" as never))).toBeInstanceOf(TypeError);
-    expect(thrown(() => run(function* () {}, { events: () => null } as never))).toBeInstanceOf(TypeError);
-    expect(thrown(() => run(function* () {}, { backend: {} as never }))).toBeInstanceOf(TypeError);
-    const partial = thrown(() => run(function* () {}, { backend: () => ({ select() {}, interrupt() {} }) as never })) as Error;
+    expect(thrownBy(() => run("main" as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => run(function* () {}, { events: () => null } as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => run(function* () {}, { backend: {} as never }))).toBeInstanceOf(TypeError);
+    const partial = thrownBy(() => run(function* () {}, { backend: () => ({ select() {}, interrupt() {} }) as never })) as Error;
     expect(partial).toBeInstanceOf(TypeError);
     expect(partial.message).toMatch(/lacks socket, bindAndListen/);
-    expect(thrown(() => run(function* () {}, { pollEvery: 0 }))).toBeInstanceOf(RangeError);
+    expect(thrownBy(() => run(function* () {}, { pollEvery: 0 }))).toBeInstanceOf(RangeError);
   });
 
   it("operations need a task of @bobbin/unix's run", async () => {
-    expect((thrown(() => tcpv4()) as Error).message).toMatch(/inside a task/);
-    expect(thrown(() => sleep(1))).toBeInstanceOf(TypeError);
+    expect((thrownBy(() => tcpv4()) as Error).message).toMatch(/inside a task/);
+    expect(thrownBy(() => sleep(1))).toBeInstanceOf(TypeError);
     await B.run(function* () {
-      expect((thrown(() => udpv4()) as Error).message).toMatch(/@bobbin\/unix/);
-      expect(thrown(() => sleep(1))).toBeInstanceOf(TypeError);
+      expect((thrownBy(() => udpv4()) as Error).message).toMatch(/@bobbin\/unix/);
+      expect(thrownBy(() => sleep(1))).toBeInstanceOf(TypeError);
       expect(() => withTimeout(1, B.yieldNow())).not.toThrow(); // made lazily…
       const e = yield* (function* () {
         try {
@@ -166,9 +167,9 @@ describe("run", () => {
     );
     expect(made).toEqual([0]);
     expect(backend).toBeInstanceOf(LibuvBackend);
-    expect(thrown(() => defineBackend("fib.ts", "x", factory))).toBeInstanceOf(TypeError);
-    expect(thrown(() => defineBackend(import.meta.url, "", factory))).toBeInstanceOf(TypeError);
-    expect(thrown(() => defineBackend(import.meta.url, "x", 42 as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => defineBackend("fib.ts", "x", factory))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => defineBackend(import.meta.url, "", factory))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => defineBackend(import.meta.url, "x", 42 as never))).toBeInstanceOf(TypeError);
   });
 
   it("operations find the backend of their domain; core's events alone are not one", async () => {
@@ -179,8 +180,8 @@ describe("run", () => {
     const events = libuv(); // a backend object, but not made by @bobbin/unix's run
     await B.run(
       function* () {
-        expect((thrown(() => sleep(1)) as Error).message).toMatch(/not @bobbin\/core's run/);
-        expect(thrown(() => onSignal("SIGUSR2", function* () {}))).toBeInstanceOf(TypeError);
+        expect((thrownBy(() => sleep(1)) as Error).message).toMatch(/not @bobbin\/core's run/);
+        expect(thrownBy(() => onSignal("SIGUSR2", function* () {}))).toBeInstanceOf(TypeError);
       },
       { events: () => events },
     );

@@ -1,8 +1,8 @@
 import * as B from "@bobbin/core";
 import { Condition, Mutex } from "@bobbin/sync";
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { onSignal, run, sleep, withTimeout } from "../src/index.js";
-import { thrown } from "./helpers.js";
 
 const SIG = "SIGUSR2";
 
@@ -112,11 +112,11 @@ describe("onSignal", () => {
 
   it("checks its arguments", async () => {
     await run(function* () {
-      expect(thrown(() => onSignal("SIGNOPE" as NodeJS.Signals, function* () {}))).toBeInstanceOf(TypeError);
-      expect(thrown(() => onSignal("SIGKILL", function* () {}))).toBeInstanceOf(TypeError);
-      expect(thrown(() => onSignal(SIG, "handler" as never))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => onSignal("SIGNOPE" as NodeJS.Signals, function* () {}))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => onSignal("SIGKILL", function* () {}))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => onSignal(SIG, "handler" as never))).toBeInstanceOf(TypeError);
     });
-    expect(thrown(() => onSignal(SIG, function* () {}))).toBeInstanceOf(TypeError); // outside a run
+    expect(thrownBy(() => onSignal(SIG, function* () {}))).toBeInstanceOf(TypeError); // outside a run
   });
 
   it("a handler that is not a generator function fails the run with a TypeError", async () => {

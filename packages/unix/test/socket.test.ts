@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import {
   accept,
@@ -16,7 +17,7 @@ import {
   udpv4,
   write,
 } from "../src/index.js";
-import { connectedPair, thrown } from "./helpers.js";
+import { connectedPair } from "./helpers.js";
 
 describe("stream sockets", () => {
   it("shutdown('send') half-closes: the peer reads 0, then still answers", async () => {
@@ -50,11 +51,11 @@ describe("stream sockets", () => {
       yield* write(b, "ignored");
       shutdown(a, "receive");
       expect(yield* read(a, Buffer.alloc(10))).toBe(0);
-      expect(thrown(() => shutdown(a, "sideways" as never))).toBeInstanceOf(TypeError);
-      expect((thrown(() => shutdown(tcpv4())) as NodeJS.ErrnoException).code).toBe("ENOTCONN");
-      expect(thrown(() => shutdown(udpv4()))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => shutdown(a, "sideways" as never))).toBeInstanceOf(TypeError);
+      expect((thrownBy(() => shutdown(tcpv4())) as NodeJS.ErrnoException).code).toBe("ENOTCONN");
+      expect(thrownBy(() => shutdown(udpv4()))).toBeInstanceOf(TypeError);
       yield* close(a);
-      expect(thrown(() => shutdown(a))).toBeInstanceOf(SocketClosed);
+      expect(thrownBy(() => shutdown(a))).toBeInstanceOf(SocketClosed);
       yield* close(b);
       yield* close(server);
     });
@@ -133,7 +134,7 @@ describe("stream sockets", () => {
     await run(function* () {
       const addr = { host: "127.0.0.1", port: 0 };
       for (const backlog of [-1, 2 ** 31, 2 ** 53, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-        const error = thrown(() => bindAndListen(tcpv4(), addr, { backlog })) as Error;
+        const error = thrownBy(() => bindAndListen(tcpv4(), addr, { backlog })) as Error;
         expect(error, `backlog ${backlog}`).toBeInstanceOf(RangeError);
         expect(error.message).toMatch(/backlog must be an integer from 0 to 2147483647/);
       }
@@ -149,9 +150,9 @@ describe("stream sockets", () => {
       const [a, , server] = yield* connectedPair();
       expect((getsockname(a) as InetAddress).host).toBe("127.0.0.1");
       expect((getsockname(server) as InetAddress).port).toBeGreaterThan(0);
-      expect(thrown(() => getsockname(tcpv4()))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => getsockname(tcpv4()))).toBeInstanceOf(TypeError);
       yield* close(a);
-      expect(thrown(() => getsockname(a))).toBeInstanceOf(SocketClosed);
+      expect(thrownBy(() => getsockname(a))).toBeInstanceOf(SocketClosed);
     });
   });
 });
@@ -160,7 +161,7 @@ describe("messages for numbers given as strings", () => {
   it('port: "3000" says it got a string and to pass the number, not "got 3000"', async () => {
     await run(function* () {
       const sock = tcpv4();
-      const error = thrown(() => connect(sock, { host: "127.0.0.1", port: "3000" as unknown as number })) as Error;
+      const error = thrownBy(() => connect(sock, { host: "127.0.0.1", port: "3000" as unknown as number })) as Error;
       expect(error).toBeInstanceOf(RangeError);
       expect(error.message).toBe('connect(): port must be a number, an integer in [1, 65535]; got "3000": pass the number 3000');
       yield* close(sock);
@@ -171,10 +172,10 @@ describe("messages for numbers given as strings", () => {
     await run(function* () {
       const [client, peer, server] = yield* connectedPair();
       const buf = Buffer.alloc(8);
-      expect((thrown(() => read(client, buf, "2" as unknown as number)) as Error).message).toBe(
+      expect((thrownBy(() => read(client, buf, "2" as unknown as number)) as Error).message).toBe(
         'read(): off must be an integer ≥ 0, got "2": pass the number 2',
       );
-      expect((thrown(() => write(client, buf, 0, "4" as unknown as number)) as Error).message).toBe(
+      expect((thrownBy(() => write(client, buf, 0, "4" as unknown as number)) as Error).message).toBe(
         'write(): len must be an integer ≥ 0, got "4": pass the number 4',
       );
       for (const s of [client, peer, server]) yield* close(s);

@@ -1,8 +1,9 @@
 import * as B from "@bobbin/core";
 import { Mutex } from "@bobbin/sync";
+import { failure, handleCount, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { run, sleep, Timeout, withTimeout } from "../src/index.js";
-import { count, expectRange, failure, thrown } from "./helpers.js";
+import { expectRange } from "./helpers.js";
 
 describe("withTimeout", () => {
   it("returns the operation's value when it finishes in time (operation or generator function)", async () => {
@@ -59,11 +60,11 @@ describe("withTimeout", () => {
 
   it("nested: the earlier deadline fires; a later inner one is not armed", async () => {
     await run(function* () {
-      const timers = count("Timeout");
+      const timers = handleCount("Timeout");
       const outer = (yield* failure(() =>
         withTimeout(0.03, function* () {
           yield* withTimeout(5, function* () {
-            expect(count("Timeout")).toBeLessThanOrEqual(timers + 1); // one Node timer for the backend
+            expect(handleCount("Timeout")).toBeLessThanOrEqual(timers + 1); // one Node timer for the backend
             yield* sleep(5);
           });
         }),
@@ -184,7 +185,7 @@ describe("withTimeout", () => {
 
   it("timeouts of different tasks are independent; cancelling a task in a scope leaves no timer", async () => {
     await run(function* () {
-      const before = count("Timeout");
+      const before = handleCount("Timeout");
       const a = B.spawn(function* () {
         return yield* failure(() => withTimeout(0.02, sleep(5)));
       });
@@ -198,15 +199,15 @@ describe("withTimeout", () => {
       expect(yield* B.awaitExn(a)).toBeInstanceOf(Timeout);
       expect(yield* B.awaitExn(b)).toBe("b in time");
       yield* B.cancel(c);
-      expect(count("Timeout")).toBeLessThanOrEqual(before);
+      expect(handleCount("Timeout")).toBeLessThanOrEqual(before);
     });
   });
 
   it("checks its arguments", async () => {
     await run(function* () {
-      expect(thrown(() => withTimeout(-1, sleep(1)))).toBeInstanceOf(RangeError);
-      expect(thrown(() => withTimeout(Number.NaN, sleep(1)))).toBeInstanceOf(RangeError);
-      expect(thrown(() => withTimeout(1, 42 as unknown as B.Operation<void>))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => withTimeout(-1, sleep(1)))).toBeInstanceOf(RangeError);
+      expect(thrownBy(() => withTimeout(Number.NaN, sleep(1)))).toBeInstanceOf(RangeError);
+      expect(thrownBy(() => withTimeout(1, 42 as unknown as B.Operation<void>))).toBeInstanceOf(TypeError);
       expect(yield* failure(() => withTimeout(1, (() => 42) as unknown as () => B.Operation<void>))).toBeInstanceOf(TypeError);
     });
   });

@@ -28,11 +28,8 @@ export function settleOperation<T>(op: B.Operation<T>, options?: B.RunOptions): 
   }, options);
 }
 
-/** The error of a failed result, or a test failure. */
-export function errorOf(result: B.Result<unknown>): unknown {
-  if (result.ok) throw new Error(`expected a failure, got ${String(result.value)}`);
-  return result.error;
-}
+/** The error of a failed result, or a test failure (the workspace's, shared by every package's tests). */
+export { errorOf } from "@bobbin/test-support";
 
 /**
  * Parks until cancelled. Logs "<name> waits" when it parks and "<name> cleaned"

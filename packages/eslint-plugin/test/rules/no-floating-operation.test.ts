@@ -5,6 +5,7 @@ import { typedRuleTester } from "../support/rule-tester.js";
 const PRELUDE = `import * as B from "@bobbin/core";
 import * as S from "@bobbin/sync";
 import * as U from "@bobbin/unix";
+import * as K from "@bobbin/unix/backend";
 declare const c: U.Socket;
 declare const t: B.Task<number>;
 declare const m: S.Mutex;
@@ -86,8 +87,8 @@ typedRuleTester().run("no-floating-operation", noFloatingOperation, {
     ),
     // A backend operation of @bobbin/unix's (its iterator is `this`).
     floating(
-      'class Never extends U.Parked<number> {\n  protected attempt() { return false; }\n  protected wait() {}\n  protected unwait() {}\n}\nnew Never({ signal() {} }, "never");',
-      'class Never extends U.Parked<number> {\n  protected attempt() { return false; }\n  protected wait() {}\n  protected unwait() {}\n}\nyield* new Never({ signal() {} }, "never");',
+      'class Never extends K.Parked<number> {\n  protected attempt() { return false; }\n  protected wait() {}\n  protected leave() {}\n}\nnew Never({ signal() {} }, "never");',
+      'class Never extends K.Parked<number> {\n  protected attempt() { return false; }\n  protected wait() {}\n  protected leave() {}\n}\nyield* new Never({ signal() {} }, "never");',
     ),
     // An operation or something else (a forgotten `yield*` all the same): no suggestion, `yield*` would not type-check.
     { code: task("ready && U.sleep(1);"), errors: [{ messageId: "floating", suggestions: [] }] },
@@ -103,7 +104,7 @@ typedRuleTester().run("no-floating-operation", noFloatingOperation, {
     },
     {
       code: `${PRELUDE}U.sleep(1);\n`,
-      errors: [{ messageId: "floatingOutsideGenerator", line: 10, suggestions: [] }],
+      errors: [{ messageId: "floatingOutsideGenerator", line: 11, suggestions: [] }],
     },
   ],
 });

@@ -1,6 +1,6 @@
 /**
  * Chapter 6, "Ownership": the echo server with sockets owned by tasks
- * (`@bobbin/unix`'s `Ownership`, Miou_unix's). Every operation checks that
+ * (`@bobbin/unix`'s `OwnedSockets`, Miou_unix's `Ownership`). Every operation checks that
  * the current task owns the socket (`NotOwner` otherwise); the listening
  * socket belongs to the server, each client is given to its echo task with
  * `spawn({ give })`; a task that ends while still owning a socket fails the
@@ -8,11 +8,11 @@
  * sockets closed by their finalisers.
  */
 import * as B from "@bobbin/core";
-import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
+import { type Address, type OwnedSocket, OwnedSockets } from "@bobbin/unix";
 import { cleanUp, type OnListening } from "./echo.js";
 
 /**
- * The book's `echo` with `Ownership.read`/`write`/`close`. Closing releases
+ * The book's `echo` with `OwnedSockets.read`/`write`/`close`. Closing releases
  * the socket: forgetting to would be `ResourceLeaked`. If the task fails or
  * is cancelled instead, the finaliser closes the socket.
  *
@@ -24,9 +24,9 @@ import { cleanUp, type OnListening } from "./echo.js";
 export function* echo(client: OwnedSocket): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(0x100);
   for (;;) {
-    const len = yield* Ownership.read(client, buf);
-    if (len === 0) return yield* Ownership.close(client);
-    yield* Ownership.write(client, buf, 0, len);
+    const len = yield* OwnedSockets.read(client, buf);
+    if (len === 0) return yield* OwnedSockets.close(client);
+    yield* OwnedSockets.write(client, buf, 0, len);
   }
 }
 
@@ -41,13 +41,13 @@ export function* echo(client: OwnedSocket): Generator<B.Instruction, void, unkno
  * ```
  */
 export function* server(addr: Address, onListening?: OnListening): Generator<B.Instruction, never, unknown> {
-  const socket = Ownership.tcpv4();
-  yield* Ownership.bindAndListen(socket, addr);
-  onListening?.(Ownership.getsockname(socket));
+  const socket = OwnedSockets.tcpv4();
+  yield* OwnedSockets.bindAndListen(socket, addr);
+  onListening?.(OwnedSockets.getsockname(socket));
   const orphans = B.orphans<void>();
   for (;;) {
     yield* cleanUp(orphans);
-    const [client] = yield* Ownership.accept(socket);
+    const [client] = yield* OwnedSockets.accept(socket);
     B.spawn({ orphans, give: [client] }, echo, client);
   }
 }

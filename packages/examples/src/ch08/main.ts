@@ -4,7 +4,7 @@
  */
 import * as B from "@bobbin/core";
 import { Mutex, Semaphore } from "@bobbin/sync";
-import { type Address, Ownership, onSignal } from "@bobbin/unix";
+import { type Address, OwnedSockets, onSignal } from "@bobbin/unix";
 import type { ClientLimits } from "../support/clients.js";
 import { type ServerContext, type Stats, serverOrStopAll } from "./server.js";
 import { newShutdown, stop } from "./shutdown.js";
@@ -58,9 +58,9 @@ export function* echoServers(options: EchoServersOptions): Generator<B.Instructi
     options.onStop?.();
     yield* stop(ctx.shutdown);
   });
-  const socket = Ownership.tcpv4();
-  yield* Ownership.bindAndListen(socket, options.address);
-  const address = Ownership.getsockname(socket);
+  const socket = OwnedSockets.tcpv4();
+  yield* OwnedSockets.bindAndListen(socket, options.address);
+  const address = OwnedSockets.getsockname(socket);
   // The book's `Miou.call_cc server` (dom0 accepts too), then `Miou.parallel server domains`.
   const prm = B.spawn({ give: [socket] }, serverOrStopAll, socket, ctx);
   // Say so once every domain accepts (a worker domain takes a moment to start;

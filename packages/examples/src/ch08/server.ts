@@ -6,7 +6,7 @@
  * server stops accepting, waits for its clients to leave, and its sockets are
  * released.
  *
- * The sockets are owned (`Ownership`): the listening socket is given to the
+ * The sockets are owned (`OwnedSockets`): the listening socket is given to the
  * accepting task, which transfers it back to its parent with the new client;
  * when the stop wins instead, `awaitFirst` cancels the accepting task and the
  * finaliser of the listening socket closes it (this domain's descriptor of
@@ -22,7 +22,7 @@
  */
 import * as B from "@bobbin/core";
 import { type Mutex, Ownership as Owner, type Semaphore } from "@bobbin/sync";
-import { type Address, type OwnedSocket, Ownership } from "@bobbin/unix";
+import { type Address, type OwnedSocket, OwnedSockets } from "@bobbin/unix";
 import { cleanUp } from "../ch06/echo.js";
 import { formatAddress } from "../support/address.js";
 import { type Client, ClientIdle, type ClientLimits, Clients, IDLE_SECONDS } from "../support/clients.js";
@@ -86,9 +86,9 @@ export function printf(out: Mutex, line: string): B.Operation<void> {
 export function* echo(client: OwnedSocket, stats: Stats, seat: Client): Generator<B.Instruction, void, unknown> {
   const buf = Buffer.alloc(0x100);
   try {
-    const read = () => seat.heard(Ownership.read(client, buf));
+    const read = () => seat.heard(OwnedSockets.read(client, buf));
     for (let len = yield* read(); len > 0; len = yield* read()) {
-      yield* Ownership.write(client, buf, 0, len);
+      yield* OwnedSockets.write(client, buf, 0, len);
       stats.bytes += len;
     }
   } catch (error) {
@@ -97,7 +97,7 @@ export function* echo(client: OwnedSocket, stats: Stats, seat: Client): Generato
   } finally {
     seat.leave();
   }
-  yield* Ownership.close(client);
+  yield* OwnedSockets.close(client);
 }
 
 /** What `acceptOrDie` returns: a client, or the order to stop. */
@@ -116,7 +116,7 @@ export type AcceptOrDie = { readonly kind: "accept"; readonly client: OwnedSocke
 export function* acceptOrDie(fd: OwnedSocket, shutdown: Shutdown, out: Mutex): Generator<B.Instruction, AcceptOrDie, unknown> {
   function* accept(): Generator<B.Instruction, AcceptOrDie, unknown> {
     const [client, peer] = yield* acceptWhenPossible(
-      () => Ownership.accept(fd),
+      () => OwnedSockets.accept(fd),
       (code) => printf(out, `domain ${B.Domain.self()}: accept failed with ${code}: accepting again once clients leave`),
     );
     Owner.transfer(client); // the new client goes to the parent, for its echo task…
@@ -167,8 +167,8 @@ function* terminate(orphans: B.Orphans<void>): Generator<B.Instruction, void, un
  *
  * @example
  * ```ts
- * const socket = Ownership.tcpv4();
- * yield* Ownership.bindAndListen(socket, { host: "127.0.0.1", port: 3000 });
+ * const socket = OwnedSockets.tcpv4();
+ * yield* OwnedSockets.bindAndListen(socket, { host: "127.0.0.1", port: 3000 });
  * const stats = yield* server(socket, { shutdown: newShutdown(), out: Mutex.shared() });
  * ```
  */

@@ -3,7 +3,7 @@
  * domains import this module, so it only defines things.
  */
 import * as B from "@bobbin/core";
-import { Ownership, type Socket } from "@bobbin/unix";
+import { OwnedSockets, type Socket } from "@bobbin/unix";
 import { type ServerContext, serverOrStopAll } from "./server.js";
 
 /** What a worker's server is given: dom0's listening socket and what every server shares. */
@@ -18,5 +18,5 @@ export interface WorkerServer extends ServerContext {
  * If it fails, it requests the stop first, so every other domain stops too.
  */
 export const serverTask = B.defineTask(import.meta.url, "server", function* (config: WorkerServer) {
-  return yield* serverOrStopAll(Ownership.ofSocket(config.socket), config);
+  return yield* serverOrStopAll(OwnedSockets.ofSocket(config.socket), config);
 });

@@ -1,114 +1,112 @@
 /**
- * The poll backend: a third-party backend of `@bobbin/unix` written on
- * Miou's events contract alone (core's `syscall`/`suspend`/`signal`,
- * `select(block, cancelled)`, `interrupt`), over Node's `net` and `dgram`.
- * This module only defines things: worker domains import it to make their
- * own backend (`defineBackend`).
+ * The poll backend: a backend of `@bobbin/unix` over Node's `net` and `dgram`, written from the kit
+ * (`@bobbin/unix/backend`) — the tutorial of "How to write a backend" in `@bobbin/unix`'s README.
+ * This module only defines things: worker domains import it to make their own (`defineBackend`).
  */
-import type { AddressInfo } from "node:net";
+import * as net from "node:net";
 import type * as B from "@bobbin/core";
+import type { ShutdownCommand, SocketKind } from "@bobbin/unix";
+import { type Address, type Backend, defineBackend, type InetAddress, type ListenOptions, type Socket } from "@bobbin/unix";
 import {
-  type Address,
-  type Backend,
-  type DeadlineHandle,
-  defineBackend,
-  type ListenOptions,
-  type ShutdownCommand,
-  type Socket,
-  type SocketKind,
-} from "@bobbin/unix";
-import { Clock } from "./clock.js";
-import { accept, bindAndListen, close, connect } from "./connections.js";
-import { recvfrom, sendto } from "./datagrams.js";
-import { Poller } from "./poller.js";
-import { PollSocket, type SocketHost } from "./socket.js";
-import { read, write } from "./streams.js";
+  AdoptedServer,
+  AGAIN,
+  CloseOp,
+  DatagramRecvOp,
+  DatagramSendOp,
+  describeListener,
+  NodeBackend,
+  NodeServer,
+  NodeWriteOp,
+  OpenOp,
+  PollOp,
+  type SharedSocket,
+} from "@bobbin/unix/backend";
+import { PollSocket } from "./socket.js";
 
 /**
- * A backend whose every wait is a suspension point signalled by `select`.
- * `@bobbin/unix` checks the arguments and the socket's state before calling
- * it, so each method receives a socket of its own, in a state its operation
- * accepts.
- *
+ * The poll backend. `@bobbin/unix` checks the arguments and the socket's state before calling it.
  * @example
  * ```ts
  * await run(main, { backend: pollBackend });
  * ```
- * @throws never itself; its operations throw Node's system errors (with `code`), `SocketClosed` and `Timeout`.
+ * @throws never itself; its operations throw Node's system errors (with `code`) and `SocketClosed`.
  */
-export class PollBackend implements Backend, SocketHost {
+export class PollBackend extends NodeBackend implements Backend {
   readonly name = "poll";
-  readonly poller = new Poller();
-  private readonly clock = new Clock(this.poller);
-  /** Sockets holding a Node handle or a lookup: what `drain` waits for. */
-  private readonly live = new Set<PollSocket>();
-  private drained: (() => void) | null = null;
-
-  // -- core's events --------------------------------------------------------------
-
-  select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
-    return this.poller.select(block, cancelled);
-  }
-
-  interrupt(): void {
-    this.poller.interrupt();
-  }
-
-  /** The domain stops: a pending `select` returns, timers go, and what is still open begins closing (a worker domain has no `drain`). */
-  finaliser(): void {
-    this.poller.stop();
-    this.clock.timers.clear();
-    for (const sock of [...this.live]) sock.closeNow();
-  }
-
-  // -- sockets --------------------------------------------------------------------
 
   socket(kind: SocketKind): Socket {
-    return new PollSocket(kind, this, this);
+    return new PollSocket(kind, this, this.live);
   }
 
-  bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
-    return bindAndListen(sock as PollSocket, addr, options);
+  bindAndListen(sock: Socket, addr: Address, { backlog, reuseAddr }: Required<ListenOptions>): B.Operation<void> {
+    const s = sock as PollSocket;
+    if (s.kind === "udp4" || s.kind === "udp6") {
+      const { host: address, port } = addr as InetAddress;
+      const bind = (): void => void s.datagram(reuseAddr).udp.bind({ address, port });
+      return new OpenOp(s, "bindAndListen", bind, () => s.state === "bound");
+    }
+    const listen = (): void => {
+      s.server = new NodeServer(s, { connection: (stream) => s.connection(stream), acceptFailed: (e) => s.acceptFailed(e) });
+      s.server.listen(addr, Math.max(1, backlog)); // Node reads a backlog of 0 as its default, 511: 1 is the closest
+    };
+    const dropped = (): void => void (s.server = null); // a failed listen: the socket is fresh again
+    return new OpenOp(s, "bindAndListen", listen, () => s.state === "listening", dropped);
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return accept(sock as PollSocket);
+    const s = sock as PollSocket;
+    s.relay?.want(); // a listener from another domain takes connections from its first accept on
+    return new PollOp(s, s.waiters, "accept", () => {
+      const client = s.backlog.shift();
+      if (client === undefined) return s.error === null ? AGAIN : s.throwError();
+      client.stream!.resume(); // accepted with pauseOnConnect: reading starts now
+      const { remoteAddress: host = "", remotePort: port = 0 } = client.stream!;
+      return [client, s.kind === "unix" ? { path: "" } : { host, port }];
+    });
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return connect(sock as PollSocket, addr);
+    const s = sock as PollSocket;
+    const begin = (): void => {
+      const stream = new net.Socket({ allowHalfOpen: true });
+      s.state = "connecting";
+      s.attach(stream);
+      if ("path" in addr) stream.connect({ path: addr.path });
+      else if (net.isIP(addr.host) !== 0) stream.connect({ host: addr.host, port: addr.port });
+      else s.lookup(addr.host, (error, ip) => (error ? stream.destroy(error) : stream.connect({ host: ip, port: addr.port })));
+    };
+    return new OpenOp(s, "connect", begin, () => s.state === "connected");
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    return read(sock as PollSocket, buf, off, len);
+    const s = sock as PollSocket;
+    return new PollOp(s, s.waiters, "read", () => s.read(buf, off, len));
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    return write(sock as PollSocket, buf, off, len);
+    return new NodeWriteOp(sock as PollSocket).init(buf, off, len); // done once Node wrote the bytes
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return recvfrom(sock as PollSocket, buf, off, len);
+    const s = sock as PollSocket;
+    return new DatagramRecvOp(s, s.udp!).init(buf, off, len);
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return sendto(sock as PollSocket, buf, off, len, addr);
+    const s = sock as PollSocket;
+    return new DatagramSendOp(s, () => s.datagram(true), buf, off, len, addr as InetAddress);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
     const s = sock as PollSocket;
-    if (how !== "receive" && !s.sendShut) {
-      s.sendShut = true;
-      if (s.stream !== null && !s.stream.destroyed) s.stream.end();
-    }
-    if (how !== "send" && !s.receiveShut) {
-      s.receiveShut = true;
-      s.poller.touch(s); // readers see the end at once
-    }
+    if (how !== "receive" && !s.sendShut) s.stream!.end();
+    s.sendShut ||= how !== "receive";
+    s.receiveShut ||= how !== "send";
+    s.changed();
   }
 
   close(sock: Socket): B.Operation<void> {
-    return close(sock as PollSocket);
+    return new CloseOp(sock as PollSocket); // closeNow, then waits until the socket holds nothing of Node's
   }
 
   closeNow(sock: Socket): void {
@@ -117,68 +115,33 @@ export class PollBackend implements Backend, SocketHost {
 
   localAddress(sock: Socket): Address {
     const s = sock as PollSocket;
-    if (s.kind === "unix") return { path: s.path };
-    const a = ((s.server ?? s.stream)?.address() ?? udpAddress(s)) as AddressInfo | string | null;
-    if (a !== null && typeof a === "object" && typeof a.port === "number") return { host: a.address, port: a.port };
-    throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
+    if (s.udp !== null) return s.udp.address();
+    if (s.stream === null) return s.server?.address() ?? s.relay!.shared.address;
+    return s.kind === "unix" ? { path: "" } : { host: s.stream.localAddress!, port: s.stream.localPort! };
   }
 
-  // -- time -------------------------------------------------------------------------
-
-  now(): number {
-    return this.clock.now();
+  /** Describes a listening socket for another domain: its descriptor is its `net.Server`'s. */
+  share(sock: Socket): SharedSocket {
+    const s = sock as PollSocket;
+    const fd = s.relay?.fd ?? s.server!.fd;
+    if (s.relay !== null && fd < 0) return s.relay.shared; // its own descriptor not here yet: pass the original on
+    return describeListener(s, fd, this.localAddress(s), 511);
   }
 
-  sleep(ms: number): B.Operation<void> {
-    return this.clock.sleep(ms);
-  }
-
-  deadline(at: number, fire: () => void): DeadlineHandle {
-    return this.clock.deadline(at, fire);
-  }
-
-  // -- the end of the run ---------------------------------------------------------
-
-  /** Closes what is still open, and settles once no socket holds anything of Node's. */
-  drain(): Promise<void> {
-    this.clock.timers.clear();
-    for (const sock of [...this.live]) sock.closeNow();
-    if (this.live.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.drained = resolve;
-    });
-  }
-
-  holding(sock: PollSocket): void {
-    this.live.add(sock);
-  }
-
-  released(sock: PollSocket): void {
-    this.live.delete(sock);
-    if (this.live.size !== 0 || this.drained === null) return;
-    const resolve = this.drained;
-    this.drained = null;
-    resolve();
-  }
-}
-
-/** A UDP socket's address, or null before it is bound (`dgram` throws then). */
-function udpAddress(s: PollSocket): AddressInfo | null {
-  try {
-    return s.udp?.address() ?? null;
-  } catch {
-    return null;
+  /** A listener over another domain's listening socket, its descriptor brought by a relay process. */
+  adopt(shared: SharedSocket): Socket {
+    const s = new PollSocket(shared.kind, this, this.live);
+    const hooks = { serve: (server: net.Server) => server.on("connection", (c: net.Socket) => s.connection(c)) };
+    s.relay = new AdoptedServer(shared, s, { ...hooks, acceptFailed: (e) => s.acceptFailed(e), broken: (e) => s.acceptFailed(e) });
+    s.state = s.relay.sealed ? "closed" : "listening";
+    return s;
   }
 }
 
 /**
- * The poll backend's factory, defined with `defineBackend` so that worker
- * domains (`B.call`, `B.parallel`) make their own.
- *
+ * The poll backend's factory, defined with `defineBackend` so that worker domains make their own.
  * @example
  * ```ts
- * import { run } from "@bobbin/unix";
- * import { pollBackend } from "./poll-backend/backend.js";
  * await run(main, { backend: pollBackend });
  * ```
  * @throws never.

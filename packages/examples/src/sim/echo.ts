@@ -15,7 +15,7 @@
 import type * as B from "@bobbin/core";
 import type { Sim } from "@bobbin/sim";
 import { Condition, Mutex } from "@bobbin/sync";
-import { close, connect, EndOfFile, Ownership, onSignal, read, type Socket, sleep, tcpv4, write } from "@bobbin/unix";
+import { close, connect, EndOfFile, OwnedSockets, onSignal, read, type Socket, sleep, tcpv4, write } from "@bobbin/unix";
 import { type ServerContext, type Stats, server } from "../ch08/server.js";
 import { stop } from "../ch08/shutdown.js";
 import { Random } from "../support/random.js";
@@ -175,8 +175,8 @@ export function echoWorld(sim: Sim, opts: EchoWorldOptions = {}): EchoWorld {
       yield* stop(ctx.shutdown);
     });
     if (stopping) yield* stop(ctx.shutdown);
-    const socket = Ownership.tcpv4();
-    yield* Ownership.bindAndListen(socket, { host: "0.0.0.0", port: ECHO_PORT });
+    const socket = OwnedSockets.tcpv4();
+    yield* OwnedSockets.bindAndListen(socket, { host: "0.0.0.0", port: ECHO_PORT });
     world.stats = yield* server(socket, ctx);
     return world.stats;
   });

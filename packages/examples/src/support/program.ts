@@ -5,7 +5,7 @@
 import type * as B from "@bobbin/core";
 import { type Address, run } from "@bobbin/unix";
 import { formatAddress } from "./address.js";
-import { type BackendNeeds, type ChosenBackend, chooseBackend } from "./backend.js";
+import { type ChosenBackend, chooseBackend } from "./backend.js";
 import { type ServerArgs, serverArgs } from "./cli.js";
 
 /** A server program's options and backend. */
@@ -19,12 +19,12 @@ export interface ServerProgram extends ServerArgs {
  *
  * @example
  * ```ts
- * const { host, port, backend } = await serverProgram({ domains: { type: "string", default: "auto" } }, { sharing: true });
+ * const { host, port, backend } = await serverProgram({ domains: { type: "string", default: "auto" } });
  * ```
  */
-export async function serverProgram(extra: Parameters<typeof serverArgs>[0] = {}, needs: BackendNeeds = {}): Promise<ServerProgram> {
+export async function serverProgram(extra: Parameters<typeof serverArgs>[0] = {}): Promise<ServerProgram> {
   const args = serverArgs(extra);
-  const backend = await chooseBackend(undefined, needs);
+  const backend = await chooseBackend();
   console.log(`backend: ${backend.name} (${backend.reason})`);
   return { ...args, backend };
 }

@@ -1,7 +1,8 @@
+import { delay } from "@bobbin/test-support";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { server } from "../../src/ch02/echo.js";
 import { getsockname, listen, openDescriptors } from "../../src/support/pocket-unix.js";
-import { Client, delay } from "../support/net.js";
+import { Client } from "../support/net.js";
 import { Program } from "../support/processes.js";
 
 afterEach(() => {

@@ -1,10 +1,11 @@
 import * as B from "@bobbin/core";
-import { Ownership, run } from "@bobbin/unix";
+import { delay } from "@bobbin/test-support";
+import { OwnedSockets, run } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import * as Plain from "../../src/ch06/echo.js";
 import * as Owned from "../../src/ch06/ownership.js";
 import { liveSocketHandles, openSockets } from "../../src/support/fds.js";
-import { Client, delay, settledFds } from "../support/net.js";
+import { Client, settledFds } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends, startServer } from "../support/servers.js";
 
@@ -13,7 +14,7 @@ const ADDR = { host: "127.0.0.1", port: 0 };
 describe.each(await backends())("chapter 6 on the %s backend", (_name, backend) => {
   describe.each([
     ["with orphans", Plain.server],
-    ["with Ownership", Owned.server],
+    ["with OwnedSockets", Owned.server],
   ])("the echo server %s", (_what, server) => {
     it("echoes, serves a client while another one is connected, and releases every socket when stopped", async () => {
       const fds = await settledFds(openSockets);
@@ -52,12 +53,12 @@ describe.each(await backends())("chapter 6 on the %s backend", (_name, backend) 
     await expect(
       run(
         function* () {
-          const socket = Ownership.tcpv4();
+          const socket = OwnedSockets.tcpv4();
           const child = B.spawn(function* () {
-            yield* Ownership.bindAndListen(socket, ADDR); // the socket is the parent's
+            yield* OwnedSockets.bindAndListen(socket, ADDR); // the socket is the parent's
           });
           const r = yield* B.awaitTask(child);
-          yield* Ownership.close(socket);
+          yield* OwnedSockets.close(socket);
           if (!r.ok) throw r.error;
         },
         { backend },
@@ -65,11 +66,11 @@ describe.each(await backends())("chapter 6 on the %s backend", (_name, backend) 
     ).rejects.toBeInstanceOf(B.NotOwner);
   });
 
-  it("Ownership: a task that ends still owning a socket fails the run (ResourceLeaked)", async () => {
+  it("OwnedSockets: a task that ends still owning a socket fails the run (ResourceLeaked)", async () => {
     await expect(
       run(
         function* () {
-          Ownership.tcpv4();
+          OwnedSockets.tcpv4();
         },
         { backend },
       ),

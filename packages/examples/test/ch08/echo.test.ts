@@ -1,10 +1,11 @@
 import * as B from "@bobbin/core";
+import { delay } from "@bobbin/test-support";
 import { type Backend, libuv, run } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { echoServers } from "../../src/ch08/main.js";
 import type { Stats } from "../../src/ch08/server.js";
 import { newShutdown, stop, untilStop } from "../../src/ch08/shutdown.js";
-import { Client, delay } from "../support/net.js";
+import { Client } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends } from "../support/servers.js";
 

@@ -1,5 +1,6 @@
+import { delay } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
-import { Client, delay } from "../support/net.js";
+import { Client } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends } from "../support/servers.js";
 

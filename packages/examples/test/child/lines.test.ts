@@ -1,23 +1,13 @@
 import { PassThrough } from "node:stream";
 import * as B from "@bobbin/core";
+import { delay, processGone as gone } from "@bobbin/test-support";
 import { fromStream, run, sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { eachLine, type Output, runCommand } from "../../src/child/lines.js";
-import { delay } from "../support/net.js";
 import { Program, runProgram } from "../support/processes.js";
 
 /** `node -e script` as a command. */
 const node = (script: string): [string, string[]] => [process.execPath, ["-e", script]];
-
-/** Whether process `pid` is gone. */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
 
 describe("eachLine", () => {
   it("cuts lines across reads, keeps characters split between two reads whole, and gives a last line without its newline", async () => {

@@ -2,10 +2,12 @@
 // connections that send nothing do not lock a real client out. The server
 // holds at most --max-clients of them; at the cap the one silent the longest
 // makes room for the newcomer; one silent for --idle-timeout is let go.
+
 import * as net from "node:net";
+import { delay } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { LineClient } from "../support/lines.js";
-import { Client, delay } from "../support/net.js";
+import { Client } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends } from "../support/servers.js";
 

@@ -1,3 +1,4 @@
+import { delay } from "@bobbin/test-support";
 import { type Backend, bindAndListen, getsockname, tcpv4 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Room } from "../../src/relay/room.js";
@@ -5,7 +6,7 @@ import { serve } from "../../src/relay/server.js";
 import { MAX_LINE } from "../../src/relay/session.js";
 import { liveSocketHandles, openSockets } from "../../src/support/fds.js";
 import { LineClient } from "../support/lines.js";
-import { delay, settledFds } from "../support/net.js";
+import { settledFds } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends, type RunningServer, startServer } from "../support/servers.js";
 

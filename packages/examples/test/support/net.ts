@@ -3,6 +3,7 @@
  * with time limits on every wait.
  */
 import { connect, type Socket } from "node:net";
+import { delay } from "@bobbin/test-support";
 import { activeHandles, leaked } from "@bobbin/unix/conformance";
 
 /** A TCP connection to `host:port` (Nagle off), once it is made. */
@@ -121,9 +122,6 @@ export class Client extends TestConnection {
     await this.waitFor((t) => t.length >= expected, ms);
   }
 }
-
-/** Waits `ms` milliseconds. */
-export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The process's open descriptors once the count stopped moving (sockets of

@@ -1,6 +1,6 @@
 /** Helpers of the tests of @bobbin/http: a server in a task, raw clients, counting what is left open. */
-import { readdirSync } from "node:fs";
 import * as B from "@bobbin/core";
+import { openFds } from "@bobbin/test-support";
 import { type Backend, close, connect, read, run, type Socket, tcpv4, write } from "@bobbin/unix";
 import { type Handler, type ServeOptions, serve } from "../../src/index.js";
 
@@ -54,15 +54,6 @@ export function* readAll(sock: Socket): Generator<B.Instruction, string, unknown
   for (let n: number; (n = yield* read(sock, buf)) > 0; ) text += buf.toString("latin1", 0, n);
   yield* close(sock);
   return text;
-}
-
-/** The number of file descriptors open in this process (Linux), or null elsewhere. */
-export function openFds(): number | null {
-  try {
-    return readdirSync("/proc/self/fd").length;
-  } catch {
-    return null;
-  }
 }
 
 /** Runs `main` on `backend`, and checks that no file descriptor and no Node handle it made is left (the run's own end is awaited). */

@@ -3,43 +3,23 @@
  * system call in the task's fiber first and park only on `EAGAIN`, until
  * the poller's batch says the socket is ready again.
  */
-import { type Address, type InetAddress, type Socket, SocketClosed } from "@bobbin/unix";
-import { errnoException } from "../errors.js";
-import type { NativeAddressOut } from "../load.js";
-import { EMPTY, ReaderOp, SocketOp, StreamWriteOp, wouldBlock } from "../sockets.js";
-import { Errno } from "../syscalls.js";
-import type { NativeBackend } from "./backend.js";
-import { NativeSocket } from "./socket.js";
+import { type Address, SocketClosed } from "@bobbin/unix";
+import { errnoException } from "../errno.js";
+import { wouldBlock } from "../raw/io.js";
+import { SocketBufferOp, SocketOp, StreamWriteOp, TakeOp } from "../raw/ops.js";
+import { receive } from "./datagram.js";
+import type { EpollIo } from "./io.js";
+import { acceptOne } from "./listener.js";
+import type { NativeSocket, Reader } from "./socket.js";
+import { closeNow, hasStaged, pushUnsent, releaseDelivered, sendsOut, stage } from "./stream.js";
 
-// errno values, negative, read once from the platform.
-const { ECONNABORTED, EPROTO } = Errno;
 /** A reader's `ahead` when the batch read nothing for it. */
 const NOTHING = Number.NEGATIVE_INFINITY;
 
 /** `accept`: one pending connection, taken with `accept4`. */
-export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Address]> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    const b = this.backend;
-    if (s.state === "closed") throw new SocketClosed("accept()");
-    for (;;) {
-      if (!s.readable) return false;
-      const out: NativeAddressOut = {};
-      const fd = b.sys.accept(s.fd, out);
-      if (fd >= 0) {
-        const client = new NativeSocket(s.kind, b);
-        client.state = "connected";
-        b.attach(client, fd);
-        this.value = [client, s.kind === "unix" ? { path: "" } : (out as InetAddress)];
-        b.passRead(s); // more connections may be pending for other acceptors
-        return true;
-      }
-      // None pending (another domain may have taken it: a shared listener).
-      if (wouldBlock(fd)) return (s.readable = false);
-      // The connection died before we took it: take the next one.
-      if (fd === ECONNABORTED || fd === EPROTO) continue;
-      throw errnoException(fd, "accept"); // EMFILE, ENFILE…: the listener stays
-    }
+export class AcceptOp extends TakeOp<NativeSocket, [NativeSocket, Address], EpollIo> {
+  protected take(): [NativeSocket, Address] | null {
+    return acceptOne(this.io, this.sock);
   }
 }
 
@@ -47,59 +27,55 @@ export class AcceptOp extends ReaderOp<NativeBackend, NativeSocket, [Socket, Add
  * `read`: `read(2)` into the caller's buffer; 0 at the end of the stream.
  * Parked, it is read for by the poller's batch (read-ahead): the bytes
  * arrive with the batch and are copied into its buffer before it is woken.
+ * Each socket keeps one to reuse while it is idle.
  */
-export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
+export class ReadOp extends SocketBufferOp<NativeSocket, number, EpollIo> implements Reader {
   /** What the batch read for it: bytes (≥ 0), a negative errno, or -Infinity (nothing yet). */
-  private ahead = NOTHING;
+  #ahead = NOTHING;
 
-  /** Bytes the poller may read for it while it waits. */
   get wanted(): number {
     return this.len;
   }
 
-  /**
-   * The batch read for this reader (the first parked on its socket): `read`
-   * bytes (or -errno) from `area` at `at`. The caller wakes it next.
-   */
+  /** The batch read `read` bytes (or -errno) for it, from `area` at `at`; the caller wakes it next. */
   takeAhead(read: number, area: Uint8Array, at: number): void {
     const s = this.sock;
-    this.ahead = read;
+    this.#ahead = read;
     if (read <= 0) return;
     this.buf.set(area.subarray(at, at + read), this.off);
     // A short read emptied the receive queue (what was asked: the reader's length, or the area's rest).
     if (read < Math.min(this.len, area.length - at) && !s.hup) s.readable = false;
   }
 
-  /** Over: the socket keeps it for its next `read` (no allocation per read). */
+  /** Over: the readers behind a reader woken with bytes go on. */
   protected override finished(): void {
-    this.buf = EMPTY;
-    this.ahead = NOTHING;
-    if (this.sock.delivered === this) this.backend.releaseDelivered(this.sock);
-    this.sock.spareRead ??= this;
+    super.finished();
+    this.#ahead = NOTHING;
+    releaseDelivered(this.io, this.sock, this);
   }
 
   protected attempt(): boolean {
     const s = this.sock;
     if (s.state === "closed") throw new SocketClosed("read()");
-    const ahead = this.ahead;
+    const ahead = this.#ahead;
     if (ahead !== NOTHING) {
-      this.ahead = NOTHING;
+      this.#ahead = NOTHING;
       if (ahead < 0) throw errnoException(ahead, "read");
       this.value = ahead;
       return true;
     }
-    // A reader woken with bytes read ahead returns them first (finished() lets this one go on).
+    // A reader woken with bytes read ahead returns them first (its finished() lets this one go on).
     if (s.delivered !== null) return false;
     if (s.receiveShut) {
       this.value = 0;
       return true;
     }
     if (!s.readable) return false;
-    const n = this.backend.sys.read(s.fd, this.buf, this.off, this.len);
+    const n = this.io.sys.read(s.fd, this.buf, this.off, this.len);
     if (n >= 0) {
       // A short read emptied the receive queue: the next arrival is a new edge.
       if (n < this.len && n !== 0 && !s.hup) s.readable = false;
-      else if (s.readers.length !== 0) this.backend.passRead(s);
+      else if (s.readers.length !== 0) this.io.passRead(s);
       this.value = n;
       return true;
     }
@@ -107,14 +83,14 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
     throw errnoException(n, "read");
   }
 
-  protected override wait(): void {
-    super.wait();
-    this.backend.syncWant(this.sock);
+  protected wait(): void {
+    this.sock.readers.add(this);
+    this.io.syncWant(this.sock);
   }
 
-  protected override unwait(): void {
-    super.unwait();
-    this.backend.syncWant(this.sock);
+  protected leave(): void {
+    this.sock.readers.leave(this);
+    this.io.syncWant(this.sock);
   }
 }
 
@@ -126,12 +102,12 @@ export class ReadOp extends ReaderOp<NativeBackend, NativeSocket, number> {
  * never interleave and keep their order: the write in progress owns the
  * socket's sending side (`sock.writing`) until its last byte is out, later
  * writes queue behind it, and bytes of earlier writes still queued or unsent
- * go first.
+ * go first. Each socket keeps one to reuse while it is idle.
  */
-export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
+export class WriteOp extends StreamWriteOp<NativeSocket, EpollIo> {
   protected attempt(): boolean {
     const s = this.sock;
-    const b = this.backend;
+    const io = this.io;
     if (s.state === "closed") throw new SocketClosed("write()");
     if (!this.takeTurn()) return false;
     for (;;) {
@@ -142,17 +118,17 @@ export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
         throw failed;
       }
       if (s.unsent !== null) {
-        if (!b.pushUnsent(s)) return false;
+        if (!pushUnsent(io, s)) return false;
         continue;
       }
-      if (this.done === 0 && s.writable && b.stage(s, this.buf, this.off, this.len)) {
+      if (this.done === 0 && s.writable && stage(io, s, this.buf, this.off, this.len)) {
         this.release();
         return true;
       }
-      if (!b.hasStaged(s)) break;
-      b.submitSends(); // this socket's queued bytes go before these
+      if (!hasStaged(io, s)) break;
+      io.poller.flush(); // this socket's queued bytes go before these
     }
-    const sys = b.sys;
+    const sys = io.sys;
     const len = this.len;
     while (this.done < len) {
       if (!s.writable) return false;
@@ -172,20 +148,9 @@ export class WriteOp extends StreamWriteOp<NativeBackend, NativeSocket> {
 }
 
 /** `recvfrom`: one datagram and its sender. */
-export class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Address]> {
-  protected attempt(): boolean {
-    const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("recvfrom()");
-    if (!s.readable) return false;
-    const out: NativeAddressOut = {};
-    const n = this.backend.sys.recvfrom(s.fd, this.buf, this.off, this.len, out);
-    if (n >= 0) {
-      if (s.readers.length !== 0) this.backend.passRead(s);
-      this.value = [n, out as Address];
-      return true;
-    }
-    if (wouldBlock(n)) return (s.readable = false);
-    throw errnoException(n, "recvmsg");
+export class RecvOp extends TakeOp<NativeSocket, [number, Address], EpollIo> {
+  protected take(): [number, Address] | null {
+    return receive(this.io, this.sock, this.buf, this.off, this.len);
   }
 }
 
@@ -194,30 +159,28 @@ export class RecvOp extends ReaderOp<NativeBackend, NativeSocket, [number, Addre
  * at once; unsent bytes wait for the socket to be writable), the fd is closed
  * (close(2) does not wait). Given up (cancelled, timed out), it closes at once.
  */
-export class CloseOp extends SocketOp<NativeBackend, NativeSocket, void> {
+export class CloseOp extends SocketOp<NativeSocket, void, EpollIo> {
   protected attempt(): boolean {
     const s = this.sock;
-    const b = this.backend;
-    if (s.state !== "closed" && !b.sendsOut(s)) return false;
-    b.closeNow(s);
+    if (s.state !== "closed" && !sendsOut(this.io, s)) return false;
+    closeNow(this.io, s);
     return true;
   }
 
   protected wait(): void {
-    this.backend.parking.park(this.sock.closers, this);
+    this.sock.closers.add(this);
   }
 
-  protected unwait(): void {
-    this.backend.parking.unpark(this.sock.closers, this);
-    this.backend.closeNow(this.sock);
+  protected leave(): void {
+    this.sock.closers.leave(this);
+    closeNow(this.io, this.sock);
   }
 }
 
-/** Waits until the socket is readable, without a buffer and without a system call. */
-export class ReadableOp extends ReaderOp<NativeBackend, NativeSocket, void> {
-  protected attempt(): boolean {
+/** Waits until the socket is readable, without a buffer and without a system call (`readSlot`). */
+export class ReadableOp extends TakeOp<NativeSocket, true, EpollIo> {
+  protected take(): true | null {
     const s = this.sock;
-    if (s.state === "closed") throw new SocketClosed("readSlot()");
-    return s.delivered === null && (s.readable || s.receiveShut);
+    return s.delivered === null && (s.readable || s.receiveShut) ? true : null;
   }
 }

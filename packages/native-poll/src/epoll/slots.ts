@@ -3,12 +3,14 @@
  * that a task waiting for data holds no buffer.
  */
 import type * as B from "@bobbin/core";
-import { checkTimeouts, type Socket, SocketClosed } from "@bobbin/unix";
+import { type Socket, SocketClosed } from "@bobbin/unix";
+import { checkTimeouts } from "@bobbin/unix/backend";
 import type { Slot } from "../arena.js";
-import { errnoException } from "../errors.js";
-import { wouldBlock } from "../sockets.js";
+import { errnoException } from "../errno.js";
+import { wouldBlock } from "../raw/io.js";
+import { EpollBackend } from "./backend.js";
 import { ReadableOp } from "./ops.js";
-import { NativeSocket } from "./socket.js";
+import type { NativeSocket } from "./socket.js";
 
 /**
  * Reads from a connected stream socket of the native backend into a slot of
@@ -33,7 +35,7 @@ import { NativeSocket } from "./socket.js";
  */
 export function readSlot(sock: Socket): B.Operation<Slot | null> {
   const s = sock as NativeSocket;
-  if (!(s instanceof NativeSocket)) {
+  if (!(s?.backend instanceof EpollBackend)) {
     throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
   }
   if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
@@ -56,11 +58,11 @@ export function releaseSlot(slot: Slot): void {
 }
 
 function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unknown> {
-  const b = s.backend;
-  const pool = b.pool;
+  const io = (s.backend as EpollBackend).io;
+  const pool = io.pool;
   for (;;) {
     // Park without a slot until the socket is (maybe) readable, and behind a reader woken with bytes read ahead.
-    if (s.delivered !== null || (!s.readable && !s.receiveShut)) yield* new ReadableOp(b, s, "readSlot");
+    if (s.delivered !== null || (!s.readable && !s.receiveShut)) yield* new ReadableOp(io, s, "readSlot");
     checkTimeouts();
     if (s.state === "closed") throw new SocketClosed("readSlot()");
     if (s.receiveShut) return null;
@@ -71,7 +73,7 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
     }
     let n: number;
     try {
-      n = b.sys.read(s.fd, slot.buffer, 0, slot.buffer.length);
+      n = io.sys.read(s.fd, slot.buffer, 0, slot.buffer.length);
     } catch (error) {
       pool.release(slot);
       throw error;
@@ -79,7 +81,7 @@ function* readSlotOp(s: NativeSocket): Generator<B.Instruction, Slot | null, unk
     if (n > 0) {
       if (n < slot.buffer.length && !s.hup)
         s.readable = false; // drained: the next arrival is an edge
-      else b.passRead(s);
+      else io.passRead(s);
       slot.length = n;
       return slot;
     }

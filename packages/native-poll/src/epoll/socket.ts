@@ -18,19 +18,30 @@
  * `unsent`, ahead of every later write, until the socket is writable again;
  * an error of a queued send is thrown by the socket's next `write`.
  */
-import { RawSocket, type Waiter } from "../sockets.js";
-import type { NativeBackend } from "./backend.js";
+import type { Backend } from "@bobbin/unix";
+import type { BufferOp, Parked } from "@bobbin/unix/backend";
+import { RawSocket } from "../raw/socket.js";
+
+/**
+ * @internal What parks on a native socket's receiving side (read, accept,
+ * recvfrom, readSlot's wait): the poller reads ahead for the first one when
+ * it wants bytes.
+ */
+export interface Reader extends Parked<unknown> {
+  /** Bytes the poller may read for it while it waits (none, or 0: it makes its own system call). */
+  readonly wanted?: number;
+  /** The batch read `read` bytes (or -errno) for it, at `at` in `area`: they are its own, copied before it wakes (only a reader that wants bytes). */
+  takeAhead?(read: number, area: Uint8Array, at: number): void;
+}
 
 /** @internal */
-export class NativeSocket extends RawSocket<NativeBackend> {
+export class NativeSocket extends RawSocket<Backend, Reader> {
   readable = true;
   writable = true;
   /** The peer hung up (or the socket has an error): reads go on until 0/error. */
   hup = false;
-  sendShut = false;
-  receiveShut = false;
   /** The stream write in progress: it owns the sending side until its last byte is out. */
-  writing: Waiter | null = null;
+  writing: Parked<unknown> | null = null;
   /** The index (in the poller's count of sends) of this socket's last queued send; -1: none yet. */
   lastStaged = -1;
   /** Bytes of returned writes that the kernel did not take yet, sent before anything else. */
@@ -39,12 +50,13 @@ export class NativeSocket extends RawSocket<NativeBackend> {
   sendError: Error | null = null;
   /** `shutdown("send")` waits for the unsent bytes. */
   shutPending = false;
-  /** `close` operations waiting for the unsent bytes to go out. */
-  readonly closers: Waiter[] = [];
   /**
    * A reader woken with bytes the batch read ahead for it, until it returns
    * them: reads asked meanwhile wait behind it, so that the stream's bytes
    * come back in the order the reads return.
    */
-  delivered: Waiter | null = null;
+  delivered: Reader | null = null;
+  /** The read and write operations reused while idle. */
+  readOp: BufferOp<number> | null = null;
+  writeOp: BufferOp<void> | null = null;
 }

@@ -8,7 +8,7 @@
  * A request's user data is two 32-bit words: the fd and a tag (the backend's
  * generation and kind of request).
  */
-import { errnoException } from "../errors.js";
+import { errnoException } from "../errno.js";
 import { Errno } from "../syscalls.js";
 import type { NativeUringHandle, UringAddon, UringConfig, UringConstants } from "./native.js";
 

@@ -14,7 +14,8 @@ import { describe, expect, it } from "vitest";
 // The unix package's cross-domain tasks (the echo server…) and helpers, run here on both backends.
 import * as U from "../../../unix/test/domains/fixtures/tasks.mjs";
 import { client, openFds, serveEverywhere, warmUp } from "../../../unix/test/domains/support.js";
-import { loadNative, nativeBackend, uringBackend, uringSupport } from "../../dist/index.js";
+import { loadNative } from "../../dist/backend/index.js";
+import { nativeBackend, uringBackend, uringSupport } from "../../dist/index.js";
 import * as F from "./fixtures/tasks.mjs";
 
 const LO = "127.0.0.1";

@@ -2,19 +2,20 @@
 // shared queue, CQEs read from it, provided buffers and staging slots.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { delay } from "@bobbin/test-support";
 import { afterEach, describe, expect, it } from "vitest";
-import { Errno, syscalls } from "../../src/index.js";
+import { Errno, syscalls } from "../../src/backend/index.js";
 import type { UringConfig } from "../../src/uring/native.js";
 import { type CompletionSink, Ring } from "../../src/uring/ring.js";
 import { requireUring } from "../../src/uring/support.js";
-import { noUring, socketpair, turn, uring } from "../helpers.js";
+import { noUring, socketpair, uring } from "../helpers.js";
 
 type Completion = [fd: number, tag: number, res: number, flags: number];
 
 const cleanup: Array<() => void> = [];
 afterEach(async () => {
   while (cleanup.length) cleanup.pop()!();
-  await turn(); // the rings close in uv_close's callback
+  await delay(); // the rings close in uv_close's callback
 });
 
 /** A failure of the ring's pump fails the test (thrown from Node's callback). */

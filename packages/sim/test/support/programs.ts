@@ -1,13 +1,14 @@
 /**
  * Programs the tests run on simulated hosts: plain `@bobbin/unix` code, as
  * any program would be written. The conformance suite's helpers (one echo
- * connection, payloads, expected failures) serve here too.
+ * connection, payloads) serve here too; expected failures are the workspace's
+ * (`@bobbin/test-support`).
  */
 import * as B from "@bobbin/core";
 import { accept, bindAndListen, close, connect, readExactly, sleep, tcpv4, write } from "@bobbin/unix";
 import { echoOnce } from "../../../unix/src/conformance/support.js";
 
-export { failure, pattern } from "../../../unix/src/conformance/support.js";
+export { pattern } from "../../../unix/src/conformance/support.js";
 
 /** A TCP echo server on `port` of every address, serving each client in its own task, forever. */
 export function echoServer(port: number): () => Generator<B.Instruction, never, unknown> {

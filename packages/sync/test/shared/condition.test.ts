@@ -3,12 +3,14 @@
  * local one, and it follows its shared-memory protocol (other domains played
  * by hand; with worker domains in `domains/`).
  */
+
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Condition, Mutex, MutexNotHolder } from "../../src/index.js";
 import { AVAIL, CONDITION, TOKENS } from "../../src/shared/condition.js";
 import { SLOTS } from "../../src/shared/layout.js";
-import { errorOf, freeSlot, pause, sleep, slot, takeSlot } from "../helpers.js";
+import { freeSlot, pause, sleep, slot, takeSlot } from "../helpers.js";
 
 describe("Condition.shared in one domain", () => {
   it("is a Condition with the local API: signal, broadcast, cancellation", async () => {

@@ -4,13 +4,15 @@
  * played by writing their side of the protocol into the shared memory
  * directly; the real thing, with worker domains, is in `domains/`.
  */
+
 import * as B from "@bobbin/core";
+import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Mutex, MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "../../src/index.js";
 import { SLOTS, TICKET } from "../../src/shared/layout.js";
 import { HOLDER_DOMAIN, HOLDER_TASK, LOCK, WANT } from "../../src/shared/mutex.js";
 import { GRANTED, ORDER, STATE, WIDTH } from "../../src/shared/ticket.js";
-import { errorOf, forever, freeSlot, pause, sleep, slot, takeSlot, until } from "../helpers.js";
+import { forever, freeSlot, pause, sleep, slot, takeSlot, until } from "../helpers.js";
 
 /** Another domain asks for the mutex in slot `i`. */
 function remoteWants(cells: Int32Array, i: number): number {

@@ -4,8 +4,6 @@ import {
   bindAndListen,
   close,
   connect,
-  getsockname,
-  type InetAddress,
   read,
   readExactly,
   type Socket,
@@ -18,16 +16,14 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
 import { stuckListener } from "./peers.js";
-import { activeHandles, failure, LO4 } from "./support.js";
+import { activeHandles, failure, LO4, loopbackListener } from "./support.js";
 
 /** @internal */
 export function cancellationTests(suite: Suite): void {
   describe("cancellation and timeouts", () => {
     it("a read cancelled by a timeout throws Timeout and loses no data", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const go = new B.Trigger();
         const peer = B.spawn(function* () {
           const [client] = yield* accept(server);
@@ -40,11 +36,14 @@ export function cancellationTests(suite: Suite): void {
         const buf = Buffer.alloc(10);
         const t0 = performance.now();
         const error = yield* failure(() => withTimeout(0.05, read(sock, buf)));
-        expect(error).toBeInstanceOf(Timeout);
-        expect(performance.now() - t0).toBeGreaterThanOrEqual(49);
+        expect(error, "a read cancelled by withTimeout throws Timeout").toBeInstanceOf(Timeout);
+        expect(performance.now() - t0, "not before the deadline").toBeGreaterThanOrEqual(49);
         go.signal();
         const n = yield* withTimeout(5, read(sock, buf));
-        expect(buf.subarray(0, n).toString()).toBe("late");
+        expect(
+          buf.subarray(0, n).toString(),
+          "the bytes that came after the timeout are read by the next read: the cancelled read took none",
+        ).toBe("late");
         yield* B.awaitExn(peer);
         yield* close(sock);
         yield* close(server);
@@ -66,12 +65,12 @@ export function cancellationTests(suite: Suite): void {
               try {
                 yield* withTimeout(0.3, connect(sock, { host: LO4, port: stuck.port }));
               } catch (error) {
-                expect(error).toBeInstanceOf(Timeout);
-                expect(sock.state).toBe("connecting");
+                expect(error, "a connect cancelled by withTimeout throws Timeout").toBeInstanceOf(Timeout);
+                expect(sock.state, 'and leaves the socket "connecting" (closing it cleans up)').toBe("connecting");
                 timedOut++;
               }
             }
-            expect(timedOut).toBe(1);
+            expect(timedOut, "the connect to a listener whose queue is full timed out").toBe(1);
             for (const s of socks) yield* close(s);
           });
         } finally {
@@ -82,9 +81,7 @@ export function cancellationTests(suite: Suite): void {
 
     it("cancelling a task blocked in accept, read or write leaves no handle behind", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         // blocked in accept
         const acceptor = B.spawn(function* () {
           const other = tcpv4();
@@ -121,9 +118,9 @@ export function cancellationTests(suite: Suite): void {
         });
         const writePeer = yield* accept(server);
         yield* sleep(0.1);
-        expect(acceptor.status).toBe("pending");
-        expect(reader.status).toBe("pending");
-        expect(writer.status).toBe("pending");
+        expect(acceptor.status, "accept waits: nobody connects").toBe("pending");
+        expect(reader.status, "read waits: nothing comes").toBe("pending");
+        expect(writer.status, "write waits: the peer does not read").toBe("pending");
         yield* B.cancel(acceptor);
         yield* B.cancel(reader);
         yield* B.cancel(writer);
@@ -134,7 +131,7 @@ export function cancellationTests(suite: Suite): void {
           return buf.toString();
         });
         yield* write(silent, "hello");
-        expect(yield* B.awaitExn(back)).toBe("hello");
+        expect(yield* B.awaitExn(back), "the peer's bytes still arrive after a read on another socket was cancelled").toBe("hello");
         yield* close(writePeer[0]);
         yield* close(silent);
         yield* close(sock);
@@ -146,11 +143,11 @@ export function cancellationTests(suite: Suite): void {
       await suite.leakFree(function* () {
         const t0 = performance.now();
         const outer = yield* failure(() => withTimeout(0.05, withTimeout(10, sleep(5))));
-        expect(outer).toBeInstanceOf(Timeout);
-        expect((outer as unknown as Timeout).seconds).toBe(0.05);
+        expect(outer, "the outer deadline fires first: Timeout").toBeInstanceOf(Timeout);
+        expect((outer as unknown as Timeout).seconds, "the Timeout is the outer scope's (0.05 s)").toBe(0.05);
         const inner = yield* failure(() => withTimeout(10, withTimeout(0.03, sleep(5))));
-        expect((inner as unknown as Timeout).seconds).toBe(0.03);
-        expect(performance.now() - t0).toBeLessThan(3000);
+        expect((inner as unknown as Timeout).seconds, "an inner timeout that cannot fire first was not armed; the next one was").toBe(0.03);
+        expect(performance.now() - t0, "the deadlines fire in time").toBeLessThan(3000);
         // an operation that finishes in time returns its value
         expect(
           yield* withTimeout(1, function* () {
@@ -172,16 +169,19 @@ export function cancellationTests(suite: Suite): void {
         });
         yield* B.awaitAll([a, b]);
         const elapsed = performance.now() - t0;
-        expect(elapsed).toBeGreaterThanOrEqual(199);
-        expect(elapsed).toBeLessThan(290 + 1000);
+        expect(elapsed, "two sleepers of 0.2 s run concurrently: not before 0.2 s").toBeGreaterThanOrEqual(199);
+        expect(elapsed, "and not one after the other").toBeLessThan(290 + 1000);
         const timersBefore = activeHandles().Timeout ?? 0;
         const long = B.spawn(function* () {
           yield* sleep(3600);
         });
         yield* sleep(0.01);
-        if (suite.systemClock) expect(activeHandles().Timeout ?? 0).toBeGreaterThan(timersBefore);
+        if (suite.systemClock)
+          expect(activeHandles().Timeout ?? 0, "a sleeping task holds a Node timer (the backend's clock is the system's)").toBeGreaterThan(
+            timersBefore,
+          );
         yield* B.cancel(long);
-        expect(activeHandles().Timeout ?? 0).toBe(timersBefore);
+        expect(activeHandles().Timeout ?? 0, "a cancelled sleeper leaves no timer behind").toBe(timersBefore);
         // many sleepers share one timer
         const many = Array.from({ length: 1000 }, (_, i) =>
           B.spawn(function* () {
@@ -189,7 +189,10 @@ export function cancellationTests(suite: Suite): void {
           }),
         );
         yield* sleep(0.005);
-        expect((activeHandles().Timeout ?? 0) - timersBefore).toBeLessThanOrEqual(1);
+        expect(
+          (activeHandles().Timeout ?? 0) - timersBefore,
+          "cancelled sleepers hold at most the backend's one timer",
+        ).toBeLessThanOrEqual(1);
         yield* B.awaitAll(many);
       });
     });

@@ -26,7 +26,7 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
 import { stuckListener } from "./peers.js";
-import { connectedPair, failure, LO4 } from "./support.js";
+import { connectedPair, failure, LO4, loopbackListener } from "./support.js";
 
 /** How long a waiter may take to hear that its socket was closed. */
 const WAKE_SECONDS = 5;
@@ -59,7 +59,7 @@ function* closeUnder(
 
 /** The waiting task failed with `SocketClosed`. */
 function expectClosed(r: B.Result<unknown>): void {
-  expect(r.ok ? r.value : r.error).toBeInstanceOf(SocketClosed);
+  expect(r.ok ? r.value : r.error, "the waiting operation fails with SocketClosed once its socket is closed").toBeInstanceOf(SocketClosed);
 }
 
 /** @internal */
@@ -82,10 +82,16 @@ export function closingTests(suite: Suite): void {
             steps.push("read in the expired scope returned");
           }),
         );
-        expect(error).toBeInstanceOf(Timeout);
-        expect(steps).toEqual(["Timeout", "close returned, the socket closed"]);
+        expect(error, "the scope's deadline passed: its next I/O throws Timeout").toBeInstanceOf(Timeout);
+        expect(steps, "close in an expired scope still closes and returns; the Timeout comes from the next operation").toEqual([
+          "Timeout",
+          "close returned, the socket closed",
+        ]);
         // The peer sees the end of the stream: the connection was really closed.
-        expect(yield* withTimeout(WAKE_SECONDS, read(peer, Buffer.alloc(1)))).toBe(0);
+        expect(
+          yield* withTimeout(WAKE_SECONDS, read(peer, Buffer.alloc(1))),
+          "the peer sees the end of the stream: the socket was really closed",
+        ).toBe(0);
         for (const s of [peer, server]) yield* close(s);
       });
     });
@@ -102,9 +108,9 @@ export function closingTests(suite: Suite): void {
             }
           }),
         );
-        expect(error).toBeInstanceOf(Timeout);
-        expect(sock.state).toBe("closed");
-        expect(yield* withTimeout(WAKE_SECONDS, read(peer, Buffer.alloc(1)))).toBe(0);
+        expect(error, "the Timeout goes on after the finally").toBeInstanceOf(Timeout);
+        expect(sock.state, "close in the finally block closed the socket").toBe("closed");
+        expect(yield* withTimeout(WAKE_SECONDS, read(peer, Buffer.alloc(1))), "the peer sees the end of the stream").toBe(0);
         for (const s of [peer, server]) yield* close(s);
       });
     });
@@ -156,7 +162,7 @@ export function closingTests(suite: Suite): void {
               expectClosed(yield* B.awaitTask(connecting));
             } else yield* B.awaitExn(connecting);
           }
-          expect(waited).toBe(true);
+          expect(waited, "close returns only once the system handle is gone").toBe(true);
           for (const s of made) yield* close(s);
         });
       } finally {
@@ -166,9 +172,7 @@ export function closingTests(suite: Suite): void {
 
     it("connect, still resolving its destination's name", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const sock = tcpv4();
         // closed right after it started, before Node's loop could answer the lookup
         expectClosed(yield* closeUnder("connect", sock, () => connect(sock, { host: "localhost", port }), B.yieldNow));

@@ -96,7 +96,7 @@ export function makeSuite(backend: (domain: number) => Backend, options: Conform
     async leakFree<T>(main: Body<T>): Promise<T> {
       const before = activeHandles();
       const value = await inRun(main);
-      expect(leaked(before, activeHandles())).toEqual({});
+      expect(leaked(before, activeHandles()), "no handle (socket, timer) of the run is left in the process").toEqual({});
       return value;
     },
     dir,

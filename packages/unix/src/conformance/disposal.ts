@@ -20,7 +20,7 @@ export function disposalTests(suite: Suite): void {
           yield* bindAndListen(sock, { host: LO4, port: 0 });
           seen.push(sock);
         }
-        expect(seen[0]!.state).toBe("closed");
+        expect(seen[0]!.state, "using closes the socket when its block returns").toBe("closed");
 
         try {
           using sock = udpv4();
@@ -28,9 +28,9 @@ export function disposalTests(suite: Suite): void {
           seen.push(sock);
           throw new Error("the block fails");
         } catch (error) {
-          expect((error as Error).message).toBe("the block fails");
+          expect((error as Error).message, "the block's own error comes out, not one of the disposal").toBe("the block fails");
         }
-        expect(seen[1]!.state).toBe("closed");
+        expect(seen[1]!.state, "using closes the socket when its block throws").toBe("closed");
 
         const accepting = B.spawn(function* () {
           using server = tcpv4();
@@ -40,7 +40,7 @@ export function disposalTests(suite: Suite): void {
         });
         while (seen.length < 3) yield* sleep(0.01);
         yield* B.cancel(accepting);
-        expect(seen[2]!.state).toBe("closed");
+        expect(seen[2]!.state, "using closes the socket when its task is cancelled").toBe("closed");
       });
     });
 
@@ -49,10 +49,10 @@ export function disposalTests(suite: Suite): void {
         const [client, peer, server] = yield* connectedPair();
         {
           using theirs = peer;
-          expect(theirs.state).toBe("connected");
+          expect(theirs.state, "an accepted socket in using is connected inside the block").toBe("connected");
         }
         const n = yield* withTimeout(5, read(client, Buffer.alloc(16)));
-        expect(n).toBe(0);
+        expect(n, "the client reads the end of the stream: the server's end was closed").toBe(0);
         for (const s of [client, server]) yield* close(s);
       });
     });
@@ -64,11 +64,11 @@ export function disposalTests(suite: Suite): void {
           return yield* read(sock, Buffer.alloc(16));
         });
         yield* sleep(0.05);
-        expect(reader.status).toBe("pending");
+        expect(reader.status, "the read waits").toBe("pending");
         sock[Symbol.dispose]();
-        expect(sock.state).toBe("closed");
+        expect(sock.state, '[Symbol.dispose]() makes the socket "closed" at once').toBe("closed");
         const r = yield* withTimeout(5, B.awaitTask(reader));
-        expect(r.ok ? r.value : r.error).toBeInstanceOf(SocketClosed);
+        expect(r.ok ? r.value : r.error, "the waiting read fails with SocketClosed").toBeInstanceOf(SocketClosed);
         sock[Symbol.dispose]();
         yield* close(sock);
         for (const s of [peer, server]) yield* close(s);

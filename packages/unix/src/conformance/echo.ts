@@ -24,7 +24,7 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { echoServer, hasIpv6Loopback, LO4, LO6, pattern, roundTrip } from "./support.js";
+import { echoServer, hasIpv6Loopback, LO4, LO6, loopbackListener, pattern, roundTrip } from "./support.js";
 
 /** @internal */
 export function echoTests(suite: Suite): void {
@@ -34,20 +34,22 @@ export function echoTests(suite: Suite): void {
         const server = tcpv4();
         yield* bindAndListen(server, { host: LO4, port: 0 });
         const addr = getsockname(server) as InetAddress;
-        expect(addr.host).toBe(LO4);
-        expect(addr.port).toBeGreaterThan(0);
+        expect(addr.host, "getsockname after bindAndListen: the address it was bound to").toBe(LO4);
+        expect(addr.port, "port 0 binds a port the system chose, and getsockname tells it").toBeGreaterThan(0);
         const srv = B.spawn(echoServer, server, 1);
         const sock = tcpv4();
         yield* connect(sock, { host: LO4, port: addr.port });
-        expect(sock.state).toBe("connected");
+        expect(sock.state, 'connect returns once the socket is connected (state "connected")').toBe("connected");
         for (let i = 1; i <= 20; i++) yield* roundTrip(sock, pattern(i, i * 997));
         yield* close(sock);
-        expect(sock.state).toBe("closed");
+        expect(sock.state, 'close makes the socket "closed" at once').toBe("closed");
         const echoed = yield* B.awaitExn(srv);
         yield* close(server);
         return echoed;
       });
-      expect(total).toBe(Array.from({ length: 20 }, (_, i) => (i + 1) * 997).reduce((a, b) => a + b));
+      expect(total, "the server echoed every byte the client wrote, no more").toBe(
+        Array.from({ length: 20 }, (_, i) => (i + 1) * 997).reduce((a, b) => a + b),
+      );
     });
 
     it.skipIf(!hasIpv6Loopback())("TCP/IPv6 echo on ::1", async () => {
@@ -70,7 +72,7 @@ export function echoTests(suite: Suite): void {
       await suite.leakFree(function* () {
         const server = unixSocket();
         yield* bindAndListen(server, { path });
-        expect(getsockname(server)).toEqual({ path });
+        expect(getsockname(server), "a Unix listener's getsockname is its path").toEqual({ path });
         const srv = B.spawn(echoServer, server, 2);
         for (let c = 0; c < 2; c++) {
           const sock = unixSocket();
@@ -87,7 +89,7 @@ export function echoTests(suite: Suite): void {
       await suite.leakFree(function* () {
         const server = udpv4();
         yield* bindAndListen(server, { host: LO4, port: 0 });
-        expect(server.state).toBe("bound");
+        expect(server.state, 'bindAndListen of a UDP socket leaves it "bound"').toBe("bound");
         const { port } = getsockname(server) as InetAddress;
         const srv = B.spawn(function* () {
           const buf = Buffer.alloc(2048);
@@ -100,10 +102,10 @@ export function echoTests(suite: Suite): void {
         const back = Buffer.alloc(2048);
         for (let i = 0; i < 10; i++) {
           const msg = pattern(i, 100 + i * 100);
-          expect(yield* sendto(sock, msg, { host: LO4, port })).toBe(msg.length);
+          expect(yield* sendto(sock, msg, { host: LO4, port }), "sendto returns the datagram's size").toBe(msg.length);
           const [n, from] = yield* withTimeout(5, recvfrom(sock, back));
-          expect(from).toEqual({ host: LO4, port });
-          expect(back.subarray(0, n).equals(msg)).toBe(true);
+          expect(from, "recvfrom tells who sent the datagram (the server's address)").toEqual({ host: LO4, port });
+          expect(back.subarray(0, n).equals(msg), "the datagram comes back byte for byte").toBe(true);
         }
         yield* B.awaitExn(srv);
         yield* close(sock);
@@ -120,11 +122,11 @@ export function echoTests(suite: Suite): void {
         yield* sendto(sock, pattern(1, 600), { host: LO6, port });
         const small = Buffer.alloc(100);
         const [n, from] = yield* withTimeout(5, recvfrom(server, small));
-        expect(n).toBe(100);
-        expect(small.equals(pattern(1, 600).subarray(0, 100))).toBe(true);
+        expect(n, "recvfrom into a smaller buffer returns the buffer's size (the datagram is truncated)").toBe(100);
+        expect(small.equals(pattern(1, 600).subarray(0, 100)), "a truncated datagram keeps its first bytes").toBe(true);
         yield* sendto(server, Buffer.from("pong"), from);
         const [m] = yield* withTimeout(5, recvfrom(sock, small));
-        expect(small.subarray(0, m).toString()).toBe("pong");
+        expect(small.subarray(0, m).toString(), "sendto to the address recvfrom gave reaches the sender").toBe("pong");
         yield* close(sock);
         yield* close(server);
       });
@@ -135,9 +137,7 @@ export function echoTests(suite: Suite): void {
       const SIZE = 2048;
       const started = performance.now();
       const echoed = await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 }, { backlog: 1024 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener({ backlog: 1024 });
         const srv = B.spawn(echoServer, server, CLIENTS);
         const clients: B.Task<void>[] = [];
         for (let c = 0; c < CLIENTS; c++) {
@@ -164,21 +164,24 @@ export function echoTests(suite: Suite): void {
         yield* close(server);
         return total;
       });
-      expect(echoed).toBe(CLIENTS * SIZE);
-      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(echoed, "every byte of every client came back").toBe(CLIENTS * SIZE);
+      expect(
+        performance.now() - started,
+        "1,000 clients of 8 KiB each take seconds, not more: a backend must not serialise or stall connections",
+      ).toBeLessThan(15_000);
     });
 
     it("a write larger than the socket buffers completes, and the reader gets every byte", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const data = pattern(42, 8 * 1024 * 1024);
         const reader = B.spawn(function* () {
           const [client] = yield* accept(server);
           const back = Buffer.alloc(data.length);
           yield* readExactly(client, back);
-          expect(yield* read(client, Buffer.alloc(1))).toBe(0);
+          expect(yield* read(client, Buffer.alloc(1)), "the peer closed after the big write: read returns 0 at the end of the stream").toBe(
+            0,
+          );
           yield* close(client);
           return back.equals(data);
         });
@@ -186,7 +189,10 @@ export function echoTests(suite: Suite): void {
         yield* connect(sock, { host: LO4, port });
         yield* write(sock, data);
         shutdown(sock, "send");
-        expect(yield* B.awaitExn(reader)).toBe(true);
+        expect(
+          yield* B.awaitExn(reader),
+          "the reader got every byte of a write larger than the socket buffers: write returns only once all are handed over",
+        ).toBe(true);
         yield* close(sock);
         yield* close(server);
       });

@@ -2,19 +2,17 @@
 
 import { join } from "node:path";
 import * as B from "@bobbin/core";
-import { accept, bindAndListen, connect, getsockname, type InetAddress, sendto, sleep, tcpv4, udpv4, unixSocket } from "@bobbin/unix";
+import { accept, bindAndListen, connect, sendto, sleep, tcpv4, udpv4, unixSocket } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { activeHandles, LO4, leaked } from "./support.js";
+import { activeHandles, LO4, leaked, loopbackListener } from "./support.js";
 
 /** @internal */
 export function endOfRunTests(suite: Suite): void {
   describe("the end of a run", () => {
     it("after run the process has no active handles left, even for sockets left open", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const sock = tcpv4();
         yield* connect(sock, { host: LO4, port });
         const [client] = yield* accept(server);
@@ -41,7 +39,7 @@ export function endOfRunTests(suite: Suite): void {
           throw new Error("boom");
         }),
       ).rejects.toThrow("boom");
-      expect(leaked(before, activeHandles())).toEqual({});
+      expect(leaked(before, activeHandles()), "after the run, no handle of the backend is left in the process").toEqual({});
     });
   });
 }

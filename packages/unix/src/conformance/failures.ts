@@ -26,7 +26,7 @@ import {
 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { echoOnce, echoServer, errorOf, failure, LO4, LO6, pattern, roundTrip, thrown } from "./support.js";
+import { echoOnce, echoServer, errorOf, failure, LO4, LO6, loopbackListener, pattern, roundTrip, thrown } from "./support.js";
 
 /** @internal */
 export function failureTests(suite: Suite): void {
@@ -39,8 +39,8 @@ export function failureTests(suite: Suite): void {
         yield* close(probe);
         const sock = tcpv4();
         const error = yield* failure(() => connect(sock, { host: LO4, port }));
-        expect(error.code).toBe("ECONNREFUSED");
-        expect(sock.state).toBe("fresh");
+        expect(error.code, "connect to a port nobody listens on fails with ECONNREFUSED").toBe("ECONNREFUSED");
+        expect(sock.state, 'a failed connect leaves the socket "fresh" (it can connect again)').toBe("fresh");
         // the same socket can try again
         const server = tcpv4();
         yield* bindAndListen(server, { host: LO4, port: 0 });
@@ -58,7 +58,7 @@ export function failureTests(suite: Suite): void {
       await suite.leakFree(function* () {
         const sock = unixSocket();
         const error = yield* failure(() => connect(sock, { path: join(suite.dir(), "missing.sock") }));
-        expect(error.code).toBe("ENOENT");
+        expect(error.code, "connect to a missing Unix socket path fails with ENOENT").toBe("ENOENT");
         yield* close(sock);
       });
     });
@@ -70,10 +70,10 @@ export function failureTests(suite: Suite): void {
         const { port } = getsockname(a) as InetAddress;
         const b = tcpv4();
         const error = yield* failure(() => bindAndListen(b, { host: LO4, port }));
-        expect(error.code).toBe("EADDRINUSE");
-        expect(b.state).toBe("fresh");
+        expect(error.code, "binding an address in use fails with EADDRINUSE").toBe("EADDRINUSE");
+        expect(b.state, 'a failed bind leaves the socket "fresh"').toBe("fresh");
         yield* bindAndListen(b, { host: LO4, port: 0 });
-        expect(b.state).toBe("listening");
+        expect(b.state, "a socket whose bind failed binds elsewhere").toBe("listening");
         yield* close(a);
         yield* close(b);
       });
@@ -81,9 +81,7 @@ export function failureTests(suite: Suite): void {
 
     it("end of stream: read returns 0 (again and again), readExactly throws EndOfFile", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const peer = B.spawn(function* () {
           const [client] = yield* accept(server);
           yield* write(client, "abc");
@@ -93,12 +91,12 @@ export function failureTests(suite: Suite): void {
         yield* connect(sock, { host: LO4, port });
         const buf = Buffer.alloc(10);
         const error = (yield* failure(() => readExactly(sock, buf))) as unknown as EndOfFile;
-        expect(error).toBeInstanceOf(EndOfFile);
-        expect(error.read).toBe(3);
-        expect(error.wanted).toBe(10);
-        expect(buf.subarray(0, 3).toString()).toBe("abc");
-        expect(yield* read(sock, buf)).toBe(0);
-        expect(yield* read(sock, buf)).toBe(0);
+        expect(error, "readExactly past the end of the stream throws EndOfFile").toBeInstanceOf(EndOfFile);
+        expect(error.read, "EndOfFile says how many bytes were read").toBe(3);
+        expect(error.wanted, "EndOfFile says how many were wanted").toBe(10);
+        expect(buf.subarray(0, 3).toString(), "the bytes read before the end are in the buffer").toBe("abc");
+        expect(yield* read(sock, buf), "read at the end of the stream returns 0").toBe(0);
+        expect(yield* read(sock, buf), "and again: the end of the stream is not consumed").toBe(0);
         yield* B.awaitExn(peer);
         yield* close(sock);
         yield* close(server);
@@ -107,9 +105,7 @@ export function failureTests(suite: Suite): void {
 
     it.skipIf(!suite.systemSockets)("reset by peer fails the reading task only; the server goes on", async () => {
       await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener();
         const results = B.spawn(function* () {
           const handlers: B.Task<number>[] = [];
           for (let i = 0; i < 2; i++) {
@@ -137,7 +133,10 @@ export function failureTests(suite: Suite): void {
         yield* close(sock);
         const [first, second] = yield* B.awaitExn(results);
         const codes = [first!, second!].map((r) => (r.ok ? "ok" : (r.error as NodeJS.ErrnoException).code));
-        expect(codes.sort()).toEqual(["ECONNRESET", "ok"]);
+        expect(codes.sort(), "the reset connection's task alone fails (ECONNRESET); the other connection is served").toEqual([
+          "ECONNRESET",
+          "ok",
+        ]);
         yield* close(server);
       });
     });
@@ -167,8 +166,8 @@ export function failureTests(suite: Suite): void {
             return "still here";
           });
           const error = errorOf(yield* B.awaitTask(writer));
-          expect(["EPIPE", "ECONNRESET"]).toContain(error.code);
-          expect(yield* B.awaitExn(bystander)).toBe("still here");
+          expect(["EPIPE", "ECONNRESET"], "writing to a peer that is gone fails that task with EPIPE or ECONNRESET").toContain(error.code);
+          expect(yield* B.awaitExn(bystander), "another task of the run goes on").toBe("still here");
         } finally {
           // (a net.Server's "close" comes before its handle is gone: give the loop two turns)
           yield* B.promise(() => new Promise<void>((resolve) => rude.close(() => setImmediate(() => setImmediate(resolve)))));

@@ -48,7 +48,10 @@ export function fdExhaustionTests(suite: Suite): void {
         // the excess clients are not served, and the server stays up.
         const deadline = performance.now() + 5000;
         while (closedByServer === 0 && !child.seen.includes("EMFILE") && performance.now() < deadline) await delay(20);
-        expect(closedByServer > 0 || child.seen.includes("EMFILE")).toBe(true);
+        expect(
+          closedByServer > 0 || child.seen.includes("EMFILE"),
+          "out of descriptors, the server turned connections away or saw EMFILE",
+        ).toBe(true);
         for (const c of conns) c.destroy();
         // the server recovers once descriptors are free again: a new client is served
         let echoed = "";
@@ -56,11 +59,11 @@ export function fdExhaustionTests(suite: Suite): void {
           await delay(50);
           echoed = await ping(port);
         }
-        expect(echoed).toBe("ping");
+        expect(echoed, "the server still echoes once descriptors are free again").toBe("ping");
         child.kill("SIGTERM");
         const done = (await child.next("DONE")).split(" ").map(Number);
-        expect(done[1]).toBeGreaterThan(0); // clients accepted
-        expect(await child.exited).toBe(0);
+        expect(done[1], "the server accepted clients").toBeGreaterThan(0); // clients accepted
+        expect(await child.exited, "the child process (the server on this backend, ulimit -n) ended cleanly").toBe(0);
       } finally {
         child.kill("SIGKILL");
       }

@@ -25,6 +25,7 @@ import { asyncContextTests } from "./async-context.js";
 import { cancellationTests } from "./cancellation.js";
 import { closingTests } from "./closing.js";
 import { type ConformanceOptions, makeSuite } from "./context.js";
+import { descriptorTests } from "./descriptors.js";
 import { disposalTests } from "./disposal.js";
 import { echoTests } from "./echo.js";
 import { endOfRunTests } from "./end-of-run.js";
@@ -78,6 +79,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     streamTests(suite);
     sharingTests(suite);
     socketFileTests(suite);
+    descriptorTests(suite);
     soakTests(suite);
     asyncContextTests(suite);
   });

@@ -20,12 +20,12 @@ export function sharingTests(suite: Suite): void {
         yield* bindAndListen(original, { host: LO4, port: 0 });
         const addr = getsockname(original) as InetAddress;
         const shared = b.share!(original);
-        expect(shared).toMatchObject({ kind: "tcp4", address: addr });
-        expect(shared.guard).toBeInstanceOf(SharedArrayBuffer);
+        expect(shared, "share describes a listening socket: its kind and address").toMatchObject({ kind: "tcp4", address: addr });
+        expect(shared.guard, "with its guard, shared memory").toBeInstanceOf(SharedArrayBuffer);
         const copy = b.adopt!(shared);
-        expect(copy.state).toBe("listening");
-        expect(copy.backend).toBe(b);
-        expect(getsockname(copy)).toEqual(addr);
+        expect(copy.state, 'an adopted listener is "listening" at once').toBe("listening");
+        expect(copy.backend, "and a socket of the adopting backend").toBe(b);
+        expect(getsockname(copy), "at the same address").toEqual(addr);
         yield* close(original); // closes the original's descriptor only
         const srv = B.spawn(echoServer, copy, 1);
         const sock = tcpv4();
@@ -47,8 +47,8 @@ export function sharingTests(suite: Suite): void {
         const shared = b.share!(original);
         yield* close(original);
         const late = b.adopt!(shared);
-        expect(late.state).toBe("closed");
-        expect(yield* failure(() => accept(late))).toBeInstanceOf(SocketClosed);
+        expect(late.state, 'a listener adopted after its owner closed it arrives "closed"').toBe("closed");
+        expect(yield* failure(() => accept(late)), "and accept on it fails with SocketClosed").toBeInstanceOf(SocketClosed);
         yield* close(late);
       });
     });

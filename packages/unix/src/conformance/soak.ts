@@ -9,23 +9,10 @@
  */
 import * as net from "node:net";
 import * as B from "@bobbin/core";
-import {
-  accept,
-  bindAndListen,
-  close,
-  EndOfFile,
-  getsockname,
-  type InetAddress,
-  read,
-  readExactly,
-  type Socket,
-  tcpv4,
-  withTimeout,
-  write,
-} from "@bobbin/unix";
+import { accept, close, EndOfFile, read, readExactly, type Socket, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
-import { LO4, openFds, pattern } from "./support.js";
+import { LO4, loopbackListener, openFds, pattern } from "./support.js";
 
 /** What a connection does. */
 const enum Fate {
@@ -200,9 +187,7 @@ export function soakTests(suite: Suite): void {
       const fdsBefore = await settledFds();
       const echoed = new Map<number, number>();
       const outcomes = await suite.leakFree(function* () {
-        const server = tcpv4();
-        yield* bindAndListen(server, { host: LO4, port: 0 }, { backlog: 1024 });
-        const { port } = getsockname(server) as InetAddress;
+        const [server, port] = yield* loopbackListener({ backlog: 1024 });
         const failures: unknown[] = [];
         const acceptor = B.spawn(function* () {
           const handlers = B.orphans<void>();

@@ -13,6 +13,7 @@ import {
   connect,
   getsockname,
   type InetAddress,
+  type ListenOptions,
   read,
   readExactly,
   type Socket,
@@ -66,6 +67,28 @@ export function openFds(): number | null {
   }
 }
 
+/**
+ * @internal The count of `openFds` once it holds still (two reads 20 ms
+ * apart agree): descriptors an earlier test or run closes on Node's loop are
+ * gone first. `null` where descriptors cannot be counted.
+ */
+export async function settledFds(): Promise<number | null> {
+  let count = openFds();
+  for (let i = 0; i < 50 && count !== null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = openFds();
+    if (again === count) break;
+    count = again;
+  }
+  return count;
+}
+
+/** @internal Waits (2 s at most) for the process to have `before` descriptors again, and says whether it has. */
+export async function backToFds(before: number | null): Promise<boolean> {
+  for (let i = 0; i < 100 && before !== null && openFds() !== before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  return before === null || openFds() === before;
+}
+
 /** @internal Whether this machine has the IPv6 loopback address. */
 export function hasIpv6Loopback(): boolean {
   return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.family === "IPv6" && i.address === LO6));
@@ -86,7 +109,7 @@ export function pattern(seed: number, length: number): Buffer {
 
 /** @internal The error of a failed result (fails the test for a success). */
 export function errorOf(r: B.Result<unknown>): NodeJS.ErrnoException {
-  expect(r.ok).toBe(false);
+  expect(r.ok, "the run was to fail").toBe(false);
   return (r as { error: NodeJS.ErrnoException }).error;
 }
 
@@ -148,7 +171,14 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
   });
   yield* write(sock, data);
   yield* B.awaitExn(reader);
-  expect(back.equals(data)).toBe(true);
+  expect(back.equals(data), "the bytes came back as they were sent").toBe(true);
+}
+
+/** @internal In a run: a TCP/IPv4 socket listening on loopback at a port the system picked, and that port. */
+export function* loopbackListener(options?: ListenOptions): Generator<B.Instruction, [Socket, number], unknown> {
+  const server = tcpv4();
+  yield* bindAndListen(server, { host: LO4, port: 0 }, options);
+  return [server, (getsockname(server) as InetAddress).port];
 }
 
 /**
@@ -163,9 +193,7 @@ export function* roundTrip(sock: Socket, data: Buffer): Generator<B.Instruction,
  * @throws what the backend's `bindAndListen`, `connect` or `accept` throws.
  */
 export function* connectedPair(): Generator<B.Instruction, [Socket, Socket, Socket], unknown> {
-  const server = tcpv4();
-  yield* bindAndListen(server, { host: LO4, port: 0 });
-  const { port } = getsockname(server) as InetAddress;
+  const [server, port] = yield* loopbackListener();
   const peer = B.spawn(function* () {
     return (yield* accept(server))[0];
   });

@@ -1,32 +1,18 @@
 /**
  * The default backend: Node's own libuv through `net`, `dgram` and one
- * timer. Works everywhere Node does; in every domain of a run.
+ * timer. Works everywhere Node does; in every domain of a run. This file
+ * holds the contract's entry points; a socket's behaviour is its role's
+ * (`stream.ts`, `listener.ts`, `datagram.ts`), the waits are `ops.ts`'s.
  */
 import type * as B from "@bobbin/core";
-import type { Address, Backend, ListenOptions, ShutdownCommand, Socket, SocketKind } from "../backend.js";
-import { defineBackend } from "../define.js";
-import { type FlushMode, NodeLoop } from "../loop.js";
-import type { SharedSocket } from "../share.js";
-import { ShareGuard } from "../share.js";
-import { AcceptOp, CloseOp, ConnectOp, ListenOp, ReadOp, RecvOp, SendOp, WriteOp } from "./ops.js";
+import { NodeBackend } from "../backend/node-backend.js";
+import { DatagramRecvOp, DatagramSendOp } from "../backend/node-datagram.js";
+import { CloseOp } from "../backend/node-socket.js";
+import { describeListener } from "../backend/sharing.js";
+import type { Address, Backend, InetAddress, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
+import { AcceptOp, connectOp, datagramOf, listenerOf, listenOp } from "./ops.js";
+import type { LibuvOptions } from "./options.js";
 import { UvSocket } from "./socket.js";
-
-/**
- * Options of {@link libuv}.
- *
- * @example
- * ```ts
- * await run(main, { backend: () => libuv({ flush: "microtask" }) });
- * ```
- */
-export interface LibuvOptions {
-  /**
-   * When a blocked `select` hears of I/O: `"immediate"` (default) batches
-   * everything one poll of libuv made ready; `"microtask"` hands over each
-   * callback's readiness at once.
-   */
-  readonly flush?: FlushMode;
-}
 
 /**
  * The libuv backend. Make one per run with {@link libuv}.
@@ -37,22 +23,19 @@ export interface LibuvOptions {
  * ```
  * @throws never itself; its operations throw Node's system errors (with `code`) and `SocketClosed`.
  */
-export class LibuvBackend extends NodeLoop implements Backend {
+export class LibuvBackend extends NodeBackend implements Backend {
   readonly name = "libuv";
-  /** @internal Sockets whose Node handle is not yet closed. */
-  readonly live = new Set<UvSocket>();
-  private drained: (() => void) | null = null;
 
   constructor(options: LibuvOptions = {}) {
     super(options.flush ?? "immediate");
   }
 
   socket(kind: SocketKind): Socket {
-    return new UvSocket(kind, this);
+    return new UvSocket(kind, this, this.live);
   }
 
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
-    return new ListenOp(sock as UvSocket, addr, options);
+    return listenOp(sock as UvSocket, addr, options);
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
@@ -60,46 +43,29 @@ export class LibuvBackend extends NodeLoop implements Backend {
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {
-    return new ConnectOp(sock as UvSocket, addr);
+    return connectOp(sock as UvSocket, addr);
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    const s = sock as UvSocket;
-    let op = s.readOp;
-    if (op === null) op = s.readOp = new ReadOp(s);
-    else if (op.busy) op = new ReadOp(s); // another read of the socket is in progress
-    return op.init(buf, off, len);
+    return (sock as UvSocket).stream!.readOp(buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    const s = sock as UvSocket;
-    let op = s.writeOp;
-    if (op === null) op = s.writeOp = new WriteOp(s);
-    else if (op.busy) op = new WriteOp(s);
-    return op.init(buf, off, len);
+    return (sock as UvSocket).stream!.writeOp(buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
-    return new RecvOp(sock as UvSocket, buf, off, len);
+    const s = sock as UvSocket;
+    return new DatagramRecvOp(s, s.datagram!).init(buf, off, len);
   }
 
   sendto(sock: Socket, buf: Uint8Array, off: number, len: number, addr: Address): B.Operation<number> {
-    return new SendOp(sock as UvSocket, buf, off, len, addr as { host: string; port: number });
+    const s = sock as UvSocket;
+    return new DatagramSendOp(s, () => datagramOf(s, true), buf, off, len, addr as InetAddress);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
-    const s = sock as UvSocket;
-    if (how !== "receive" && !s.sendShut) {
-      s.sendShut = true;
-      if (s.stream !== null && !s.stream.destroyed) s.stream.end();
-    }
-    if (how !== "send" && !s.receiveShut) {
-      s.receiveShut = true;
-      s.chunks.length = 0;
-      s.chunkOff = 0;
-      s.queued = 0;
-      for (const op of s.readers.splice(0)) op.ready();
-    }
+    (sock as UvSocket).stream!.shutdown(how);
   }
 
   close(sock: Socket): B.Operation<void> {
@@ -112,90 +78,36 @@ export class LibuvBackend extends NodeLoop implements Backend {
 
   localAddress(sock: Socket): Address {
     const s = sock as UvSocket;
-    if (s.kind === "unix") return { path: s.path };
-    try {
-      const a = (s.server?.address() ?? s.udp?.address() ?? s.stream?.address()) as { address?: string; port?: number } | null;
-      if (a != null && typeof a.address === "string" && typeof a.port === "number") return { host: a.address, port: a.port };
-    } catch {
-      // a dgram socket not bound yet
-    }
-    if (s.origin !== null) return s.origin.address; // adopted, its descriptor not here yet
+    if (s.listener !== null) return s.listener.address();
+    if (s.datagram !== null) return s.datagram.address();
+    const a = s.stream?.stream.address();
+    if (s.kind === "unix") return { path: "" };
+    if (a != null && "port" in a) return { host: a.address, port: a.port };
     throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);
   }
 
   /**
    * Describes a listening socket for another domain: its descriptor is the
    * `net.Server`'s (an adopted listener whose own has not arrived yet passes
-   * on its origin's).
+   * on its origin's description).
    */
   share(sock: Socket): SharedSocket {
-    const s = sock as UvSocket;
-    const fd = s.origin !== null ? s.adoptedFd : (s.server as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
-    if (typeof fd !== "number" || fd < 0) {
-      if (s.origin !== null) return s.origin;
-      throw new TypeError(
-        `this ${s.kind} listener cannot be given to another domain: Node gives no file descriptor for it on this platform (${process.platform})`,
-      );
-    }
-    s.guard ??= new ShareGuard();
-    return { kind: s.kind, fd, address: this.localAddress(s), backlog: s.listenBacklog, guard: s.guard.buffer };
+    const listener = (sock as UvSocket).listener!;
+    const fd = listener.fd;
+    if (fd >= 0) return describeListener(listener, fd, listener.address(), listener.listenBacklog);
+    if (listener.adopted !== null) return listener.adopted.shared;
+    throw new TypeError(
+      `this ${sock.kind} listener cannot be given to another domain: Node gives no file descriptor for it on this platform (${process.platform})`,
+    );
   }
 
   /**
    * A listener over another domain's listening socket: `listening` at once,
-   * accepting once its own descriptor arrived (see relay.ts).
+   * accepting once its own descriptor arrived (see the kit's `AdoptedServer`).
    */
   adopt(shared: SharedSocket): Socket {
-    const s = new UvSocket(shared.kind, this);
-    s.adopt(shared);
+    const s = new UvSocket(shared.kind, this, this.live);
+    listenerOf(s).adopt(shared);
     return s;
   }
-
-  /** Core's `finaliser`: the domain stops. Also begins closing the sockets still open (a worker domain has no `drain`). */
-  override finaliser(): void {
-    super.finaliser();
-    for (const s of [...this.live]) s.closeNow();
-  }
-
-  drain(): Promise<void> {
-    this.timers.clear();
-    for (const s of [...this.live]) s.closeNow();
-    if (this.live.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.drained = resolve;
-    });
-  }
-
-  /** @internal A socket's Node handle is gone. */
-  handleGone(s: UvSocket): void {
-    this.live.delete(s);
-    if (this.live.size === 0 && this.drained !== null) {
-      const resolve = this.drained;
-      this.drained = null;
-      resolve();
-    }
-  }
 }
-
-/**
- * Makes a libuv backend: the default of `run`, defined with `defineBackend`
- * so that every worker domain of a run makes its own. Pass `libuv` itself as
- * `run`'s `backend` factory; for options, define a factory of your own with
- * `defineBackend` (an inline `() => libuv({ … })` serves dom0 only).
- *
- * @example
- * ```ts
- * await run(main);                                  // the libuv backend, in every domain
- * await run(main, { backend: libuv });              // the same, explicitly
- * export const eager = defineBackend(import.meta.url, "eager", () => libuv({ flush: "microtask" }));
- * await run(main, { backend: eager });
- * ```
- * @throws never.
- */
-export const libuv: (options?: LibuvOptions | number) => LibuvBackend = defineBackend(
-  import.meta.url,
-  "libuv",
-  function libuv(options?: LibuvOptions | number): LibuvBackend {
-    return new LibuvBackend(typeof options === "object" && options !== null ? options : {});
-  },
-);

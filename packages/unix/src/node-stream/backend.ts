@@ -6,8 +6,10 @@
  */
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
-import type { Address, ShutdownCommand, Socket, SocketBackend } from "../backend.js";
-import { StreamClose, StreamRead, StreamWrite } from "./ops.js";
+import { CloseOp } from "../backend/node-socket.js";
+import { NodeWriteOp } from "../backend/node-writes.js";
+import type { Address, ShutdownCommand, Socket, SocketBackend } from "../contract.js";
+import { StreamRead } from "./ops.js";
 import type { StreamSocket } from "./socket.js";
 
 const connectedFromTheStart = (): never => {
@@ -22,14 +24,14 @@ class NodeStreamBackend implements SocketBackend {
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as StreamSocket;
-    if (!s.readable) throw new TypeError("read() needs a readable stream: this socket adapts a Writable (it has no read())");
-    return new StreamRead(s, buf, off, len);
+    if (!s.readableSide) throw new TypeError("read() needs a readable stream: this socket adapts a Writable (it has no read())");
+    return new StreamRead(s).init(buf, off, len);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
     const s = sock as StreamSocket;
-    if (!s.writable) throw new TypeError("write() needs a writable stream: this socket adapts a Readable (it has no write())");
-    return new StreamWrite(s, buf, off, len);
+    if (!s.writableSide) throw new TypeError("write() needs a writable stream: this socket adapts a Readable (it has no write())");
+    return new NodeWriteOp(s).init(buf, off, len);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
@@ -37,7 +39,7 @@ class NodeStreamBackend implements SocketBackend {
   }
 
   close(sock: Socket): B.Operation<void> {
-    return new StreamClose(sock as StreamSocket);
+    return new CloseOp(sock as StreamSocket);
   }
 
   closeNow(sock: Socket): void {

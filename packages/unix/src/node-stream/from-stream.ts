@@ -6,7 +6,7 @@
  */
 
 import { describe } from "@bobbin/core";
-import type { Socket } from "../backend.js";
+import type { Socket } from "../contract.js";
 import { nodeStreams } from "./backend.js";
 import { type NodeStream, StreamSocket } from "./socket.js";
 
@@ -30,7 +30,7 @@ const adapted = new WeakSet<object>();
  *   makes reads return 0;
  * - `close` destroys the stream and returns once it emitted `'close'`;
  *   operations waiting on the socket fail with `SocketClosed`; `using` or
- *   `Ownership` close it too.
+ *   `OwnedSockets` close it too.
  *
  * The stream's errors (`'error'`) become the error of the operation that
  * meets them, never the process's; a stream destroyed without an error

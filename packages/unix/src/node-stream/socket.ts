@@ -7,9 +7,11 @@
  * backend.
  */
 import type { Readable, Writable } from "node:stream";
-import type { ShutdownCommand, Socket, SocketBackend, SocketState } from "../backend.js";
+import { NodeSocket } from "../backend/node-socket.js";
+import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
+import { WaitQueue } from "../backend/wait-queue.js";
+import type { ShutdownCommand, SocketBackend } from "../contract.js";
 import { SocketClosed, systemError } from "../errors.js";
-import { type Parked, wakeAll } from "../parked.js";
 
 /**
  * What `fromStream` adapts: a Node `Readable`, `Writable` or `Duplex` (a
@@ -40,75 +42,68 @@ function prematureClose(syscall: string): NodeJS.ErrnoException {
   return error;
 }
 
-/** @internal A socket over a Node stream. */
-export class StreamSocket implements Socket {
-  readonly kind = "stream";
-  state: SocketState = "connected";
-  /** The stream emitted `'close'`: no event will come any more, and the socket's listeners are gone. */
-  gone: boolean;
-  private sendShut = false;
-  private receiveShut = false;
-  readonly readers: Parked<unknown>[] = [];
-  readonly writers: Parked<unknown>[] = [];
-  readonly closers: Parked<unknown>[] = [];
-  private readonly stream: AnyStream;
-  private readonly onReadable = (): void => wakeAll(this.readers);
+/** @internal A socket over a Node stream: it holds the stream until the stream emitted `'close'`. */
+export class StreamSocket extends NodeSocket implements NodeWriter {
+  readonly readers = new WaitQueue();
+  readonly writes = new NodeWrites();
+  #sendShut = false;
+  #receiveShut = false;
+  readonly #stream: AnyStream;
+  readonly #onReadable = (): void => this.readers.wakeAll();
   /** Keeps the stream's errors away from the process: they are the operations' (see `take`, `write`). */
-  private readonly onError = (): void => {
-    wakeAll(this.readers);
-    wakeAll(this.writers);
+  readonly #onError = (): void => {
+    this.readers.wakeAll();
+    this.writes.writers.wakeAll();
   };
-  private readonly onClose = (): void => {
-    this.gone = true;
-    this.detach();
-    wakeAll(this.readers);
-    wakeAll(this.writers);
-    wakeAll(this.closers);
+  readonly #onClose = (): void => {
+    this.#detach();
+    const stream = this.#stream;
+    this.writes.abandon(stream.errored ?? systemError("EPIPE", "write", "the Node stream closed before the bytes were written"));
+    this.readers.wakeAll();
+    this.release();
   };
-
-  /** "stream TLSSocket 127.0.0.1:3000 ← 127.0.0.1:51234", or "stream Socket" for a pipe (a dump). */
-  describeStream(): string {
-    const { localAddress, localPort, remoteAddress, remotePort } = this.stream as unknown as Partial<Record<string, unknown>>;
-    const kind = `stream ${this.stream.constructor?.name || "(anonymous)"}`;
-    if (typeof remoteAddress !== "string") return kind;
-    return `${kind} ${String(localAddress)}:${String(localPort)} ← ${remoteAddress}:${String(remotePort)}`;
-  }
 
   constructor(
     stream: NodeStream,
     /** The stream has a readable side (`read`). */
-    readonly readable: boolean,
+    readonly readableSide: boolean,
     /** The stream has a writable side (`write`, `end`). */
-    readonly writable: boolean,
-    readonly backend: SocketBackend,
+    readonly writableSide: boolean,
+    backend: SocketBackend,
   ) {
-    this.stream = stream as AnyStream;
-    this.gone = this.stream.closed === true;
-    if (this.gone) return;
+    super("stream", backend, null);
+    this.state = "connected";
+    this.#stream = stream as AnyStream;
+    if (this.#stream.closed === true) return;
+    this.hold();
     // Half-open, as sockets are: the peer's end does not end this side (a
     // Duplex made with allowHalfOpen: false would end it once read to its end).
-    if (readable && writable) this.stream.allowHalfOpen = true;
-    if (readable) {
+    if (readableSide && writableSide) this.#stream.allowHalfOpen = true;
+    if (readableSide) {
       // A 'readable' listener puts the stream in paused mode: the socket reads it.
-      stream.on("readable", this.onReadable);
-      stream.on("end", this.onReadable);
+      stream.on("readable", this.#onReadable);
+      stream.on("end", this.#onReadable);
     }
-    stream.on("error", this.onError);
-    stream.on("close", this.onClose);
+    stream.on("error", this.#onError);
+    stream.on("close", this.#onClose);
   }
 
-  toString(): string {
-    return `Socket(stream, ${this.state})`;
+  /** "stream TLSSocket 127.0.0.1:3000 ← 127.0.0.1:51234", or "stream Socket" for a pipe (a dump). */
+  override describe(): string {
+    const { localAddress, localPort, remoteAddress, remotePort } = this.#stream as unknown as Partial<Record<string, unknown>>;
+    const kind = `stream ${this.#stream.constructor?.name || "(anonymous)"}`;
+    if (typeof remoteAddress !== "string") return kind;
+    return `${kind} ${String(localAddress)}:${String(localPort)} ← ${remoteAddress}:${String(remotePort)}`;
   }
 
-  private detach(): void {
-    const stream = this.stream;
-    if (this.readable) {
-      stream.off("readable", this.onReadable);
-      stream.off("end", this.onReadable);
+  #detach(): void {
+    const stream = this.#stream;
+    if (this.readableSide) {
+      stream.off("readable", this.#onReadable);
+      stream.off("end", this.#onReadable);
     }
-    stream.off("error", this.onError);
-    stream.off("close", this.onClose);
+    stream.off("error", this.#onError);
+    stream.off("close", this.#onClose);
   }
 
   /**
@@ -119,8 +114,8 @@ export class StreamSocket implements Socket {
    */
   take(buf: Uint8Array, off: number, len: number): number {
     if (this.state === "closed") throw new SocketClosed("read()");
-    if (this.receiveShut) return 0;
-    const stream = this.stream;
+    if (this.#receiveShut) return 0;
+    const stream = this.#stream;
     // Never more than wanted: what a task has not taken stays in the stream,
     // whose 'end' comes once it is all taken.
     const buffered = stream.readableLength;
@@ -136,63 +131,39 @@ export class StreamSocket implements Socket {
     }
     if (stream.readableEnded) return 0;
     if (stream.errored) throw stream.errored;
-    if (this.gone || stream.destroyed) throw prematureClose("read");
+    if (this.released || stream.destroyed) throw prematureClose("read");
     return -1;
   }
 
+  /** The stream's error, if it failed: a failed write says it rather than what its callback got after. */
+  get error(): Error | null {
+    return this.#stream.errored;
+  }
+
   /**
-   * Hands `buf[off, off + len)` to the stream. Returns true when the stream
-   * took it at once (its buffer is empty again: `buf` may be reused), false
-   * when `written` will say.
+   * A write's stream.
    * @throws SocketClosed, `EPIPE` after `shutdown` or once the stream ended, the stream's error.
    */
-  write(buf: Uint8Array, off: number, len: number, written: (error?: Error | null) => void): boolean {
-    this.checkWritable();
-    const stream = this.stream;
-    stream.write(off === 0 && len === buf.length ? buf : buf.subarray(off, off + len), written);
-    if (stream.writableLength !== 0) return false;
-    if (stream.errored) throw stream.errored; // failed at once (EPIPE…)
-    return true;
-  }
-
-  /**
-   * What a write whose callback got `error` failed of: the stream's own
-   * error when it has one, as the callback's may only follow from it (a
-   * `tls.TLSSocket` destroyed for a refused certificate calls its pending
-   * write back with `EBADF` on Node ≥ 22).
-   */
-  causeOf(error: Error): Error {
-    return this.stream.errored ?? error;
-  }
-
-  /**
-   * For a write still waiting for its callback.
-   * @throws SocketClosed when the socket was closed; the stream's error (or `EPIPE`) once it is gone, as it may never call back.
-   */
-  checkWriting(): void {
+  writable(): Writable {
     if (this.state === "closed") throw new SocketClosed("write()");
-    if (this.gone) throw this.stream.errored ?? systemError("EPIPE", "write", "the Node stream closed before the bytes were written");
-  }
-
-  private checkWritable(): void {
-    if (this.state === "closed") throw new SocketClosed("write()");
-    if (this.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
-    const stream = this.stream;
+    if (this.#sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    const stream = this.#stream;
     if (stream.errored) throw stream.errored;
     if (stream.writableEnded) throw systemError("EPIPE", "write", "the Node stream has ended (end() was called on it)");
     if (stream.destroyed) throw systemError("EPIPE", "write", "the Node stream is destroyed");
+    return stream;
   }
 
   /** `shutdown`: `"send"` ends the writable side (`end()`); `"receive"` makes reads return 0. */
   shutdown(how: ShutdownCommand): void {
-    const stream = this.stream;
-    if (how !== "receive" && !this.sendShut) {
-      this.sendShut = true;
-      if (this.writable && !stream.writableEnded && !stream.destroyed) stream.end();
+    const stream = this.#stream;
+    if (how !== "receive" && !this.#sendShut) {
+      this.#sendShut = true;
+      if (this.writableSide && !stream.writableEnded && !stream.destroyed) stream.end();
     }
-    if (how !== "send" && !this.receiveShut) {
-      this.receiveShut = true;
-      wakeAll(this.readers);
+    if (how !== "send" && !this.#receiveShut) {
+      this.#receiveShut = true;
+      this.readers.wakeAll();
     }
   }
 
@@ -200,18 +171,13 @@ export class StreamSocket implements Socket {
   closeNow(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    wakeAll(this.readers);
-    wakeAll(this.writers);
-    if (!this.gone) this.stream.destroy();
+    this.readers.wakeAll();
+    this.writes.close();
+    if (!this.released) this.#stream.destroy();
   }
 
   /** The stream itself, for `getsockname`. */
   get nodeStream(): NodeStream {
-    return this.stream;
-  }
-
-  /** `using`: begins closing, as an ownership finaliser does. */
-  [Symbol.dispose](): void {
-    this.closeNow();
+    return this.#stream;
   }
 }

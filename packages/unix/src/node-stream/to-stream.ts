@@ -16,8 +16,8 @@ import * as net from "node:net";
 import { Duplex } from "node:stream";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core";
-import type { Address, Backend, DeadlineHandle, Socket } from "../backend.js";
 import { currentTaskFor, isRegisteredBackend } from "../context.js";
+import type { Address, Backend, DeadlineHandle, Socket } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { checkConnectedStream, close, getsockname, read, shutdown, write } from "../socket.js";
 

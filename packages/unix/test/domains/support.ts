@@ -3,23 +3,15 @@
  * domain tests use them too): the process's descriptors, and echo clients
  * that check every byte. They use the built packages, as the workers do.
  */
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
+
 import * as B from "@bobbin/core";
+import { openFds as countFds } from "@bobbin/test-support";
 import { type Address, close, connect, readExactly, type Socket, sleep, tcpv4, unixSocket, write } from "../../dist/index.js";
 import * as F from "./fixtures/tasks.mjs";
 
 /** The process's open descriptors (Linux), less /dev/null, which Node keeps open after its first spawn. */
 export function openFds(): number | null {
-  if (!existsSync("/proc/self/fd")) return null;
-  let n = 0;
-  for (const fd of readdirSync("/proc/self/fd")) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== "/dev/null") n++;
-    } catch {
-      // the directory's own descriptor, gone already
-    }
-  }
-  return n;
+  return countFds((target) => target === "/dev/null");
 }
 
 /** One client: `rounds` round trips of `size` bytes of its own pattern, every byte checked. */

@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
 import * as B from "@bobbin/core";
+import { openFds } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
+import { LibuvBackend } from "../../src/backend/index.js";
 import {
   accept,
   bindAndListen,
@@ -10,7 +11,6 @@ import {
   connect,
   getsockname,
   type InetAddress,
-  type LibuvBackend,
   libuv,
   read,
   readExactly,
@@ -20,7 +20,8 @@ import {
   tcpv4,
   write,
 } from "../../src/index.js";
-import { HIGH_WATER, type UvSocket } from "../../src/libuv/socket.js";
+import type { UvSocket } from "../../src/libuv/socket.js";
+import { HIGH_WATER } from "../../src/libuv/stream.js";
 import { expectRange } from "../helpers.js";
 
 function* pair(): Generator<B.Instruction, [Socket, Socket], unknown> {
@@ -35,11 +36,6 @@ function* pair(): Generator<B.Instruction, [Socket, Socket], unknown> {
   const peer = yield* B.awaitExn(acceptor);
   yield* close(server);
   return [client, peer];
-}
-
-/** Descriptors open in this process. */
-function openFds(): number {
-  return readdirSync("/proc/self/fd").length;
 }
 
 /**
@@ -80,19 +76,19 @@ describe("the libuv backend", () => {
       const backlog = 16;
       yield* bindAndListen(server, { host: "127.0.0.1", port: 0 }, { backlog });
       const { port } = getsockname(server) as InetAddress;
-      const before = openFds();
+      const before = openFds()!;
       const clients = flood(port, 300);
       try {
         // Each attempt connects (and is then held or turned away) or waits in the kernel's queue: give them time to arrive.
         for (let i = 0; i < 1000 && !clients.settled(); i++) yield* sleep(0.01);
         yield* sleep(0.2);
-        const held = (server as unknown as UvSocket).backlog;
+        const held = (server as unknown as UvSocket).listener!.backlog;
         expect(held.length).toBeLessThanOrEqual(backlog);
         // The held connections, plus at most the one Node is handing over: nothing else of the 300 stays open here.
-        expect(openFds() - before).toBeLessThanOrEqual(backlog + 2);
+        expect(openFds()! - before).toBeLessThanOrEqual(backlog + 2);
         for (const s of held) {
-          expect(s.stream!.isPaused()).toBe(true);
-          expect(s.queued).toBe(0);
+          expect(s.stream!.stream.isPaused()).toBe(true);
+          expect(s.stream!.queued).toBe(0);
         }
         // Accepting one starts reading it: its byte arrives.
         const [conn] = yield* accept(server);
@@ -171,7 +167,7 @@ describe("the libuv backend", () => {
         yield* close(a);
       });
       // Nobody reads b meanwhile: its queue fills up and the backend stops reading (bounded wait: the machine may be busy).
-      const s = b as unknown as UvSocket;
+      const s = (b as unknown as UvSocket).stream!;
       for (let i = 0; i < 500 && !s.paused; i++) yield* sleep(0.01);
       expect(s.paused).toBe(true);
       expect(s.queued).toBeLessThan(HIGH_WATER * 2);
@@ -208,7 +204,7 @@ describe("the libuv backend", () => {
         yield* pair();
         expect(backend!.live.size).toBe(2);
       },
-      { backend: () => (backend = libuv()) },
+      { backend: () => (backend = new LibuvBackend()) },
     );
     expect(backend!.live.size).toBe(0);
   });

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import * as B from "@bobbin/core";
+import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import {
   accept,
@@ -24,7 +25,6 @@ import {
   sleep,
   write,
 } from "../../src/index.js";
-import { failure, thrown } from "../helpers.js";
 
 /** Reads `sock` to its end. */
 function* readAll(sock: Socket): Generator<B.Instruction, Buffer, unknown> {
@@ -36,27 +36,27 @@ function* readAll(sock: Socket): Generator<B.Instruction, Buffer, unknown> {
 
 describe("fromStream: what it takes", () => {
   it("a Node stream in byte mode, once", () => {
-    expect(thrown(() => fromStream(42 as never))).toBeInstanceOf(TypeError);
-    expect(thrown(() => fromStream({ on() {}, destroy() {} } as never))).toBeInstanceOf(TypeError);
-    expect(thrown(() => fromStream(Readable.from(["objects"])))).toBeInstanceOf(TypeError);
-    expect(thrown(() => fromStream(new Writable({ objectMode: true })))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => fromStream(42 as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => fromStream({ on() {}, destroy() {} } as never))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => fromStream(Readable.from(["objects"])))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => fromStream(new Writable({ objectMode: true })))).toBeInstanceOf(TypeError);
     const text = new PassThrough();
     text.setEncoding("utf8");
-    expect(String(thrown(() => fromStream(text)))).toMatch(/setEncoding/);
+    expect(String(thrownBy(() => fromStream(text)))).toMatch(/setEncoding/);
     const pipe = new PassThrough();
     const sock = fromStream(pipe);
-    expect(String(thrown(() => fromStream(pipe)))).toMatch(/a socket already/);
+    expect(String(thrownBy(() => fromStream(pipe)))).toMatch(/a socket already/);
     sock[Symbol.dispose]();
   });
 
   it("the operations a connected stream socket has not: accept, connect, bindAndListen, recvfrom", async () => {
     await run(function* () {
       const sock = fromStream(new PassThrough());
-      expect(thrown(() => accept(sock))).toBeInstanceOf(TypeError);
-      expect((thrown(() => connect(sock, { host: "127.0.0.1", port: 1 })) as NodeJS.ErrnoException).code).toBe("EISCONN");
-      expect(thrown(() => bindAndListen(sock, { host: "127.0.0.1", port: 0 }))).toBeInstanceOf(TypeError);
-      expect(thrown(() => recvfrom(sock, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
-      expect(thrown(() => getsockname(sock))).toBeInstanceOf(TypeError); // a PassThrough has no address
+      expect(thrownBy(() => accept(sock))).toBeInstanceOf(TypeError);
+      expect((thrownBy(() => connect(sock, { host: "127.0.0.1", port: 1 })) as NodeJS.ErrnoException).code).toBe("EISCONN");
+      expect(thrownBy(() => bindAndListen(sock, { host: "127.0.0.1", port: 0 }))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => recvfrom(sock, Buffer.alloc(1)))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => getsockname(sock))).toBeInstanceOf(TypeError); // a PassThrough has no address
       yield* close(sock);
     });
   });

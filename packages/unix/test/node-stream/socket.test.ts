@@ -1,11 +1,12 @@
 import { PassThrough, Readable, Writable } from "node:stream";
 import * as B from "@bobbin/core";
+import { failure, listenerCounts } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import {
   close,
   EndOfFile,
   fromStream,
-  Ownership,
+  OwnedSockets,
   read,
   readExactly,
   run,
@@ -16,7 +17,6 @@ import {
   withTimeout,
   write,
 } from "../../src/index.js";
-import { failure, listenerCounts } from "../helpers.js";
 
 /** A Writable that keeps a copy of each chunk, and calls back only on `release()`. */
 class HeldWritable extends Writable {
@@ -360,8 +360,8 @@ describe("fromStream: closing", () => {
     const pipe = new PassThrough();
     await expect(
       run(function* () {
-        const owned = Ownership.ofSocket(fromStream(pipe));
-        yield* Ownership.write(owned, "x");
+        const owned = OwnedSockets.ofSocket(fromStream(pipe));
+        yield* OwnedSockets.write(owned, "x");
         throw new Error("the owner fails");
       }),
     ).rejects.toThrow("the owner fails");

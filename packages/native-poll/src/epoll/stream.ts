@@ -1,0 +1,128 @@
+/**
+ * What a connected stream of the native backend does besides its system
+ * calls: bytes the poller's batch read ahead for its first reader, handed
+ * over in order, and small writes queued in the poller to go out with the
+ * next call into the addon, with what the kernel did not take kept ahead of
+ * every later write.
+ */
+import type { ShutdownCommand } from "@bobbin/unix";
+import { errnoException } from "../errno.js";
+import { Poller } from "../poller.js";
+import { wouldBlock } from "../raw/io.js";
+import type { EpollIo } from "./io.js";
+import type { NativeSocket, Reader } from "./socket.js";
+
+/** A write larger than this is sent directly rather than queued. */
+const STAGE_MAX = 16 * 1024;
+const NOT_SENT = Poller.NOT_SENT;
+
+/** @internal The batch read for the socket's first reader (the only one the poller reads for: see `syncWant`). */
+export function takeAhead(io: EpollIo, s: NativeSocket, read: number, at: number): void {
+  const reader = s.readers.first!;
+  if (!reader.wanted || reader.takeAhead === undefined) {
+    throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
+  }
+  reader.takeAhead(read, io.poller.readArea, at);
+  s.delivered = reader;
+  io.wakeReader(s);
+}
+
+/** @internal The reader woken with read-ahead bytes returns them (or fails): the readers behind it go on. */
+export function releaseDelivered(io: EpollIo, s: NativeSocket, reader: Reader): void {
+  if (s.delivered !== reader) return;
+  s.delivered = null;
+  io.syncWant(s);
+  io.passRead(s);
+}
+
+/** @internal Queues a write's bytes for the next call into the addon; false when they do not fit. */
+export function stage(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: number, len: number): boolean {
+  const poller = io.poller;
+  if (len > STAGE_MAX || len === 0) return false;
+  const index = poller.stats.sends + poller.staged;
+  if (!poller.stage(s.fd, buf, off, len)) return false;
+  s.lastStaged = index;
+  return true;
+}
+
+/** @internal Whether `s` has queued sends not submitted yet. */
+export function hasStaged(io: EpollIo, s: NativeSocket): boolean {
+  return s.lastStaged >= io.poller.stats.sends;
+}
+
+/**
+ * @internal What a queued send did not send joins the socket's unsent
+ * bytes, in order (an error ends the stream's sending: thrown by the next write).
+ */
+export function sendReturned(io: EpollIo, s: NativeSocket, result: number, unsent: Uint8Array): void {
+  if (s.sendError !== null) return;
+  if (result >= 0 || result === NOT_SENT || wouldBlock(result)) {
+    s.writable = false;
+    s.unsent = s.unsent === null ? unsent.slice() : Buffer.concat([s.unsent, unsent]);
+  } else {
+    s.sendError = errnoException(result, "write");
+    unsentGone(io, s);
+  }
+}
+
+/**
+ * @internal Sends what it can of the unsent bytes; true once they are out (or an
+ * error ended it, now in `sendError`), false while the socket is not writable.
+ */
+export function pushUnsent(io: EpollIo, s: NativeSocket): boolean {
+  const data = s.unsent!;
+  if (!s.writable) return false;
+  const n = io.sys.write(s.fd, data, 0, data.length);
+  if (n === data.length || (n < 0 && !wouldBlock(n))) {
+    if (n < 0) s.sendError = errnoException(n, "write");
+    unsentGone(io, s);
+    return true;
+  }
+  if (n > 0) s.unsent = data.subarray(n);
+  s.writable = false;
+  return false;
+}
+
+/** @internal Whether every byte of the writes that returned is out: queued sends are sent now, the unsent bytes as far as they go. */
+export function sendsOut(io: EpollIo, s: NativeSocket): boolean {
+  if (hasStaged(io, s)) io.poller.flush();
+  return s.unsent === null || pushUnsent(io, s);
+}
+
+/** The unsent bytes went out (or an error ended them): a pending shutdown happens, waiting closes go on. */
+function unsentGone(io: EpollIo, s: NativeSocket): void {
+  s.unsent = null;
+  if (s.shutPending) shutSend(io, s);
+  s.closers.wakeAll();
+}
+
+/** Shuts the sending side down (the unsent bytes, if any, went out first). */
+function shutSend(io: EpollIo, s: NativeSocket): void {
+  s.shutPending = false;
+  if (s.fd >= 0) io.sys.shutdown(s.fd, 1);
+}
+
+/** @internal Closes `s` at once: queued sends go out, unsent bytes the kernel does not take now are lost with the fd. */
+export function closeNow(io: EpollIo, s: NativeSocket): void {
+  if (s.state === "closed") return;
+  if (s.fd >= 0) sendsOut(io, s);
+  io.close(s);
+}
+
+/** @internal `shutdown`: sending after the bytes of the writes that returned; receiving at once. */
+export function shutdown(io: EpollIo, s: NativeSocket, how: ShutdownCommand): void {
+  if (s.fd < 0) return;
+  if (how !== "receive" && !s.sendShut) {
+    s.sendShut = true;
+    // Writes that returned are not cut off: their bytes go out first.
+    if (sendsOut(io, s)) shutSend(io, s);
+    else s.shutPending = true;
+    s.writers.wakeAll(); // they fail with EPIPE when they retry
+  }
+  if (how !== "send" && !s.receiveShut) {
+    s.receiveShut = true;
+    io.sys.shutdown(s.fd, 0);
+    s.readers.wakeAll();
+    io.syncWant(s);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What a connected stream of the uring backend does: a multishot recv
+ * receives ahead into provided buffers, which its received-chunk queue lends
+ * to `read` and gives back once read (pausing the recv above the read-ahead
+ * mark); one SEND at a time goes out of a staging slot; shutting down waits
+ * for the send in flight.
+ */
+import type { ShutdownCommand } from "@bobbin/unix";
+import { ReceiveQueue, WaitQueue } from "@bobbin/unix/backend";
+import { errnoException } from "../errno.js";
+import { Errno } from "../syscalls.js";
+import { RECV, SEND, type UringIo } from "./requests.js";
+import type { UringSocket } from "./socket.js";
+
+const { ENOBUFS, ECANCELED } = Errno;
+
+/** The bytes a stream received ahead of `read`, in provided buffers of the ring. */
+class UringInput extends ReceiveQueue {
+  constructor(
+    private readonly io: UringIo,
+    private readonly sock: UringSocket,
+  ) {
+    super(io.readAhead, new WaitQueue(io.parked));
+  }
+
+  /** A buffer was read to its end (or dropped): it goes back to the kernel. */
+  protected override release(chunk: Uint8Array): void {
+    this.io.giveBuffer(this.io.bufferOf(chunk));
+  }
+
+  /** Read ahead up to the mark: the recv is cancelled until `read` catches up (what lands meanwhile is kept). */
+  protected override pause(): void {
+    if (this.sock.recvArmed) this.io.cancel(this.sock, RECV);
+  }
+
+  protected override resume(): void {
+    this.io.armRecv(this.sock);
+  }
+
+  /** A read found nothing: the recv is armed, if it is not. */
+  protected override wanted(): void {
+    this.io.armRecv(this.sock);
+  }
+}
+
+/** @internal The stream's received bytes (made at its first read or shutdown). */
+export function inputOf(io: UringIo, s: UringSocket): ReceiveQueue {
+  s.input ??= new UringInput(io, s);
+  return s.input;
+}
+
+/** @internal A completion of the stream's multishot recv. */
+export function received(io: UringIo, s: UringSocket, res: number, flags: number): void {
+  const c = io.ring.constants;
+  const input = inputOf(io, s);
+  if ((flags & c.CQE_F_BUFFER) !== 0) {
+    io.ring.buffersInRing--;
+    const bid = flags >>> c.CQE_BUFFER_SHIFT;
+    if (res > 0) input.push(io.view(bid), res);
+    else io.giveBuffer(bid);
+  }
+  if ((flags & c.CQE_F_MORE) !== 0) return;
+  s.recvArmed = false;
+  if (res === 0) input.end();
+  else if (res === ENOBUFS) {
+    if (io.ring.buffersInRing === 0) io.starve(s);
+  } else if (res < 0 && res !== ECANCELED) input.fail(errnoException(res, "read"));
+  io.armRecv(s);
+}
+
+/** @internal The completion of the stream's SEND: the rest goes out, or the sending side is free again. */
+export function sent(io: UringIo, s: UringSocket, res: number): void {
+  const slot = s.sendSlot;
+  if (res >= 0 && res < s.sendLen && !s.sendCancelled && s.state !== "closed") {
+    // MSG_WAITALL stops short only when interrupted: send the rest.
+    s.sendOff += res;
+    s.sendLen -= res;
+    io.ring.send(s.fd, slot, s.sendOff, s.sendLen, io.tag(s, SEND));
+    s.requests++;
+    return;
+  }
+  s.sendSlot = -1;
+  s.sendOwner = null;
+  s.sendCancelled = false;
+  io.ring.freeSlot(slot);
+  io.slotWaiters.wakeFirst();
+  if (res < 0 && res !== ECANCELED) s.sendError ??= errnoException(res, "write");
+  if (s.shutPending) {
+    s.shutPending = false;
+    io.sys.shutdown(s.fd, 1);
+  }
+  s.writers.wakeFirst();
+}
+
+/** @internal `shutdown`: the sending side after the send in flight, if any; the receiving side at once. */
+export function shutdown(io: UringIo, s: UringSocket, how: ShutdownCommand): void {
+  if (s.fd < 0) return;
+  if (how !== "receive" && !s.sendShut) {
+    s.sendShut = true;
+    if (s.sending) s.shutPending = true;
+    else io.sys.shutdown(s.fd, 1);
+    s.writers.wakeAll(); // they fail with EPIPE when they retry
+  }
+  const input = inputOf(io, s);
+  if (how !== "send" && !input.receiveShut) {
+    io.sys.shutdown(s.fd, 0);
+    if (s.recvArmed && !input.paused) io.cancel(s, RECV);
+    input.shutdownReceive();
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * `Parked`: the base class of backend operations that may have to wait.
+ *
+ * An operation tries to complete in the fiber (`attempt`); when it cannot, it
+ * registers with the backend (`wait`) and parks its task; the backend calls
+ * `ready()` from a Node callback when it may go on, which wakes the task
+ * directly (core's `Suspender`: no `select` round trip, one microtask at most
+ * per batch of readiness), and the operation tries again in the fiber. That
+ * is edge-triggered readiness: data, connections and datagrams stay with the
+ * socket until a fiber takes them. A woken task always runs its attempt (a
+ * cancellation that arrives meanwhile waits for its next suspension), so no
+ * readiness is ever dropped.
+ *
+ * `Parked` handles the rest of the contract: cancellation and `withTimeout`'s
+ * interruption (core calls `leave` at that moment), an expired `withTimeout`
+ * scope at start, a `ready()` that comes before the task parked, reuse of one
+ * operation object for many calls, and no Promise or closure per operation.
+ */
+import * as B from "@bobbin/core";
+import { checkTimeouts } from "./check-timeouts.js";
+
+/** Not in use. */
+const IDLE = 0;
+/** Handed out for one use (`claim`), not started yet. */
+const CLAIMED = 1;
+/** In `attempt`. */
+const ATTEMPTING = 2;
+/** In `wait`: a `ready()` now means "attempt again" rather than "wake the task". */
+const REGISTERING = 3;
+/** `ready()` came while registering. */
+const READY_EARLY = 4;
+/** The task is parked, or it left (cancelled, interrupted) while parked: then `isWaiting` is false. */
+const PARKED = 5;
+/** `ready()` woke the task: its attempt comes next. */
+const WOKEN = 6;
+
+/**
+ * A backend operation that may park its task. Subclasses implement
+ * `attempt` (complete now, or return false), `wait` (register to be woken
+ * with `ready()`) and `leave` (forget that registration: the task left).
+ *
+ * One object may serve many calls, one at a time (a socket keeps its read
+ * operation and hands it out again): `claim()` marks it in use until it is
+ * over — completed, failed, or left by its task — and `busy` says whether it
+ * is.
+ *
+ * @example
+ * ```ts
+ * class AcceptOp extends Parked<Client> {
+ *   constructor(private server: MyServer) { super("accept"); }
+ *   protected attempt() {
+ *     const c = this.server.pending.shift();
+ *     if (c === undefined) return false;
+ *     this.value = c;
+ *     return true;
+ *   }
+ *   protected wait() { this.server.acceptors.add(this); }      // the server wakes it later: acceptors.wakeFirst()
+ *   protected leave() { this.server.acceptors.leave(this); }
+ * }
+ * ```
+ * @throws TypeError (from `yield*`) when one operation object is run by two tasks at once;
+ * `Cancelled` when the task is cancelled while parked; `Timeout` when a `withTimeout`
+ * deadline interrupts it (or had passed when it started); whatever `attempt` throws.
+ */
+export abstract class Parked<T> extends B.Suspender<T> {
+  /** The result, set by `attempt` before it returns true. */
+  protected value: T = undefined as T;
+  #phase = IDLE;
+  /** Reused for every completion: `yield*` reads it at once. */
+  readonly #result: IteratorReturnResult<T> = { done: true, value: undefined as T };
+  readonly #label: string;
+
+  /** @param label names the operation in error messages and dumps ("read", "accept"). */
+  constructor(label: string) {
+    super();
+    this.#label = label;
+  }
+
+  /**
+   * Tries to complete now: sets `this.value` and returns true, throws on
+   * failure, or returns false to wait. Runs in the task's fiber.
+   */
+  protected abstract attempt(): boolean;
+
+  /** Registers the operation so that the backend calls `ready()` when it may go on. May call `ready()` at once. */
+  protected abstract wait(): void;
+
+  /**
+   * The task left without being woken (it was cancelled, or a `withTimeout`
+   * deadline interrupted it): forget the registration made by `wait`. Runs
+   * at that moment, outside the task's fiber.
+   */
+  protected abstract override leave(): void;
+
+  /**
+   * The operation ended in its task: it completed, or `attempt` threw.
+   * Override it to let go of what one call held (the caller's buffer, a
+   * turn on the socket); a task that leaves gets `leave` instead.
+   */
+  protected finished(): void {}
+
+  /** Whether the operation is in use: claimed, running, or parked (and not left). */
+  get busy(): boolean {
+    const phase = this.#phase;
+    return phase !== IDLE && (phase !== PARKED || this.isWaiting);
+  }
+
+  /**
+   * Marks the operation in use for one call, until it is over: a socket
+   * that keeps an operation hands it out again only while it is not `busy`.
+   * @throws never
+   */
+  protected claim(): this {
+    this.#phase = CLAIMED;
+    return this;
+  }
+
+  /**
+   * For the backend: the operation may go on. Only the first call after a
+   * `wait` counts; the backend should drop the operation from its
+   * registrations before or when calling it.
+   */
+  ready(): void {
+    const phase = this.#phase;
+    if (phase === REGISTERING) this.#phase = READY_EARLY;
+    else if (phase === PARKED) {
+      this.#phase = WOKEN;
+      if (!this.wake()) this.#phase = IDLE; // it had left
+    }
+  }
+
+  /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
+  protected start(): IteratorResult<B.Instruction, T> {
+    if (this.busy && this.#phase !== CLAIMED) {
+      throw new TypeError(`${this.#label}: this operation is already in progress in another task; make a new one for each use`);
+    }
+    try {
+      checkTimeouts();
+    } catch (error) {
+      this.#phase = IDLE;
+      this.finished();
+      throw error;
+    }
+    return this.#attemptOrPark();
+  }
+
+  /** Woken: attempts again. */
+  protected resume(): IteratorResult<B.Instruction, T> {
+    return this.#attemptOrPark();
+  }
+
+  /** What the task waits on, in words. */
+  override describe(): string {
+    return this.#label;
+  }
+
+  #attemptOrPark(): IteratorResult<B.Instruction, T> {
+    for (;;) {
+      this.#phase = ATTEMPTING;
+      let done: boolean;
+      try {
+        done = this.attempt();
+      } catch (error) {
+        this.#phase = IDLE;
+        this.finished();
+        throw error;
+      }
+      if (done) {
+        const result = this.#result;
+        result.value = this.value;
+        this.value = undefined as T;
+        this.#phase = IDLE;
+        this.finished();
+        return result;
+      }
+      this.#phase = REGISTERING;
+      this.wait();
+      if (this.#phase === READY_EARLY) continue; // ready before the task parked: try again
+      this.#phase = PARKED;
+      return this.suspend();
+    }
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The receiving side of a stream socket for backends that are handed the
+ * bytes (a Node `'data'` callback, an io_uring completion, a simulated
+ * segment): the chunks not read yet, then the stream's end or its error, and
+ * the reads waiting for them. `read` copies across chunks into the caller's
+ * buffer, so a read takes what it asks for and leaves the rest; back-pressure
+ * stops the source above a high-water mark and starts it again below half.
+ */
+import { SocketClosed } from "../errors.js";
+import { BufferOp } from "./buffer-op.js";
+import type { BackendSocket } from "./socket.js";
+import { WaitQueue } from "./wait-queue.js";
+
+/** What `read` returns while nothing is there yet. */
+const AGAIN = -1;
+
+/**
+ * Bytes a stream socket received and no read took yet, in chunks, followed
+ * by how the stream ended; and its readers. The source `push`es chunks,
+ * `end`s or `fail`s the stream; a {@link ReadOp} (or an operation of the
+ * backend's own) `read`s. Each arrival wakes the first reader, which wakes
+ * the next if it left bytes behind; an end, an error or a close wakes them
+ * all.
+ *
+ * Subclass it to hear of the flow: `release(chunk)` when a chunk was read to
+ * its end or dropped (give a borrowed buffer back), `pause()` once `queued`
+ * reached `highWater` and `resume()` once reads brought it to half of it
+ * (stop and restart the source), `wanted()` when a read found nothing (start
+ * receiving, if the source waits to be asked).
+ *
+ * @example
+ * ```ts
+ * class Input extends ReceiveQueue {
+ *   constructor(private readonly stream: net.Socket) { super(64 * 1024); }
+ *   protected override pause() { this.stream.pause(); }
+ *   protected override resume() { this.stream.resume(); }
+ * }
+ * const input = new Input(stream);
+ * stream.on("data", (chunk) => input.push(chunk));
+ * stream.on("end", () => input.end());
+ * stream.on("error", (error) => input.fail(error));
+ * // the backend's read(sock, buf, off, len): a kept ReadOp over input, `op.init(buf, off, len)`
+ * ```
+ * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
+ */
+export class ReceiveQueue {
+  /** The reads waiting for bytes (or for the end). */
+  readonly readers: WaitQueue;
+  /** Bytes queued and not read yet. */
+  queued = 0;
+  /** The peer ended the stream: reads return 0 once the queued bytes are read. */
+  ended = false;
+  /** The stream failed: reads throw it once the queued bytes are read. */
+  error: Error | null = null;
+  /** Shut down for receiving: what is queued and what arrives is dropped, and reads return 0. */
+  receiveShut = false;
+  /** The socket is closed: reads throw `SocketClosed`. */
+  closed = false;
+  /** The source is paused (at the high-water mark). */
+  paused = false;
+  readonly #chunks: Uint8Array[] = [];
+  readonly #lengths: number[] = [];
+  /** Bytes of the first chunk already read. */
+  #offset = 0;
+  readonly #highWater: number;
+
+  /**
+   * @param highWater bytes queued at which the source is paused (`Infinity`: never).
+   * @param readers the queue of readers, for a backend that counts its parked operations (see `ParkedCount`).
+   */
+  constructor(highWater = Infinity, readers: WaitQueue = new WaitQueue()) {
+    this.#highWater = highWater;
+    this.readers = readers;
+  }
+
+  /**
+   * A chunk arrived: its first `length` bytes are queued (dropped if the
+   * socket is shut down for receiving or closed), and the first reader wakes.
+   */
+  push(chunk: Uint8Array, length: number = chunk.length): void {
+    if (this.receiveShut || this.closed) {
+      this.release(chunk);
+      return;
+    }
+    this.#chunks.push(chunk);
+    this.#lengths.push(length);
+    this.queued += length;
+    if (!this.paused && this.queued >= this.#highWater) {
+      this.paused = true;
+      this.pause();
+    }
+    this.readers.wakeFirst();
+  }
+
+  /** The peer ended the stream (after what is queued). */
+  end(): void {
+    this.ended = true;
+    this.readers.wakeAll();
+  }
+
+  /** The stream failed (after what is queued); the first error stays. */
+  fail(error: Error): void {
+    this.error ??= error;
+    this.readers.wakeAll();
+  }
+
+  /** `shutdown(sock, "receive")`: drops what is queued; reads return 0 from now on. */
+  shutdownReceive(): void {
+    this.receiveShut = true;
+    this.clear();
+    this.readers.wakeAll();
+  }
+
+  /** The socket closed: drops what is queued; reads throw `SocketClosed`. */
+  close(): void {
+    this.closed = true;
+    this.clear();
+    this.readers.wakeAll();
+  }
+
+  /**
+   * Reads up to `len > 0` bytes into `buf[off…]`: how many, 0 at the end of
+   * the stream, or -1 when nothing is there yet (park and try again).
+   * @throws SocketClosed once closed; the stream's error once the queued bytes are read.
+   */
+  read(buf: Uint8Array, off: number, len: number): number {
+    if (this.closed) throw new SocketClosed("read()");
+    if (this.receiveShut) return 0;
+    if (this.queued !== 0) {
+      const n = this.take(buf, off, len);
+      if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
+      return n;
+    }
+    if (this.error !== null) throw this.error;
+    if (this.ended) return 0;
+    this.wanted();
+    return AGAIN;
+  }
+
+  /** Copies up to `len` queued bytes into `buf[off…]` and returns how many; read chunks are released, the source resumed below half the mark. */
+  protected take(buf: Uint8Array, off: number, len: number): number {
+    const chunks = this.#chunks;
+    const lengths = this.#lengths;
+    let n = 0;
+    while (n < len && chunks.length !== 0) {
+      const chunk = chunks[0]!;
+      const from = this.#offset;
+      const count = Math.min(lengths[0]! - from, len - n);
+      buf.set(from === 0 && count === chunk.length ? chunk : chunk.subarray(from, from + count), off + n);
+      n += count;
+      if (from + count === lengths[0]) {
+        chunks.shift();
+        lengths.shift();
+        this.#offset = 0;
+        this.release(chunk);
+      } else {
+        this.#offset = from + count;
+      }
+    }
+    this.queued -= n;
+    if (this.paused && this.queued <= this.#highWater / 2) {
+      this.paused = false;
+      this.resume();
+    }
+    return n;
+  }
+
+  /** Drops every queued chunk (each released). */
+  clear(): void {
+    const chunks = this.#chunks;
+    this.#lengths.length = 0;
+    this.#offset = 0;
+    this.queued = 0;
+    for (const chunk of chunks.splice(0)) this.release(chunk);
+  }
+
+  /** A chunk was read to its end, or dropped: give it back if it was lent. */
+  protected release(chunk: Uint8Array): void {
+    void chunk;
+  }
+
+  /** `queued` reached the high-water mark: stop the source. */
+  protected pause(): void {}
+
+  /** Reads brought `queued` to half the mark: start the source again. */
+  protected resume(): void {}
+
+  /** A read found nothing: start receiving, if the source waits to be asked. */
+  protected wanted(): void {}
+}
+
+/**
+ * `read` over a {@link ReceiveQueue}: the bytes it queued, 0 at the end of
+ * the stream. Keep one per socket and reuse it (see {@link BufferOp}).
+ *
+ * @example
+ * ```ts
+ * read(sock, buf, off, len) {
+ *   const s = sock as MySocket;
+ *   let op = (s.readOp ??= new ReadOp(s.input, s));
+ *   if (op.busy) op = new ReadOp(s.input, s);
+ *   return op.init(buf, off, len);
+ * }
+ * ```
+ * @throws SocketClosed, the stream's error, `Cancelled`, `Timeout`.
+ */
+export class ReadOp extends BufferOp<number> {
+  constructor(
+    /** The queue it reads. */
+    readonly input: ReceiveQueue,
+    /** Its socket, which says where it is in dumps ("read tcp4 127.0.0.1:3000 ← 127.0.0.1:51234"). */
+    private readonly sock: BackendSocket,
+  ) {
+    super("read");
+  }
+
+  protected attempt(): boolean {
+    const n = this.input.read(this.buf, this.off, this.len);
+    if (n < 0) return false;
+    this.value = n;
+    return true;
+  }
+
+  protected wait(): void {
+    this.input.readers.add(this);
+  }
+
+  protected leave(): void {
+    this.input.readers.leave(this);
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describe()}`;
+  }
+}

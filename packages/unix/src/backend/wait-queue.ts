@@ -1,0 +1,140 @@
+/**
+ * Where parked operations wait: a queue per side of a socket (its readers,
+ * its writers, its acceptors…), first in, first woken. An operation joins
+ * it in `wait`, leaves it in `leave`; the backend wakes the first (some
+ * readiness for one) or all of them (the socket closed, the stream ended).
+ */
+import type { Parked } from "./parked.js";
+
+/**
+ * Holds a handle of Node's loop while operations are parked, and only then
+ * (`ref` at the first, `unref` after the last): a backend whose readiness
+ * comes through one handle of its own (a poller, a ring) keeps Node alive
+ * only while a task waits on it, so that a run whose tasks wait on nothing
+ * the backend can wake still ends in `Deadlock`. Give it to the backend's
+ * wait queues.
+ *
+ * @example
+ * ```ts
+ * const parked = new ParkedCount(poller);          // unreferenced at first
+ * const readers = new WaitQueue(parked);
+ * readers.add(op);                                  // poller.ref()
+ * readers.wakeFirst();                              // poller.unref()
+ * ```
+ * @throws never
+ */
+export class ParkedCount {
+  #parked = 0;
+  readonly #handle: { ref(): void; unref(): void };
+
+  /** @param handle what holds Node's loop (its `ref`/`unref` must do nothing once the handle is destroyed). */
+  constructor(handle: { ref(): void; unref(): void }) {
+    this.#handle = handle;
+  }
+
+  /** How many operations are parked. */
+  get count(): number {
+    return this.#parked;
+  }
+
+  /** An operation parks. */
+  parked(): void {
+    if (this.#parked++ === 0) this.#handle.ref();
+  }
+
+  /** A parked operation was woken or left. */
+  left(): void {
+    if (--this.#parked === 0) this.#handle.unref();
+  }
+}
+
+/**
+ * The operations parked on one side of a socket, in the order they came.
+ * An operation is in a queue from its `wait` until it is woken (taken off
+ * by `wakeFirst`/`wakeAll`/`take`) or leaves (`leave`).
+ *
+ * @example
+ * ```ts
+ * readonly readers = new WaitQueue();
+ * // ReadOp: wait() { sock.readers.add(this) }   leave() { sock.readers.leave(this) }
+ * // a Node callback: sock.chunks.push(chunk); sock.readers.wakeFirst();
+ * // closing: sock.readers.wakeAll();             // each attempt throws SocketClosed
+ * ```
+ * @throws never
+ */
+export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
+  readonly #ops: W[] = [];
+  readonly #count: ParkedCount | null;
+
+  /** @param count counts the operations parked here with those of the backend's other queues. */
+  constructor(count: ParkedCount | null = null) {
+    this.#count = count;
+  }
+
+  /** How many operations wait. */
+  get length(): number {
+    return this.#ops.length;
+  }
+
+  /** The operation that waits longest, if any. */
+  get first(): W | undefined {
+    return this.#ops[0];
+  }
+
+  /** Parks `op` at the end. */
+  add(op: W): void {
+    this.#ops.push(op);
+    if (this.#count !== null) this.#count.parked();
+  }
+
+  /** Parks `op` at the head, before those that wait longer (it had its turn, and waits again in it). */
+  addFirst(op: W): void {
+    this.#ops.unshift(op);
+    if (this.#count !== null) this.#count.parked();
+  }
+
+  /** `op` leaves without being woken (its task was cancelled or interrupted); returns whether it was here. */
+  leave(op: W): boolean {
+    const ops = this.#ops;
+    const i = ops.indexOf(op);
+    if (i < 0) return false;
+    ops.splice(i, 1);
+    if (this.#count !== null) this.#count.left();
+    return true;
+  }
+
+  /** Takes the first operation off without waking it (the caller hands it something, then calls its `ready()`). */
+  take(): W | undefined {
+    const op = this.#ops.shift();
+    if (op !== undefined && this.#count !== null) this.#count.left();
+    return op;
+  }
+
+  /** Wakes the operation that waits longest; false when none waits. */
+  wakeFirst(): boolean {
+    const op = this.take();
+    if (op === undefined) return false;
+    op.ready();
+    return true;
+  }
+
+  /** Wakes every operation (each attempts again and sees why: closed, ended, shut down). */
+  wakeAll(): void {
+    while (this.#ops.length !== 0) this.take()!.ready();
+  }
+
+  /** Wakes the operations `which` selects, and keeps the others in order. */
+  wakeWhere(which: (op: W) => boolean): void {
+    const ops = this.#ops;
+    for (let i = 0; i < ops.length; ) {
+      const op = ops[i]!;
+      if (!which(op)) {
+        i++;
+        continue;
+      }
+      ops.splice(i, 1);
+      if (this.#count !== null) this.#count.left();
+      op.ready();
+    }
+  }
+}

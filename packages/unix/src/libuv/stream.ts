@@ -1,0 +1,112 @@
+/**
+ * A connected stream socket of the libuv backend: a `net.Socket`, the
+ * chunks its `'data'` events delivered and no read took yet (edge-triggered:
+ * a callback queues what arrived and wakes the first reader, which takes it
+ * in its own fiber, so a cancelled reader loses nothing), and the writes
+ * Node has not called back yet.
+ */
+import type * as net from "node:net";
+import type { Writable } from "node:stream";
+import type { NodeSocket } from "../backend/node-socket.js";
+import { NodeWriteOp, type NodeWriter, NodeWrites } from "../backend/node-writes.js";
+import { ReadOp, ReceiveQueue } from "../backend/receive-queue.js";
+import type { ShutdownCommand } from "../contract.js";
+import { SocketClosed, systemError } from "../errors.js";
+
+/** Queued bytes above which a stream stops reading from the system (resumed at half of it). */
+export const HIGH_WATER = 64 * 1024;
+
+/** @internal The connection of a stream socket. */
+export class UvStream extends ReceiveQueue implements NodeWriter {
+  readonly writes = new NodeWrites();
+  /** Shut down for sending: the stream was ended. */
+  sendShut = false;
+  /** The read and write operations reused while idle. */
+  #reader: ReadOp | null = null;
+  #writer: NodeWriteOp | null = null;
+
+  constructor(
+    private readonly sock: NodeSocket,
+    /** The Node socket, accepted, or connecting. */
+    readonly stream: net.Socket,
+  ) {
+    super(HIGH_WATER);
+    sock.hold();
+    stream.on("data", (chunk: Buffer) => this.push(chunk));
+    stream.on("end", () => this.end());
+    stream.on("error", (error: Error) => {
+      if (sock.state === "connecting") sock.openError = error;
+      else this.fail(error);
+    });
+    stream.on("close", () => {
+      if (sock.state === "connecting") {
+        // A failed connect: the socket is fresh again, once its handle is gone.
+        sock.state = "fresh";
+        sock.opened();
+      }
+      this.writes.abandon(this.error ?? new Error("the socket closed with writes pending"));
+      this.readers.wakeAll();
+      sock.release();
+    });
+  }
+
+  /** "127.0.0.1:3000 ← 127.0.0.1:51234" (a dump). */
+  describe(): string {
+    const stream = this.stream;
+    if (this.sock.kind === "unix") return "(unbound)";
+    const local = stream.localAddress === undefined ? "(unbound)" : `${stream.localAddress}:${stream.localPort}`;
+    const peer = stream.remoteAddress === undefined ? "(connecting)" : `${stream.remoteAddress}:${stream.remotePort}`;
+    return `${local} ← ${peer}`;
+  }
+
+  /** `read`: the kept read operation while it is idle, else a new one. */
+  readOp(buf: Uint8Array, off: number, len: number): ReadOp {
+    let op = (this.#reader ??= new ReadOp(this, this.sock));
+    if (op.busy) op = new ReadOp(this, this.sock); // another read of the socket is in progress
+    return op.init(buf, off, len);
+  }
+
+  /** `write`: the kept write operation while it is idle, else a new one. */
+  writeOp(buf: Uint8Array, off: number, len: number): NodeWriteOp {
+    let op = (this.#writer ??= new NodeWriteOp(this));
+    if (op.busy) op = new NodeWriteOp(this);
+    return op.init(buf, off, len);
+  }
+
+  /** A write's stream. @throws SocketClosed, the stream's error, `EPIPE` after `shutdown` or once the connection is gone. */
+  writable(): Writable {
+    if (this.sock.state === "closed") throw new SocketClosed("write()");
+    if (this.error !== null) throw this.error;
+    if (this.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    if (this.stream.destroyed) throw systemError("EPIPE", "write", "the connection is closed");
+    return this.stream;
+  }
+
+  /** Reading starts (a connection accepted with `pauseOnConnect` is read once a task accepts it). */
+  start(): void {
+    this.stream.resume();
+  }
+
+  protected override pause(): void {
+    this.stream.pause();
+  }
+
+  protected override resume(): void {
+    this.stream.resume();
+  }
+
+  shutdown(how: ShutdownCommand): void {
+    if (how !== "receive" && !this.sendShut) {
+      this.sendShut = true;
+      if (!this.stream.destroyed) this.stream.end();
+    }
+    if (how !== "send" && !this.receiveShut) this.shutdownReceive();
+  }
+
+  /** The socket closes: its reads and writes fail, the connection is destroyed. */
+  closeNow(): void {
+    this.close();
+    this.writes.close();
+    if (!this.stream.destroyed) this.stream.destroy();
+  }
+}

@@ -1,0 +1,97 @@
+// ReceiveQueue: received chunks waiting for readers, how a stream ends, and back-pressure on the source.
+import { failure, thrownBy } from "@bobbin/test-support";
+import { describe, expect, it } from "vitest";
+import { BackendSocket, ReadOp, ReceiveQueue, type SocketBackend } from "../../src/backend/index.js";
+import { run, SocketClosed, sleep } from "../../src/index.js";
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array, n: number): string => new TextDecoder().decode(b.subarray(0, n));
+
+/** A queue that logs what it tells its source. */
+class Logged extends ReceiveQueue {
+  readonly log: string[] = [];
+  protected override release(chunk: Uint8Array): void {
+    this.log.push(`release ${new TextDecoder().decode(chunk)}`);
+  }
+  protected override pause(): void {
+    this.log.push("pause");
+  }
+  protected override resume(): void {
+    this.log.push("resume");
+  }
+  protected override wanted(): void {
+    this.log.push("wanted");
+  }
+}
+
+class Sock extends BackendSocket {}
+
+describe("ReceiveQueue", () => {
+  it("a read takes what it asks for, across chunks, and leaves the rest; each chunk is released once read to its end", () => {
+    const q = new Logged();
+    q.push(bytes("hello "));
+    q.push(bytes("world"));
+    const buf = new Uint8Array(8);
+    expect(q.read(buf, 0, 8)).toBe(8);
+    expect(text(buf, 8)).toBe("hello wo");
+    expect(q.log, "the first chunk is given back, the second is still being read").toEqual(["release hello "]);
+    expect(q.read(buf, 0, 8)).toBe(3);
+    expect(text(buf, 3)).toBe("rld");
+    expect(q.queued).toBe(0);
+  });
+
+  it("nothing yet: -1, and the source hears that a read wants bytes; the end after the bytes: 0; an error after the bytes: thrown", () => {
+    const q = new Logged();
+    const buf = new Uint8Array(4);
+    expect(q.read(buf, 0, 4)).toBe(-1);
+    expect(q.log).toEqual(["wanted"]);
+    q.push(bytes("ab"));
+    q.end();
+    expect(q.read(buf, 0, 4), "the queued bytes first").toBe(2);
+    expect(q.read(buf, 0, 4), "then the end").toBe(0);
+    const failed = new ReceiveQueue();
+    failed.push(bytes("x"));
+    failed.fail(new Error("ECONNRESET"));
+    expect(failed.read(buf, 0, 4)).toBe(1);
+    expect(thrownBy(() => failed.read(buf, 0, 4)).message).toBe("ECONNRESET");
+  });
+
+  it("pauses the source at the high-water mark and resumes it once reads bring it to half", () => {
+    const q = new Logged(8);
+    q.push(bytes("1234"));
+    q.push(bytes("5678"));
+    expect(q.paused).toBe(true);
+    const buf = new Uint8Array(8);
+    q.read(buf, 0, 3);
+    expect(q.log.includes("resume"), "5 bytes left: above half").toBe(false);
+    q.read(buf, 0, 1);
+    expect(q.log.filter((e) => e === "pause" || e === "resume")).toEqual(["pause", "resume"]);
+  });
+
+  it("shutdown for receiving drops what is queued and what comes (released), reads return 0; closing makes them throw SocketClosed", () => {
+    const q = new Logged();
+    q.push(bytes("old"));
+    q.shutdownReceive();
+    q.push(bytes("new"));
+    expect(q.log).toEqual(["release old", "release new"]);
+    const buf = new Uint8Array(4);
+    expect(q.read(buf, 0, 4)).toBe(0);
+    q.close();
+    expect(thrownBy(() => q.read(buf, 0, 4))).toBeInstanceOf(SocketClosed);
+  });
+
+  it("ReadOp: a parked reader wakes when bytes arrive, and fails with SocketClosed when the queue closes under it", async () => {
+    const backend = {} as SocketBackend;
+    const q = new ReceiveQueue();
+    const sock = new Sock("tcp4", backend);
+    await run(function* () {
+      const buf = new Uint8Array(4);
+      setTimeout(() => q.push(bytes("ping")), 5);
+      expect(yield* new ReadOp(q, sock).init(buf, 0, 4)).toBe(4);
+      expect(text(buf, 4)).toBe("ping");
+      setTimeout(() => q.close(), 5);
+      expect(yield* failure(() => new ReadOp(q, sock).init(buf, 0, 4))).toBeInstanceOf(SocketClosed);
+      yield* sleep(0);
+    });
+  });
+});
