@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { chromeTraceProblems } from "@bobbin/test-support";
 import { sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { chromeTraceProblems } from "../../core/test/support/chrome-trace.js";
 import { Sim, Trace } from "../src/index.js";
 import { echoServer, echoThrough } from "./support/programs.js";
 

@@ -1,9 +1,10 @@
 /** The flight recorder as a Chrome trace (Perfetto, chrome://tracing). */
+
+import { chromeTraceProblems } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
-import { chromeTraceProblems } from "../support/chrome-trace.js";
 
 /** A run of a few tasks that wait on one another and on a timer; its trace as JSON text. */
 async function traced(): Promise<string> {
@@ -65,24 +66,5 @@ describe("chromeTrace", () => {
   it("takes a dump or its flight array; refuses anything else", () => {
     expect(B.chromeTrace([]).traceEvents).toEqual([]);
     expect(() => B.chromeTrace({} as B.Dump)).toThrow(/chromeTrace\(source\) expects what B\.dump\(\) resolves to/);
-  });
-});
-
-describe("chromeTraceProblems (the check the trace tests rely on)", () => {
-  const trace = (...traceEvents: object[]) => JSON.stringify({ traceEvents });
-  const base = { name: "a", pid: 0, tid: 0, ts: 1 };
-  it("passes a well-formed trace", () => {
-    expect(chromeTraceProblems(trace({ ...base, ph: "X", dur: 2 }, { ...base, ph: "B" }, { ...base, ph: "E", ts: 2 }))).toEqual([]);
-  });
-  it("finds what is wrong", () => {
-    expect(chromeTraceProblems("{")[0]).toMatch(/^not JSON/);
-    expect(chromeTraceProblems(trace({ ...base, ph: "X" }))).toEqual([expect.stringMatching(/a complete slice needs a dur/)]);
-    expect(chromeTraceProblems(trace({ ...base, ph: "B" }))).toEqual(["track 0:0: 1 slice(s) never end"]);
-    expect(chromeTraceProblems(trace({ ...base, ph: "E" }))).toEqual([expect.stringMatching(/ends a slice that never began/)]);
-    expect(chromeTraceProblems(trace({ ...base, ph: "s", id: 1 }))).toEqual(["flow 1 has no end (f)"]);
-    expect(chromeTraceProblems(trace({ ...base, ph: "s", id: 1, ts: 5 }, { ...base, ph: "f", id: 1 }))).toEqual([
-      "flow 1 ends before it starts",
-    ]);
-    expect(chromeTraceProblems(trace({ ph: "X", dur: 1, pid: "0", tid: 0, ts: -1 }))).toHaveLength(3);
   });
 });

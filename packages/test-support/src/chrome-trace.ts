@@ -4,7 +4,7 @@
  * on it: every event has its phase, name, process, track and time; a slice
  * (`X`) has a duration, or begins (`B`) and ends (`E`) on its track, nested;
  * every flow start (`s`) has one end (`f`) with its id, no earlier.
- * Shared by the packages that write such traces (core, sim).
+ * Core's flight recorder and the simulator write such traces.
  */
 
 const PHASES = new Set(["X", "B", "E", "i", "I", "s", "t", "f", "M", "C"]);
