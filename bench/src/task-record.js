@@ -6,8 +6,8 @@
 // 1. **bytes kept per pending child**: a parent spawns N children that have
 //    not run yet and keeps nothing of them itself; with all N pending, `gc()`,
 //    heapUsed delta / N. For Bobbin the row is the task record alone: the
-//    arrays that hold the children (the run queue's ring and the parent's child
-//    array, with their spare capacity) are computed and subtracted. Target
+//    lists that hold the children (the run queue's and the parent's chunks,
+//    with their spare slots) are computed and subtracted. Target
 //    ≤ 72 B. async/await: an async child that has not settled yet (a pending
 //    Promise awaiting a never-resolved one, plus the array slot that keeps it).
 // 2. **bytes allocated per await of an ended child**: N children that have all
@@ -25,18 +25,20 @@ export const AWAIT_SCENARIO = "await of an ended child";
 const SELF = fileURLToPath(import.meta.url);
 const N = QUICK ? 100_000 : 500_000;
 /**
- * Bytes per child of the two arrays that hold pending Bobbin children: the run
- * queue's ring (1024 slots, doubled when full) and the parent's child array
- * (V8 grows a full array of length L to L + 1 + (L + 1)/2 + 16 slots), both
- * with their unused capacity.
+ * Bytes per child of the two lists that hold pending Bobbin children, both
+ * chunked FIFOs (core's kernel/run-queue.ts): the run queue's, whose chunks
+ * hold 1024 tasks, and the parent's, whose first chunk holds 16 and each next
+ * one twice as many, up to 1024. A chunk is an array of its slots and a link
+ * to the next (a 32 B JSArray, a FixedArray of a 16 B header and 8 B a slot);
+ * the next chunk is linked as soon as one is full.
  */
 function containerBytesPerChild(n) {
-  let ring = 1024;
-  while (ring <= n) ring *= 2;
-  let kids = 1;
-  // Pushing past the capacity grows it to NewElementsCapacity(length + 1).
-  while (kids < n) kids = kids + 1 + ((kids + 1) >> 1) + 16;
-  return (8 * (ring + kids)) / n;
+  const chunks = (first) => {
+    let bytes = 0;
+    for (let size = first, held = 0; held <= n; held += size, size = Math.min(size * 2, 1024)) bytes += 32 + 16 + 8 * (size + 1);
+    return bytes;
+  };
+  return (chunks(1024) + chunks(16)) / n;
 }
 
 function* child(i) {
@@ -136,7 +138,7 @@ export async function run(results, { B, bobbinError }) {
         impl: "pending-bobbin",
         n: N,
         error: B ? null : bobbinError,
-        note: "the record alone: the run queue's and the parent's arrays that hold the children are subtracted",
+        note: "the record alone: the run queue's and the parent's chunks that hold the children are subtracted",
         targetSpec: { against: "absolute", max: 72, text: "≤ 72 B" },
       },
     ],

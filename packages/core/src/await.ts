@@ -6,7 +6,7 @@
 import { describe } from "./describe.js";
 import { failureOf, NotAChild } from "./errors.js";
 import { currentTask } from "./kernel/current.js";
-import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
+import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { hasFailed, hasResolved, isPending, outcomeOf } from "./kernel/state.js";
 import { Task, type Waiter } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
@@ -94,7 +94,7 @@ Object.defineProperty(Task.prototype, Symbol.iterator, {
     if (isPending(this)) return new AwaitOp(this, true);
     const parent = currentTask("awaitExn()");
     checkChild(parent, this, "await");
-    kernelOf("awaitExn()").consume(parent, this);
+    runningKernel()!.consume(parent, this);
     if (!hasResolved(this)) throw outcomeOf(this);
     ENDED.value = outcomeOf(this);
     return ENDED_ITERATOR;

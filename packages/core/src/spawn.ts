@@ -39,13 +39,20 @@ const NO_ARGS: readonly unknown[] = [];
  */
 export function spawn<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T>;
 export function spawn<A extends unknown[], T>(options: SpawnOptions, fn: TaskBody<A, T>, ...args: A): Task<T>;
-export function spawn(first: unknown, ...rest: unknown[]): Task<unknown> {
+export function spawn(first: unknown, second?: unknown): Task<unknown> {
   const parent = currentTask("spawn()");
   const k = kernelOf("spawn()");
-  if (typeof first === "function") return spawnChild(k, parent, undefined, first, rest.length, argsValue(rest), "spawn");
+  // biome-ignore lint/complexity/noArguments: a rest parameter would be an array made at every spawn, kept only to read one argument
+  const argc = arguments.length - 1;
+  if (typeof first === "function") {
+    if (argc <= 1) return spawnChild(k, parent, undefined, first, argc, second, "spawn");
+    // biome-ignore lint/complexity/noArguments: the array of several arguments is made only here
+    return spawnChild(k, parent, undefined, first, argc, Array.prototype.slice.call(arguments, 1), "spawn");
+  }
   const options = checkSpawnOptions(first, "spawn");
-  const args = rest.slice(1);
-  return spawnChild(k, parent, options, rest[0], args.length, argsValue(args), "spawn");
+  // biome-ignore lint/complexity/noArguments: as above
+  const args: unknown[] = Array.prototype.slice.call(arguments, 2);
+  return spawnChild(k, parent, options, second, args.length, argsValue(args), "spawn");
 }
 
 /** @internal How a task record holds its body's arguments: `argc` of them in `value` (the one itself, or an array of several). */

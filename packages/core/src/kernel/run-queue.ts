@@ -1,70 +1,96 @@
+/** The largest chunk: a queue's chunks double in size from its first one up to this many items. */
+const MAX_CHUNK = 1024;
+
 /**
- * @internal A FIFO on a growable power-of-two ring buffer: push and shift are
- * O(1) and allocate nothing once the ring has grown. A ring that grew for a
- * burst (a million tasks spawned at once) is given back as soon as it
- * empties, so that what the burst left (its tasks, once parked) is not
- * charged for it.
+ * @internal A FIFO on chunks, each linked to the next through its last slot:
+ * push and shift are O(1) and never copy what is queued. A burst (a hundred
+ * thousand tasks spawned at once) takes as many chunks as it needs, and each
+ * is dropped once drained, so that what the burst left (its tasks, once
+ * parked) is not charged for it; one drained chunk is kept for the next, so
+ * a queue that crosses a chunk's end over and over allocates nothing. Chunks
+ * stay small: a burst's tasks, young, go into young chunks, where one large
+ * array grown by copying would be old, and every store of a young task into
+ * it a remembered-set entry the scavenger walks. A queue that never holds
+ * many (most parents' lists of children) keeps its small first chunk.
  */
 export class RunQueue<T> {
-  private ring: (T | undefined)[];
-  private mask: number;
+  /** The chunk the oldest item is in, and its index there. */
+  private headChunk: unknown[];
   private head = 0;
+  /** The chunk the next item goes into, and its index there (never the link's: a full chunk gets its successor at once). */
+  private tailChunk: unknown[];
   private tail = 0;
+  private count = 0;
+  /** A drained chunk, all its slots empty, for the next chunk the tail needs. */
+  private spare: unknown[] | null = null;
 
-  constructor(private readonly capacity = 64) {
-    this.ring = new Array<T | undefined>(capacity);
-    this.mask = capacity - 1;
+  /** `firstChunk`: how many items the first chunk holds (at most `MAX_CHUNK`). */
+  constructor(firstChunk = 64) {
+    this.headChunk = this.tailChunk = new Array<unknown>(Math.min(firstChunk, MAX_CHUNK) + 1);
   }
 
   get size(): number {
-    return (this.tail - this.head) & this.mask;
+    return this.count;
   }
 
   isEmpty(): boolean {
-    return this.head === this.tail;
+    return this.count === 0;
   }
 
   push(item: T): void {
-    this.ring[this.tail] = item;
-    this.tail = (this.tail + 1) & this.mask;
-    if (this.tail === this.head) this.grow();
+    const chunk = this.tailChunk;
+    const tail = this.tail;
+    chunk[tail] = item;
+    this.count++;
+    // A chunk's last slot is its link.
+    if (tail + 2 !== chunk.length) this.tail = tail + 1;
+    else this.linkChunk(chunk);
   }
 
   /** The oldest item, or `undefined` when the queue is empty. */
   shift(): T | undefined {
+    if (this.count === 0) return undefined;
+    const chunk = this.headChunk;
     const head = this.head;
-    if (head === this.tail) return undefined;
-    const item = this.ring[head];
-    this.ring[head] = undefined;
-    const next = (head + 1) & this.mask;
-    this.head = next;
-    if (next === this.tail && this.mask !== this.capacity - 1) this.shrink();
+    const item = chunk[head] as T;
+    chunk[head] = undefined;
+    this.count--;
+    if (head + 2 !== chunk.length) this.head = head + 1;
+    else this.leaveChunk(chunk);
     return item;
   }
 
   /** The items, oldest first (a copy). */
   items(): T[] {
     const out: T[] = [];
-    for (let i = this.head; i !== this.tail; i = (i + 1) & this.mask) out.push(this.ring[i]!);
+    let chunk = this.headChunk;
+    let i = this.head;
+    for (let n = this.count; n > 0; n--) {
+      out.push(chunk[i] as T);
+      if (++i === chunk.length - 1) {
+        chunk = chunk[i] as unknown[];
+        i = 0;
+      }
+    }
     return out;
   }
 
-  private shrink(): void {
-    this.ring = new Array<T | undefined>(this.capacity);
-    this.mask = this.capacity - 1;
-    this.head = 0;
+  /** The tail's chunk is full: the next one (the spare, or a new one twice as large) follows it. */
+  private linkChunk(full: unknown[]): void {
+    const link = full.length - 1;
+    const next = this.spare ?? new Array<unknown>(Math.min(link * 2, MAX_CHUNK) + 1);
+    this.spare = null;
+    full[link] = next;
+    this.tailChunk = next;
     this.tail = 0;
   }
 
-  private grow(): void {
-    // The ring is full (tail caught up with head): unroll it into twice the space.
-    const old = this.ring;
-    const capacity = old.length;
-    const ring = new Array<T | undefined>(capacity * 2);
-    for (let i = 0; i < capacity; i++) ring[i] = old[(this.head + i) & this.mask];
-    this.ring = ring;
-    this.mask = capacity * 2 - 1;
+  /** The head's chunk is drained: the head moves to the next one, and the drained one becomes the spare. */
+  private leaveChunk(drained: unknown[]): void {
+    const link = drained.length - 1;
+    this.headChunk = drained[link] as unknown[];
     this.head = 0;
-    this.tail = capacity;
+    drained[link] = undefined;
+    this.spare = drained;
   }
 }

@@ -25,6 +25,7 @@
 import type { AsyncResource } from "node:async_hooks";
 import type { Instruction } from "../operation.js";
 import { bodyName } from "./names.js";
+import type { RunQueue } from "./run-queue.js";
 
 /** @internal How a task stands: the two low bits of `flags`. */
 export const enum State {
@@ -136,12 +137,12 @@ export interface Collector {
  * cold state, allocated on first use.
  *
  * The children are kept in `kids` in spawn order; one that has ended and was
- * consumed stays there (a tombstone) until the array is compacted, so leaving
+ * consumed stays there (a tombstone) until the list is compacted, so leaving
  * is O(1) and no child needs a link to its siblings. `live` counts those that
  * have not (ended and been consumed).
  */
 export class Family {
-  kids: Task[] | null = null;
+  kids: RunQueue<Task> | null = null;
   live = 0;
   locals: unknown[] | null = null;
   protection: ProtectFrame | null = null;

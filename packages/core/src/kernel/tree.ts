@@ -6,12 +6,21 @@
  * that awaits one child at a time); otherwise a {@link Family}. A child stays
  * in its parent's set until it has both ended and been consumed (awaited or
  * cancelled) by the parent: then it is *forgotten*. Forgetting is O(1): the
- * child stays in `kids` as a tombstone until the array is compacted, which
+ * child stays in `kids` as a tombstone until the list is compacted, which
  * happens when tombstones outnumber the living.
+ *
+ * `kids` is a chunked FIFO (run-queue.ts), not an array: a parent that
+ * spawns a hundred thousand children would grow an array by copying it into
+ * ever larger, old, backing stores, each store of a young child into them a
+ * remembered-set entry for the scavenger.
  */
 import { broken } from "./assert.js";
+import { RunQueue } from "./run-queue.js";
 import { isPending, toConsumed } from "./state.js";
 import { F, Family, State, type Task } from "./task.js";
+
+/** Children in the first chunk of a parent's list: few, as most parents with a list have (later chunks grow). */
+const KIDS_CHUNK = 16;
 
 /** @internal Links a new child into its parent's set. */
 export function addChild(parent: Task, child: Task): void {
@@ -24,12 +33,9 @@ export function addChild(parent: Task, child: Task): void {
     return;
   }
   const f = family instanceof Family ? family : upgrade(parent, family);
-  const kids = f.kids;
-  if (kids === null) f.kids = [child];
-  else {
-    if (kids.length >= 2 * f.live + 16) compact(kids);
-    kids.push(child);
-  }
+  const kids = f.kids ?? (f.kids = new RunQueue<Task>(KIDS_CHUNK));
+  if (kids.size >= 2 * f.live + 16) compact(kids);
+  kids.push(child);
   f.live++;
 }
 
@@ -59,7 +65,7 @@ export function childrenOf(task: Task): Task[] {
   const family = task.family;
   if (family === null) return [];
   if (!(family instanceof Family)) return [family];
-  return family.kids === null ? [] : family.kids.filter(isInSet);
+  return family.kids === null ? [] : family.kids.items().filter(isInSet);
 }
 
 /** @internal The task's cold state, made (or upgraded from a single child) on first use. */
@@ -77,7 +83,8 @@ export function coldOf(task: Task): Family | null {
 
 function upgrade(parent: Task, only: Task): Family {
   const f = new Family();
-  f.kids = [only];
+  f.kids = new RunQueue<Task>(KIDS_CHUNK);
+  f.kids.push(only);
   f.live = 1;
   parent.family = f;
   return f;
@@ -88,11 +95,10 @@ function isInSet(child: Task): boolean {
   return (child.flags & F.CONSUMED) === 0 || (child.flags & F.STATE) === State.Pending;
 }
 
-function compact(kids: Task[]): void {
-  let j = 0;
-  for (let i = 0; i < kids.length; i++) {
-    const child = kids[i]!;
-    if (isInSet(child)) kids[j++] = child;
+/** Drops the tombstones, keeping the order of the rest. */
+function compact(kids: RunQueue<Task>): void {
+  for (let n = kids.size; n > 0; n--) {
+    const child = kids.shift()!;
+    if (isInSet(child)) kids.push(child);
   }
-  kids.length = j;
 }
