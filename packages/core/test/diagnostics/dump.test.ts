@@ -187,6 +187,7 @@ describe("formatDump", () => {
         },
       ],
       unanswered: [3],
+      flight: [],
     });
     expect(text).toBe(
       [
