@@ -288,6 +288,7 @@ export class EventsDriver implements Driver {
       this.notSignals(`returned ${describe(signals)}, not an array of signals`);
       return;
     }
+    if (signals.length !== 0) this.kernel.recorder?.io(signals.length);
     for (let i = 0; i < signals.length; i++) {
       const s: Signal | unknown = signals[i];
       if (!(s instanceof Syscall) || s.kernel !== this.kernel) {

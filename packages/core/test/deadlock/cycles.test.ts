@@ -66,6 +66,25 @@ describe("cycles of waits", () => {
     expect((error as B.Deadlock).cycle).toBe("a#2 (acquire held by b#3) → b#3 (acquire held by a#2) → a#2");
   });
 
+  it("a Deadlock report shows the flight recorder's last events: how the tasks came to wait for each other", async () => {
+    const error = await B.run(
+      function* main() {
+        const first = new Lock();
+        const second = new Lock();
+        yield* B.awaitAll([B.spawn({ name: "a" }, crossed, first, second), B.spawn({ name: "b" }, crossed, second, first)]);
+      },
+      { flightRecorder: 64 },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(B.Deadlock);
+    const deadlock = error as B.Deadlock;
+    const parks = deadlock.dump!.flight[0]!.events.filter((e) => e.kind === "park").map((e) => `${e.task!.name}: ${e.detail}`);
+    expect(parks.slice(-2)).toEqual(["a: acquire held by b#3", "b: acquire held by a#2"]);
+    expect(deadlock.message).toMatch(/flight recorder of domain 0 \(last \d+ events\):\n(.*\n)*.* park b#3: acquire held by a#2\n/);
+  });
+
   it("a task an interrupter is armed for is in no cycle: its interrupter ends the wait", async () => {
     const armed = new Set<B.Task<unknown>>();
     L.registerInterrupter((task) => armed.has(task));

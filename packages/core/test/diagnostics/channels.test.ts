@@ -37,7 +37,7 @@ afterEach(() => {
 const ALL = Object.values(B.channels.task);
 
 describe("diagnostics channels", () => {
-  it("publish spawn, start, cancel and end of every task, in order", async () => {
+  it("publish spawn, start, wake, cancel and end of every task, in order", async () => {
     const lines: string[] = [];
     listen(ALL, lines);
     await B.run(function* main() {
@@ -60,6 +60,7 @@ describe("diagnostics channels", () => {
       "end failing#3 failed (no)",
       "cancel sleeper#2",
       "end sleeper#2 cancelled (sleeper#2 was cancelled)",
+      "wake main#1",
       "end main#1 resolved",
     ]);
   });

@@ -188,6 +188,7 @@ describe("formatDump", () => {
         },
       ],
       unanswered: [3],
+      flight: [],
     });
     expect(text).toBe(
       [

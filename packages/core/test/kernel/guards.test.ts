@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
 import * as L from "../../src/lowlevel/index.js";
-import { errorOf, ManualEvents, settle, yieldTimes } from "../support/helpers.js";
+import { errorOf, ManualEvents, protocolBreaker, settle, yieldTimes } from "../support/helpers.js";
 
 function callbackFailure(result: B.Result<unknown>): B.CallbackFailed {
   const error = errorOf(result);
@@ -139,20 +139,9 @@ describe("guards around foreign code", () => {
   });
 
   it("an operation that breaks the kernel's protocol settles the run with InternalError, never a hang", async () => {
-    // It parks its task through a trigger, then throws instead of suspending.
-    const broken: B.Operation<void> = {
-      [Symbol.iterator]() {
-        return {
-          next() {
-            new L.Trigger().wait()[Symbol.iterator]().next();
-            throw new Error("not suspended after all");
-          },
-        };
-      },
-    };
     const error = errorOf(
       await settle(function* () {
-        yield* broken;
+        yield* protocolBreaker;
       }),
     );
     expect(error).toBeInstanceOf(B.InternalError);

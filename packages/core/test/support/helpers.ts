@@ -120,3 +120,15 @@ export class PromiseEvents implements L.Events {
     waiting?.(signals);
   }
 }
+
+/** An operation that breaks the kernel's protocol: it parks its task through a trigger, then throws instead of suspending. */
+export const protocolBreaker: B.Operation<void> = {
+  [Symbol.iterator]() {
+    return {
+      next() {
+        new L.Trigger().wait()[Symbol.iterator]().next();
+        throw new Error("not suspended after all");
+      },
+    };
+  },
+};
