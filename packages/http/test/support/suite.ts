@@ -277,26 +277,38 @@ export function serveSuite(backend: BackendCase): void {
 
     it("fetch: a timeout aborts the request (Timeout), a cancelled fetch aborts it (the handler sees its client leave)", async () => {
       const got = await leakFree(backend, function* () {
-        const left = new L.Trigger();
+        // Each request's handler says when it runs and when it was cancelled, so that the client
+        // gives up only once its request is in: a loaded machine may take longer than a short
+        // timeout to bring a request to its handler, which would then never run.
+        const entered = [new L.Trigger(), new L.Trigger()];
+        const left = [new L.Trigger(), new L.Trigger()];
+        let requests = 0;
         const server = yield* start({}, function* () {
+          const i = requests++;
+          entered[i]!.signal();
           try {
             yield* sleep(3600);
           } finally {
-            left.signal();
+            left[i]!.signal();
           }
         });
-        let timedOut: unknown;
-        try {
-          yield* fetch(`${server.url}/slow`, { timeout: 0.05 });
-        } catch (error) {
-          timedOut = error;
-        }
-        yield* left.wait(); // the aborted request's handler was cancelled
+        const timing = B.spawn(function* () {
+          try {
+            yield* fetch(`${server.url}/slow`, { timeout: 1 });
+            return null;
+          } catch (error) {
+            return error;
+          }
+        });
+        yield* entered[0]!.wait();
+        const timedOut = yield* B.awaitExn(timing);
+        yield* left[0]!.wait(); // the aborted request's handler was cancelled
         const client = B.spawn(function* () {
           yield* fetch(`${server.url}/slow`);
         });
-        yield* sleep(0.05);
+        yield* entered[1]!.wait();
         yield* B.cancel(client);
+        yield* left[1]!.wait(); // and the cancelled one's
         yield* B.cancel(server.task);
         return [timedOut instanceof Timeout, client.status];
       });
