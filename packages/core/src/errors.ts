@@ -245,7 +245,7 @@ export class NotOwner extends BobbinError {
  *
  * @example
  * ```ts
- * await B.run(function* () { yield* B.suspend(B.syscall()); });   // NoSelectProvided
+ * await B.run(function* () { yield* L.suspend(L.syscall()); });   // NoSelectProvided
  * ```
  */
 export class NoSelectProvided extends BobbinError {
@@ -267,7 +267,7 @@ export class NoSelectProvided extends BobbinError {
  *
  * @example
  * ```ts
- * await B.run(function* () { yield* new B.Trigger().wait(); });   // rejects with Deadlock
+ * await B.run(function* () { yield* new L.Trigger().wait(); });   // rejects with Deadlock
  * // a cycle: "a#2 (lock Mutex#1 held by b#3) → b#3 (lock Mutex#2 held by a#2) → a#2"
  * ```
  */

@@ -3,6 +3,7 @@
 // class per error — and a program run through them.
 const assert = require("node:assert/strict");
 const B = require("@bobbin/core");
+const L = require("@bobbin/core/lowlevel");
 const S = require("@bobbin/sync");
 const U = require("@bobbin/unix");
 const N = require("@bobbin/native-poll");
@@ -13,6 +14,7 @@ const { trace } = require("@opentelemetry/api");
 async function main() {
   for (const [name, required] of [
     ["@bobbin/core", B],
+    ["@bobbin/core/lowlevel", L],
     ["@bobbin/sync", S],
     ["@bobbin/unix", U],
     ["@bobbin/native-poll", N],

@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import {
   AggregationTemporality,
   type DataPoint,
@@ -54,7 +55,7 @@ describe("measureTasks", () => {
       );
       during = yield* B.promise(() => collect()); // collected between two slices: the children wait for their turn
       done = true;
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const last = B.spawn(function* waiter() {
         yield* trigger.wait();
       });

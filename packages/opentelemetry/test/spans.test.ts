@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
@@ -42,7 +43,7 @@ describe("traceTasks", () => {
         throw new Error("cannot parse config");
       });
       const sleeper = B.spawn(function* sleeper() {
-        yield* new B.Trigger().wait();
+        yield* new L.Trigger().wait();
       });
       const parent = B.spawn(function* parent() {
         yield* B.awaitExn(B.spawn(function* grandchild() {}));

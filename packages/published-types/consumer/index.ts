@@ -7,6 +7,7 @@
  * that the public surface is enough to write it.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import * as H from "@bobbin/http";
 import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
 import { loadNative, type NativeInfo, type Address as RawAddress, syscalls } from "@bobbin/native-poll/backend";
@@ -82,7 +83,7 @@ export async function main(port: number): Promise<number> {
     function* () {
       const owned = yield* resource();
       Ownership.release(owned);
-      const started = new B.Trigger();
+      const started = new L.Trigger();
       const waiter = B.spawn(function* () {
         yield* started.wait();
       });

@@ -6,6 +6,7 @@
  * same bytes in any process.
  */
 import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 
 /** @internal What an entry of the trace is about, for drawing it (`Trace#toChromeTrace`). */
 export type EntryKind = "spawn" | "start" | "suspend" | "resume" | "cancel" | "end" | "send" | "recv" | "note";
@@ -151,7 +152,7 @@ export class Trace implements Iterable<string> {
 }
 
 /** @internal Records the lines of a trace; also core's `Tracer` for the world's tasks. */
-export class TraceRecorder implements B.Tracer {
+export class TraceRecorder implements L.Tracer {
   readonly lines: string[] = [];
   readonly entries: TraceEntry[] = [];
   /** Each packet's number, from its send. */
@@ -212,10 +213,10 @@ export class TraceRecorder implements B.Tracer {
 }
 
 /** @internal One tracer for two (either may be null). */
-export function bothTracers(a: B.Tracer | null, b: B.Tracer | null): B.Tracer | null {
+export function bothTracers(a: L.Tracer | null, b: L.Tracer | null): L.Tracer | null {
   if (a === null || b === null) return a ?? b;
   const points = ["spawn", "start", "suspend", "resume", "cancel", "end"] as const;
-  const both: B.Tracer = {};
+  const both: L.Tracer = {};
   for (const point of points) {
     const first = a[point]?.bind(a) as ((task: B.Task<unknown>, parent?: B.Task<unknown>) => void) | undefined;
     const second = b[point]?.bind(b) as ((task: B.Task<unknown>, parent?: B.Task<unknown>) => void) | undefined;

@@ -223,7 +223,7 @@ export class Kernel implements Host {
   }
 
   /**
-   * Wakes a parked task with `error` without cancelling it (`B.interrupt`):
+   * Wakes a parked task with `error` without cancelling it (`L.interrupt`):
    * its waiter forgets it first. Returns false when it is not parked.
    */
   interrupt(task: Task, error: unknown): boolean {

@@ -18,7 +18,7 @@ import type { Task } from "./task.js";
  *
  * @example
  * ```ts
- * const newestFirst: B.SchedulingPolicy = { pick: (ready) => ready.length - 1 };
+ * const newestFirst: L.SchedulingPolicy = { pick: (ready) => ready.length - 1 };
  * await B.run(main, { policy: newestFirst });
  * ```
  */

@@ -2,6 +2,7 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterEach, describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 
 interface Blocked {
   readonly task: B.Task<unknown>;
@@ -49,7 +50,7 @@ describe("blocking-task detection", () => {
     const { messages, warnings } = listen(log);
     await B.run(
       function* main() {
-        const trigger = new B.Trigger();
+        const trigger = new L.Trigger();
         const hog = B.spawn(function* hog() {
           yield* trigger.wait();
           spin(60);
@@ -194,7 +195,7 @@ describe("yieldIfDue", () => {
   it("yields at once when the task's cancellation was asked for, so that a loop over it stops", async () => {
     let iterations = 0;
     await B.run(function* main() {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const loop = B.spawn(function* loop() {
         yield* trigger.wait();
         for (;;) {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import { registers } from "../../src/kernel/current.js";
+import * as L from "../../src/lowlevel/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 
 type Message = { task: B.Task; parent?: B.Task; domain: number; status?: string; error?: unknown };
@@ -41,7 +42,7 @@ describe("diagnostics channels", () => {
     listen(ALL, lines);
     await B.run(function* main() {
       const sleeper = B.spawn(function* sleeper() {
-        yield* new B.Trigger().wait();
+        yield* new L.Trigger().wait();
       });
       const failing = B.spawn(function* failing() {
         throw new Error("no");

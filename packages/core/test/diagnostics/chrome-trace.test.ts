@@ -4,13 +4,14 @@ import { chromeTraceProblems } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 
 /** A run of a few tasks that wait on one another and on a timer; its trace as JSON text. */
 async function traced(): Promise<string> {
   const dump = await B.run(
     function* main() {
-      const ready = new B.Trigger();
+      const ready = new L.Trigger();
       const consumer = B.spawn(function* consumer() {
         yield* ready.wait();
         yield* B.promise(() => new Promise((r) => setTimeout(r, 2)));

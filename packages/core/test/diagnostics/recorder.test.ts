@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 import { errorOf, ManualEvents, protocolBreaker, settle } from "../support/helpers.js";
 
@@ -35,12 +36,12 @@ async function recorded(size: number, main: () => Generator<B.Instruction, void,
 describe("the flight recorder", () => {
   it("records spawn, start, each step, park with what it waits on, wake with who woke it, cancel and end, in order", async () => {
     const { lines } = await recorded(100, function* () {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const waiter = B.spawn(function* waiter() {
         yield* trigger.wait();
       });
       const sleeper = B.spawn(function* sleeper() {
-        yield* new B.Trigger().wait();
+        yield* new L.Trigger().wait();
       });
       yield* B.yieldNow();
       trigger.signal();
@@ -101,13 +102,13 @@ describe("the flight recorder", () => {
 
   it("records the points the events backend reports ready", async () => {
     const events = new ManualEvents();
-    let point: B.Syscall | null = null;
+    let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
     let lines: string[] = [];
     await B.run(
       function* main() {
-        point = B.syscall("read fd 7");
-        yield* B.suspend(point);
+        point = L.syscall("read fd 7");
+        yield* L.suspend(point);
         lines = (yield* B.promise(() => B.dump())).flight[0]!.events.map(line);
       },
       { events: () => events, flightRecorder: 50, sliceMs: 60_000 },

@@ -2,12 +2,13 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 
 describe("stats", () => {
   it("counts each run's live and ready tasks, now", async () => {
     expect(B.stats()).toEqual([]);
     const seen = await B.run(function* main() {
-      const triggers = [new B.Trigger(), new B.Trigger(), new B.Trigger()];
+      const triggers = [new L.Trigger(), new L.Trigger(), new L.Trigger()];
       const children = triggers.map((trigger) =>
         B.spawn(function* child() {
           yield* trigger.wait();
@@ -48,7 +49,7 @@ describe("the wake channel", () => {
     subscribe(B.channels.task.wake, listener);
     try {
       await B.run(function* main() {
-        const trigger = new B.Trigger();
+        const trigger = new L.Trigger();
         const child = B.spawn(function* child() {
           yield* trigger.wait();
         });

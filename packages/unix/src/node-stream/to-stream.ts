@@ -15,7 +15,8 @@ import type { AddressInfo } from "node:net";
 import * as net from "node:net";
 import { Duplex } from "node:stream";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
+import { describe } from "@bobbin/core/lowlevel";
 import { currentTaskFor, isRegisteredBackend } from "../context.js";
 import type { Address, Backend, DeadlineHandle, Socket } from "../contract.js";
 import { SocketClosed } from "../errors.js";
@@ -107,9 +108,9 @@ class SocketDuplex extends Duplex implements SocketStream {
   ended = false;
   /** The pump has run: it will close the socket and complete `_destroy`. */
   started = false;
-  private readWake: B.Trigger | null = null;
-  private writeWake: B.Trigger | null = null;
-  private closeWake: B.Trigger | null = null;
+  private readWake: L.Trigger | null = null;
+  private writeWake: L.Trigger | null = null;
+  private closeWake: L.Trigger | null = null;
   /** `_destroy`'s callback, called by the pump once the socket's handle is gone. */
   private destroyed_: ((error: Error | null) => void) | null = null;
   private destroyError: Error | null = null;
@@ -172,7 +173,7 @@ class SocketDuplex extends Duplex implements SocketStream {
   /** Waits until the consumer wants bytes, or the stream is destroyed. */
   *waitForReader(): Generator<B.Instruction, void, unknown> {
     while (!this.wanted && !this.destroyed) {
-      this.readWake = new B.Trigger();
+      this.readWake = new L.Trigger();
       try {
         yield* this.readWake.wait();
       } finally {
@@ -184,7 +185,7 @@ class SocketDuplex extends Duplex implements SocketStream {
   /** The next write, or null once the stream has ended or is destroyed. */
   *nextWrite(): Generator<B.Instruction, PendingWrite | null, unknown> {
     while (this.pending === null && !this.ended && !this.destroyed) {
-      this.writeWake = new B.Trigger();
+      this.writeWake = new L.Trigger();
       try {
         yield* this.writeWake.wait();
       } finally {
@@ -199,7 +200,7 @@ class SocketDuplex extends Duplex implements SocketStream {
   /** Waits until the stream is destroyed (by its user, or by Node once both sides are done). */
   *waitForDestroy(): Generator<B.Instruction, void, unknown> {
     while (!this.destroyed) {
-      this.closeWake = new B.Trigger();
+      this.closeWake = new L.Trigger();
       try {
         yield* this.closeWake.wait();
       } finally {
