@@ -47,8 +47,12 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..");
-const PUBLIC = ["core", "sync", "unix", "native-poll", "sim", "opentelemetry", "eslint-plugin"];
-const RUNTIME = ["core", "sync", "unix", "native-poll", "sim", "opentelemetry"];
+const PUBLIC = ["core", "sync", "unix", "native-poll", "http", "sim", "opentelemetry", "eslint-plugin"];
+const RUNTIME = ["core", "sync", "unix", "native-poll", "http", "sim", "opentelemetry"];
+/** What a user installs beside a package that only names it as a peer (`@bobbin/opentelemetry` uses the API the program uses). */
+const PEERS = {
+  opentelemetry: JSON.parse(readFileSync(join(repo, "packages/opentelemetry/package.json"), "utf8")).peerDependencies,
+};
 /** The dependencies the user's projects take from the registry, in the ranges the workspace tests. */
 const VITEST = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).devDependencies.vitest;
 const LINT_MATRIX = [
@@ -166,6 +170,7 @@ try {
     mkdirSync(dir, { recursive: true });
     const spec = (name) => `file:${name === "native-poll" ? native : tarball[name]}`;
     const dependencies = Object.fromEntries(names.map((n) => [`@bobbin/${n}`, spec(n)]));
+    for (const n of names) Object.assign(dependencies, PEERS[n]);
     const pkg = { name: "bobbin-user", version: "1.0.0", private: true, type: "module", dependencies, devDependencies };
     const pinned = ["core", "sync", "unix"];
     if (manager === "npm") {

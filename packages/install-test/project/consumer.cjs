@@ -7,6 +7,7 @@ const L = require("@bobbin/core/lowlevel");
 const S = require("@bobbin/sync");
 const U = require("@bobbin/unix");
 const N = require("@bobbin/native-poll");
+const H = require("@bobbin/http");
 const { Sim } = require("@bobbin/sim");
 const O = require("@bobbin/opentelemetry");
 const { trace } = require("@opentelemetry/api");
@@ -18,6 +19,7 @@ async function main() {
     ["@bobbin/sync", S],
     ["@bobbin/unix", U],
     ["@bobbin/native-poll", N],
+    ["@bobbin/http", H],
     ["@bobbin/opentelemetry", O],
   ]) {
     const imported = await import(name);
