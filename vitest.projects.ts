@@ -14,6 +14,7 @@ import { defineConfig } from "vitest/config";
 
 /** Core's development build, and the hook that puts it in place of the published build in worker threads. */
 const devCore = fileURLToPath(new URL("./packages/core/dist-dev/index.js", import.meta.url));
+const devCoreLowlevel = fileURLToPath(new URL("./packages/core/dist-dev/lowlevel/index.js", import.meta.url));
 const devCoreHook = fileURLToPath(new URL("./scripts/dev-core/register.mjs", import.meta.url));
 
 export interface PackageTests {
@@ -44,7 +45,12 @@ export function packageTests({ name, sources, pool }: PackageTests) {
           test: { name, include: ["test/**/*.test.ts"], exclude: ["test/domains/**"], testTimeout: 20_000, pool },
         },
         {
-          resolve: { alias: [{ find: /^@bobbin\/core$/, replacement: devCore }] },
+          resolve: {
+            alias: [
+              { find: /^@bobbin\/core$/, replacement: devCore },
+              { find: /^@bobbin\/core\/lowlevel$/, replacement: devCoreLowlevel },
+            ],
+          },
           test: {
             name: "domains",
             include: ["test/domains/**/*.test.ts"],

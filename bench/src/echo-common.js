@@ -87,7 +87,7 @@ export function bufferEcho(U) {
  * that spawns `body(client)` per connection (reaping finished ones).
  * `listen` is bindAndListen's options (e.g. a backlog), `onAccept` is called per connection.
  */
-export function serveBobbin(U, B, { backend, body, listen, onAccept = () => {} }) {
+export function serveBobbin(U, B, { backend, body, listen, onAccept = () => {}, options = {} }) {
   return U.run(
     function* () {
       const server = U.tcpv4();
@@ -101,7 +101,7 @@ export function serveBobbin(U, B, { backend, body, listen, onAccept = () => {} }
         B.spawn({ orphans: clients }, body, client);
       }
     },
-    { backend },
+    { backend, ...options },
   );
 }
 

@@ -1,7 +1,8 @@
 // The echo servers of bench/src/echo.js, one per child process so each is
 // measured alone: `node echo-server.js net` (plain Node `net`, 'data' →
-// write) or `node echo-server.js bobbin [flush]` (@bobbin/unix on its libuv
-// backend: accept loop + one fiber per connection doing read → write), or
+// write) or `node echo-server.js bobbin [flush] [recorder]` (@bobbin/unix on its
+// libuv backend: accept loop + one fiber per connection doing read → write;
+// `recorder`: with run's flightRecorder, a ring of 4,096 kernel events), or
 // `node echo-server.js bobbin-store [flush]` (the same, each connection's
 // fiber entering an AsyncLocalStorage store first: its steps run in it).
 //
@@ -27,7 +28,8 @@ if (mode === "net") {
 } else if (mode === "bobbin") {
   const U = await loadUnix();
   const B = await loadCore();
-  await serveBobbin(U, B, { backend: () => U.libuv({ flush }), body: bufferEcho(U) });
+  const options = process.argv[4] === "recorder" ? { flightRecorder: 4096 } : {};
+  await serveBobbin(U, B, { backend: () => U.libuv({ flush }), body: bufferEcho(U), options });
 } else if (mode === "bobbin-store") {
   const U = await loadUnix();
   const B = await loadCore();

@@ -52,7 +52,7 @@ export function echoTable(result, base = "net") {
       mode === "net"
         ? "plain Node `net`"
         : mode.startsWith("bobbin")
-          ? `@bobbin/unix, libuv backend${mode.startsWith("bobbin-store") ? ", a store per connection" : ""}${mode.includes(":") ? ` (${mode.split(":")[1]})` : ""}`
+          ? `@bobbin/unix, libuv backend${mode.startsWith("bobbin-store") ? ", a store per connection" : ""}${mode.includes(":") ? ` (${mode.split(":").slice(1).join(", ")})` : ""}`
           : mode;
     rows.push(
       `| ${name} | ${Math.round(r.rps).toLocaleString("en")} | ${(r.rps / b.rps).toFixed(2)}× | ${r.cpuPerRt.toFixed(2)} µs | ${(r.cpuPerRt / b.cpuPerRt).toFixed(2)}× |`,

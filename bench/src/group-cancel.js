@@ -30,7 +30,7 @@ function makeBobbin(B) {
   function* park() {
     parked++;
     try {
-      yield* new B.Trigger().wait();
+      yield* new L.Trigger().wait();
     } finally {
       cancelled++;
     }
@@ -42,7 +42,7 @@ function makeBobbin(B) {
 
   function* parent() {
     for (let i = 0; i < N; i++) B.spawn(park);
-    yield* new B.Trigger().wait();
+    yield* new L.Trigger().wait();
   }
 
   /** One parent of N children: one cancel. */

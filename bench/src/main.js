@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,async-context,traces,domains,sync,chanops,programs,echo,native,http,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -17,6 +17,7 @@ import * as http from "./http.js";
 import * as memory from "./memory.js";
 import * as nativeEcho from "./native-echo.js";
 import * as programs from "./programs.js";
+import * as recorder from "./recorder.js";
 import * as recursion from "./recursion.js";
 import * as sim from "./sim.js";
 import * as spawnAwait from "./spawn-await.js";
@@ -24,6 +25,7 @@ import * as contextSwitch from "./switch.js";
 import * as sync from "./sync.js";
 import * as taskRecord from "./task-record.js";
 import * as traces from "./traces.js";
+import * as yieldIfDue from "./yield-if-due.js";
 
 const SCENARIOS = [
   ["spawn", spawnAwait],
@@ -33,6 +35,8 @@ const SCENARIOS = [
   ["record", taskRecord],
   ["group", groupCancel],
   ["channels", channels],
+  ["recorder", recorder],
+  ["yieldifdue", yieldIfDue],
   ["async-context", asyncContext],
   ["traces", traces],
   ["domains", domains],

@@ -122,7 +122,7 @@ function effectImpl(mod, v) {
 async function bobbinImpl(n, probe) {
   const B = await import(bobbinSpecifier());
   function* parked() {
-    const t = new B.Trigger();
+    const t = new L.Trigger();
     handles[count++] = t;
     yield* t.wait();
     return 1;

@@ -17,7 +17,7 @@ function makePingPong(B, traces) {
   function* player(turns, mine, other) {
     for (let i = 0; i < turns; i++) {
       other.value.signal();
-      mine.value = new B.Trigger();
+      mine.value = new L.Trigger();
       yield* mine.value.wait();
     }
     other.value.signal();
@@ -26,8 +26,8 @@ function makePingPong(B, traces) {
   return (total) =>
     B.run(
       function* () {
-        const a = { value: new B.Trigger() };
-        const b = { value: new B.Trigger() };
+        const a = { value: new L.Trigger() };
+        const b = { value: new L.Trigger() };
         const ta = B.spawn(player, total / 2, a, b);
         const tb = B.spawn(player, total / 2, b, a);
         return (yield* B.awaitExn(ta)) + (yield* B.awaitExn(tb));

@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { defineConfig, type Options } from "tsup";
 
 const build: Options = {
-  entry: { index: "src/index.ts", worker: "src/domains/worker.ts" },
+  entry: { index: "src/index.ts", "lowlevel/index": "src/lowlevel/index.ts", worker: "src/domains/worker.ts" },
   format: ["esm"],
   sourcemap: true,
   clean: true,
@@ -14,7 +14,7 @@ export default defineConfig([
   {
     ...build,
     outDir: "dist",
-    dts: { entry: "src/index.ts", compilerOptions: { stripInternal: true } },
+    dts: { entry: { index: "src/index.ts", "lowlevel/index": "src/lowlevel/index.ts" }, compilerOptions: { stripInternal: true } },
     define: { __BOBBIN_DEV__: "false" },
   },
   // The development build keeps them, with the published build's types: the tests that run the built
@@ -23,6 +23,9 @@ export default defineConfig([
     ...build,
     outDir: "dist-dev",
     define: { __BOBBIN_DEV__: "true" },
-    onSuccess: () => writeFile("dist-dev/index.d.ts", 'export * from "../dist/index.js";\n'),
+    onSuccess: async () => {
+      await writeFile("dist-dev/index.d.ts", 'export * from "../dist/index.js";\n');
+      await writeFile("dist-dev/lowlevel/index.d.ts", 'export * from "../../dist/lowlevel/index.js";\n');
+    },
   },
 ]);

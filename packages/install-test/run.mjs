@@ -47,8 +47,8 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..");
-const PUBLIC = ["core", "sync", "unix", "native-poll", "sim", "eslint-plugin"];
-const RUNTIME = ["core", "sync", "unix", "native-poll", "sim"];
+const PUBLIC = ["core", "sync", "unix", "native-poll", "sim", "opentelemetry", "eslint-plugin"];
+const RUNTIME = ["core", "sync", "unix", "native-poll", "sim", "opentelemetry"];
 /** The dependencies the user's projects take from the registry, in the ranges the workspace tests. */
 const VITEST = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).devDependencies.vitest;
 const LINT_MATRIX = [

@@ -11,7 +11,14 @@ import { currentTask } from "./kernel/current.js";
 import type { Task } from "./kernel/task.js";
 import type { Instruction, Operation } from "./operation.js";
 
-/** Options of {@link createContext}. */
+/**
+ * Options of {@link createContext}.
+ *
+ * @example
+ * ```ts
+ * const logger = B.createContext("logger", console, { crossesDomains: false });   // stays on its thread
+ * ```
+ */
 export interface ContextOptions {
   /**
    * Whether a value given to the context goes along with a `call` or

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * throw new TypeError(`listen(port) expects a number, got ${B.describe(port)}`);   // … got "3000"
+ * throw new TypeError(`listen(port) expects a number, got ${L.describe(port)}`);   // … got "3000"
  * ```
  * @throws never.
  */

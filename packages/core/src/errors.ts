@@ -5,7 +5,8 @@
  */
 
 import type { Dump } from "./diagnostics/dump-data.js";
-import { formatDump } from "./diagnostics/format.js";
+import { formatDump, formatFlight } from "./diagnostics/format.js";
+import type { DomainFlight } from "./kernel/flight.js";
 
 /**
  * Base class of every error raised by Bobbin itself.
@@ -244,7 +245,7 @@ export class NotOwner extends BobbinError {
  *
  * @example
  * ```ts
- * await B.run(function* () { yield* B.suspend(B.syscall()); });   // NoSelectProvided
+ * await B.run(function* () { yield* L.suspend(L.syscall()); });   // NoSelectProvided
  * ```
  */
 export class NoSelectProvided extends BobbinError {
@@ -266,7 +267,7 @@ export class NoSelectProvided extends BobbinError {
  *
  * @example
  * ```ts
- * await B.run(function* () { yield* new B.Trigger().wait(); });   // rejects with Deadlock
+ * await B.run(function* () { yield* new L.Trigger().wait(); });   // rejects with Deadlock
  * // a cycle: "a#2 (lock Mutex#1 held by b#3) → b#3 (lock Mutex#2 held by a#2) → a#2"
  * ```
  */
@@ -342,7 +343,9 @@ export class CallbackFailed extends BobbinError {
 /**
  * The kernel itself failed: a bug in Bobbin, not in the program. The run is
  * settled with this error (and its domains stopped) rather than left hanging;
- * please report it with its `cause`'s stack.
+ * please report it with its `cause`'s stack, and its `flight` — the last
+ * kernel events of its domain, when the run keeps a flight recorder (`run`'s
+ * `flightRecorder`), also printed in its message.
  *
  * @example
  * ```ts
@@ -350,8 +353,16 @@ export class CallbackFailed extends BobbinError {
  * ```
  */
 export class InternalError extends BobbinError {
-  constructor(override readonly cause: unknown) {
-    super(`Bobbin's kernel failed (this is a bug in Bobbin, please report it): ${describeError(cause)}`, { cause });
+  constructor(
+    override readonly cause: unknown,
+    /** The flight recorder of the domain that failed, when the run keeps one. */
+    readonly flight: DomainFlight | null = null,
+  ) {
+    super(
+      `Bobbin's kernel failed (this is a bug in Bobbin, please report it): ${describeError(cause)}` +
+        (flight === null ? "" : `\n${formatFlight(flight).join("\n")}`),
+      { cause },
+    );
   }
 }
 

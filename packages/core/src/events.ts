@@ -13,7 +13,7 @@ declare const signalBrand: unique symbol;
  *
  * @example
  * ```ts
- * select(block, cancelled) { return ready.map((s) => B.signal(s)); }
+ * select(block, cancelled) { return ready.map((s) => L.signal(s)); }
  * ```
  */
 export type Signal = { readonly [signalBrand]: "Signal" };
@@ -23,7 +23,7 @@ export type Signal = { readonly [signalBrand]: "Signal" };
  *
  * @example
  * ```ts
- * const id: B.Uid = B.uid(B.syscall());
+ * const id: L.Uid = L.uid(L.syscall());
  * ```
  */
 export type Uid = number;
@@ -58,7 +58,7 @@ export type Uid = number;
  *
  * @example
  * ```ts
- * const events = (domain: number): B.Events => ({
+ * const events = (domain: number): L.Events => ({
  *   select: (block, cancelled) => { forget(cancelled); return block ? waitForReady() : readyNow(); },
  *   interrupt: () => wakeUpSelect(),
  *   finaliser: () => closeEverything(),

@@ -9,9 +9,9 @@ import { type Kernel, kernelOf } from "./kernel/kernel.js";
  *
  * @example
  * ```ts
- * const key = B.Hook.add(() => steps++);
+ * const key = L.Hook.add(() => steps++);
  * // …
- * B.Hook.remove(key);
+ * L.Hook.remove(key);
  * ```
  */
 export interface HookKey {
@@ -27,9 +27,9 @@ export interface HookKey {
  * @example
  * ```ts
  * let ticks = 0;
- * const key = B.Hook.add(() => { ticks++; });
+ * const key = L.Hook.add(() => { ticks++; });
  * yield* B.yieldNow();
- * B.Hook.remove(key);
+ * L.Hook.remove(key);
  * ```
  */
 export const Hook = {

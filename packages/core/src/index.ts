@@ -15,20 +15,20 @@
  * @packageDocumentation
  */
 
-export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask as await, awaitTask, type ResultOfAny, type Results } from "./await.js";
+export { awaitAll, awaitExn, awaitFirst, awaitOne, awaitTask, type ResultOfAny, type Results } from "./await.js";
 export { type Bridge, BridgeClosed, bridge } from "./bridge.js";
 export { cancel } from "./cancel.js";
 export { all, any, type OperationValue, type OperationValues, race } from "./combinators.js";
 export { Context, type ContextOptions, createContext } from "./context.js";
-export { registerInterrupter } from "./deadlock/cycles.js";
-export { describe } from "./describe.js";
 export { channels } from "./diagnostics/channels.js";
+export { type ChromeTrace, type ChromeTraceEvent, chromeTrace } from "./diagnostics/chrome-trace.js";
 export { dump } from "./diagnostics/dump.js";
 export type { Dump, TaskDump, TaskState } from "./diagnostics/dump-data.js";
-export { formatDump } from "./diagnostics/format.js";
+export { formatDump, formatFlight } from "./diagnostics/format.js";
+export { type DomainStats, stats } from "./diagnostics/stats.js";
 export { Domain, self } from "./domain.js";
 export { type CallOptions, call, parallel } from "./domains/call.js";
-export { defineEvents, defineTask, type ParallelTask } from "./domains/define-task.js";
+export { defineTask, type ParallelTask } from "./domains/define-task.js";
 export { defineError } from "./domains/error-classes.js";
 export { definePortable, type Portable } from "./domains/portable.js";
 export {
@@ -49,29 +49,21 @@ export {
   StillHasChildren,
   Uncloneable,
 } from "./errors.js";
-export type { Events, Signal, Uid } from "./events.js";
 export { type EmitterLike, type EventSource, EventStream, type OnOptions, on, once } from "./events-interop.js";
 export { type ForEachOptions, forEach, map } from "./for-each.js";
 export { Group, type GroupOptions, type GroupSpawnOptions, group } from "./group.js";
-export { Hook, type HookKey } from "./hook.js";
-export { interrupt } from "./interrupt.js";
-export type { SchedulingPolicy } from "./kernel/policy.js";
-export type { RandomSource } from "./kernel/random.js";
+export type { DomainFlight, FlightEvent, FlightEventKind, FlightTask } from "./kernel/flight.js";
 export { Task, type TaskStatus } from "./kernel/task.js";
-export type { Tracer } from "./kernel/trace.js";
-export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook, type SpawnOptions } from "./lifecycle.js";
+export type { SpawnOptions } from "./lifecycle.js";
 export { TaskLocal } from "./local.js";
-export { done, type Instruction, type Operation, type TaskBody } from "./operation.js";
-export { care, drain, get, Orphans, orphans, take } from "./orphans.js";
+export type { Instruction, Operation, TaskBody } from "./operation.js";
+export { care, drain, get, type Orphans, orphans, take } from "./orphans.js";
 export { abortSignal, promise } from "./promise.js";
 export { type ProtectHandlers, protect } from "./protect.js";
 export type { Received } from "./received.js";
 export type { Result } from "./result.js";
 export { type RunOptions, run } from "./run.js";
-export { type CaseValue, Choice, SelectCase, type Selected, select } from "./select.js";
-export { spawn, spawnSystem } from "./spawn.js";
-export { Suspender } from "./suspender.js";
-export { Syscall, signal, suspend, syscall, uid } from "./syscall.js";
+export { type CaseValue, type Selected, select } from "./select.js";
+export { spawn } from "./spawn.js";
 export { timeout } from "./timeout.js";
-export { Trigger } from "./trigger.js";
-export { yieldNow as yield, yieldNow } from "./yield.js";
+export { yieldIfDue, yieldNow } from "./yield.js";

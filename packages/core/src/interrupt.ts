@@ -17,7 +17,7 @@ import { Task } from "./kernel/task.js";
  * @example
  * ```ts
  * const me = B.self();
- * const timer = setTimeout(() => B.interrupt(me, new Timeout()), 1000);
+ * const timer = setTimeout(() => L.interrupt(me, new Timeout()), 1000);
  * try { yield* readSomething(); } finally { clearTimeout(timer); }
  * ```
  * @throws TypeError when `task` is not a task.

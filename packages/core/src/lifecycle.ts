@@ -40,8 +40,8 @@ export interface SpawnOptions {
  *
  * @example
  * ```ts
- * class Lease { readonly [B.givable] = true; }
- * B.onSpawn((child, parent, options) => { for (const r of options?.give ?? []) if (r instanceof Lease) moveLease(r, child); });
+ * class Lease { readonly [L.givable] = true; }
+ * L.onSpawn((child, parent, options) => { for (const r of options?.give ?? []) if (r instanceof Lease) moveLease(r, child); });
  * B.spawn({ give: [lease] }, worker);
  * ```
  * @throws never: it is a symbol (`Symbol.for("@bobbin/core.givable")`, the
@@ -58,8 +58,8 @@ export const givable: unique symbol = Symbol.for("@bobbin/core.givable");
  *
  * @example
  * ```ts
- * const hook: B.SpawnHook = (child, parent) => console.log(`${parent} spawned ${child}`);
- * B.onSpawn(hook);
+ * const hook: L.SpawnHook = (child, parent) => console.log(`${parent} spawned ${child}`);
+ * L.onSpawn(hook);
  * ```
  */
 export type SpawnHook = (child: Task, parent: Task, options: SpawnOptions | undefined, spawner: Task) => void;
@@ -74,7 +74,7 @@ export const exitHooks: ExitHook[] = [];
  *
  * @example
  * ```ts
- * const off = B.onSpawn((child, parent, options) => console.log(parent.uid, "→", child.uid));
+ * const off = L.onSpawn((child, parent, options) => console.log(parent.uid, "→", child.uid));
  * off();
  * ```
  * @throws TypeError when `hook` is not a function.
@@ -90,7 +90,7 @@ export function onSpawn(hook: SpawnHook): () => void {
  *
  * @example
  * ```ts
- * B.onExit((task, ending) => (ending === "resolved" && leaks(task) ? new B.ResourceLeaked(task.uid, 1) : undefined));
+ * L.onExit((task, ending) => (ending === "resolved" && leaks(task) ? new B.ResourceLeaked(task.uid, 1) : undefined));
  * ```
  * @throws TypeError when `hook` is not a function.
  */

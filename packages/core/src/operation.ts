@@ -91,7 +91,7 @@ export abstract class SingleShot<T> implements Operation<T>, Iterator<Instructio
  * @example
  * ```ts
  * function read(): B.Operation<number> {
- *   return buffered > 0 ? B.done(takeBuffered()) : new ReadOp();
+ *   return buffered > 0 ? L.done(takeBuffered()) : new ReadOp();
  * }
  * const n = yield* read();
  * ```

@@ -14,6 +14,7 @@ import { runningTask } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
 import type { SchedulingPolicy } from "./kernel/policy.js";
 import { type RandomSource, SplitMix32 } from "./kernel/random.js";
+import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
 import type { Tracer } from "./kernel/trace.js";
 import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
@@ -87,6 +88,24 @@ export interface RunOptions {
    * `kill -USR2 <pid>`. Default: the environment's `BOBBIN_DUMP_SIGNAL`, if set.
    */
   readonly dumpSignal?: NodeJS.Signals;
+  /**
+   * Reports a task whose step — from a resumption to its next wait, yield or
+   * end — runs longer than this many ms, keeping every other task of its
+   * domain waiting: a process warning (`BOBBIN_BLOCKING`, once per task)
+   * and a message on `B.channels.task.blocked` (each time), naming the
+   * task, its domain and where the step began. The report comes when the
+   * step ends. Costs two clock reads per step. Default: none is reported.
+   */
+  readonly blockingMs?: number;
+  /**
+   * Keeps the last this many kernel events of each domain (spawn, start,
+   * each step, park with what it waits on, wake with who woke it, cancel,
+   * end, I/O readiness) in a ring, shown by `B.dump()` (its `flight`) and
+   * `formatDump`, in `Deadlock` and `InternalError` reports, and drawn by
+   * `B.chromeTrace`. Costs a clock read and a few stores per step. Default:
+   * none kept.
+   */
+  readonly flightRecorder?: number;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */
   readonly pollEvery?: number;
   /** Longest time, in ms, the scheduler runs before giving Node's event loop a turn. Default 10. */
@@ -113,6 +132,8 @@ const OPTION_NAMES = new Set([
   "taskAges",
   "traces",
   "dumpSignal",
+  "blockingMs",
+  "flightRecorder",
   "pollEvery",
   "sliceMs",
   "cancelGraceMs",
@@ -152,6 +173,8 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
   const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1, 60_000);
   const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);
   const cancelGraceMs = checkCount(options.cancelGraceMs, 3000, "cancelGraceMs", 1, 3_600_000);
+  const blockingMs = checkCount(options.blockingMs, 0, "blockingMs", 1, 3_600_000);
+  const flightRecorder = checkCount(options.flightRecorder, 0, "flightRecorder", 1, MAX_FLIGHT_EVENTS);
   if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
     throw new RangeError(`run({ seed }) must be a safe integer, got ${describe(options.seed)}`);
   }
@@ -202,6 +225,8 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     workSharing: options.workSharing ?? true,
     cancelGraceMs,
     taskAges,
+    blockingMs,
+    flightRecorder,
     simulateDomains: options.simulateDomains ?? false,
     traces: options.traces ?? tracesByDefault(),
   };
@@ -213,7 +238,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
       events,
       random: options.random ?? new SplitMix32(seed),
       policy: options.policy ?? null,
-      tracing: new Tracing(options.tracer ?? null, taskAges, 0),
+      tracing: new Tracing(options.tracer ?? null, taskAges, 0, flightRecorder),
     },
     (kernel) => {
       if (signal === undefined) return;

@@ -54,9 +54,9 @@ const ABANDONED = 3;
  *
  * @example
  * ```ts
- * class Tick extends B.SelectCase<void, NodeJS.Timeout> {
+ * class Tick extends L.SelectCase<void, NodeJS.Timeout> {
  *   offer(): void {}
- *   enlist(choice: B.Choice, index: number) { return setInterval(() => choice.claim(index, undefined), 10); }
+ *   enlist(choice: L.Choice, index: number) { return setInterval(() => choice.claim(index, undefined), 10); }
  *   withdraw(timer: NodeJS.Timeout) { clearInterval(timer); }
  * }
  * yield* new Tick();
@@ -272,7 +272,7 @@ function checkCases(cases: unknown): void {
  *
  * @example
  * ```ts
- * type V = B.CaseValue<B.SelectCase<number>>;   // number
+ * type V = B.CaseValue<L.SelectCase<number>>;   // number
  * ```
  */
 export type CaseValue<C> = C extends SelectCase<infer T> ? T : never;
@@ -283,7 +283,7 @@ export type CaseValue<C> = C extends SelectCase<infer T> ? T : never;
  *
  * @example
  * ```ts
- * type S = B.Selected<[B.SelectCase<number>, B.SelectCase<void>]>;
+ * type S = B.Selected<[L.SelectCase<number>, L.SelectCase<void>]>;
  * // { index: 0; value: number } | { index: 1; value: void }
  * ```
  */

@@ -128,8 +128,8 @@ export function makeChild(
  *
  * @example
  * ```ts
- * const trigger = new B.Trigger();
- * B.spawnSystem(function* () {
+ * const trigger = new L.Trigger();
+ * L.spawnSystem(function* () {
  *   yield* trigger.wait();          // woken from a Node callback: trigger.signal()
  *   yield* handle();
  * });
@@ -205,7 +205,7 @@ function checkGive(give: unknown, caller: string): void {
     const r: unknown = give[i];
     if (r !== null && typeof r === "object" && (r as { [givable]?: unknown })[givable] === true) continue;
     throw new TypeError(
-      `${caller}({ give }) takes resources to move to the child (made by @bobbin/sync's Ownership.create, or marked B.givable), ` +
+      `${caller}({ give }) takes resources to move to the child (made by @bobbin/sync's Ownership.create, or marked with givable of @bobbin/core/lowlevel), ` +
         `got ${describe(r)} at index ${i}: pass other values as arguments`,
     );
   }

@@ -6,7 +6,7 @@
  * watches, so the kernel tells it of each end. A subclass says what an end
  * means (`ended`): keep a value, start a queued task, stop the others. The
  * owner resumes once every child has ended. When its wait is interrupted —
- * the owner is cancelled, or `B.interrupt` throws into it — the children are
+ * the owner is cancelled, or `L.interrupt` throws into it — the children are
  * stopped and awaited all the same, and only then is the error thrown: a
  * supervisor never lets its owner go on while one of its children runs.
  *

@@ -25,7 +25,7 @@ const FIRED = Symbol("fired");
  *   find it and return `this.suspend()`;
  * - `resume()` runs in the task after `wake()`: finish, or suspend again;
  * - `leave()` runs when the task stops waiting without being woken (it was
- *   cancelled, or interrupted by `B.interrupt` / a timeout): undo the
+ *   cancelled, or interrupted by `L.interrupt` / a timeout): undo the
  *   registration. It runs synchronously, at the moment of the cancellation.
  *
  * The waker calls `wake()` (from any code of the same thread: another task,
@@ -36,7 +36,7 @@ const FIRED = Symbol("fired");
  *
  * @example
  * ```ts
- * class Next extends B.Suspender<number> {
+ * class Next extends L.Suspender<number> {
  *   constructor(private readonly box: Box) { super(); }
  *   protected start() {
  *     if (this.box.values.length !== 0) return this.complete(this.box.values.shift()!);

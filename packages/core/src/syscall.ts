@@ -26,8 +26,8 @@ let nextUid = 1;
  *
  * @example
  * ```ts
- * const s: B.Syscall = B.syscall("accept");
- * yield* B.suspend(s, () => listeners.set(s.uid, fd));
+ * const s: L.Syscall = L.syscall("accept");
+ * yield* L.suspend(s, () => listeners.set(s.uid, fd));
  * ```
  */
 // The cast is erased from the JavaScript; it makes the published declaration
@@ -111,8 +111,8 @@ export class Syscall extends (SingleShot as abstract new () => Operation<void>) 
  *
  * @example
  * ```ts
- * const s = B.syscall("read fd 7");
- * yield* B.suspend(s, () => waiting.set(B.uid(s), fd));
+ * const s = L.syscall("read fd 7");
+ * yield* L.suspend(s, () => waiting.set(L.uid(s), fd));
  * ```
  * @throws TypeError outside a task.
  */
@@ -130,8 +130,8 @@ export function syscall(name = "syscall"): Syscall {
  *
  * @example
  * ```ts
- * const s = B.syscall("accept");
- * yield* B.suspend(s, (s) => readers.set(B.uid(s), fd));
+ * const s = L.syscall("accept");
+ * yield* L.suspend(s, (s) => readers.set(L.uid(s), fd));
  * ```
  * @throws NoSelectProvided when `run` has no events backend.
  * @throws TypeError when `s` belongs to another task, or `register` is not a function.
@@ -139,7 +139,7 @@ export function syscall(name = "syscall"): Syscall {
  * reported once in `select`'s `cancelled`).
  */
 export function suspend(s: Syscall, register?: (s: Syscall) => void): Syscall {
-  if (!(s instanceof Syscall)) throw new TypeError("suspend(s) expects a suspension point made by B.syscall()");
+  if (!(s instanceof Syscall)) throw new TypeError("suspend(s) expects a suspension point made by syscall() of @bobbin/core/lowlevel");
   if (register !== undefined && typeof register !== "function")
     throw new TypeError("suspend(s, register) expects register to be a function");
   s.register = register;
@@ -151,12 +151,12 @@ export function suspend(s: Syscall, register?: (s: Syscall) => void): Syscall {
  *
  * @example
  * ```ts
- * select: () => ready.splice(0).map((s) => B.signal(s)),
+ * select: () => ready.splice(0).map((s) => L.signal(s)),
  * ```
  * @throws TypeError when `s` is not a suspension point.
  */
 export function signal(s: Syscall): Signal {
-  if (!(s instanceof Syscall)) throw new TypeError("signal(s) expects a suspension point made by B.syscall()");
+  if (!(s instanceof Syscall)) throw new TypeError("signal(s) expects a suspension point made by syscall() of @bobbin/core/lowlevel");
   return s as unknown as Signal;
 }
 
@@ -165,12 +165,12 @@ export function signal(s: Syscall): Signal {
  *
  * @example
  * ```ts
- * const s = B.syscall(); table.set(B.uid(s), fd);
+ * const s = L.syscall(); table.set(L.uid(s), fd);
  * ```
  * @throws TypeError when `s` is not a suspension point.
  */
 export function uid(s: Syscall): Uid {
-  if (!(s instanceof Syscall)) throw new TypeError("uid(s) expects a suspension point made by B.syscall()");
+  if (!(s instanceof Syscall)) throw new TypeError("uid(s) expects a suspension point made by syscall() of @bobbin/core/lowlevel");
   return s.uid;
 }
 
@@ -288,6 +288,7 @@ export class EventsDriver implements Driver {
       this.notSignals(`returned ${describe(signals)}, not an array of signals`);
       return;
     }
+    if (signals.length !== 0) this.kernel.recorder?.io(signals.length);
     for (let i = 0; i < signals.length; i++) {
       const s: Signal | unknown = signals[i];
       if (!(s instanceof Syscall) || s.kernel !== this.kernel) {
@@ -301,7 +302,7 @@ export class EventsDriver implements Driver {
   private notSignals(what: string): void {
     this.kernel.life.callbackFailed(
       "the events backend's select",
-      new TypeError(`select ${what}: return B.signal(s) for the suspension points (B.syscall()) of this domain's tasks`),
+      new TypeError(`select ${what}: return signal(s) for the suspension points (syscall()) of this domain's tasks`),
     );
   }
 }

@@ -16,7 +16,7 @@ const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
  *
  * @example
  * ```ts
- * const t = new B.Trigger();
+ * const t = new L.Trigger();
  * const waiter = B.spawn(function* () { yield* t.wait(); return "woken"; });
  * yield* B.yieldNow();
  * t.signal();

@@ -8,13 +8,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
 import { AsyncMode, asyncMode, forceAsyncMode } from "../src/kernel/async-context.js";
 import { runningKernel } from "../src/kernel/kernel.js";
+import * as L from "../src/lowlevel/index.js";
 
 const detected = asyncMode();
 const als = new AsyncLocalStorage<string>();
 
 /** Waits until a Node timer fires (a wake from a timer's callback). */
 function* sleep(ms: number): Generator<B.Instruction, void, unknown> {
-  const trigger = new B.Trigger();
+  const trigger = new L.Trigger();
   const timer = setTimeout(() => trigger.signal(), ms);
   try {
     yield* trigger.wait();
@@ -44,7 +45,7 @@ describe.each(modes)("AsyncLocalStorage %s", (_, mode) => {
 
   it("a store entered in a task is its own after every kind of wake: a timer, another task, a Promise, a child, a yield", async () => {
     const seen = await run(function* () {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const worker = B.spawn(function* () {
         als.enterWith("worker");
         const after: (string | undefined)[] = [];
@@ -77,7 +78,7 @@ describe.each(modes)("AsyncLocalStorage %s", (_, mode) => {
 
   it("tasks woken by one callback each resume in their own store", async () => {
     const seen = await run(function* () {
-      const triggers = [new B.Trigger(), new B.Trigger(), new B.Trigger()];
+      const triggers = [new L.Trigger(), new L.Trigger(), new L.Trigger()];
       const tasks = triggers.map((trigger, i) =>
         B.spawn(function* () {
           if (i !== 1) als.enterWith(`task ${i}`);
@@ -135,7 +136,7 @@ describe.each(modes)("AsyncLocalStorage %s", (_, mode) => {
     const seen = await als.run("caller", () =>
       B.run(function* () {
         // Woken from a callback that runs in no store at all.
-        const triggers = [new B.Trigger(), new B.Trigger()];
+        const triggers = [new L.Trigger(), new L.Trigger()];
         const child = B.spawn(function* () {
           yield* triggers[0]!.wait();
           return als.getStore();

@@ -3,6 +3,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settle, sleepMs } from "./support/helpers.js";
 
 /** What a settled Promise gave, for assertions. */
@@ -48,7 +49,7 @@ describe("bridge", () => {
     const results: number[] = [];
     await B.run(function* () {
       yield* B.bridge(function* (call) {
-        const done = new B.Trigger();
+        const done = new L.Trigger();
         setTimeout(() => {
           call(function* (n: number) {
             yield* sleepMs(1);
@@ -133,12 +134,12 @@ describe("bridge", () => {
     const value = await B.run(function* () {
       return yield* B.bridge(function* (c) {
         call = c;
-        const started = new B.Trigger();
+        const started = new L.Trigger();
         running = outcome(
           c(function* () {
             try {
               started.signal();
-              yield* new B.Trigger().wait();
+              yield* new L.Trigger().wait();
             } finally {
               log.push("call's finally");
             }
@@ -180,7 +181,7 @@ describe("bridge", () => {
     let call: B.Bridge | undefined;
     let running: Promise<B.Result<unknown>> | undefined;
     await B.run(function* () {
-      const opened = new B.Trigger();
+      const opened = new L.Trigger();
       const opener = B.spawn(function* () {
         yield* B.bridge(function* (c) {
           call = c;
@@ -188,13 +189,13 @@ describe("bridge", () => {
             c(function* () {
               try {
                 opened.signal();
-                yield* new B.Trigger().wait();
+                yield* new L.Trigger().wait();
               } finally {
                 log.push("call cleaned");
               }
             }),
           );
-          yield* new B.Trigger().wait();
+          yield* new L.Trigger().wait();
         });
       });
       yield* opened.wait();
@@ -211,12 +212,12 @@ describe("bridge", () => {
     const log: string[] = [];
     const r = await settle(function* () {
       yield* B.bridge(function* (call) {
-        const started = new B.Trigger();
+        const started = new L.Trigger();
         void outcome(
           call(function* () {
             try {
               started.signal();
-              yield* new B.Trigger().wait();
+              yield* new L.Trigger().wait();
             } finally {
               yield* B.yieldNow();
               log.push("call cleaned");
@@ -236,12 +237,12 @@ describe("bridge", () => {
     let running: Promise<B.Result<unknown>> | undefined;
     await settle(function* () {
       yield* B.bridge(function* (call) {
-        const started = new B.Trigger();
+        const started = new L.Trigger();
         running = outcome(
           call(function* () {
             try {
               started.signal();
-              yield* new B.Trigger().wait();
+              yield* new L.Trigger().wait();
             } finally {
               // biome-ignore lint/correctness/noUnsafeFinally: the cleanup error under test
               throw flush;

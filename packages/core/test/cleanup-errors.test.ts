@@ -7,12 +7,13 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { caught, errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 /** Parks until cancelled; its cleanup then fails with `error` (after a suspension, as a real close would). */
 function* closesBadly(error: unknown): Generator<B.Instruction, never, unknown> {
   try {
-    yield* new B.Trigger().wait();
+    yield* new L.Trigger().wait();
     throw new Error("unreachable: nobody signals this trigger");
   } finally {
     yield* B.yieldNow();
@@ -27,7 +28,7 @@ function* failAfter(n: number, error: unknown): Generator<B.Instruction, never, 
 }
 
 function* parkForever(): Generator<B.Instruction, never, unknown> {
-  yield* new B.Trigger().wait();
+  yield* new L.Trigger().wait();
   throw new Error("unreachable: nobody signals this trigger");
 }
 
@@ -88,7 +89,7 @@ describe("an error thrown by a task's cleanup while it is cancelled", () => {
 
   it("a body that throws after its cancellation was asked for (a result was on its way) fails with its error", async () => {
     const seen = await B.run(function* () {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const t = B.spawn(function* () {
         yield* trigger.wait();
         throw boom; // it runs with the trigger's result: Cancelled was not delivered yet
@@ -184,7 +185,7 @@ describe("an error thrown by a task's cleanup while it is cancelled", () => {
 describe("an exit hook's error at the end of a cancelled or failed task (a resource's finaliser)", () => {
   it("joins the task's outcome: a cancelled task fails with it, a failed one lists it after its own", async () => {
     const leak = new Error("finaliser failed");
-    const off = B.onExit((task) => (task.name === "holder" ? leak : undefined));
+    const off = L.onExit((task) => (task.name === "holder" ? leak : undefined));
     try {
       const seen = await B.run(function* () {
         const cancelled = B.spawn(function* holder() {
@@ -311,11 +312,11 @@ describe("a group", () => {
     expect(error).toBe(close);
   });
 
-  it("interrupted (B.interrupt) while its tasks fail in cleanup: the interruption first, then their errors", async () => {
+  it("interrupted (L.interrupt) while its tasks fail in cleanup: the interruption first, then their errors", async () => {
     const error = await B.run(function* () {
       const t = B.spawn(groupOwner);
       yield* yieldTimes(3);
-      B.interrupt(t, boom);
+      L.interrupt(t, boom);
       return (yield* B.awaitTask(t)) as B.Result<unknown>;
     });
     expect(error.ok).toBe(false);
@@ -408,7 +409,7 @@ describe("all, any, race: the losers' cleanup errors", () => {
 describe("the run", () => {
   it("a system task whose cleanup fails at shutdown fails the run", async () => {
     const r = await settle(function* () {
-      B.spawnSystem(closesBadly, close);
+      L.spawnSystem(closesBadly, close);
       yield* B.yieldNow();
       return 1;
     });
@@ -417,7 +418,7 @@ describe("the run", () => {
 
   it("the root's failure comes first, then a system task's cleanup error", async () => {
     const r = await settle(function* () {
-      B.spawnSystem(closesBadly, close);
+      L.spawnSystem(closesBadly, close);
       yield* B.yieldNow();
       throw boom;
     });

@@ -1,6 +1,7 @@
 /** all, any, race: operations as child tasks, fail-fast, cleanup awaited. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { cleanups, errorOf, parked, settle, settleOperation, yieldTimes } from "./support/helpers.js";
 
 /** An operation that yields `n` times, then returns `value`. */
@@ -18,7 +19,7 @@ function* failAfter(n: number, error: unknown): Generator<B.Instruction, never, 
 describe("all", () => {
   it("returns the values in the order of the operations", async () => {
     const values = await B.run(function* () {
-      return yield* B.all([after(3, 1), after(1, "two"), B.done(true)]);
+      return yield* B.all([after(3, 1), after(1, "two"), L.done(true)]);
     });
     expect(values).toEqual([1, "two", true]);
   });
@@ -118,7 +119,7 @@ describe("all", () => {
       const me = B.self();
       const interrupter = B.spawn(function* () {
         yield* yieldTimes(3);
-        B.interrupt(me, stop);
+        L.interrupt(me, stop);
       });
       try {
         yield* B.all([parked(log, "a")]);

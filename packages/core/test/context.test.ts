@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 
 const requestId = B.createContext("requestId", 0);
 
@@ -31,7 +32,7 @@ describe("Context", () => {
 
   it("a child keeps the value it was spawned with after its parent's `with` ends", async () => {
     const seen = await B.run(function* () {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const child = yield* requestId.with(3, function* () {
         return B.spawn(function* () {
           yield* trigger.wait();

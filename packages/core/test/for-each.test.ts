@@ -1,6 +1,7 @@
 /** forEach and map: one task per item, at most `concurrency` at once. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settleOperation, yieldTimes } from "./support/helpers.js";
 
 describe("map", () => {
@@ -74,7 +75,7 @@ describe("forEach", () => {
           started.push(n);
           try {
             if (n === 1) throw boom;
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           } finally {
             cleaned.push(n);
           }

@@ -1,6 +1,7 @@
 /** Task groups: every task awaited, fail-fast, one-wave cancel, a limit, real child tasks. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { cleanups, errorOf, parked, settle, settleOperation, yieldTimes } from "./support/helpers.js";
 
 function* failAfter(n: number, error: unknown): Generator<B.Instruction, never, unknown> {
@@ -188,7 +189,7 @@ describe("group({ limit })", () => {
         for (let i = 0; i < 5; i++) {
           g.spawn(function* () {
             started.push(i);
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           });
         }
       }),
@@ -204,7 +205,7 @@ describe("group({ limit })", () => {
         for (let i = 0; i < 6; i++) {
           g.spawn(function* () {
             started.push(i);
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           });
         }
         yield* yieldTimes(2);
@@ -297,7 +298,7 @@ describe("cancelling the caller of a group", () => {
         g.spawn(function* () {
           log.push("task waits");
           try {
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           } finally {
             yield* yieldTimes(10);
             log.push("slow cleanup done");
@@ -329,7 +330,7 @@ describe("cancelling the caller of a group", () => {
 describe("spawn hooks see who spawned into a group", () => {
   it("the spawner is the task that called g.spawn; the parent is the group's owner", async () => {
     const seen: string[] = [];
-    const off = B.onSpawn((child, parent, _options, spawner) => {
+    const off = L.onSpawn((child, parent, _options, spawner) => {
       if (child.name === "job") seen.push(`${parent.name}/${spawner.name}`);
     });
     try {

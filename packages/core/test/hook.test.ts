@@ -1,18 +1,19 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 describe("Hook", () => {
   it("runs a hook before every step until removed", async () => {
     let ticks = 0;
     await B.run(function* () {
-      const key = B.Hook.add(() => ticks++);
+      const key = L.Hook.add(() => ticks++);
       yield* yieldTimes(10);
-      B.Hook.remove(key);
+      L.Hook.remove(key);
       const seen = ticks;
       yield* yieldTimes(10);
       expect(ticks).toBe(seen);
-      B.Hook.remove(key); // twice is fine
+      L.Hook.remove(key); // twice is fine
     });
     expect(ticks).toBeGreaterThanOrEqual(10);
   });
@@ -21,7 +22,7 @@ describe("Hook", () => {
     let calls = 0;
     const error = errorOf(
       await settle(function* () {
-        B.Hook.add(function countTicks() {
+        L.Hook.add(function countTicks() {
           calls++;
           throw new Error("bad hook");
         });
@@ -36,10 +37,10 @@ describe("Hook", () => {
   });
 
   it("validates its arguments", async () => {
-    expect(() => B.Hook.add(() => {})).toThrow(/inside a task/);
+    expect(() => L.Hook.add(() => {})).toThrow(/inside a task/);
     await B.run(function* () {
-      expect(() => B.Hook.add(1 as unknown as () => void)).toThrow(TypeError);
-      expect(() => B.Hook.remove({} as B.HookKey)).toThrow(TypeError);
+      expect(() => L.Hook.add(1 as unknown as () => void)).toThrow(TypeError);
+      expect(() => L.Hook.remove({} as L.HookKey)).toThrow(TypeError);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { ManualEvents, sleepMs } from "./support/helpers.js";
 
 class Timeout extends Error {}
@@ -10,7 +11,7 @@ describe("interrupt", () => {
     await B.run(function* () {
       const t = B.spawn(function* () {
         try {
-          yield* new B.Trigger().wait();
+          yield* new L.Trigger().wait();
         } catch (e) {
           log.push(e instanceof Timeout ? "timeout" : String(e));
         }
@@ -18,7 +19,7 @@ describe("interrupt", () => {
         return "went on";
       });
       yield* B.yieldNow();
-      expect(B.interrupt(t, new Timeout())).toBe(true);
+      expect(L.interrupt(t, new Timeout())).toBe(true);
       expect(yield* B.awaitExn(t)).toBe("went on");
     });
     expect(log).toEqual(["timeout"]);
@@ -28,7 +29,7 @@ describe("interrupt", () => {
     let aborted = false;
     await B.run(function* () {
       const me = B.self();
-      setTimeout(() => B.interrupt(me, new Timeout()), 5);
+      setTimeout(() => L.interrupt(me, new Timeout()), 5);
       let caught: unknown;
       try {
         yield* B.promise((signal) => {
@@ -50,21 +51,21 @@ describe("interrupt", () => {
     await B.run(
       function* () {
         const t = B.spawn(function* () {
-          const s = B.syscall();
-          uid = B.uid(s);
+          const s = L.syscall();
+          uid = L.uid(s);
           try {
-            yield* B.suspend(s);
+            yield* L.suspend(s);
           } catch {
             return "interrupted";
           }
           return "signalled";
         });
         yield* B.yieldNow();
-        B.interrupt(t, new Timeout());
+        L.interrupt(t, new Timeout());
         expect(yield* B.awaitExn(t)).toBe("interrupted");
-        const next = B.syscall();
+        const next = L.syscall();
         events.ready.push(next);
-        yield* B.suspend(next);
+        yield* L.suspend(next);
       },
       { events: () => events },
     );
@@ -76,11 +77,11 @@ describe("interrupt", () => {
       const t = B.spawn(function* () {
         return 1;
       });
-      expect(B.interrupt(t, new Timeout())).toBe(false); // queued, not started
+      expect(L.interrupt(t, new Timeout())).toBe(false); // queued, not started
       yield* B.awaitExn(t);
-      expect(B.interrupt(t, new Timeout())).toBe(false); // ended
-      expect(B.interrupt(B.self(), new Timeout())).toBe(false); // running
-      expect(() => B.interrupt({} as B.Task, new Timeout())).toThrow(TypeError);
+      expect(L.interrupt(t, new Timeout())).toBe(false); // ended
+      expect(L.interrupt(B.self(), new Timeout())).toBe(false); // running
+      expect(() => L.interrupt({} as B.Task, new Timeout())).toThrow(TypeError);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settle } from "./support/helpers.js";
 
 const removers: (() => void)[] = [];
@@ -10,11 +11,11 @@ afterEach(() => {
 describe("spawn and exit hooks", () => {
   it("see every spawn with its options, and every ending once", async () => {
     const spawned: [number, number, unknown][] = [];
-    const ended: [number, B.Ending][] = [];
-    removers.push(B.onSpawn((child, parent, options) => spawned.push([child.uid, parent.uid, options?.give])));
-    removers.push(B.onExit((task, ending) => void ended.push([task.uid, ending])));
+    const ended: [number, L.Ending][] = [];
+    removers.push(L.onSpawn((child, parent, options) => spawned.push([child.uid, parent.uid, options?.give])));
+    removers.push(L.onExit((task, ending) => void ended.push([task.uid, ending])));
     let uids: number[] = [];
-    const resource = { [B.givable]: true as const };
+    const resource = { [L.givable]: true as const };
     await B.run(function* () {
       const a = B.spawn({ give: [resource] }, function* () {});
       const b = B.spawn(function* () {
@@ -44,7 +45,7 @@ describe("spawn and exit hooks", () => {
 
   it("a spawn hook that throws cancels the spawn, in the parent", async () => {
     removers.push(
-      B.onSpawn(() => {
+      L.onSpawn(() => {
         throw new RangeError("refused");
       }),
     );
@@ -58,7 +59,7 @@ describe("spawn and exit hooks", () => {
 
   it("an exit hook's veto of a normal ending fails the task and the run", async () => {
     removers.push(
-      B.onExit((task, ending) => (ending === "resolved" && task.parent !== null ? new B.ResourceLeaked(task.uid, 1) : undefined)),
+      L.onExit((task, ending) => (ending === "resolved" && task.parent !== null ? new B.ResourceLeaked(task.uid, 1) : undefined)),
     );
     let child: B.Task<number> | null = null;
     const error = errorOf(
@@ -74,14 +75,14 @@ describe("spawn and exit hooks", () => {
   });
 
   it("validates hooks", () => {
-    expect(() => B.onSpawn(1 as never)).toThrow(TypeError);
-    expect(() => B.onExit(null as never)).toThrow(TypeError);
+    expect(() => L.onSpawn(1 as never)).toThrow(TypeError);
+    expect(() => L.onExit(null as never)).toThrow(TypeError);
   });
 });
 
 describe("a refused spawn", () => {
   it("leaves an orphans collector as it was", async () => {
-    const off = B.onSpawn(() => {
+    const off = L.onSpawn(() => {
       throw new RangeError("refused");
     });
     let size = -1;

@@ -5,6 +5,7 @@
 import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { caught, errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 function* body(): Generator<B.Instruction, number, unknown> {
@@ -116,12 +117,12 @@ describe("an async function where a generator function belongs", () => {
 
 describe("values in messages", () => {
   it('describe quotes a string, so that "1" is never read as the number 1', () => {
-    expect(B.describe("1")).toBe('"1"');
-    expect(B.describe(1)).toBe("number 1");
+    expect(L.describe("1")).toBe('"1"');
+    expect(L.describe(1)).toBe("number 1");
   });
 
   it("a policy that returns a string index, a bare yield of a string, a pin and a url given as strings say they got strings", async () => {
-    const policy: B.SchedulingPolicy = { pick: () => "1" as never };
+    const policy: L.SchedulingPolicy = { pick: () => "1" as never };
     const pick = errorOf(
       await settle(
         function* () {
@@ -164,7 +165,8 @@ describe("spawn({ give })", () => {
         ((yield* caught(B.group({ give: [null] }, function* () {}))) as Error).message,
       ];
     });
-    const rule = "takes resources to move to the child (made by @bobbin/sync's Ownership.create, or marked B.givable), got";
+    const rule =
+      "takes resources to move to the child (made by @bobbin/sync's Ownership.create, or marked with givable of @bobbin/core/lowlevel), got";
     expect(messages).toEqual([
       `spawn({ give }) ${rule} an object at index 0: pass other values as arguments`,
       `spawn({ give }) ${rule} number 42 at index 0: pass other values as arguments`,
@@ -172,10 +174,10 @@ describe("spawn({ give })", () => {
     ]);
   });
 
-  it("takes a value marked with B.givable; spawn hooks see it", async () => {
-    const resource = { [B.givable]: true as const };
+  it("takes a value marked with L.givable; spawn hooks see it", async () => {
+    const resource = { [L.givable]: true as const };
     const seen: unknown[] = [];
-    const off = B.onSpawn((_child, _parent, options) => seen.push(...(options?.give ?? [])));
+    const off = L.onSpawn((_child, _parent, options) => seen.push(...(options?.give ?? [])));
     try {
       await B.run(function* () {
         yield* B.awaitExn(B.spawn({ give: [resource] }, function* () {}));

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIVE_HANDLES, type Ran, runNode } from "./support/processes.js";
 
 const core = fileURLToPath(new URL("../dist-dev/index.js", import.meta.url));
+const lowlevel = fileURLToPath(new URL("../dist-dev/lowlevel/index.js", import.meta.url));
 let dir = "";
 
 beforeAll(async () => {
@@ -23,10 +24,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs a JavaScript module body, with `B` imported, in a fresh Node process. */
+/** Runs a JavaScript module body, with `B` and `L` imported, in a fresh Node process. */
 async function runScript(body: string): Promise<Ran> {
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.mjs`);
-  await writeFile(file, `import * as B from ${JSON.stringify(core)};\n${body}\n`);
+  await writeFile(file, `import * as B from ${JSON.stringify(core)};\nimport * as L from ${JSON.stringify(lowlevel)};\n${body}\n`);
   return runNode([file]);
 }
 
@@ -47,7 +48,7 @@ describe("the process", () => {
   it("a run whose tasks can never be woken rejects with Deadlock instead of hanging or exiting silently", async () => {
     const r = await runScript(`
       try {
-        await B.run(function* () { yield* new B.Trigger().wait(); });
+        await B.run(function* () { yield* new L.Trigger().wait(); });
         console.log("resolved?!");
       } catch (e) { console.log(e.name); }
     `);
@@ -128,10 +129,11 @@ describe("BOBBIN_DUMP_SIGNAL", () => {
     await writeFile(
       file,
       `import * as B from ${JSON.stringify(core)};
+      import * as L from ${JSON.stringify(lowlevel)};
       let stop;
       const alive = setInterval(() => {}, 1000); // what keeps a server's process alive: its listening socket, say
       const done = B.run(function* server() {
-        const child = B.spawn(function* handler() { yield* new B.Trigger().wait(); });
+        const child = B.spawn(function* handler() { yield* new L.Trigger().wait(); });
         // The handler parks before "ready" (and so before the signal): a slice the
         // system preempts past its deadline gives Node's loop a turn between two tasks.
         yield* B.yieldNow();
@@ -176,6 +178,6 @@ describe("BOBBIN_DUMP_SIGNAL", () => {
         (_error, out) => resolve(out),
       ),
     );
-    expect(bad.trim()).toBe('RangeError: BOBBIN_DUMP_SIGNAL must name a signal Node can catch, such as "SIGUSR2", got "USR2"');
+    expect(bad.trim()).toBe('RangeError: BOBBIN_DUMP_SIGNAL must name a Unix signal Node can catch, such as "SIGUSR2", got "USR2"');
   });
 });

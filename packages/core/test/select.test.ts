@@ -1,6 +1,7 @@
 /** select: the protocol (offer, enlist, claim at most once, withdraw) with a case written here. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settleOperation, yieldTimes } from "./support/helpers.js";
 
 /**
@@ -9,11 +10,11 @@ import { errorOf, settleOperation, yieldTimes } from "./support/helpers.js";
  */
 class Slot<T> {
   value: { v: T } | null = null;
-  readonly takers = new Set<{ choice: B.Choice; index: number }>();
+  readonly takers = new Set<{ choice: L.Choice; index: number }>();
   enlisted = 0;
   withdrawn = 0;
 
-  take(): B.SelectCase<T> {
+  take(): L.SelectCase<T> {
     return new Take(this);
   }
 
@@ -27,35 +28,35 @@ class Slot<T> {
   }
 }
 
-class Take<T> extends B.SelectCase<T, { choice: B.Choice; index: number }> {
+class Take<T> extends L.SelectCase<T, { choice: L.Choice; index: number }> {
   constructor(private readonly slot: Slot<T>) {
     super();
   }
 
-  offer(choice: B.Choice, index: number): void {
+  offer(choice: L.Choice, index: number): void {
     const held = this.slot.value;
     if (held !== null && choice.claim(index, held.v)) this.slot.value = null;
   }
 
-  enlist(choice: B.Choice, index: number) {
+  enlist(choice: L.Choice, index: number) {
     const taker = { choice, index };
     this.slot.takers.add(taker);
     this.slot.enlisted++;
     return taker;
   }
 
-  withdraw(taker: { choice: B.Choice; index: number }): void {
+  withdraw(taker: { choice: L.Choice; index: number }): void {
     this.slot.withdrawn++;
     this.slot.takers.delete(taker);
   }
 }
 
 /** A case that happens at once with an error. */
-class Broken extends B.SelectCase<never, null> {
+class Broken extends L.SelectCase<never, null> {
   constructor(private readonly error: unknown) {
     super();
   }
-  offer(choice: B.Choice, index: number): void {
+  offer(choice: L.Choice, index: number): void {
     choice.fail(index, this.error);
   }
   enlist(): null {
@@ -143,7 +144,7 @@ describe("select", () => {
 
   it("withdraws what it enlisted when a later case's enlist throws", async () => {
     const a = new Slot<number>();
-    class Refuses extends B.SelectCase<void, null> {
+    class Refuses extends L.SelectCase<void, null> {
       offer(): void {}
       enlist(): null {
         throw new Error("cannot wait");
@@ -171,9 +172,9 @@ describe("select", () => {
   });
 
   it("a choice is claimed at most once, and names a bad index", async () => {
-    let kept: B.Choice | null = null;
-    class Keeps extends B.SelectCase<number, null> {
-      offer(choice: B.Choice, index: number): void {
+    let kept: L.Choice | null = null;
+    class Keeps extends L.SelectCase<number, null> {
+      offer(choice: L.Choice, index: number): void {
         kept = choice;
         expect(() => choice.claim(index + 1, 0)).toThrow(RangeError);
         expect(choice.isOpen).toBe(true);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settle, sleepMs } from "./support/helpers.js";
 
 describe("spawn", () => {
@@ -113,10 +114,10 @@ describe("spawn", () => {
 describe("spawnSystem", () => {
   it("runs a task beside the root: no parent, not the root's child, cancelled when the root ends, before run settles", async () => {
     const log: string[] = [];
-    const trigger = new B.Trigger();
+    const trigger = new L.Trigger();
     let system: B.Task<unknown> | null = null;
     const value = await B.run(function* () {
-      system = B.spawnSystem(function* (tag: string) {
+      system = L.spawnSystem(function* (tag: string) {
         log.push(`${tag} starts, parent ${String(B.self().parent)}`);
         try {
           yield* trigger.wait();
@@ -145,7 +146,7 @@ describe("spawnSystem", () => {
   it("its failure fails the run with its error and cancels the root", async () => {
     let rootCancelled = false;
     const r = await settle(function* () {
-      B.spawnSystem(function* () {
+      L.spawnSystem(function* () {
         yield* B.yieldNow();
         throw new Error("system task failed");
       });
@@ -162,13 +163,13 @@ describe("spawnSystem", () => {
 
   it("keeps the rules of the tree below it, and is a TypeError outside a task", async () => {
     const r = await settle(function* () {
-      const system = B.spawnSystem(function* () {
+      const system = L.spawnSystem(function* () {
         B.spawn(function* () {});
       });
       yield* sleepMs(10);
       return system.uid;
     });
     expect(errorOf(r)).toBeInstanceOf(B.StillHasChildren);
-    expect(() => B.spawnSystem(function* () {})).toThrow(/inside a task/);
+    expect(() => L.spawnSystem(function* () {})).toThrow(/inside a task/);
   });
 });

@@ -1,17 +1,18 @@
 /** Suspension points and the events contract. */
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, ManualEvents, PromiseEvents, settle } from "./support/helpers.js";
 
 describe("events", () => {
   it("select gets block = true when only suspended tasks remain, and wakes the task it signals", async () => {
     const events = new ManualEvents();
-    let point: B.Syscall | null = null;
+    let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
     const value = await B.run(
       function* () {
-        point = B.syscall("test");
-        yield* B.suspend(point);
+        point = L.syscall("test");
+        yield* L.suspend(point);
         return "woken";
       },
       { events: () => events },
@@ -23,15 +24,15 @@ describe("events", () => {
 
   it("polls without blocking every pollEvery steps while syscalls are pending", async () => {
     const events = new ManualEvents();
-    let point: B.Syscall | null = null;
+    let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
     await B.run(
       function* () {
         const busy = B.spawn(function* () {
           for (let i = 0; i < 100; i++) yield* B.yieldNow();
         });
-        point = B.syscall();
-        yield* B.suspend(point);
+        point = L.syscall();
+        yield* L.suspend(point);
         yield* B.awaitExn(busy);
       },
       { events: () => events, pollEvery: 10 },
@@ -44,12 +45,12 @@ describe("events", () => {
     const registered: number[] = [];
     await B.run(
       function* () {
-        const s = B.syscall();
-        yield* B.suspend(s, (p) => {
-          registered.push(B.uid(p));
+        const s = L.syscall();
+        yield* L.suspend(s, (p) => {
+          registered.push(L.uid(p));
           events.ready.push(p);
         });
-        expect(registered).toEqual([B.uid(s)]);
+        expect(registered).toEqual([L.uid(s)]);
       },
       { events: () => events },
     );
@@ -61,19 +62,19 @@ describe("events", () => {
     await B.run(
       function* () {
         const t = B.spawn(function* () {
-          const s = B.syscall();
-          uid = B.uid(s);
-          yield* B.suspend(s);
+          const s = L.syscall();
+          uid = L.uid(s);
+          yield* L.suspend(s);
         });
         yield* B.yieldNow();
         yield* B.cancel(t);
         // keep the domain busy with another syscall so select runs again
-        const s2 = B.syscall();
+        const s2 = L.syscall();
         events.ready.push(s2);
-        yield* B.suspend(s2);
-        const s3 = B.syscall();
+        yield* L.suspend(s2);
+        const s3 = L.syscall();
         events.ready.push(s3);
-        yield* B.suspend(s3);
+        yield* L.suspend(s3);
       },
       { events: () => events },
     );
@@ -83,19 +84,19 @@ describe("events", () => {
 
   it("a signal for a cancelled syscall is ignored", async () => {
     const events = new ManualEvents();
-    let s: B.Syscall | null = null;
+    let s: L.Syscall | null = null;
     await B.run(
       function* () {
         const t = B.spawn(function* () {
-          s = B.syscall();
-          yield* B.suspend(s);
+          s = L.syscall();
+          yield* L.suspend(s);
         });
         yield* B.yieldNow();
         yield* B.cancel(t);
         events.ready.push(s!);
-        const next = B.syscall();
+        const next = L.syscall();
         events.ready.push(next);
-        yield* B.suspend(next);
+        yield* L.suspend(next);
         expect(t.status).toBe("cancelled");
         expect((yield* B.awaitTask(t)).ok).toBe(false);
       },
@@ -107,13 +108,13 @@ describe("events", () => {
     const events = new ManualEvents();
     await B.run(
       function* () {
-        const s = B.syscall();
+        const s = L.syscall();
         events.ready.push(s);
-        const other = B.syscall();
+        const other = L.syscall();
         events.ready.push(other);
-        yield* B.suspend(other); // select delivers both
-        yield* B.suspend(s); // already signalled: returns at once
-        yield* B.suspend(s); // still signalled
+        yield* L.suspend(other); // select delivers both
+        yield* L.suspend(s); // already signalled: returns at once
+        yield* L.suspend(s); // still signalled
       },
       { events: () => events },
     );
@@ -122,14 +123,14 @@ describe("events", () => {
 
   it("a signalled point stays signalled: suspending on it again returns at once, as Miou's (after a wake)", async () => {
     const events = new ManualEvents();
-    let point: B.Syscall | null = null;
+    let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
     await B.run(
       function* () {
-        point = B.syscall();
-        yield* B.suspend(point); // woken by the blocking select
-        yield* B.suspend(point); // signalled already
-        yield* B.suspend(point);
+        point = L.syscall();
+        yield* L.suspend(point); // woken by the blocking select
+        yield* L.suspend(point); // signalled already
+        yield* L.suspend(point);
       },
       { events: () => events },
     );
@@ -139,7 +140,7 @@ describe("events", () => {
   it("suspending without events is NoSelectProvided", async () => {
     const error = errorOf(
       await settle(function* () {
-        yield* B.suspend(B.syscall());
+        yield* L.suspend(L.syscall());
       }),
     );
     expect(error).toBeInstanceOf(B.NoSelectProvided);
@@ -150,9 +151,9 @@ describe("events", () => {
     const error = errorOf(
       await settle(
         function* () {
-          const mine = B.syscall();
+          const mine = L.syscall();
           const t = B.spawn(function* () {
-            yield* B.suspend(mine);
+            yield* L.suspend(mine);
           });
           yield* B.awaitExn(t);
         },
@@ -165,17 +166,17 @@ describe("events", () => {
 
   it("a Promise-returning select sends the scheduler back to Node's loop; interrupt settles it early", async () => {
     const events = new PromiseEvents();
-    let point: B.Syscall | null = null;
+    let point: L.Syscall | null = null;
     const value = await B.run(
       function* () {
         const waker = B.spawn(function* () {
           yield* B.promise(() => new Promise((r) => setTimeout(r, 5)));
           // Only now is the select answered: however late the timer fired, it did while the select was pending.
-          setTimeout(() => events.release([B.signal(point!)]), 15);
+          setTimeout(() => events.release([L.signal(point!)]), 15);
           return "timer fired while select was pending";
         });
-        point = B.syscall();
-        yield* B.suspend(point);
+        point = L.syscall();
+        yield* L.suspend(point);
         return yield* B.awaitExn(waker);
       },
       { events: () => events },
@@ -187,14 +188,14 @@ describe("events", () => {
   it("a blocking select that answers at once with nothing ready lets Node's loop run before it is asked again", async () => {
     // A backend that never blocks: readiness comes from a Node timer, so the
     // scheduler must give Node's loop a turn between two empty answers.
-    let ready: B.Syscall | null = null;
+    let ready: L.Syscall | null = null;
     let emptyAnswers = 0;
-    const events: B.Events = {
+    const events: L.Events = {
       select(block) {
         if (ready !== null) {
           const point = ready;
           ready = null;
-          return [B.signal(point)];
+          return [L.signal(point)];
         }
         if (block && ++emptyAnswers > 100_000) throw new Error("select was asked again and again without Node's loop running");
         return [];
@@ -204,8 +205,8 @@ describe("events", () => {
     };
     const value = await B.run(
       function* () {
-        const point = B.syscall();
-        yield* B.suspend(point, () => setTimeout(() => (ready = point), 5));
+        const point = L.syscall();
+        yield* L.suspend(point, () => setTimeout(() => (ready = point), 5));
         return "woken";
       },
       { events: () => events },
@@ -214,9 +215,9 @@ describe("events", () => {
   });
 
   it("validates its arguments", () => {
-    expect(() => B.signal({} as B.Syscall)).toThrow(TypeError);
-    expect(() => B.uid(null as unknown as B.Syscall)).toThrow(TypeError);
-    expect(() => B.syscall()).toThrow(/inside a task/);
+    expect(() => L.signal({} as L.Syscall)).toThrow(TypeError);
+    expect(() => L.uid(null as unknown as L.Syscall)).toThrow(TypeError);
+    expect(() => L.syscall()).toThrow(/inside a task/);
   });
 });
 
@@ -226,7 +227,7 @@ describe("a Promise-returning select that wakes a task itself", () => {
     let sleeper: B.Task | null = null;
     events.onSelect = (block) => {
       if (block && sleeper !== null) {
-        B.interrupt(sleeper, new RangeError("deadline"));
+        L.interrupt(sleeper, new RangeError("deadline"));
         sleeper = null;
       }
     };
@@ -234,7 +235,7 @@ describe("a Promise-returning select that wakes a task itself", () => {
       function* () {
         const t = B.spawn(function* () {
           try {
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           } catch (e) {
             return (e as Error).message;
           }
@@ -243,7 +244,7 @@ describe("a Promise-returning select that wakes a task itself", () => {
         sleeper = t;
         // A task parked on a syscall, so that the domain calls select(true).
         const io = B.spawn(function* () {
-          yield* B.suspend(B.syscall());
+          yield* L.suspend(L.syscall());
         });
         const message = yield* B.awaitExn(t);
         yield* B.cancel(io);

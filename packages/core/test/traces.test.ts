@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 
 const file = fileURLToPath(import.meta.url);
 const source = readFileSync(file, "utf8").split("\n");
@@ -76,7 +77,7 @@ describe("traces across tasks", () => {
         }
         try {
           yield* B.all([
-            B.done(1),
+            L.done(1),
             {
               *[Symbol.iterator]() {
                 return yield* decode();
@@ -99,7 +100,7 @@ describe("traces across tasks", () => {
   it("a dump shows where each waiting task waits", async () => {
     const text = await B.run(
       function* () {
-        const trigger = new B.Trigger();
+        const trigger = new L.Trigger();
         const sleeper = B.spawn(function* sleeper() {
           yield* trigger.wait(); // the sleeper waits
         });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import * as L from "../src/lowlevel/index.js";
 import { errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 describe("Trigger", () => {
   it("wakes the task waiting on it", async () => {
     await B.run(function* () {
-      const t = new B.Trigger();
+      const t = new L.Trigger();
       const waiter = B.spawn(function* () {
         yield* t.wait();
         return "woken";
@@ -19,7 +20,7 @@ describe("Trigger", () => {
 
   it("signalled first, the wait returns at once; signalling twice does nothing", async () => {
     await B.run(function* () {
-      const t = new B.Trigger();
+      const t = new L.Trigger();
       expect(t.signal()).toBe(false);
       expect(t.signal()).toBe(false);
       expect(t.isSignalled).toBe(true);
@@ -29,7 +30,7 @@ describe("Trigger", () => {
 
   it("can be signalled from a Node callback", async () => {
     await B.run(function* () {
-      const t = new B.Trigger();
+      const t = new L.Trigger();
       setTimeout(() => t.signal(), 2);
       yield* t.wait();
     });
@@ -37,7 +38,7 @@ describe("Trigger", () => {
 
   it("a cancelled waiter leaves; the trigger stays unsignalled and signal() says nobody was woken", async () => {
     await B.run(function* () {
-      const t = new B.Trigger();
+      const t = new L.Trigger();
       const waiter = B.spawn(function* () {
         yield* t.wait();
       });
@@ -52,7 +53,7 @@ describe("Trigger", () => {
   it("a waiter woken before its cancellation arrives returns normally, then sees Cancelled", async () => {
     const log: string[] = [];
     await B.run(function* () {
-      const t = new B.Trigger();
+      const t = new L.Trigger();
       const waiter = B.spawn(function* () {
         yield* t.wait();
         log.push("wait returned");
@@ -73,7 +74,7 @@ describe("Trigger", () => {
   it("wakes one task only", async () => {
     const error = errorOf(
       await settle(function* () {
-        const t = new B.Trigger();
+        const t = new L.Trigger();
         const a = B.spawn(function* () {
           yield* t.wait();
         });
@@ -94,7 +95,7 @@ describe("Trigger", () => {
   it("parks many fibers cheaply", async () => {
     const n = 10_000;
     await B.run(function* () {
-      const triggers = Array.from({ length: n }, () => new B.Trigger());
+      const triggers = Array.from({ length: n }, () => new L.Trigger());
       const tasks = triggers.map((t) =>
         B.spawn(function* () {
           yield* t.wait();

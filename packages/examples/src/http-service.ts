@@ -19,6 +19,7 @@
  *     curl 'localhost:3000/slow?seconds=5'     # Ctrl-C the curl: the handler is cancelled
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { main } from "@bobbin/unix";
 import { quoteService } from "./http/quotes.js";
 import { jsonService, newStats } from "./http/service.js";
@@ -49,7 +50,7 @@ main(
     yield* B.group(function* (g) {
       let upstream = values.upstream as string | undefined;
       if (upstream === undefined) {
-        const listening = new B.Trigger();
+        const listening = new L.Trigger();
         g.spawn(quoteService, {
           host,
           port: 0,

@@ -1,7 +1,7 @@
 /**
  * A server's task tree as an OpenTelemetry trace: an echo server on
  * loopback serves a few clients of the same program, while every task
- * becomes a span (see tracing/spans.ts) printed by the OpenTelemetry SDK's
+ * becomes a span (`@bobbin/opentelemetry`'s `traceTasks`) printed by the OpenTelemetry SDK's
  * console exporter as it ends:
  *
  *     node dist/tracing.js [--clients n]
@@ -13,10 +13,10 @@
  */
 import { parseArgs } from "node:util";
 import * as B from "@bobbin/core";
+import { traceTasks } from "@bobbin/opentelemetry";
 import { accept, bindAndListen, close, connect, getsockname, type InetAddress, read, run, type Socket, tcpv4, write } from "@bobbin/unix";
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { traceTasks } from "./tracing/spans.js";
 
 const { values } = parseArgs({ options: { clients: { type: "string", default: "2" } } });
 const clients = Number(values.clients);

@@ -6,7 +6,8 @@
 
 import type { OutgoingHttpHeaders } from "node:http";
 import { STATUS_CODES } from "node:http";
-import { BobbinError, describe } from "@bobbin/core";
+import { BobbinError } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 
 /**
  * An answer, thrown: `serve` answers the request with `status` and the

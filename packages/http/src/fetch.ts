@@ -8,7 +8,8 @@
 import * as http from "node:http";
 import * as net from "node:net";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
+import { describe } from "@bobbin/core/lowlevel";
 import { type Backend, close, connect, type Socket, tcpv4, tcpv6, toStream, withTimeout } from "@bobbin/unix";
 
 /**
@@ -223,7 +224,7 @@ function* fetchOverSockets(url: URL, init: RequestInit, timeout: number | undefi
       received.statusText,
       url.href,
       received.headers,
-      () => B.done(received.body),
+      () => L.done(received.body),
       () => {},
     );
   } finally {

@@ -8,6 +8,7 @@
 import type * as http from "node:http";
 import * as net from "node:net";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import {
   type Address,
   accept,
@@ -60,7 +61,7 @@ export function listen(server: http.Server, host: string, port: number, failed: 
 /** Node's server listens itself (the libuv backend). */
 function* listenWithNode(server: http.Server, host: string, port: number): Generator<B.Instruction, Listening, unknown> {
   let closed = false;
-  const gone = new B.Trigger();
+  const gone = new L.Trigger();
   server.once("close", () => {
     closed = true;
     gone.signal();

@@ -5,7 +5,7 @@
 
 import * as http from "node:http";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { systemError } from "@bobbin/unix";
 import { stateOf } from "./server-state.js";
 

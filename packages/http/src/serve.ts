@@ -7,7 +7,7 @@
  */
 import * as http from "node:http";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { Timeout, withTimeout } from "@bobbin/unix";
 import { type ListeningAddress, listen } from "./listen.js";
 import { DEFAULT_BODY_LIMIT, Request } from "./request.js";

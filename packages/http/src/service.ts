@@ -8,6 +8,7 @@
  */
 import type * as http from "node:http";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { Timeout, withTimeout } from "@bobbin/unix";
 import { HttpError } from "./errors.js";
 import type { Request } from "./request.js";
@@ -55,7 +56,7 @@ export class Service implements ServerState {
   closeIdle: () => void = noop;
   private call: B.Bridge | null = null;
   /** The wait of `serve` for a stop, or for the last request in flight. */
-  private wake: B.Trigger | null = null;
+  private wake: L.Trigger | null = null;
 
   constructor(readonly settings: Settings) {}
 
@@ -124,7 +125,7 @@ export class Service implements ServerState {
   }
 
   private *waitForNews(): Generator<B.Instruction, void, unknown> {
-    this.wake = new B.Trigger();
+    this.wake = new L.Trigger();
     try {
       yield* this.wake.wait();
     } finally {
@@ -165,7 +166,7 @@ function* exchange(service: Service, req: Request, res: Response): Generator<B.I
   const worker = B.spawn(handler, req, res);
   const me = B.self();
   const onClose = (): void => {
-    if (!res.writableFinished) B.interrupt(me, CLIENT_GONE);
+    if (!res.writableFinished) L.interrupt(me, CLIENT_GONE);
   };
   res.on("close", onClose);
   let outcome: B.Result<void>;

@@ -5,7 +5,8 @@
  * slot, and back-pressure at a memory cap. The allocator itself is C++
  * (native/arena.cc); this is its JavaScript face.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { loadAddon, type NativeArenaPoolHandle } from "./load.js";
 
 /**
@@ -107,7 +108,7 @@ export class Slot {
 }
 
 interface Waiter {
-  readonly trigger: B.Trigger;
+  readonly trigger: L.Trigger;
   slot: Slot | null;
 }
 
@@ -149,15 +150,15 @@ export class ArenaPool {
   constructor(options: ArenaPoolOptions = {}) {
     const slotSize = options.slotSize ?? 16384;
     if (!Number.isInteger(slotSize) || slotSize < 1 || slotSize > 64 * 1024 * 1024) {
-      throw new RangeError(`new ArenaPool({ slotSize }): an integer in 1 … 67108864 bytes, got ${B.describe(slotSize)}`);
+      throw new RangeError(`new ArenaPool({ slotSize }): an integer in 1 … 67108864 bytes, got ${L.describe(slotSize)}`);
     }
     const maxBytes = options.maxBytes ?? Infinity;
     if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes <= 0) {
-      throw new RangeError(`new ArenaPool({ maxBytes }): a number of bytes > 0, got ${B.describe(maxBytes)}`);
+      throw new RangeError(`new ArenaPool({ maxBytes }): a number of bytes > 0, got ${L.describe(maxBytes)}`);
     }
     const memory = options.memory ?? "auto";
     const mode = memory === "auto" ? 0 : memory === "mmap" ? 1 : memory === "js" ? 2 : -1;
-    if (mode < 0) throw new RangeError(`new ArenaPool({ memory }): "auto", "mmap" or "js", got ${B.describe(memory)}`);
+    if (mode < 0) throw new RangeError(`new ArenaPool({ memory }): "auto", "mmap" or "js", got ${L.describe(memory)}`);
     const native = loadAddon();
     // The cap counts whole arenas, sized as the addon sizes them.
     const stride = strideFor(slotSize);
@@ -388,7 +389,7 @@ function strideFor(slotSize: number): number {
 function* acquireOp(pool: ArenaPool): Generator<B.Instruction, Slot, unknown> {
   const slot = pool.alloc();
   if (slot !== null) return slot;
-  const w: Waiter = { trigger: new B.Trigger(), slot: null };
+  const w: Waiter = { trigger: new L.Trigger(), slot: null };
   pool.enqueue(w);
   try {
     yield* w.trigger.wait();

@@ -1,6 +1,6 @@
 /** System errors in Node's shape, from the negative errno results of the raw system calls. */
 import { getSystemErrorName } from "node:util";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 
 /**
  * The name of a negative errno result, as Node writes it (`-11` → `"EAGAIN"`).

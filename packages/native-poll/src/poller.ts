@@ -5,7 +5,7 @@
  * is called once per batch; the wrapper then calls your handler once per live
  * event.
  */
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { errnoException } from "./errno.js";
 import { loadAddon, type NativePollerHandle } from "./load.js";
 import type { PollerStats } from "./poller-stats.js";

@@ -16,7 +16,7 @@
  * or `SlotNotAllocated` otherwise.
  */
 import { constants as osConstants } from "node:os";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import type { Address, SocketKind } from "@bobbin/unix";
 import { loadAddon, type NativeAddressOut, type NativeSyscalls } from "./load.js";
 

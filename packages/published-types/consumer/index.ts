@@ -7,14 +7,17 @@
  * that the public surface is enough to write it.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import * as H from "@bobbin/http";
 import { nativeAvailable, nativeBackend } from "@bobbin/native-poll";
 import { loadNative, type NativeInfo, type Address as RawAddress, syscalls } from "@bobbin/native-poll/backend";
+import { INSTRUMENTS, type InstrumentOptions, instrument, measureTasks, traceTasks } from "@bobbin/opentelemetry";
 import { type Build, CheckFailed, check, type LinkOptions, replay, Sim, SimDeadlock, simulated, type Trace } from "@bobbin/sim";
 import { Broadcast, Channel, Condition, END, Mutex, MVar, Ownership, type Resource, Semaphore } from "@bobbin/sync";
 import * as U from "@bobbin/unix";
 import * as K from "@bobbin/unix/backend";
 import { activeHandles, type ConformanceOptions, conformance, leaked } from "@bobbin/unix/conformance";
+import { metrics, trace } from "@opentelemetry/api";
 
 const limit = new Semaphore(64);
 const served = MVar.of(0);
@@ -80,7 +83,7 @@ export async function main(port: number): Promise<number> {
     function* () {
       const owned = yield* resource();
       Ownership.release(owned);
-      const started = new B.Trigger();
+      const started = new L.Trigger();
       const waiter = B.spawn(function* () {
         yield* started.wait();
       });
@@ -234,4 +237,34 @@ export function* httpService(port: number, upstream: string): Generator<B.Instru
       yield* res.send(item);
     }
   });
+}
+
+/** Tracing and metrics as @bobbin/opentelemetry's README shows them, and the flight recorder as a Chrome trace. */
+export async function observed(main: () => Generator<B.Instruction, void, unknown>): Promise<B.ChromeTrace> {
+  const options: InstrumentOptions = {
+    tracer: trace.getTracer("svc"),
+    meter: metrics.getMeter("svc"),
+    filter: (t) => t.name !== "anonymous",
+  };
+  const stop = instrument(options);
+  const stopSpans = traceTasks(trace.getTracer("other"));
+  const stopMetrics = measureTasks(metrics.getMeter("other"));
+  try {
+    const dump = await B.run(
+      function* () {
+        yield* main();
+        yield* B.yieldIfDue();
+        return yield* B.promise(() => B.dump());
+      },
+      { flightRecorder: 10_000, blockingMs: 100 },
+    );
+    const loads: readonly B.DomainStats[] = B.stats();
+    const lines: string[] = dump.flight.flatMap((f: B.DomainFlight) => B.formatFlight(f));
+    console.log(INSTRUMENTS.blocked, loads.length, lines.length);
+    return B.chromeTrace(dump);
+  } finally {
+    stop();
+    stopSpans();
+    stopMetrics();
+  }
 }

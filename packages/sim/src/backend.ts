@@ -8,7 +8,8 @@
  * fires what happens then; only a world with nothing left to happen waits
  * (for something outside it, such as a real Promise).
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import type { Address, Backend, HostServices, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { type DeadlineHandle, ReadOp } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
@@ -18,7 +19,7 @@ import { AcceptOp, ConnectOp, InstantOp, RecvOp, SendToOp, SleepOp, WriteOp } fr
 import { SimSocket, WorldSockets } from "./socket.js";
 import type { World } from "./world.js";
 
-const NONE: B.Signal[] = [];
+const NONE: L.Signal[] = [];
 
 /**
  * A world's services: HTTP clients reach its hosts over its sockets (Node's
@@ -35,9 +36,9 @@ const SERVICES: HostServices = {
 export class SimBackend implements Backend {
   readonly name = "sim";
   readonly services = SERVICES;
-  private ready: B.Signal[] = [];
+  private ready: L.Signal[] = [];
   /** Settles the `select` waiting for something from outside the world. */
-  private waiting: ((signals: B.Signal[]) => void) | null = null;
+  private waiting: ((signals: L.Signal[]) => void) | null = null;
 
   /** The sockets of every host. */
   readonly sockets: WorldSockets;
@@ -49,8 +50,8 @@ export class SimBackend implements Backend {
   // -- events --------------------------------------------------------------------
 
   /** Makes `select` report `s` (the world's root waits on one; operations wake their tasks themselves). */
-  signal(s: B.Syscall): void {
-    this.ready.push(B.signal(s));
+  signal(s: L.Syscall): void {
+    this.ready.push(L.signal(s));
   }
 
   /** Whether `select` must run: something is to come (a timer, a packet, a lookup) that moves the world. */
@@ -58,7 +59,7 @@ export class SimBackend implements Backend {
     return this.world.clock.pending !== 0 || this.world.lookupsPending;
   }
 
-  select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean): L.Signal[] | Promise<L.Signal[]> {
     const world = this.world;
     // What is due now happens; it wakes tasks directly.
     const moved = world.fireDue();
@@ -85,7 +86,7 @@ export class SimBackend implements Backend {
    * lookups are answered, or else the clock moves to the next event; with
    * nothing to come, the world is idle.
    */
-  private whenSettled(resolve: (signals: B.Signal[]) => void): void {
+  private whenSettled(resolve: (signals: L.Signal[]) => void): void {
     if (this.waiting !== resolve) return;
     const world = this.world;
     if (!world.answerLookups() && !world.advance()) {
@@ -114,7 +115,7 @@ export class SimBackend implements Backend {
     this.interrupt();
   }
 
-  private takeReady(): B.Signal[] {
+  private takeReady(): L.Signal[] {
     const ready = this.ready;
     if (ready.length === 0) return NONE;
     this.ready = [];

@@ -14,6 +14,7 @@
  * [0, 1), no loss, a disk that keeps everything.
  */
 import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import { makePolicy, type PolicyName } from "./policy.js";
 import type { WorldRandom } from "./random.js";
 
@@ -104,9 +105,9 @@ export interface StepListener {
 /** @internal Where a run's choices come from; `log` keeps them when set. */
 export abstract class Choices {
   /** The kernel's scheduling policy; undefined for the runtime's own order. */
-  abstract readonly policy: B.SchedulingPolicy | undefined;
+  abstract readonly policy: L.SchedulingPolicy | undefined;
   /** The kernel's random source: ties of `awaitOne`/`awaitFirst`/`get`, the domain of a call. */
-  readonly ties: B.RandomSource = { below: (bound) => this.choose(TIE, bound, 0) };
+  readonly ties: L.RandomSource = { below: (bound) => this.choose(TIE, bound, 0) };
 
   constructor(readonly log: ChoiceLog | null) {}
 
@@ -149,7 +150,7 @@ export abstract class Choices {
  * @internal
  */
 export class Drawn extends Choices {
-  readonly policy: B.SchedulingPolicy | undefined;
+  readonly policy: L.SchedulingPolicy | undefined;
   /** PCT's policy, whose step count `check` reads. */
   readonly pct: { readonly maxStep: number } | null;
 
@@ -186,7 +187,7 @@ export class Drawn extends Choices {
 }
 
 /** A policy that logs what `policy` picks. */
-function logged(policy: B.SchedulingPolicy, log: ChoiceLog): B.SchedulingPolicy {
+function logged(policy: L.SchedulingPolicy, log: ChoiceLog): L.SchedulingPolicy {
   return {
     pick(ready) {
       const i = policy.pick(ready);
@@ -225,7 +226,7 @@ function drawTorn(random: WorldRandom, units: number): number {
  * @internal
  */
 export class Followed extends Choices {
-  readonly policy: B.SchedulingPolicy;
+  readonly policy: L.SchedulingPolicy;
   /** Hears the first misfit of a strict run. */
   misfit: ((message: string) => void) | null = null;
   /** Hears every step. */

@@ -9,6 +9,7 @@
  * finds its host by walking up to its supervisor.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { type Family, ipv4Of, ipv6Of } from "./address.js";
 
 /**
@@ -51,8 +52,8 @@ export class Host {
   /** The supervisor task (set when the world starts the host). */
   supervisor: B.Task<unknown> | null = null;
   /** Wakes the supervisor when `main` ends or the host crashes. */
-  private over: B.Trigger | null = null;
-  private restarting: B.Trigger | null = null;
+  private over: L.Trigger | null = null;
+  private restarting: L.Trigger | null = null;
   /** Where the supervisor is: not started yet, running `main`, or waiting for a restart. */
   private phase: "new" | "running" | "idle" = "new";
   private crashRequested = false;
@@ -102,7 +103,7 @@ export class Host {
         this.incarnation++;
         events.started(this);
         const body = this.main!;
-        const over = new B.Trigger();
+        const over = new L.Trigger();
         const main = B.spawn({ name: body.name || this.name }, runMain, body, over);
         yield* this.park(over, (t) => (this.over = t));
         if (this.crashRequested) yield* B.cancel(main);
@@ -114,13 +115,13 @@ export class Host {
       }
       this.phase = "idle";
       this.crashRequested = false;
-      if (!this.restartRequested) yield* this.park(new B.Trigger(), (t) => (this.restarting = t));
+      if (!this.restartRequested) yield* this.park(new L.Trigger(), (t) => (this.restarting = t));
       this.restartRequested = false;
     }
   }
 
   /** Waits on `trigger`, kept with `keep` (and forgotten after) for whoever signals it. */
-  private *park(trigger: B.Trigger, keep: (trigger: B.Trigger | null) => void): Generator<B.Instruction, void, unknown> {
+  private *park(trigger: L.Trigger, keep: (trigger: L.Trigger | null) => void): Generator<B.Instruction, void, unknown> {
     keep(trigger);
     try {
       yield* trigger.wait();
@@ -131,7 +132,7 @@ export class Host {
 }
 
 /** A host's `main`, which wakes its supervisor when it ends. */
-function* runMain(body: HostMain, over: B.Trigger): Generator<B.Instruction, unknown, unknown> {
+function* runMain(body: HostMain, over: L.Trigger): Generator<B.Instruction, unknown, unknown> {
   try {
     return yield* body();
   } finally {

@@ -123,7 +123,7 @@ export class Network {
    * the link's loss rate: UDP).
    */
   send(packet: Packet): void {
-    this.trace?.record(packet.from.name, `send ${packet.describe()}`);
+    this.trace?.packet(packet.from.name, "send", packet);
     this.events.touch(packet.to);
     this.transmit(packet);
   }
@@ -137,15 +137,15 @@ export class Network {
     const link = this.link(from, to);
     if (link.held || (link.partitioned && packet.reliable && !packet.droppable)) {
       link.waiting.push(packet);
-      this.trace?.record(from.name, `hold ${packet.describe()}`);
+      this.trace?.packet(from.name, "hold", packet);
       return;
     }
     if (link.partitioned) {
-      this.trace?.record(from.name, `lose ${packet.describe()}`);
+      this.trace?.packet(from.name, "lose", packet);
       return;
     }
     if (!packet.reliable && this.random.chance(link.loss)) {
-      this.trace?.record(from.name, `lose ${packet.describe()}`);
+      this.trace?.packet(from.name, "lose", packet);
       this.events.fault();
       return;
     }

@@ -39,10 +39,10 @@ export abstract class Packet implements Event {
 
   fire(): void {
     if (!this.to.up) {
-      this.network.trace?.record(this.to.name, `drop ${this.describe()} (host down)`);
+      this.network.trace?.packet(this.to.name, "drop", this, " (host down)");
       return;
     }
-    this.network.trace?.record(this.to.name, `recv ${this.describe()}`);
+    this.network.trace?.packet(this.to.name, "recv", this);
     this.deliver();
   }
 

@@ -14,6 +14,7 @@
  *   long runs.
  */
 import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import type { WorldRandom } from "./random.js";
 
 /**
@@ -30,7 +31,7 @@ export type PolicyName = "fifo" | "random" | "pct";
 export const POLICY_NAMES: readonly PolicyName[] = ["fifo", "random", "pct"];
 
 /** @internal Every task's choices go through the world's generator. */
-export function makePolicy(name: PolicyName, random: WorldRandom, depth: number, steps: number): B.SchedulingPolicy | undefined {
+export function makePolicy(name: PolicyName, random: WorldRandom, depth: number, steps: number): L.SchedulingPolicy | undefined {
   switch (name) {
     case "fifo":
       return undefined; // the kernel's own queue: the same order, at no cost
@@ -42,7 +43,7 @@ export function makePolicy(name: PolicyName, random: WorldRandom, depth: number,
 }
 
 /** @internal PCT (see the file comment). */
-export class Pct implements B.SchedulingPolicy {
+export class Pct implements L.SchedulingPolicy {
   /** Each task's priority: initial ones are ≥ `depth`; a task lowered at the i-th change point (from 0) gets `i`. */
   private readonly priorities = new WeakMap<B.Task<unknown>, number>();
   /** The steps (1-based) at which the running task is lowered, in order. */

@@ -3,7 +3,7 @@
  * ready task runs next, latencies, losses, `awaitFirst` ties, `Math.random`
  * inside the world — is drawn from it, so one seed replays everything.
  */
-import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 
 /**
  * xoshiro128**: 128 bits of state, a period of 2^128 − 1, and only 32-bit
@@ -12,7 +12,7 @@ import type * as B from "@bobbin/core";
  *
  * @internal
  */
-export class WorldRandom implements B.RandomSource {
+export class WorldRandom implements L.RandomSource {
   private a: number;
   private b: number;
   private c: number;

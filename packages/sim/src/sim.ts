@@ -514,7 +514,7 @@ export class Sim {
   trace(): Trace {
     const recorder = this.world.trace;
     if (recorder === null) throw new TypeError("sim.trace(): this simulation keeps no trace; make it with new Sim({ trace: true })");
-    return new Trace(recorder.lines.slice());
+    return new Trace(recorder.lines.slice(), recorder.entries.slice());
   }
 
   /** @internal The most scheduling steps PCT counted, for `check` to fit the next runs' change points. */

@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from "node:events";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import type { Choices } from "./choices.js";
 import { Clock } from "./clock.js";
 import { SimDeadlock, SimTimeLimit } from "./errors.js";
@@ -23,9 +24,9 @@ import { TraceRecorder } from "./trace.js";
 const EPOCH = Date.UTC(2000, 0, 1);
 
 /** @internal What the world needs of the backend that serves it (see backend.ts). */
-export interface WorldBackend extends B.Events {
+export interface WorldBackend extends L.Events {
   /** Makes `select` report `s`. */
-  signal(s: B.Syscall): void;
+  signal(s: L.Syscall): void;
   /** Whether `select` waits for something from outside the world. */
   readonly isWaiting: boolean;
   /** Parks the calling task for `ms` of the world's clock. */
@@ -83,7 +84,7 @@ export class World implements Controlled, HostEvents {
   /** The host of every task, in a world made for `@bobbin/unix`'s `run`. */
   private soleHost: Host | null = null;
   /** The root task's wait for news (a host ended, the run failed). */
-  private news: B.Syscall | null = null;
+  private news: L.Syscall | null = null;
   /** Name lookups waiting for every task to wait (see lookup.ts). */
   private lookups: Deferred[] = [];
   /** Counts the world's waits for something from outside it, to tell one from the next. */
@@ -158,9 +159,9 @@ export class World implements Controlled, HostEvents {
     const clients = hosts.filter((h) => h.client);
     const awaited = clients.length !== 0 ? clients : hosts;
     while (this.failure === null && !awaited.every((h) => h.outcome.ended)) {
-      const news = B.syscall("world");
+      const news = L.syscall("world");
       this.news = news;
-      yield* B.suspend(news);
+      yield* L.suspend(news);
     }
     for (const host of hosts) yield* B.cancel(host.supervisor!);
     if (this.failure !== null) throw this.failure.error;
@@ -188,7 +189,7 @@ export class World implements Controlled, HostEvents {
   }
 
   /** A tracer that tells the observer the host of every task a step spawns, wakes, cancels or ends. */
-  touchTracer(): B.Tracer {
+  touchTracer(): L.Tracer {
     const touch = (task: B.Task<unknown>): void => this.touchTask(task);
     return { spawn: touch, resume: touch, cancel: touch, end: touch };
   }

@@ -1,6 +1,7 @@
 import dgram from "node:dgram";
 import net from "node:net";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { run, sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Nondeterminism, Sim, simulated } from "../src/index.js";
@@ -167,7 +168,7 @@ describe("the globals come back", () => {
 
     const stuck = new Sim({ seed: 1 });
     stuck.client("c", function* () {
-      yield* new B.Trigger().wait();
+      yield* new L.Trigger().wait();
     });
     await expect(stuck.run()).rejects.toThrow(/every task of the simulated world waits/);
     expect(globals()).toEqual(before);

@@ -1,4 +1,4 @@
-import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { failure } from "@bobbin/test-support";
 import { accept, bindAndListen, close, connect, onSignal, read, type Socket, sleep, tcpv4, withTimeout, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
@@ -127,7 +127,7 @@ describe("what belongs to a host", () => {
     const sim = new Sim({ seed: 1 });
     sim.client("server", function* () {
       let stop = false;
-      const wake = new B.Trigger();
+      const wake = new L.Trigger();
       onSignal("SIGUSR2", function* () {
         stop = true;
         wake.signal();
@@ -157,7 +157,7 @@ describe("what belongs to a host", () => {
   it("a task outside every host (a signal handler) cannot make sockets", async () => {
     const sim = new Sim({ seed: 1 });
     sim.client("server", function* () {
-      const done = new B.Trigger();
+      const done = new L.Trigger();
       let error: unknown = null;
       onSignal("SIGUSR2", function* () {
         try {

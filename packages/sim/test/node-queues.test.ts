@@ -1,5 +1,6 @@
 /** Time moves only once Node's own queues are empty: what they deliver happens at the instant it was queued. */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { run, sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim, simulated } from "../src/index.js";
@@ -20,7 +21,7 @@ describe("Node's queues before time", () => {
     const at = await run(
       () =>
         whileAnotherSleeps(() => {
-          const woken = new B.Trigger();
+          const woken = new L.Trigger();
           process.nextTick(() => process.nextTick(() => woken.signal()));
           return woken.wait();
         }),
@@ -48,7 +49,7 @@ describe("Node's queues before time", () => {
     const sim = new Sim({ seed: 3 });
     sim.client("client", () =>
       whileAnotherSleeps(() => {
-        const woken = new B.Trigger();
+        const woken = new L.Trigger();
         process.nextTick(() => queueMicrotask(() => process.nextTick(() => woken.signal())));
         return woken.wait();
       }),

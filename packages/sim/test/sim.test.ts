@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { failure } from "@bobbin/test-support";
 import { accept, bindAndListen, sleep, Timeout, tcpv4, withTimeout } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
@@ -97,7 +98,7 @@ describe("failures", () => {
     });
     sim.client("client", function* () {
       yield* sleep(5);
-      yield* new B.Trigger().wait(); // nobody signals it
+      yield* new L.Trigger().wait(); // nobody signals it
     });
     const error = await sim.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SimDeadlock);
@@ -121,7 +122,7 @@ describe("failures", () => {
       for (;;) yield* sleep(1);
     });
     sim.client("client", function* () {
-      yield* new B.Trigger().wait();
+      yield* new L.Trigger().wait();
     });
     const error = await sim.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SimTimeLimit);

@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { failure } from "@bobbin/test-support";
 import {
   accept,
@@ -51,7 +52,7 @@ describe("flow control", () => {
     let serverRead = (): void => {};
     const sim = pair(
       function* (client) {
-        const go = new B.Trigger();
+        const go = new L.Trigger();
         serverRead = () => go.signal();
         yield* go.wait();
         const buf = Buffer.alloc(3 * WINDOW);

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { chromeTraceProblems } from "@bobbin/test-support";
 import { sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim, Trace } from "../src/index.js";
@@ -9,18 +10,23 @@ import { echoServer, echoThrough } from "./support/programs.js";
 
 const run = promisify(execFile);
 
+/** The trace of an echo through a server, then a partition and a sleep of 1 s. */
+async function probeTrace(): Promise<Trace> {
+  const sim = new Sim({ seed: 1, trace: true });
+  sim.network({ latency: 0.001 });
+  sim.host("server", echoServer(7));
+  sim.client("client", function* probe() {
+    yield* echoThrough("server", 7, Buffer.from("hi"));
+    sim.partition("client", "server");
+    yield* sleep(1);
+  });
+  await sim.run();
+  return sim.trace();
+}
+
 describe("the trace", () => {
   it("says when, where and what: tasks' lives, packets, faults", async () => {
-    const sim = new Sim({ seed: 1, trace: true });
-    sim.network({ latency: 0.001 });
-    sim.host("server", echoServer(7));
-    sim.client("client", function* probe() {
-      yield* echoThrough("server", 7, Buffer.from("hi"));
-      sim.partition("client", "server");
-      yield* sleep(1);
-    });
-    await sim.run();
-    const trace = sim.trace();
+    const trace = await probeTrace();
     expect(trace).toBeInstanceOf(Trace);
     const lines = [...trace];
     expect(lines.length).toBe(trace.length);
@@ -33,6 +39,29 @@ describe("the trace", () => {
     expect(lines).toContain("0.004000 world partition client server");
     expect(lines).toContain("0.005000 server hold tcp 10.0.0.1:7 > 10.0.0.2:49152 fin"); // the server's FIN waits for a repair
     expect(lines.some((l) => /^1\.004000 client end probe#\d+ resolved$/.test(l))).toBe(true);
+  });
+
+  it("draws as a well-formed Chrome trace: a process per host, a track per task with its waits, packets delivered as flows", async () => {
+    const trace = (await probeTrace()).toChromeTrace();
+    expect(chromeTraceProblems(JSON.stringify(trace))).toEqual([]);
+    const events = trace.traceEvents;
+    const processes = events.filter((e) => e.name === "process_name").map((e) => `${e.pid} ${e.args!.name}`);
+    expect(processes).toEqual(expect.arrayContaining(["0 world", "1 server", "2 client"]));
+    const pid = (host: string) => processes.indexOf(processes.find((p) => p.endsWith(` ${host}`))!);
+    // the probe's life, 1.004 s of virtual time, with its sleep of 1 s as a wait inside it
+    const probe = events.find((e) => e.ph === "X" && e.pid === pid("client") && e.name.startsWith("probe#"))!;
+    expect(probe.dur).toBe(1_004_000);
+    expect(events.some((e) => e.ph === "X" && e.tid === probe.tid && e.name === "waits" && e.dur === 1_000_000)).toBe(true);
+    // the SYN sent by the client at 0 arrives at the server 1 ms later: a flow between the two slices
+    const syn = "tcp 10.0.0.2:49152 > 10.0.0.1:7 syn";
+    const send = events.find((e) => e.ph === "X" && e.name === `send ${syn}`)!;
+    const recv = events.find((e) => e.ph === "X" && e.name === `recv ${syn}`)!;
+    expect([send.pid, send.ts, recv.pid, recv.ts]).toEqual([pid("client"), 0, pid("server"), 1000]);
+    const start = events.find((e) => e.ph === "s" && e.pid === send.pid && e.ts === send.ts)!;
+    expect(events.find((e) => e.ph === "f" && e.id === start.id)).toMatchObject({ pid: recv.pid, ts: recv.ts, bp: "e" });
+    // a packet held by the partition never arrives: no flow for it
+    const flows = events.filter((e) => e.ph === "s").length;
+    expect(flows).toBe(events.filter((e) => e.ph === "X" && e.cat === "recv").length);
   });
 
   it("is kept only when asked for", () => {

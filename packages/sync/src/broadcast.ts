@@ -5,7 +5,7 @@
  * and when it is full the oldest is dropped and counted; the next value the
  * subscriber receives says how many it missed just before it (`missed`).
  */
-import { describe, type SelectCase } from "@bobbin/core";
+import { describe, type SelectCase } from "@bobbin/core/lowlevel";
 import { EMPTY } from "./end.js";
 import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";

@@ -7,7 +7,8 @@
  * Invariants: receivers wait only while the buffer is empty, and senders only
  * while it is full (for a rendezvous channel: always, until a receiver comes).
  */
-import { type Choice, describe, type Instruction, SelectCase, self } from "@bobbin/core";
+import { type Instruction, self } from "@bobbin/core";
+import { type Choice, describe, SelectCase } from "@bobbin/core/lowlevel";
 import { EMPTY, END } from "./end.js";
 import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";

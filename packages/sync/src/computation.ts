@@ -5,7 +5,8 @@
  * tasks. Built on core's `Trigger`: every waiter parks on one, and so may any
  * trigger attached by hand.
  */
-import { done, type Instruction, type Operation, type Result, self, type Task, Trigger } from "@bobbin/core";
+import { type Instruction, type Operation, type Result, self, type Task } from "@bobbin/core";
+import { done, Trigger } from "@bobbin/core/lowlevel";
 import { type Body, callBody, checkBody, isCancellationOf } from "./call.js";
 import { keepLocal } from "./shared/portable.js";
 import { nextSerial, WaitOp } from "./waiters.js";
@@ -279,7 +280,7 @@ export class Computation<T> {
    *
    * @example
    * ```ts
-   * const t = new B.Trigger();
+   * const t = new L.Trigger();
    * if (c.tryAttach(t)) yield* t.wait();   // until c completes
    * ```
    * @throws TypeError when `trigger` is not a core `Trigger`.
@@ -387,7 +388,8 @@ function checkComputation(c: unknown, name: string): void {
 }
 
 function checkTrigger(t: unknown, name: string): void {
-  if (!(t instanceof Trigger)) throw new TypeError(`${name} expects a Trigger of @bobbin/core (new B.Trigger(), or Computation.canceller)`);
+  if (!(t instanceof Trigger))
+    throw new TypeError(`${name} expects a Trigger of @bobbin/core/lowlevel (new Trigger(), or Computation.canceller)`);
 }
 
 keepLocal("Computation", Computation, "complete it in its own domain, and return the value from the parallel task instead");

@@ -4,7 +4,8 @@
  *
  * The local side is here; the protocol across domains is `shared/mutex.ts`.
  */
-import { Domain, done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { Domain, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { done } from "@bobbin/core/lowlevel";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { MutexAlreadyHeld, MutexNotHolder, MutexNotLocked } from "./errors.js";
 import { MUTEX, SharedLock } from "./shared/mutex.js";

@@ -1,7 +1,8 @@
 /**
  * `MVar` (µthreads, after Concurrent Haskell): a box that is empty or full.
  */
-import { done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { done } from "@bobbin/core/lowlevel";
 import { nextSerial, WaitOp, WaitQueue } from "./waiters.js";
 
 /** A task parked in `take`, `read` or `put`; `value` is what it gives or receives. */

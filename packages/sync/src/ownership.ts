@@ -9,8 +9,10 @@
  * `Ownership.create`, so programs that never use ownership pay nothing.
  */
 
-import type { Ending, SpawnOptions } from "@bobbin/core";
-import { Failures, givable, NotOwner, onExit, onSpawn, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
+import type { SpawnOptions } from "@bobbin/core";
+import { Failures, NotOwner, ResourceLeaked, self, type Task, TaskLocal } from "@bobbin/core";
+import type { Ending } from "@bobbin/core/lowlevel";
+import { givable, onExit, onSpawn } from "@bobbin/core/lowlevel";
 import { AlreadyOwned, NoParent } from "./errors.js";
 
 let nextUid = 1;

@@ -15,7 +15,8 @@
  * (which `yield*` calls) completes at once through a reused iterator when an
  * item is there.
  */
-import { type Choice, type Instruction, SelectCase, self, type Task } from "@bobbin/core";
+import { type Instruction, self, type Task } from "@bobbin/core";
+import { type Choice, SelectCase } from "@bobbin/core/lowlevel";
 import { EMPTY } from "./end.js";
 import { completed, completedIterator, DONE, type Queued, WaitOp, type WaitQueue } from "./waiters.js";
 

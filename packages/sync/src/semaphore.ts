@@ -4,7 +4,8 @@
  *
  * The local side is here; the protocol across domains is `shared/semaphore.ts`.
  */
-import { describe, done, type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { type Instruction, type Operation, self, type Task } from "@bobbin/core";
+import { describe, done } from "@bobbin/core/lowlevel";
 import { type Body, checkBody, isGenerator } from "./call.js";
 import { createShared, type Sharing, sharePortable } from "./shared/portable.js";
 import { checkShared, PERMITS, SEMAPHORE, SharedPermits } from "./shared/semaphore.js";

@@ -23,7 +23,8 @@
  * tag in this header would strip the file's first statement from the published
  * declarations).
  */
-import { type Instruction, Suspender, type Task } from "@bobbin/core";
+import type { Instruction, Task } from "@bobbin/core";
+import { Suspender } from "@bobbin/core/lowlevel";
 
 let lastSerial = 0;
 

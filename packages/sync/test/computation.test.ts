@@ -1,5 +1,6 @@
 import { spawn as spawnProcess } from "node:child_process";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { errorOf } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { Computation } from "../src/index.js";
@@ -46,7 +47,7 @@ describe("Computation: completion (tryReturn, tryCancel)", () => {
     let unattachedTotal = 0;
     for (const order of permutations(["return", "cancel", "attach0", "attach1"] as const)) {
       const c = Computation.create<number>();
-      const triggers = [new B.Trigger(), new B.Trigger()];
+      const triggers = [new L.Trigger(), new L.Trigger()];
       let returns = 0;
       let cancels = 0;
       let attached = 0;
@@ -74,7 +75,7 @@ describe("Computation: completion (tryReturn, tryCancel)", () => {
   // Miou's test_sync test03.
   it("detached triggers are signalled and leave nothing behind; a new trigger still attaches", () => {
     const c = Computation.create<number>();
-    const triggers = Array.from({ length: 4 }, () => new B.Trigger());
+    const triggers = Array.from({ length: 4 }, () => new L.Trigger());
     for (const t of triggers) {
       expect(c.tryAttach(t)).toBe(true);
       c.detach(t);
@@ -82,7 +83,7 @@ describe("Computation: completion (tryReturn, tryCancel)", () => {
     expect(triggers.every((t) => t.isSignalled)).toBe(true);
     expect(c.isRunning).toBe(true);
     expect(c.waiters).toBe(0);
-    const t = new B.Trigger();
+    const t = new L.Trigger();
     expect(c.tryAttach(t)).toBe(true);
     expect(c.waiters).toBe(1);
     expect(t.isSignalled).toBe(false);
@@ -90,23 +91,23 @@ describe("Computation: completion (tryReturn, tryCancel)", () => {
 
   it("refuses a signalled trigger, and any trigger once completed; attaching twice attaches once", () => {
     const c = Computation.create<string>();
-    const signalled = new B.Trigger();
+    const signalled = new L.Trigger();
     signalled.signal();
     expect(c.tryAttach(signalled)).toBe(false);
-    const t = new B.Trigger();
+    const t = new L.Trigger();
     expect(c.tryAttach(t)).toBe(true);
     expect(c.tryAttach(t)).toBe(true);
     expect(c.waiters).toBe(1);
     c.tryReturn("done");
     expect(t.isSignalled).toBe(true);
     expect(c.waiters).toBe(0);
-    expect(c.tryAttach(new B.Trigger())).toBe(false);
+    expect(c.tryAttach(new L.Trigger())).toBe(false);
   });
 
   it("misuse is a TypeError that says what is expected", () => {
     const c = Computation.create<number>();
-    expect(() => c.tryAttach({} as B.Trigger)).toThrow(/Computation.tryAttach expects a Trigger/);
-    expect(() => c.detach(null as unknown as B.Trigger)).toThrow(TypeError);
+    expect(() => c.tryAttach({} as L.Trigger)).toThrow(/Computation.tryAttach expects a Trigger/);
+    expect(() => c.detach(null as unknown as L.Trigger)).toThrow(TypeError);
     expect(() => c.tryCapture(42 as unknown as () => number)).toThrow(/Computation.tryCapture expects a function/);
     expect(() => Computation.canceller({ from: c, into: {} as Computation<number> })).toThrow(
       /canceller\(\{ into \}\) expects a Computation/,

@@ -6,11 +6,12 @@
  * other packages' values to them.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { describe, expect, it } from "vitest";
 import { NotOwner, Ownership } from "../src/index.js";
 
 const RULE =
-  /^spawn\(\{ give \}\) takes resources to move to the child \(made by @bobbin\/sync's Ownership\.create, or marked B\.givable\), got an object at index 0/;
+  /^spawn\(\{ give \}\) takes resources to move to the child \(made by @bobbin\/sync's Ownership\.create, or marked with givable of @bobbin\/core\/lowlevel\), got an object at index 0/;
 
 describe("spawn({ give })", () => {
   it("refuses a plain object before Ownership was ever used in the process", async () => {
@@ -29,7 +30,7 @@ describe("spawn({ give })", () => {
   });
 
   it("leaves another package's givable values to it, and moves its own", async () => {
-    const lease = { [B.givable]: true as const };
+    const lease = { [L.givable]: true as const };
     const owner = await B.run(function* () {
       const r = Ownership.create("fd", () => undefined);
       Ownership.own(r);

@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { FREED, HEADER, SPAN } from "../src/shared/layout.js";
 
 /** Lets every other ready task run `n` times. */
@@ -8,7 +9,7 @@ export function* pause(n = 1): Generator<B.Instruction, void, unknown> {
 
 /** Parks the current task until cancelled (a trigger nobody signals). */
 export function* forever(): Generator<B.Instruction, never, unknown> {
-  yield* new B.Trigger().wait();
+  yield* new L.Trigger().wait();
   throw new Error("unreachable: nobody signals this trigger");
 }
 

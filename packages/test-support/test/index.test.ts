@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { EventEmitter, once } from "node:events";
 import { describe, expect, it } from "vitest";
 import {
+  chromeTraceProblems,
   delay,
   errorOf,
   failure,
@@ -116,5 +117,24 @@ describe("processGone", () => {
     await exited;
     await until(() => processGone(child.pid!));
     expect(processGone(child.pid!)).toBe(true);
+  });
+});
+
+describe("chromeTraceProblems", () => {
+  const trace = (...traceEvents: object[]) => JSON.stringify({ traceEvents });
+  const base = { name: "a", pid: 0, tid: 0, ts: 1 };
+  it("passes a well-formed trace", () => {
+    expect(chromeTraceProblems(trace({ ...base, ph: "X", dur: 2 }, { ...base, ph: "B" }, { ...base, ph: "E", ts: 2 }))).toEqual([]);
+  });
+  it("finds what is wrong", () => {
+    expect(chromeTraceProblems("{")[0]).toMatch(/^not JSON/);
+    expect(chromeTraceProblems(trace({ ...base, ph: "X" }))).toEqual([expect.stringMatching(/a complete slice needs a dur/)]);
+    expect(chromeTraceProblems(trace({ ...base, ph: "B" }))).toEqual(["track 0:0: 1 slice(s) never end"]);
+    expect(chromeTraceProblems(trace({ ...base, ph: "E" }))).toEqual([expect.stringMatching(/ends a slice that never began/)]);
+    expect(chromeTraceProblems(trace({ ...base, ph: "s", id: 1 }))).toEqual(["flow 1 has no end (f)"]);
+    expect(chromeTraceProblems(trace({ ...base, ph: "s", id: 1, ts: 5 }, { ...base, ph: "f", id: 1 }))).toEqual([
+      "flow 1 ends before it starts",
+    ]);
+    expect(chromeTraceProblems(trace({ ph: "X", dur: 1, pid: "0", tid: 0, ts: -1 }))).toHaveLength(3);
   });
 });

@@ -4,7 +4,8 @@
  * and socket state before calling a backend, so a backend only receives
  * well-formed requests (see the README, "How to write a backend").
  */
-import type { Events, Operation } from "@bobbin/core";
+import type { Operation } from "@bobbin/core";
+import type { Events } from "@bobbin/core/lowlevel";
 
 /**
  * The kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream

@@ -3,8 +3,7 @@
  * that each domain of a run has a backend of its own (core's
  * `defineEvents`, for backends of `@bobbin/unix`).
  */
-import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { defineEvents, describe, type Events } from "@bobbin/core/lowlevel";
 import { BACKEND_METHODS } from "./backend/backend-methods.js";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
@@ -13,7 +12,7 @@ import { shareSockets } from "./share.js";
 type Factory = (domain: number) => Backend;
 
 /** The events factory registered with core for each backend factory. */
-const registered = new WeakMap<Factory, (domain: number) => B.Events>();
+const registered = new WeakMap<Factory, (domain: number) => Events>();
 
 /** Dom0's backend, made by `run` and handed to core's `run`, which asks its factory for domain 0. */
 let dom0Backend: Backend | null = null;
@@ -40,7 +39,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
   }
   if (typeof name !== "string" || name.length === 0) throw new TypeError("defineBackend(url, name, factory) expects a non-empty name");
   if (typeof factory !== "function") throw new TypeError(`defineBackend(url, "${name}", factory) expects a factory (domain) => Backend`);
-  const events = (domain: number): B.Events => {
+  const events = (domain: number): Events => {
     if (domain === 0 && dom0Backend !== null) {
       const made = dom0Backend;
       dom0Backend = null;
@@ -52,7 +51,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
     shareSockets();
     return backend;
   };
-  B.defineEvents(url, name, events);
+  defineEvents(url, name, events);
   registered.set(factory, events);
   return factory;
 }
@@ -62,7 +61,7 @@ export function defineBackend<F extends Factory>(url: string, name: string, fact
  * dom0 and, when `factory` was defined with `defineBackend`, make a backend
  * in each worker domain.
  */
-export function startWith<T>(factory: Factory, backend: Backend, start: (events: (domain: number) => B.Events) => T): T {
+export function startWith<T>(factory: Factory, backend: Backend, start: (events: (domain: number) => Events) => T): T {
   const events = registered.get(factory);
   if (events === undefined) return start(() => backend);
   dom0Backend = backend;

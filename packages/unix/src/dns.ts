@@ -4,7 +4,7 @@
  */
 import * as dns from "node:dns";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 
 /**
  * An address `lookup` found: `address` in Node's text form, and its family.

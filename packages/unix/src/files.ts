@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import { promisify } from "node:util";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { systemError } from "./errors.js";
 import { checkRange } from "./socket.js";
 

@@ -7,7 +7,7 @@
 import { constants } from "node:os";
 import { inspect } from "node:util";
 import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { type RunOptions, run } from "./run.js";
 import { currentContext, type SignalTable } from "./signals.js";
 

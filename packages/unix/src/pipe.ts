@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tty from "node:tty";
 import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
 import type { Backend, Socket } from "./contract.js";
 import { systemError, Unsupported } from "./errors.js";

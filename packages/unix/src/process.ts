@@ -11,7 +11,8 @@
 import * as childProcess from "node:child_process";
 import { closeSync } from "node:fs";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
+import { describe } from "@bobbin/core/lowlevel";
 import { afterHandleClose } from "./backend/node-socket.js";
 import type { Backend, Socket } from "./contract.js";
 import { fromStream } from "./node-stream/from-stream.js";
@@ -122,7 +123,7 @@ class Child implements ChildProcess {
   /** The SIGKILL that follows `terminate`'s SIGTERM. */
   #killTimer: NodeJS.Timeout | undefined = undefined;
   /** Signalled when its owner ends: the reaper takes over. */
-  readonly ownerGone = new B.Trigger();
+  readonly ownerGone = new L.Trigger();
 
   constructor(
     readonly node: childProcess.ChildProcess,
@@ -189,7 +190,7 @@ class Child implements ChildProcess {
 function followOwners(): void {
   if (hooked) return;
   hooked = true;
-  B.onExit((task) => {
+  L.onExit((task) => {
     const children = owned.get(task);
     if (children === undefined) return undefined;
     owned.delete(task);
@@ -346,7 +347,7 @@ function* started(
   let live = processes.get(backend);
   if (live === undefined) processes.set(backend, (live = new Set()));
   live.add(child);
-  B.spawnSystem(reap, child, live);
+  L.spawnSystem(reap, child, live);
   const failed = new Promise<never>((_, reject) => node.once("error", reject));
   failed.catch(() => {}); // an 'error' after 'spawn' (a failed kill) is not the start's failure
   const spawned = new Promise<void>((resolve) => node.once("spawn", () => resolve()));

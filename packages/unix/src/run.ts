@@ -7,7 +7,7 @@
  * Promise settles.
  */
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";

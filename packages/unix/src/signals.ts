@@ -9,7 +9,8 @@
 import { constants } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
+import { describe } from "@bobbin/core/lowlevel";
 import { currentTaskFor } from "./context.js";
 import type { Backend } from "./contract.js";
 
@@ -34,7 +35,7 @@ export class SignalTable {
   /** Handlers to spawn, with their signal. */
   readonly queue: [SignalHandler, NodeJS.Signals][] = [];
   /** The dispatcher parked for work. */
-  trigger: B.Trigger | null = null;
+  trigger: L.Trigger | null = null;
   /** A handler's failure, which fails the run. */
   failure: unknown = NO_FAILURE;
   private disposed = false;
@@ -54,7 +55,7 @@ export class SignalTable {
     if (this.disposed) throw new TypeError("onSignal(): the run is over");
     if (!this.dispatching) {
       this.dispatching = true;
-      B.spawnSystem(signalDispatcher, this);
+      L.spawnSystem(signalDispatcher, this);
     }
     this.handlers.set(signal, handler);
     if (this.keepAlive === null) {
@@ -138,7 +139,7 @@ function* signalDispatcher(table: SignalTable): Generator<B.Instruction, never, 
     for (let t = B.care(handlers); t; t = B.care(handlers)) yield* B.awaitTask(t);
     if (table.failed) throw table.failure;
     if (table.queue.length === 0) {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       table.trigger = trigger;
       try {
         yield* trigger.wait();
@@ -173,7 +174,7 @@ function* signalDispatcher(table: SignalTable): Generator<B.Instruction, never, 
  */
 export function onSignal(signal: NodeJS.Signals, handler: SignalHandler): () => void {
   if (typeof signal !== "string" || !(signal in constants.signals)) {
-    throw new TypeError(`onSignal(signal, handler): unknown signal ${describe(signal)}; use a name such as "SIGINT"`);
+    throw new TypeError(`onSignal(signal, handler): unknown Unix signal ${describe(signal)}; use a name such as "SIGINT"`);
   }
   if (UNCATCHABLE.has(signal)) throw new TypeError(`onSignal(): ${signal} cannot be caught`);
   if (typeof handler !== "function") {
@@ -218,7 +219,7 @@ export function currentContext(what: string): RunContext {
   if (context !== undefined) return context;
   if (B.Domain.self() !== 0) {
     throw new TypeError(
-      `${what} is for tasks of dom0 (signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
+      `${what} is for tasks of dom0 (Unix signal handlers run as tasks on dom0); call it before starting parallel work, or from a task of dom0`,
     );
   }
   throw new TypeError(`${what} needs a run of @bobbin/unix: start the program with run(main) from @bobbin/unix, not @bobbin/core's run`);

@@ -2,7 +2,7 @@
  * `sleep` (Miou_unix's `sleep`): park the task in the backend's deadline heap.
  */
 import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
 
 /**

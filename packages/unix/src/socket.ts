@@ -6,7 +6,7 @@
  */
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "./contract.js";
 import { EndOfFile, SocketClosed, systemError } from "./errors.js";
 import { isStreamKind } from "./kinds.js";

@@ -3,7 +3,7 @@
  * `accept`, `connect` (which also binds UDP sockets: see udp.ts).
  */
 import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
 import type { Address, ListenOptions, Socket } from "./contract.js";
 import { SocketClosed, systemError } from "./errors.js";

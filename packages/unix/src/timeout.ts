@@ -9,6 +9,7 @@
  * timeout that cannot fire before an enclosing one is not armed at all.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { currentBackend, currentTaskFor } from "./context.js";
 import type { Backend, DeadlineHandle } from "./contract.js";
 import { Timeout } from "./errors.js";
@@ -41,7 +42,7 @@ class Scope {
     this.handle = null;
     const error = this.rec.expired;
     if (this.left || error === null) return;
-    if (B.interrupt(this.task, error) || this.task.status !== "pending") return;
+    if (L.interrupt(this.task, error) || this.task.status !== "pending") return;
     this.handle = this.backend.deadline(this.backend.now(), this.interrupt);
   };
 
@@ -66,7 +67,7 @@ function recordOf(task: B.Task<unknown>): TaskTimeouts | null {
 }
 
 // A task waiting inside an armed scope is in no deadlock: its deadline will interrupt the wait.
-B.registerInterrupter((task) => (recordOf(task)?.top ?? null) !== null);
+L.registerInterrupter((task) => (recordOf(task)?.top ?? null) !== null);
 
 /**
  * @internal The expired timeout of the current task, if it is inside a
@@ -126,7 +127,7 @@ export function* despiteExpiry<T>(op: B.Operation<T>): Generator<B.Instruction, 
  */
 export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>)): B.Operation<T> {
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
-    throw new RangeError(`withTimeout(seconds, op): seconds must be a number ≥ 0, got ${B.describe(seconds)}`);
+    throw new RangeError(`withTimeout(seconds, op): seconds must be a number ≥ 0, got ${L.describe(seconds)}`);
   }
   if (
     typeof op !== "function" &&

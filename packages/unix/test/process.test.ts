@@ -4,6 +4,7 @@
  * conformance suite (every backend) does not repeat.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { failure, processGone as gone, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { type ChildProcess, close, onSignal, type ProcessExit, read, run, sleep, spawnProcess } from "../src/index.js";
@@ -37,7 +38,7 @@ describe("Miou's test_unix.ml", () => {
   it("test02, a child waited from a signal handler: the child signals its parent (SIGUSR2, as SIGCHLD is not Node's), the handler waits for it", async () => {
     const [exit, pid] = await run(function* () {
       let child: ChildProcess | null = null;
-      const waited = new B.Trigger();
+      const waited = new L.Trigger();
       let status: ProcessExit | null = null;
       onSignal("SIGUSR2", function* () {
         while (child === null) yield* sleep(0.005); // the signal may come before spawnProcess returned

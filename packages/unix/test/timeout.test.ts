@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { Mutex } from "@bobbin/sync";
 import { failure, handleCount, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
@@ -90,7 +91,7 @@ describe("withTimeout", () => {
     await run(function* () {
       const log: string[] = [];
       const t0 = performance.now();
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const onTrigger = yield* failure(() => withTimeout(0.02, trigger.wait()));
       expect(onTrigger).toBeInstanceOf(Timeout);
       expectRange(performance.now() - t0, 19, 2000);
@@ -132,7 +133,7 @@ describe("withTimeout", () => {
           while (performance.now() < until) yield* B.yieldNow(); // the deadline passes meanwhile, with the task ready to run
           const t0 = performance.now();
           try {
-            yield* new B.Trigger().wait(); // not I/O, not signalled: the deadline's interruption ends it
+            yield* new L.Trigger().wait(); // not I/O, not signalled: the deadline's interruption ends it
           } finally {
             expectRange(performance.now() - t0, 0, 1000);
           }
@@ -144,7 +145,7 @@ describe("withTimeout", () => {
 
   it("a timeout caught inside an enclosing scope does not disturb it; the enclosing deadline interrupts a Mutex-like wait", async () => {
     await run(function* () {
-      const trigger = new B.Trigger();
+      const trigger = new L.Trigger();
       const outer = (yield* failure(() =>
         withTimeout(0.05, function* () {
           try {
@@ -152,7 +153,7 @@ describe("withTimeout", () => {
           } catch (e) {
             expect((e as Timeout).seconds).toBe(0.01);
           }
-          yield* new B.Trigger().wait(); // interrupted by the outer deadline
+          yield* new L.Trigger().wait(); // interrupted by the outer deadline
         }),
       )) as Timeout;
       expect(outer.seconds).toBe(0.05);

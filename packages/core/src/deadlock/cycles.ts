@@ -19,7 +19,7 @@ const interrupters: ((task: Task<unknown>) => boolean)[] = [];
 
 /**
  * Tells deadlock detection how to know that something outside the task tree
- * will interrupt a task (`B.interrupt`) if its wait lasts — a deadline, as
+ * will interrupt a task (`L.interrupt`) if its wait lasts — a deadline, as
  * `@bobbin/unix`'s `withTimeout` arms: a cycle of waits through such a task
  * is no deadlock. `armed(task)` says whether one is armed for `task`; it is
  * asked only when a cycle may have formed, so it costs nothing meanwhile.
@@ -27,8 +27,8 @@ const interrupters: ((task: Task<unknown>) => boolean)[] = [];
  *
  * @example
  * ```ts
- * const deadlines = new Map<B.Task<unknown>, NodeJS.Timeout>();   // armed with setTimeout(() => B.interrupt(task, e), ms)
- * B.registerInterrupter((task) => deadlines.has(task));
+ * const deadlines = new Map<B.Task<unknown>, NodeJS.Timeout>();   // armed with setTimeout(() => L.interrupt(task, e), ms)
+ * L.registerInterrupter((task) => deadlines.has(task));
  * ```
  * @throws TypeError when `armed` is not a function.
  */

@@ -7,6 +7,8 @@
  * subscriber hears the tasks of the domain its thread runs.
  */
 import { channel } from "node:diagnostics_channel";
+import { BLOCKED_CHANNEL } from "../kernel/blocking.js";
+import { Kernel } from "../kernel/kernel.js";
 import { outcomeOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
 import type { Tracer } from "../kernel/trace.js";
@@ -16,9 +18,13 @@ import type { Tracer } from "../kernel/trace.js";
  *
  * - `task.spawn` (`"bobbin:task:spawn"`): `{ task, parent, domain }`, a task was spawned (queued);
  * - `task.start` (`"bobbin:task:start"`): `{ task, domain }`, its body runs for the first time;
+ * - `task.wake` (`"bobbin:task:wake"`): `{ task, domain }`, it was woken (it is ready to run again);
  * - `task.cancel` (`"bobbin:task:cancel"`): `{ task, domain }`, its cancellation was asked for;
  * - `task.end` (`"bobbin:task:end"`): `{ task, domain, status, error }`, it and its subtree
  *   have ended (`status`: `"resolved"`, `"failed"`, `"cancelled"`; `error` when not resolved);
+ * - `task.blocked` (`"bobbin:task:blocked"`): `{ task, domain, ms, thresholdMs, resumedFrom }`, a
+ *   step of the task ran `ms` without yielding, more than the run's `blockingMs` (`resumedFrom`
+ *   says where the step began: "its first step", "a yield", "waiting on …");
  * - `call.start` (`"bobbin:call:start"`): `{ task, name, from, domain }`, the task `task` (a
  *   proxy) stands for the parallel task `name` sent from domain `from` to domain `domain`;
  * - `call.end` (`"bobbin:call:end"`): `{ task, domain, ok, error }`, its result came back.
@@ -37,8 +43,10 @@ export const channels = {
   task: {
     spawn: "bobbin:task:spawn",
     start: "bobbin:task:start",
+    wake: "bobbin:task:wake",
     cancel: "bobbin:task:cancel",
     end: "bobbin:task:end",
+    blocked: BLOCKED_CHANNEL,
   },
   call: {
     start: "bobbin:call:start",
@@ -48,6 +56,7 @@ export const channels = {
 
 const spawnChannel = channel(channels.task.spawn);
 const startChannel = channel(channels.task.start);
+const wakeChannel = channel(channels.task.wake);
 const cancelChannel = channel(channels.task.cancel);
 const endChannel = channel(channels.task.end);
 const callStartChannel = channel(channels.call.start);
@@ -55,25 +64,39 @@ const callEndChannel = channel(channels.call.end);
 
 /** @internal Whether anyone listens to the task channels (asked once per slice). */
 export function taskChannelsActive(): boolean {
-  return spawnChannel.hasSubscribers || startChannel.hasSubscribers || cancelChannel.hasSubscribers || endChannel.hasSubscribers;
+  return (
+    spawnChannel.hasSubscribers ||
+    startChannel.hasSubscribers ||
+    wakeChannel.hasSubscribers ||
+    cancelChannel.hasSubscribers ||
+    endChannel.hasSubscribers
+  );
 }
 
-/** @internal The tracer that publishes on the task channels of a domain. */
+/**
+ * @internal The tracer that publishes on the task channels of a domain:
+ * each message names the task's own domain, which differs from the
+ * kernel's for a domain simulated on its thread (`simulateDomains`).
+ */
 export function channelTracer(domain: number): Tracer {
+  const where = (task: Task): number => Kernel.of(task)?.domainOf(task) ?? domain;
   return {
     spawn(task: Task, parent: Task): void {
-      if (spawnChannel.hasSubscribers) spawnChannel.publish({ task, parent, domain });
+      if (spawnChannel.hasSubscribers) spawnChannel.publish({ task, parent, domain: where(task) });
     },
     start(task: Task): void {
-      if (startChannel.hasSubscribers) startChannel.publish({ task, domain });
+      if (startChannel.hasSubscribers) startChannel.publish({ task, domain: where(task) });
+    },
+    resume(task: Task): void {
+      if (wakeChannel.hasSubscribers) wakeChannel.publish({ task, domain: where(task) });
     },
     cancel(task: Task): void {
-      if (cancelChannel.hasSubscribers) cancelChannel.publish({ task, domain });
+      if (cancelChannel.hasSubscribers) cancelChannel.publish({ task, domain: where(task) });
     },
     end(task: Task): void {
       if (!endChannel.hasSubscribers) return;
       const status = task.status;
-      endChannel.publish({ task, domain, status, error: status === "resolved" ? undefined : outcomeOf(task) });
+      endChannel.publish({ task, domain: where(task), status, error: status === "resolved" ? undefined : outcomeOf(task) });
     },
   };
 }

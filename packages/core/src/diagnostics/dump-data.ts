@@ -1,8 +1,10 @@
+import type { DomainFlight } from "../kernel/flight.js";
+
 /**
  * What a dump is: the task tree of a run as plain data (made by `dump`, in
  * dump.ts; printed by `formatDump`; held by `Deadlock` errors). A leaf: it
  * imports nothing, so that the errors can hold a dump without importing
- * the kernel that makes it.
+ * the kernel that makes it (the flight recorder's event types are types alone).
  */
 
 /**
@@ -63,4 +65,6 @@ export interface Dump {
   readonly tasks: readonly TaskDump[];
   /** Worker domains that did not answer in time (busy in a synchronous loop, say): their subtrees are missing. */
   readonly unanswered: readonly number[];
+  /** The flight recorder of each domain that answered, when the run keeps one (`run`'s `flightRecorder`); empty otherwise. */
+  readonly flight: readonly DomainFlight[];
 }

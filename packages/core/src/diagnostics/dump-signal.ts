@@ -38,7 +38,7 @@ function printDump(): void {
 /**
  * @internal The dump signal a run asked for, from its option or else the
  * environment; null for none.
- * @throws RangeError for a name that is not a signal Node can catch, or a
+ * @throws RangeError for a name that is not a Unix signal Node can catch, or a
  * signal that stops processes or reports a fault (see `REFUSED`).
  */
 export function dumpSignalOf(option: unknown): NodeJS.Signals | null {
@@ -47,13 +47,13 @@ export function dumpSignalOf(option: unknown): NodeJS.Signals | null {
   if (value === undefined || value === "") return null;
   const where = fromEnv ? "BOBBIN_DUMP_SIGNAL" : "run({ dumpSignal })";
   if (typeof value !== "string" || !Object.hasOwn(constants.signals, value)) {
-    throw new RangeError(`${where} must name a signal Node can catch, such as "SIGUSR2", got ${describe(value)}`);
+    throw new RangeError(`${where} must name a Unix signal Node can catch, such as "SIGUSR2", got ${describe(value)}`);
   }
   const why = REFUSED.get(value);
   if (why !== undefined) {
     throw new RangeError(
-      `${where} must not be ${value}: ${why}, and a dump signal's listener would replace what it does. ` +
-        'Use a signal that nothing else relies on, such as "SIGUSR2"',
+      `${where} must not be ${value}: ${why}, and the dump's listener would replace what it does. ` +
+        'Use a Unix signal that nothing else relies on, such as "SIGUSR2"',
     );
   }
   return value as NodeJS.Signals;

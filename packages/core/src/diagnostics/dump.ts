@@ -9,6 +9,8 @@
 
 import type { Domains } from "../domains/host.js";
 import { runningTask } from "../kernel/current.js";
+import type { DomainFlight } from "../kernel/flight.js";
+import { describeWaiter } from "../kernel/guards.js";
 import { type Kernel, runningKernel } from "../kernel/kernel.js";
 import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
 import type { Task } from "../kernel/task.js";
@@ -30,6 +32,8 @@ export interface DomainSnapshot {
   readonly tasks: readonly TaskSnapshot[];
   /** For each call it runs: the caller's domain, the call's id there, and the uid of the task running it. */
   readonly serving: readonly { readonly from: number; readonly id: number; readonly uid: number }[];
+  /** Its flight recorder, when the run keeps one. */
+  readonly flight: DomainFlight | null;
 }
 
 /** How long `dump` waits for the other domains' answers. */
@@ -55,6 +59,7 @@ export async function dump(): Promise<Dump> {
   const kernels = runningTask() !== null && runningKernel() !== null ? [runningKernel()!] : [...runs];
   const tasks: TaskDump[] = [];
   const unanswered: number[] = [];
+  const flight: DomainFlight[] = [];
   for (const kernel of kernels) {
     const local = snapshotDomain(kernel, []);
     const link = (kernel.domains as Domains | null)?.link ?? null;
@@ -62,15 +67,21 @@ export async function dump(): Promise<Dump> {
     const graft = grafter([local, ...remote.answers]);
     tasks.push(...local.tasks.map((t) => graft(t, local.domain)));
     unanswered.push(...remote.unanswered);
+    for (const d of [local, ...remote.answers]) if (d.flight !== null) flight.push(d.flight);
   }
-  return { takenAt: Date.now(), tasks, unanswered };
+  return { takenAt: Date.now(), tasks, unanswered, flight };
 }
 
 /** @internal This domain's tasks as a dump sees them (synchronous: dom0's part of a `Deadlock` error). */
 export function localDump(kernel: Kernel): Dump {
   const local = snapshotDomain(kernel, []);
   const graft = grafter([local]);
-  return { takenAt: Date.now(), tasks: local.tasks.map((t) => graft(t, local.domain)), unanswered: [] };
+  return {
+    takenAt: Date.now(),
+    tasks: local.tasks.map((t) => graft(t, local.domain)),
+    unanswered: [],
+    flight: local.flight === null ? [] : [local.flight],
+  };
 }
 
 /**
@@ -89,13 +100,13 @@ export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"
       state: stateOf(task),
       cancelling: isCancelRequested(task) && isPending(task),
       ageMs: ageOf(task, kernel),
-      waitsOn: parked ? waitOf(task) : null,
+      waitsOn: parked ? describeWaiter(waiterOf(task)!) : null,
       suspendedAt: parked ? suspensionPoint(task) : null,
       children: childrenOf(task).map(snapshot),
     };
     return call === undefined ? base : { ...base, call };
   };
-  return { domain: kernel.domain, tasks: kernel.life.topTasks().map(snapshot), serving };
+  return { domain: kernel.domain, tasks: kernel.life.topTasks().map(snapshot), serving, flight: kernel.flight() };
 }
 
 function stateOf(task: Task): TaskState {
@@ -104,15 +115,6 @@ function stateOf(task: Task): TaskState {
   if (isParked(task)) return "waiting";
   if (isEnding(task)) return "ending";
   return "ready";
-}
-
-function waitOf(task: Task): string {
-  const waiter = waiterOf(task)!;
-  try {
-    return waiter.describe?.() ?? "an operation that does not say what it waits on";
-  } catch (error) {
-    return `an operation whose describe() threw (${String(error)})`;
-  }
 }
 
 /** Turns snapshots into dumps, putting under each call's task the subtree that runs it elsewhere. */

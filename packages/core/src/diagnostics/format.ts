@@ -1,12 +1,15 @@
 /**
  * `formatDump`: a dump as an indented tree, one task per line, for people.
  */
+import type { DomainFlight, FlightEvent } from "../kernel/flight.js";
 import type { Dump, TaskDump } from "./dump-data.js";
 
 /**
  * Renders a {@link Dump} as an indented tree, one task per line:
  * `name#uid`, its domain when not dom0, its state, its age, what it waits
- * on, and where (the `yield*` it waits at, in a run that keeps traces).
+ * on, and where (the `yield*` it waits at, in a run that keeps traces);
+ * then each domain's flight recorder, when the run keeps one (see
+ * {@link formatFlight}).
  *
  * @example
  * ```ts
@@ -27,7 +30,48 @@ export function formatDump(dump: Dump): string {
   if (dump.unanswered.length !== 0) {
     lines.push(`(domains ${dump.unanswered.join(", ")} did not answer within a second: their tasks are missing)`);
   }
+  for (const flight of dump.flight ?? []) lines.push(...formatFlight(flight));
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The lines of a domain's flight recorder, oldest event first, each with its
+ * time since the first one: `+1.250 ms park handler#4: sleep 10 ms`.
+ *
+ * @example
+ * ```ts
+ * for (const f of (await B.dump()).flight) console.error(B.formatFlight(f).join("\n"));
+ * ```
+ * @throws TypeError when `flight` is not a domain's flight recorder.
+ */
+export function formatFlight(flight: DomainFlight): string[] {
+  if (flight === null || typeof flight !== "object" || !Array.isArray(flight.events)) {
+    throw new TypeError("formatFlight(flight) expects one of the `flight` entries of what B.dump() resolves to");
+  }
+  const overwritten = flight.dropped === 0 ? "" : `, ${flight.dropped} older overwritten`;
+  const lines = [`flight recorder of domain ${flight.domain} (last ${flight.events.length} events${overwritten}):`];
+  const first = flight.events[0]?.at ?? 0;
+  for (const e of flight.events) lines.push(`  +${(e.at - first).toFixed(3)} ms ${describeEvent(e)}`);
+  return lines;
+}
+
+function describeEvent(e: FlightEvent): string {
+  const task = e.task === null ? "" : ` ${e.task.name}#${e.task.uid}`;
+  const where = e.domain === 0 ? "" : ` @ domain ${e.domain}`;
+  switch (e.kind) {
+    case "spawn":
+      return `spawn${task}${where} by ${e.by!.name}#${e.by!.uid}`;
+    case "park":
+      return `park${task}${where}: ${e.detail}`;
+    case "wake":
+      return `wake${task}${where} ${e.by === null ? "from outside any task" : `by ${e.by.name}#${e.by.uid}`}`;
+    case "end":
+      return `end${task}${where} ${e.detail}`;
+    case "io":
+      return `io${where}: ${e.detail}`;
+    default:
+      return `${e.kind}${task}${where}`;
+  }
 }
 
 /** The line of one task, without its tree prefix. */

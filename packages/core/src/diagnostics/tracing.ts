@@ -1,10 +1,12 @@
 /**
  * Which tracer a kernel reports to: the run's own (`run(main, { tracer })`),
- * the diagnostics channels' while someone subscribes, and the age recorder
- * when the run keeps task ages, combined. The kernel asks at the start of
+ * the flight recorder when the run keeps one, the diagnostics channels'
+ * while someone subscribes, and the age recorder when the run keeps task
+ * ages, combined. The kernel asks at the start of
  * each slice (see kernel/trace.ts's `TraceSource`); the combinations are made
  * once, so asking allocates nothing.
  */
+import { FlightRecorder } from "../kernel/recorder.js";
 import type { Tracer, TraceSource } from "../kernel/trace.js";
 import { ageRecorder } from "./ages.js";
 import { channelTracer, taskChannelsActive } from "./channels.js";
@@ -13,9 +15,12 @@ import { channelTracer, taskChannelsActive } from "./channels.js";
 export class Tracing implements TraceSource {
   private readonly quiet: Tracer | null;
   private readonly listened: Tracer | null;
+  readonly recorder: FlightRecorder | null;
 
-  constructor(own: Tracer | null, ages: boolean, domain: number) {
-    const always = [own, ages ? ageRecorder : null].filter((t): t is Tracer => t !== null);
+  /** `flight`: how many events the domain's flight recorder keeps (0: none). */
+  constructor(own: Tracer | null, ages: boolean, domain: number, flight: number) {
+    this.recorder = flight === 0 ? null : new FlightRecorder(flight);
+    const always = [own, this.recorder, ages ? ageRecorder : null].filter((t): t is Tracer => t !== null);
     this.quiet = combine(always);
     this.listened = combine([...always, ...(ages ? [] : [ageRecorder]), channelTracer(domain)]);
   }

@@ -75,7 +75,7 @@ export function defineTask<A extends unknown[], T>(url: string, name: string, bo
  *
  * @example
  * ```ts
- * export const events = B.defineEvents(import.meta.url, "events", (domain) => new MyBackend(domain));
+ * export const events = L.defineEvents(import.meta.url, "events", (domain) => new MyBackend(domain));
  * await B.run(main, { events, domains: 2 });
  * ```
  * @throws TypeError for a bad url or name, or when `factory` is not a function.

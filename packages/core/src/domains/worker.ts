@@ -290,7 +290,7 @@ async function main(): Promise<void> {
       events: events?.(domain) ?? null,
       random: new SplitMix32(config.seed + domain),
       policy: null,
-      tracing: new Tracing(null, config.taskAges, domain),
+      tracing: new Tracing(null, config.taskAges, domain, config.flightRecorder),
     },
     (kernel) => {
       const link = new DomainLink(kernel, config.workers);

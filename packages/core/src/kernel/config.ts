@@ -21,6 +21,10 @@ export interface RunConfig {
   readonly cancelGraceMs: number;
   /** Whether every domain keeps its tasks' spawn times (for dumps). */
   readonly taskAges: boolean;
+  /** Steps longer than this many ms are reported (blocking.ts); 0: none is. */
+  readonly blockingMs: number;
+  /** How many kernel events each domain's flight recorder keeps (recorder.ts); 0: none. */
+  readonly flightRecorder: number;
   /** Whether the worker domains are simulated on dom0's thread (see domains/simulated.ts). */
   readonly simulateDomains: boolean;
   /** Whether every domain keeps where its tasks were spawned and suspended, for errors and dumps (see kernel/traces.ts). */

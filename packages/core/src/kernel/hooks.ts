@@ -15,7 +15,7 @@ export interface TickHook {
  *
  * @example
  * ```ts
- * B.onExit((task, ending) => { if (ending === "failed") failures++; return undefined; });
+ * L.onExit((task, ending) => { if (ending === "failed") failures++; return undefined; });
  * ```
  */
 export type Ending = "resolved" | "failed" | "cancelled";
@@ -29,8 +29,8 @@ export type Ending = "resolved" | "failed" | "cancelled";
  *
  * @example
  * ```ts
- * const hook: B.ExitHook = (task, ending) => (ending === "resolved" && leaks(task) ? new Error(`${task} leaked`) : undefined);
- * B.onExit(hook);
+ * const hook: L.ExitHook = (task, ending) => (ending === "resolved" && leaks(task) ? new Error(`${task} leaked`) : undefined);
+ * L.onExit(hook);
  * ```
  */
 export type ExitHook = (task: Task, ending: Ending) => unknown;

@@ -9,6 +9,8 @@
  * needs of the layers above: the events backend through a {@link Driver},
  * the other domains through a {@link DomainHost}, the exit hooks.
  */
+
+import type { DomainFlight } from "./flight.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { ReadyQueue } from "./policy.js";
 import type { Task } from "./task.js";
@@ -28,6 +30,18 @@ export interface HostLife {
   topEnded(task: Task): void;
 }
 
+/** @internal What the loop tells of its steps and its clock when the run watches them (watch.ts's `StepWatch`). */
+export interface StepWatcher {
+  /** Whether a flight recorder times its events by the loop's clock (the loop then reads it more often). */
+  readonly recording: boolean;
+  /** Runs one step of `task`, as fiber.ts's `step` does. */
+  step(k: Host, task: Task): void;
+  /** The loop read its clock: `now`. */
+  clock(now: number): void;
+  /** A slice of the loop ended. */
+  sliceEnded(): void;
+}
+
 /** @internal What the kernel's parts see of it (see the file comment). */
 export interface Host {
   /** The task whose step runs (fiber.ts writes it; see current.ts). */
@@ -36,6 +50,8 @@ export interface Host {
   /** The tracer of the current slice; null when nobody listens. */
   readonly tracer: Tracer | null;
   readonly tickHooks: TickHook[];
+  /** Watches every step when the run records them or reports blocking ones (watch.ts); null otherwise. */
+  readonly watch: StepWatcher | null;
   readonly exitHooks: readonly ExitHook[];
   /** Tasks that have not ended yet. */
   readonly liveTasks: number;
@@ -43,6 +59,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
+  /** The flight recorder's events, in words; null when the run keeps none. */
+  flight(): DomainFlight | null;
   /** Node's async contexts of its tasks (`AsyncLocalStorage`: see async-context.ts). */
   readonly asyncContexts: HostAsyncContexts;
   /** The next task's uid. */

@@ -17,9 +17,11 @@
 import type { Events } from "../events.js";
 import { broken } from "./assert.js";
 import { AsyncContexts } from "./async-context.js";
+import { BlockingWatch } from "./blocking.js";
 import { cancelledError, requestCancel } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
 import { currentTask, registers } from "./current.js";
+import type { DomainFlight } from "./flight.js";
 import { detach, trace } from "./guards.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { DomainHost, Driver, Host } from "./host.js";
@@ -27,6 +29,7 @@ import { RunLife } from "./life.js";
 import { Loop } from "./loop.js";
 import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
+import type { FlightRecorder } from "./recorder.js";
 import {
   flagsAtSpawn,
   hasFailed,
@@ -46,6 +49,7 @@ import { Task, type Waiter } from "./task.js";
 import type { Tracer, TraceSource } from "./trace.js";
 import { Traces } from "./traces.js";
 import { addChild, consumeChild } from "./tree.js";
+import { StepWatch } from "./watch.js";
 
 /** @internal How a domain's kernel is set up, and what it is handed by the layers above it. */
 export interface KernelOptions {
@@ -57,8 +61,12 @@ export interface KernelOptions {
   readonly drive: (kernel: Kernel, events: Events) => Driver;
   readonly random: RandomSource;
   readonly policy: SchedulingPolicy | null;
-  /** Which tracer the kernel reports to, slice by slice (null: none, ever). */
-  readonly tracing: TraceSource | null;
+  /**
+   * Which tracer the kernel reports to, slice by slice (null: none, ever),
+   * and the domain's flight recorder, one of the tracers it combines
+   * whenever the run records (null: it does not).
+   */
+  readonly tracing: (TraceSource & { readonly recorder: FlightRecorder | null }) | null;
   /** The exit hooks of this thread (`onExit`), read as they are at each end. */
   readonly exitHooks: readonly ExitHook[];
 }
@@ -92,6 +100,9 @@ export class Kernel implements Host {
   /** The tracer of the current slice (see `sliceBegins`); null when nobody listens. */
   tracer: Tracer | null;
   private readonly tracing: TraceSource | null;
+  /** This domain's flight recorder, when the run keeps one (`flightRecorder`). */
+  readonly recorder: FlightRecorder | null;
+  readonly watch: StepWatch | null;
   /** When the run started here (`performance.now()`): the root's age. */
   readonly startedAt = performance.now();
   /** Tick hooks (`Hook.add`), run before every step. */
@@ -115,6 +126,9 @@ export class Kernel implements Host {
     this.exitHooks = options.exitHooks;
     this.tracing = options.tracing;
     this.tracer = options.tracing?.current() ?? null;
+    this.recorder = options.tracing?.recorder ?? null;
+    const blocking = options.config.blockingMs === 0 ? null : new BlockingWatch(options.config.blockingMs, (task) => this.domainOf(task));
+    this.watch = this.recorder === null && blocking === null ? null : new StepWatch(this.recorder, blocking);
     this.life = new RunLife(this);
     this.asyncContexts = new AsyncContexts(this);
     this.traces = options.config.traces ? new Traces() : null;
@@ -143,6 +157,10 @@ export class Kernel implements Host {
   /** A slice of the loop begins (current.ts): the tracer follows who listens now. */
   sliceBegins(): void {
     if (this.tracing !== null) this.tracer = this.tracing.current();
+  }
+
+  flight(): DomainFlight | null {
+    return this.recorder?.flight(this.domain, (task) => this.domainOf(task), this.life.topTasks()) ?? null;
   }
 
   /** The next task's uid: increasing in spawn order, the root's is 1. */
@@ -205,7 +223,7 @@ export class Kernel implements Host {
   }
 
   /**
-   * Wakes a parked task with `error` without cancelling it (`B.interrupt`):
+   * Wakes a parked task with `error` without cancelling it (`L.interrupt`):
    * its waiter forgets it first. Returns false when it is not parked.
    */
   interrupt(task: Task, error: unknown): boolean {

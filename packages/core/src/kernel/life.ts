@@ -145,7 +145,9 @@ export class RunLife implements HostLife {
   /** The kernel itself failed: settle the run now rather than leave it hanging. */
   internalError(error: unknown): void {
     if (this.settle === null) return;
-    this.record(error instanceof InternalError ? error : new InternalError(error));
+    const flight = this.k.flight();
+    if (flight !== null) this.record(new InternalError(error instanceof InternalError ? error.cause : error, flight));
+    else this.record(error instanceof InternalError ? error : new InternalError(error));
     this.done = true;
     this.finish();
   }

@@ -26,6 +26,8 @@ import { type Host, Waiting } from "./host.js";
 
 /** The longest run of steps without reading the clock. */
 const MAX_CLOCK_EVERY = 64;
+/** The same while a flight recorder times its events by the loop's clock (see recorder.ts). */
+const MAX_CLOCK_EVERY_RECORDING = 16;
 
 /** @internal */
 export class Loop {
@@ -34,6 +36,13 @@ export class Loop {
   private pollInFlight = false;
   /** Steps between two reads of the clock (see the file comment). */
   private clockEvery = 1;
+  /** When the running slice is to end (`performance.now()`): `yieldIfDue` yields past it. */
+  private deadline = 0;
+  private readonly maxClockEvery: number;
+  /** `yieldIfDue`'s calls left before it reads the clock again, the stride, and when it last did (see `isDue`). */
+  private dueIn = 1;
+  private dueEvery = 1;
+  private lastDue = 0;
   private readonly runFn = (): void => this.run();
   private readonly sliceFn = (): void => this.slice();
   private readonly pollSettledFn = (): void => this.pollSettled();
@@ -46,6 +55,25 @@ export class Loop {
     private readonly sliceMs: number,
   ) {
     this.batchWakes = k.driver?.batchWakes === true;
+    this.maxClockEvery = k.watch?.recording === true ? MAX_CLOCK_EVERY_RECORDING : MAX_CLOCK_EVERY;
+  }
+
+  /**
+   * Whether the running slice is spent (`yieldIfDue`). The clock is read
+   * every `dueEvery` calls, a stride that doubles (up to 128) while calls
+   * come faster than an eighth of a slice apart and halves when they do not,
+   * so that a tight loop pays a fraction of a clock read per call.
+   */
+  isDue(): boolean {
+    if (--this.dueIn > 0) return false;
+    const now = performance.now();
+    const elapsed = now - this.lastDue;
+    this.lastDue = now;
+    const budget = this.sliceMs / 8;
+    if (elapsed * 2 <= budget) this.dueEvery = Math.min(this.dueEvery * 2, 128);
+    else if (elapsed > budget) this.dueEvery = Math.max(1, this.dueEvery >> 1);
+    this.dueIn = this.dueEvery;
+    return now > this.deadline;
   }
 
   /** Makes sure a slice runs soon; cheap to call again before it does. */
@@ -69,6 +97,7 @@ export class Loop {
     const outer = enterKernel(this.k);
     try {
       this.k.asyncContexts.runSlice(this.sliceFn);
+      this.k.watch?.sliceEnded();
     } catch (error) {
       this.k.current = null;
       this.k.life.internalError(error);
@@ -85,6 +114,9 @@ export class Loop {
     const contexts = k.asyncContexts;
     let lastClock = performance.now();
     const deadline = lastClock + this.sliceMs;
+    this.deadline = deadline;
+    const watch = k.watch;
+    watch?.clock(lastClock);
     let sincePoll = 0;
     let untilCheck = this.clockEvery;
     for (;;) {
@@ -96,7 +128,8 @@ export class Loop {
         continue;
       }
       if (k.tickHooks.length !== 0) runTickHooks(k);
-      if (contexts.inUse) contexts.step(task);
+      if (watch !== null) watch.step(k, task);
+      else if (contexts.inUse) contexts.step(task);
       else step(k, task);
       if (--untilCheck !== 0) continue;
       // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.
@@ -106,6 +139,7 @@ export class Loop {
         if (driver !== null && driver.waiting() !== Waiting.Nothing) this.poll(false);
       }
       const now = performance.now();
+      if (watch !== null) watch.clock(now);
       if (now > deadline) {
         this.continueAfterNodeTurn();
         return;
@@ -123,7 +157,7 @@ export class Loop {
   private adaptClock(elapsed: number): number {
     const budget = this.sliceMs / 4;
     const every = this.clockEvery;
-    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, MAX_CLOCK_EVERY, this.pollEvery);
+    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, this.maxClockEvery, this.pollEvery);
     else this.clockEvery = Math.max(1, Math.floor((budget * every) / elapsed));
     return this.clockEvery;
   }

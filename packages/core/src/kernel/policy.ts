@@ -18,7 +18,7 @@ import type { Task } from "./task.js";
  *
  * @example
  * ```ts
- * const newestFirst: B.SchedulingPolicy = { pick: (ready) => ready.length - 1 };
+ * const newestFirst: L.SchedulingPolicy = { pick: (ready) => ready.length - 1 };
  * await B.run(main, { policy: newestFirst });
  * ```
  */
@@ -39,6 +39,8 @@ export interface ReadyQueue {
   /** The next task to step, or `undefined` when none is ready. */
   shift(): Task | undefined;
   isEmpty(): boolean;
+  /** How many tasks are ready (for diagnostics). */
+  readonly length: number;
 }
 
 /** @internal The ready queue of a domain: FIFO without a policy, the policy's choice with one. */
@@ -73,6 +75,10 @@ class FifoQueue implements ReadyQueue {
   isEmpty(): boolean {
     return this.urgentCount === 0 && this.normal.isEmpty();
   }
+
+  get length(): number {
+    return this.normal.size + this.urgentCount;
+  }
 }
 
 /** The ready tasks under a policy: lists, oldest first, from which the policy picks. */
@@ -96,6 +102,10 @@ class PolicyQueue implements ReadyQueue {
 
   pushUrgent(task: Task): void {
     this.urgent.push(task);
+  }
+
+  get length(): number {
+    return this.normal.length + this.urgent.length;
   }
 
   shift(): Task | undefined {

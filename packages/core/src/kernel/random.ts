@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * const fixed: B.RandomSource = { below: () => 0 };   // always the first candidate
+ * const fixed: L.RandomSource = { below: () => 0 };   // always the first candidate
  * await B.run(main, { random: fixed });
  * ```
  */

@@ -192,7 +192,7 @@ export function toCancelDeliveredAtStep(task: Task, flags: number, error: unknow
 
 /**
  * @internal parked → ready, `error` to throw where it waits, without
- * cancelling it (`B.interrupt`); returns what it waited on, or null when it
+ * cancelling it (`L.interrupt`); returns what it waited on, or null when it
  * is not parked (nothing changes). The caller queues it.
  */
 export function toInterrupted(task: Task, error: unknown): Waiter | null {

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 
 /** A minimal task-owned lock: a waiter names the holder. */
 class Lock {
@@ -17,7 +18,7 @@ class Lock {
   }
 }
 
-class Acquire extends B.Suspender<void> {
+class Acquire extends L.Suspender<void> {
   constructor(private readonly lock: Lock) {
     super();
   }
@@ -65,16 +66,35 @@ describe("cycles of waits", () => {
     expect((error as B.Deadlock).cycle).toBe("a#2 (acquire held by b#3) → b#3 (acquire held by a#2) → a#2");
   });
 
+  it("a Deadlock report shows the flight recorder's last events: how the tasks came to wait for each other", async () => {
+    const error = await B.run(
+      function* main() {
+        const first = new Lock();
+        const second = new Lock();
+        yield* B.awaitAll([B.spawn({ name: "a" }, crossed, first, second), B.spawn({ name: "b" }, crossed, second, first)]);
+      },
+      { flightRecorder: 64 },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(B.Deadlock);
+    const deadlock = error as B.Deadlock;
+    const parks = deadlock.dump!.flight[0]!.events.filter((e) => e.kind === "park").map((e) => `${e.task!.name}: ${e.detail}`);
+    expect(parks.slice(-2)).toEqual(["a: acquire held by b#3", "b: acquire held by a#2"]);
+    expect(deadlock.message).toMatch(/flight recorder of domain 0 \(last \d+ events\):\n(.*\n)*.* park b#3: acquire held by a#2\n/);
+  });
+
   it("a task an interrupter is armed for is in no cycle: its interrupter ends the wait", async () => {
     const armed = new Set<B.Task<unknown>>();
-    B.registerInterrupter((task) => armed.has(task));
+    L.registerInterrupter((task) => armed.has(task));
     const r = await B.run(function* main() {
       const first = new Lock();
       const second = new Lock();
       const a = B.spawn({ name: "a" }, function* () {
         const me = B.self();
         armed.add(me);
-        const timer = setTimeout(() => B.interrupt(me, new Error("too slow")), 200);
+        const timer = setTimeout(() => L.interrupt(me, new Error("too slow")), 200);
         try {
           yield* crossed(first, second);
         } catch (e) {
@@ -95,7 +115,7 @@ describe("cycles of waits", () => {
   });
 
   it("registerInterrupter wants a function", () => {
-    expect(() => B.registerInterrupter(1 as never)).toThrow(
+    expect(() => L.registerInterrupter(1 as never)).toThrow(
       "registerInterrupter(armed) expects a function (task) => boolean, got number 1",
     );
   });

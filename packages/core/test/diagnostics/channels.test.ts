@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import { registers } from "../../src/kernel/current.js";
+import * as L from "../../src/lowlevel/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 
 type Message = { task: B.Task; parent?: B.Task; domain: number; status?: string; error?: unknown };
@@ -36,12 +37,12 @@ afterEach(() => {
 const ALL = Object.values(B.channels.task);
 
 describe("diagnostics channels", () => {
-  it("publish spawn, start, cancel and end of every task, in order", async () => {
+  it("publish spawn, start, wake, cancel and end of every task, in order", async () => {
     const lines: string[] = [];
     listen(ALL, lines);
     await B.run(function* main() {
       const sleeper = B.spawn(function* sleeper() {
-        yield* new B.Trigger().wait();
+        yield* new L.Trigger().wait();
       });
       const failing = B.spawn(function* failing() {
         throw new Error("no");
@@ -59,6 +60,7 @@ describe("diagnostics channels", () => {
       "end failing#3 failed (no)",
       "cancel sleeper#2",
       "end sleeper#2 cancelled (sleeper#2 was cancelled)",
+      "wake main#1",
       "end main#1 resolved",
     ]);
   });

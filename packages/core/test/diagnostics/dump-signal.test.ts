@@ -47,7 +47,7 @@ describe("the dump signal", () => {
       ),
     ).toBe(1);
     for (const name of ["USR2", "toString", "__proto__", "constructor", 15]) {
-      expect(() => dumpSignalOf(name)).toThrow(/must name a signal Node can catch/);
+      expect(() => dumpSignalOf(name)).toThrow(/must name a Unix signal Node can catch/);
     }
   });
 });

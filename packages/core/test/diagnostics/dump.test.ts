@@ -3,10 +3,11 @@ import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 
 function* parkForever(): Generator<B.Instruction, void, unknown> {
-  yield* new B.Trigger().wait();
+  yield* new L.Trigger().wait();
 }
 
 /** Finds a task of a dump by name (depth first). */
@@ -108,7 +109,7 @@ describe("dump", () => {
       const t = B.spawn(function* failing() {
         B.spawn(function* cleanup() {
           try {
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           } finally {
             yield* B.promise(() => new Promise((resolve) => setTimeout(resolve, 20)));
           }
@@ -187,6 +188,7 @@ describe("formatDump", () => {
         },
       ],
       unanswered: [3],
+      flight: [],
     });
     expect(text).toBe(
       [

@@ -7,6 +7,7 @@
 import { isMainThread } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import * as B from "../../dist-dev/index.js";
+import * as L from "../../dist-dev/lowlevel/index.js";
 
 const whereAmI = B.defineTask(import.meta.url, "whereAmI", function* () {
   return { domain: B.Domain.self(), mainThread: isMainThread };
@@ -55,7 +56,7 @@ const fails = B.defineTask(import.meta.url, "fails", function* (limit: number) {
 const cleanups: string[] = [];
 const sleeper = B.defineTask(import.meta.url, "sleeper", function* (name: string) {
   try {
-    yield* B.suspend(B.syscall("forever"));
+    yield* L.suspend(L.syscall("forever"));
   } finally {
     cleanups.push(`${name} on ${B.Domain.self()}`);
   }
@@ -71,7 +72,7 @@ const steps = B.defineTask(import.meta.url, "steps", function* (name: string) {
 });
 
 /** A seeded policy choosing any ready task, as a simulation would. */
-function randomPolicy(seed: number): B.SchedulingPolicy {
+function randomPolicy(seed: number): L.SchedulingPolicy {
   let state = seed >>> 0 || 1;
   return {
     pick(ready) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import { caught, yieldTimes } from "../support/helpers.js";
 
 /** A chain of `depth` tasks, each awaiting the next; the last one runs `bottom`. */
@@ -37,7 +38,7 @@ describe("ending", () => {
     const status = await B.run(function* () {
       const top = B.spawn(chain, DEPTH, counters, function* () {
         reachedBottom = true;
-        yield* new B.Trigger().wait();
+        yield* new L.Trigger().wait();
         return "never";
       });
       while (!reachedBottom) yield* B.yieldNow();
@@ -54,7 +55,7 @@ describe("ending", () => {
       const parent = B.spawn(function* () {
         B.spawn(function* () {
           try {
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           } finally {
             order.push("child");
           }
@@ -75,7 +76,7 @@ describe("ending", () => {
       const parent = B.spawn(function* () {
         B.spawn(function* () {
           try {
-            yield* new B.Trigger().wait();
+            yield* new L.Trigger().wait();
           } finally {
             yield* yieldTimes(3);
           }

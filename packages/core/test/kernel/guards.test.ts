@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
-import { errorOf, ManualEvents, settle, yieldTimes } from "../support/helpers.js";
+import * as L from "../../src/lowlevel/index.js";
+import { errorOf, ManualEvents, protocolBreaker, settle, yieldTimes } from "../support/helpers.js";
 
 function callbackFailure(result: B.Result<unknown>): B.CallbackFailed {
   const error = errorOf(result);
@@ -27,7 +28,7 @@ describe("guards around foreign code", () => {
               },
             },
             function* () {
-              yield* new B.Trigger().wait();
+              yield* new L.Trigger().wait();
             },
           );
         } finally {
@@ -61,10 +62,10 @@ describe("guards around foreign code", () => {
 
   it("a select that returns something that is not a list of signals fails the run (not a Deadlock)", async () => {
     for (const answer of [42, [42], [null]]) {
-      const events: B.Events = { select: () => answer as never, interrupt() {} };
+      const events: L.Events = { select: () => answer as never, interrupt() {} };
       const result = await settle(
         function* () {
-          yield* B.suspend(B.syscall("never"));
+          yield* L.suspend(L.syscall("never"));
         },
         { events: () => events },
       );
@@ -84,7 +85,7 @@ describe("guards around foreign code", () => {
       callbackFailure(
         await settle(
           function* () {
-            yield* B.suspend(B.syscall());
+            yield* L.suspend(L.syscall());
           },
           { events: () => throwing },
         ),
@@ -99,7 +100,7 @@ describe("guards around foreign code", () => {
   });
 
   it("an exit hook that throws fails the run naming it", async () => {
-    const off = B.onExit(function auditor(task) {
+    const off = L.onExit(function auditor(task) {
       if (task.parent !== null) throw new Error("hook broke");
     });
     try {
@@ -115,14 +116,14 @@ describe("guards around foreign code", () => {
   });
 
   it("a tracer or a scheduling policy that throws fails the run naming it", async () => {
-    const tracer: B.Tracer = {
+    const tracer: L.Tracer = {
       start: () => {
         throw new Error("tracer broke");
       },
     };
     expect(callbackFailure(await settle(function* () {}, { tracer })).source).toBe("the tracer's start");
 
-    const policy: B.SchedulingPolicy = { pick: () => 7 };
+    const policy: L.SchedulingPolicy = { pick: () => 7 };
     const error = callbackFailure(
       await settle(
         function* () {
@@ -138,20 +139,9 @@ describe("guards around foreign code", () => {
   });
 
   it("an operation that breaks the kernel's protocol settles the run with InternalError, never a hang", async () => {
-    // It parks its task through a trigger, then throws instead of suspending.
-    const broken: B.Operation<void> = {
-      [Symbol.iterator]() {
-        return {
-          next() {
-            new B.Trigger().wait()[Symbol.iterator]().next();
-            throw new Error("not suspended after all");
-          },
-        };
-      },
-    };
     const error = errorOf(
       await settle(function* () {
-        yield* broken;
+        yield* protocolBreaker;
       }),
     );
     expect(error).toBeInstanceOf(B.InternalError);

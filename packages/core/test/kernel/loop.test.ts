@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import { errorOf, settle } from "../support/helpers.js";
 
 describe("the run queue", () => {
@@ -20,8 +21,8 @@ describe("the run queue", () => {
 
   it("exports yield and await under their Miou names", async () => {
     const v = await B.run(function* () {
-      yield* B.yield();
-      const r = yield* B.await(
+      yield* B.yieldNow();
+      const r = yield* B.awaitTask(
         B.spawn(function* () {
           return 1;
         }),
@@ -129,12 +130,12 @@ describe("wakes from Node's callbacks", () => {
    */
   async function twoTimersWake(batchWakes: boolean | undefined): Promise<string[]> {
     const order: string[] = [];
-    const events: B.Events = { select: () => [], interrupt() {}, ...(batchWakes === undefined ? {} : { batchWakes }) };
+    const events: L.Events = { select: () => [], interrupt() {}, ...(batchWakes === undefined ? {} : { batchWakes }) };
     await B.run(
       function* () {
-        const a = new B.Trigger();
-        const b = new B.Trigger();
-        const waiter = (t: B.Trigger, name: string) =>
+        const a = new L.Trigger();
+        const b = new L.Trigger();
+        const waiter = (t: L.Trigger, name: string) =>
           B.spawn(function* () {
             yield* t.wait();
             order.push(`${name} ran`);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
 import { RunQueue } from "../../src/kernel/run-queue.js";
+import * as L from "../../src/lowlevel/index.js";
 
 describe("RunQueue", () => {
   it("keeps FIFO order across chunks, pushes and shifts interleaved", () => {
@@ -47,16 +48,16 @@ describe("a parent's children list", () => {
     // StillHasChildren names them in the order the list keeps.
     let left: number[] = [];
     const result = B.run(function* () {
-      const gates: B.Trigger[] = [];
+      const gates: L.Trigger[] = [];
       const children: B.Task<void>[] = [];
       for (let i = 0; i < 300; i++) {
-        const gate = new B.Trigger();
+        const gate = new L.Trigger();
         gates.push(gate);
         children.push(B.spawn(parkOn, gate));
       }
       for (let i = 0; i < 300; i++) if (i % 3 !== 0) gates[i]!.signal();
       for (let i = 0; i < 300; i++) if (i % 3 !== 0) yield* B.awaitExn(children[i]!);
-      for (let i = 0; i < 300; i++) children.push(B.spawn(parkOn, new B.Trigger()));
+      for (let i = 0; i < 300; i++) children.push(B.spawn(parkOn, new L.Trigger()));
       left = children.filter((_, i) => i >= 300 || i % 3 === 0).map((t) => t.uid);
     });
     const error = await result.then(
@@ -69,6 +70,6 @@ describe("a parent's children list", () => {
   });
 });
 
-function* parkOn(gate: B.Trigger): Generator<B.Instruction, void, unknown> {
+function* parkOn(gate: L.Trigger): Generator<B.Instruction, void, unknown> {
   yield* gate.wait();
 }

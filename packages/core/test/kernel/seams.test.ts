@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import { yieldTimes } from "../support/helpers.js";
 
 function* worker(log: string[], name: string, n: number): Generator<B.Instruction, void, unknown> {
@@ -27,7 +28,7 @@ describe("scheduling policy", () => {
   it("a policy picks among the ready tasks, oldest first", async () => {
     const log: string[] = [];
     const offered: number[] = [];
-    const newestFirst: B.SchedulingPolicy = {
+    const newestFirst: L.SchedulingPolicy = {
       pick(ready) {
         offered.push(ready.length);
         return ready.length - 1;
@@ -42,7 +43,7 @@ describe("scheduling policy", () => {
   it("a policy with everyStep is asked before every step, even with one task ready", async () => {
     const offered = (everyStep: boolean) => {
       const sizes: number[] = [];
-      const policy: B.SchedulingPolicy = {
+      const policy: L.SchedulingPolicy = {
         everyStep,
         pick(ready) {
           sizes.push(ready.length);
@@ -62,7 +63,7 @@ describe("scheduling policy", () => {
 describe("trace points", () => {
   it("report spawn, start, suspend, resume, cancel and end of every task, in order", async () => {
     const events: string[] = [];
-    const tracer: B.Tracer = {
+    const tracer: L.Tracer = {
       spawn: (t, p) => events.push(`spawn ${t.name} by ${p.name}`),
       start: (t) => events.push(`start ${t.name}`),
       suspend: (t) => events.push(`suspend ${t.name}`),
@@ -73,7 +74,7 @@ describe("trace points", () => {
     await B.run(
       function* main() {
         const sleeper = B.spawn(function* sleeper() {
-          yield* new B.Trigger().wait();
+          yield* new L.Trigger().wait();
         });
         yield* B.yieldNow();
         yield* B.cancel(sleeper);
@@ -97,7 +98,7 @@ describe("trace points", () => {
 describe("the run's random source", () => {
   it("decides awaitFirst ties, and replaces the seeded generator", async () => {
     const picks: number[] = [];
-    const first: B.RandomSource = {
+    const first: L.RandomSource = {
       below(bound) {
         picks.push(bound);
         return bound - 1;

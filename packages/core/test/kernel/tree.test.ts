@@ -1,6 +1,7 @@
 /** Miou's rules of the task tree: no forgotten child, only the parent awaits or cancels. */
 import { describe, expect, it } from "vitest";
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import { errorOf, settle } from "../support/helpers.js";
 
 describe("forgetting a child", () => {
@@ -47,7 +48,7 @@ describe("forgetting a child", () => {
           throw parseError;
         });
         B.spawn({ name: "ticker" }, function* () {
-          yield* new B.Trigger().wait();
+          yield* new L.Trigger().wait();
         });
         yield* B.yieldNow();
         yield* B.yieldNow();

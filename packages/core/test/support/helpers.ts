@@ -1,5 +1,6 @@
 /** Shared helpers of the core tests. */
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 
 /** Sleeps with a Node timer, cancellable through the task's AbortSignal. */
 export function sleepMs(ms: number): B.Operation<void> {
@@ -39,7 +40,7 @@ export { errorOf } from "@bobbin/test-support";
 export function* parked(log: string[], name: string): Generator<B.Instruction, never, unknown> {
   log.push(`${name} waits`);
   try {
-    yield* new B.Trigger().wait();
+    yield* new L.Trigger().wait();
     throw new Error("unreachable: nobody signals this trigger");
   } finally {
     yield* B.yieldNow();
@@ -68,18 +69,18 @@ export function* yieldTimes(n: number): Generator<B.Instruction, void, unknown> 
 }
 
 /** An events backend whose readiness is driven by the test. */
-export class ManualEvents implements B.Events {
+export class ManualEvents implements L.Events {
   readonly selects: { block: boolean; cancelled: number[] }[] = [];
-  readonly ready: B.Syscall[] = [];
+  readonly ready: L.Syscall[] = [];
   interrupts = 0;
   finalised = 0;
   /** Optional reaction to a blocking select (for example, making a syscall ready). */
   onBlock: (() => void) | null = null;
 
-  select(block: boolean, cancelled: readonly number[]): B.Signal[] {
+  select(block: boolean, cancelled: readonly number[]): L.Signal[] {
     this.selects.push({ block, cancelled: [...cancelled] });
     if (block && this.ready.length === 0) this.onBlock?.();
-    return this.ready.splice(0).map((s) => B.signal(s));
+    return this.ready.splice(0).map((s) => L.signal(s));
   }
 
   interrupt(): void {
@@ -92,19 +93,19 @@ export class ManualEvents implements B.Events {
 }
 
 /** An events backend driven by Node's loop: `select` returns a Promise the test (or `interrupt`) settles. */
-export class PromiseEvents implements B.Events {
+export class PromiseEvents implements L.Events {
   interrupts = 0;
   /** Runs at every select, before it answers. */
   onSelect: ((block: boolean) => void) | null = null;
-  private waiting: ((signals: B.Signal[]) => void) | null = null;
+  private waiting: ((signals: L.Signal[]) => void) | null = null;
 
   /** With `nonBlocking`, a non-blocking select also waits (a Promise) instead of answering `[]`. */
   constructor(private readonly nonBlocking = false) {}
 
-  select(block: boolean): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean): L.Signal[] | Promise<L.Signal[]> {
     this.onSelect?.(block);
     if (!block && !this.nonBlocking) return [];
-    return new Promise<B.Signal[]>((resolve) => (this.waiting = resolve));
+    return new Promise<L.Signal[]>((resolve) => (this.waiting = resolve));
   }
 
   interrupt(): void {
@@ -113,9 +114,21 @@ export class PromiseEvents implements B.Events {
   }
 
   /** Settles the pending select with `signals`. */
-  release(signals: B.Signal[]): void {
+  release(signals: L.Signal[]): void {
     const waiting = this.waiting;
     this.waiting = null;
     waiting?.(signals);
   }
 }
+
+/** An operation that breaks the kernel's protocol: it parks its task through a trigger, then throws instead of suspending. */
+export const protocolBreaker: B.Operation<void> = {
+  [Symbol.iterator]() {
+    return {
+      next() {
+        new L.Trigger().wait()[Symbol.iterator]().next();
+        throw new Error("not suspended after all");
+      },
+    };
+  },
+};

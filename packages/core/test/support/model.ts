@@ -27,6 +27,7 @@
  *     a throwing `onCancellation` fails the run with `CallbackFailed`.
  */
 import * as B from "../../src/index.js";
+import type * as L from "../../src/lowlevel/index.js";
 import { cancellationTimes, parentOf } from "./model/cancellations.js";
 import { type Coverage, coverage } from "./model/coverage.js";
 import { type Ev, fmt, isStepEvent, type Observation, type StepEv } from "./model/observation.js";
@@ -121,7 +122,7 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
 
   // -- every task ends exactly once -------------------------------------------
   const exitIdx = new Map<string, number>();
-  const ending = new Map<string, B.Ending>();
+  const ending = new Map<string, L.Ending>();
   for (const [uid, list] of exitsByUid) {
     const path = pathOf.get(uid);
     if (path === undefined) {
@@ -309,8 +310,8 @@ export function check(program: Script, pred: Prediction, obs: Observation): Verd
     } else if (run.bodyEnd === null) bad(`task ${path} ended without its body ending`);
     else {
       const failed = failedWhileEnding(run);
-      const own: B.Ending = bodyCancelled(run) ? "cancelled" : run.bodyEnd.ok && unconsumed(run).length === 0 ? "resolved" : "failed";
-      const expected: B.Ending = failed.length !== 0 ? "failed" : own;
+      const own: L.Ending = bodyCancelled(run) ? "cancelled" : run.bodyEnd.ok && unconsumed(run).length === 0 ? "resolved" : "failed";
+      const expected: L.Ending = failed.length !== 0 ? "failed" : own;
       if (e !== expected)
         bad(
           `task ${path} ended ${e}, expected ${expected} (cancellation requested at ${j === INF ? "no point" : `event ${j}`}${failed.length === 0 ? "" : `; ${failed.join(", ")} failed while it ended`})`,

@@ -5,6 +5,7 @@
  * requests, `protect`'s handlers and the events backend's `select`s.
  */
 import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
 import { ManualEvents } from "./helpers.js";
 import { type Action, type Ev, HandlerError, mayNeverEnd, type Observation, PROTECTED, type Script, ScriptError } from "./model.js";
 
@@ -27,8 +28,8 @@ class LoggedEvents extends ManualEvents {
     super();
   }
 
-  override select(block: boolean, cancelled: readonly number[]): B.Signal[] {
-    const fired = this.ready.map((s) => B.uid(s));
+  override select(block: boolean, cancelled: readonly number[]): L.Signal[] {
+    const fired = this.ready.map((s) => L.uid(s));
     const signals = super.select(block, cancelled);
     this.log.push({ k: "select", block, cancelled: [...cancelled], fired });
     // Nothing is ready and nothing is running: in these programs, nothing ever will be.
@@ -43,7 +44,7 @@ interface Ctx {
   readonly tasks: Map<string, B.Task<unknown>>;
   readonly paths: Map<B.Task<unknown>, string>;
   readonly scripts: Map<string, Script>;
-  readonly triggers: Map<string, B.Trigger>;
+  readonly triggers: Map<string, L.Trigger>;
   readonly collectors: Map<string, B.Orphans<string>>;
 }
 
@@ -74,7 +75,7 @@ function* script(ctx: Ctx, node: Script, path: string): Gen<string> {
       if (a.t === "spawn") {
         const child = `${path}.${kids.length}`;
         ctx.scripts.set(child, a.child);
-        ctx.triggers.set(child, new B.Trigger());
+        ctx.triggers.set(child, new L.Trigger());
         const t = a.orphan
           ? B.spawn({ orphans: collectorOf(ctx, path) }, taskBody, ctx, a.child, child)
           : B.spawn(taskBody, ctx, a.child, child);
@@ -84,8 +85,8 @@ function* script(ctx: Ctx, node: Script, path: string): Gen<string> {
         log.push({ k: "spawned", path, i, child, uid: t.uid, orphan: a.orphan });
         continue;
       }
-      const syscalls = a.t === "syscall" ? (a.mode === "early" ? [B.syscall("early"), B.syscall("wake")] : [B.syscall(a.mode)]) : [];
-      log.push({ k: "begin", path, i, uids: syscalls.length === 0 ? undefined : syscalls.map((s) => B.uid(s)) });
+      const syscalls = a.t === "syscall" ? (a.mode === "early" ? [L.syscall("early"), L.syscall("wake")] : [L.syscall(a.mode)]) : [];
+      log.push({ k: "begin", path, i, uids: syscalls.length === 0 ? undefined : syscalls.map((s) => L.uid(s)) });
       try {
         const ended = yield* perform(ctx, a, i, path, kids, syscalls);
         log.push({ k: "end", path, i, threw: false, ...ended });
@@ -115,7 +116,7 @@ function* perform(
   i: number,
   path: string,
   kids: readonly B.Task<string>[],
-  syscalls: readonly B.Syscall[],
+  syscalls: readonly L.Syscall[],
 ): Gen<Ended> {
   switch (a.t) {
     case "yield":
@@ -136,15 +137,15 @@ function* perform(
     case "signal":
       return { value: ctx.triggers.get(`${path}.${a.k}`)!.signal() };
     case "syscall": {
-      const makeReady = (s: B.Syscall): void => void ctx.backend.ready.push(s);
+      const makeReady = (s: L.Syscall): void => void ctx.backend.ready.push(s);
       const [s, wake] = syscalls;
-      if (a.mode === "never") yield* B.suspend(s!);
-      else if (a.mode === "ready") yield* B.suspend(s!, makeReady);
+      if (a.mode === "never") yield* L.suspend(s!);
+      else if (a.mode === "ready") yield* L.suspend(s!, makeReady);
       else {
         // Signalled by the select that wakes the task from `wake`, before it suspends on it.
         makeReady(s!);
-        yield* B.suspend(wake!, makeReady);
-        yield* B.suspend(s!);
+        yield* L.suspend(wake!, makeReady);
+        yield* L.suspend(s!);
       }
       return {};
     }
@@ -203,7 +204,7 @@ function collectorOf(ctx: Ctx, path: string): B.Orphans<string> {
 }
 
 /** A seeded scheduling policy: any ready task may run next (mulberry32). */
-function randomPolicy(seed: number): B.SchedulingPolicy {
+function randomPolicy(seed: number): L.SchedulingPolicy {
   let state = seed >>> 0;
   return {
     pick(ready) {
@@ -232,10 +233,10 @@ export async function runProgram(program: Script, params: RunParams): Promise<Ob
     collectors: new Map(),
   };
   const spawnHook: { child: number; parent: number; childParent: number | null }[] = [];
-  const offSpawn = B.onSpawn(
+  const offSpawn = L.onSpawn(
     (child, parent) => void spawnHook.push({ child: child.uid, parent: parent.uid, childParent: child.parent?.uid ?? null }),
   );
-  const offExit = B.onExit((task, ending) => {
+  const offExit = L.onExit((task, ending) => {
     log.push({ k: "exit", uid: task.uid, ending, parentUid: task.parent?.uid ?? null });
     return undefined;
   });

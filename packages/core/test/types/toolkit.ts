@@ -7,11 +7,12 @@
 import { EventEmitter } from "node:events";
 import { expectTypeOf } from "vitest";
 import * as B from "../../src/index.js";
+import type * as L from "../../src/lowlevel/index.js";
 
 declare const num: B.Operation<number>;
 declare const str: B.Operation<string>;
-declare const a: B.SelectCase<number>;
-declare const b: B.SelectCase<B.Received<string>>;
+declare const a: L.SelectCase<number>;
+declare const b: L.SelectCase<B.Received<string>>;
 declare function fetchUser(id: number): Generator<B.Instruction, { name: string }, unknown>;
 
 export function all(): void {
@@ -88,10 +89,10 @@ export function select(): void {
 
 export function onceAndOn(): void {
   const emitter = new EventEmitter();
-  expectTypeOf(B.once<[number]>(emitter, "exit")).toEqualTypeOf<B.SelectCase<[number]>>();
+  expectTypeOf(B.once<[number]>(emitter, "exit")).toEqualTypeOf<L.SelectCase<[number]>>();
   const lines = B.on<[string]>(emitter, "line", { close: "close" });
-  expectTypeOf(lines.next()).toEqualTypeOf<B.SelectCase<B.Received<[string]>>>();
-  expectTypeOf(B.once(new EventTarget(), "ping")).toEqualTypeOf<B.SelectCase<unknown[]>>();
+  expectTypeOf(lines.next()).toEqualTypeOf<L.SelectCase<B.Received<[string]>>>();
+  expectTypeOf(B.once(new EventTarget(), "ping")).toEqualTypeOf<L.SelectCase<unknown[]>>();
   // @ts-expect-error: not an event source
   B.once(42, "x");
   lines.close();

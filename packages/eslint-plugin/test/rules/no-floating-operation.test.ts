@@ -3,13 +3,14 @@ import { typedRuleTester } from "../support/rule-tester.js";
 
 /** What every case can use: the real packages, and values of their types. */
 const PRELUDE = `import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import * as S from "@bobbin/sync";
 import * as U from "@bobbin/unix";
 import * as K from "@bobbin/unix/backend";
 declare const c: U.Socket;
 declare const t: B.Task<number>;
 declare const m: S.Mutex;
-declare const trigger: B.Trigger;
+declare const trigger: L.Trigger;
 declare const ready: boolean;
 declare const maybe: S.Mutex | undefined;
 `;
@@ -57,7 +58,7 @@ typedRuleTester().run("no-floating-operation", noFloatingOperation, {
     floating("B.awaitExn(t);", "yield* B.awaitExn(t);"),
     floating("B.cancel(t);", "yield* B.cancel(t);"),
     floating("trigger.wait();", "yield* trigger.wait();"),
-    floating("B.suspend(B.syscall());", "yield* B.suspend(B.syscall());"),
+    floating("L.suspend(L.syscall());", "yield* L.suspend(L.syscall());"),
     // Unix and sync.
     floating(`U.write(c, "hi");`, `yield* U.write(c, "hi");`),
     floating("U.sleep(1);", "yield* U.sleep(1);"),
@@ -104,7 +105,7 @@ typedRuleTester().run("no-floating-operation", noFloatingOperation, {
     },
     {
       code: `${PRELUDE}U.sleep(1);\n`,
-      errors: [{ messageId: "floatingOutsideGenerator", line: 11, suggestions: [] }],
+      errors: [{ messageId: "floatingOutsideGenerator", line: 12, suggestions: [] }],
     },
   ],
 });

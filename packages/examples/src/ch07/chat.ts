@@ -27,12 +27,13 @@
  * uses `Unix.gettimeofday`; durations are in seconds, as in the book.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { Pqueue } from "./pqueue.js";
 
 /** A sleeping task: when to wake it, its suspension point, and whether it was cancelled. */
 interface Sleeper {
   readonly time: number;
-  readonly syscall: B.Syscall;
+  readonly syscall: L.Syscall;
   cancelled: boolean;
 }
 
@@ -80,7 +81,7 @@ export class Pipe {
 }
 
 /** One domain's sleepers and its `select`: the events backend of the `Chat` module. */
-export class Sleepers implements B.Events {
+export class Sleepers implements L.Events {
   readonly queue = new Pqueue<Sleeper>((a, b) => a.time - b.time);
   readonly pipe = new Pipe();
   /** How many times `interrupt` was called (for the curious, and the tests). */
@@ -92,24 +93,24 @@ export class Sleepers implements B.Events {
    * Signals the sleepers whose time has come, dropping cancelled ones on
    * the way (the book's `remove_and_signal_older`).
    */
-  removeAndSignalOlder(): B.Signal[] {
-    const signals: B.Signal[] = [];
+  removeAndSignalOlder(): L.Signal[] {
+    const signals: L.Signal[] = [];
     for (let min = this.queue.findMin(); min !== undefined; min = this.queue.findMin()) {
       if (min.cancelled) this.queue.deleteMin();
       else if (inThePast(min.time)) {
         this.queue.deleteMin();
-        signals.push(B.signal(min.syscall));
+        signals.push(L.signal(min.syscall));
       } else break;
     }
     return signals;
   }
 
   /** Marks the sleepers of cancelled suspension points (the book's `clean`). */
-  clean(uids: readonly B.Uid[]): void {
+  clean(uids: readonly L.Uid[]): void {
     if (uids.length === 0) return;
     const cancelled = new Set(uids);
     this.queue.iter((sleeper) => {
-      if (cancelled.has(B.uid(sleeper.syscall))) sleeper.cancelled = true;
+      if (cancelled.has(L.uid(sleeper.syscall))) sleeper.cancelled = true;
     });
   }
 
@@ -128,7 +129,7 @@ export class Sleepers implements B.Events {
    * `block = false` (tasks are still runnable) it never waits; with no
    * sleeper left it returns at once, as the book's (a timeout of 0).
    */
-  select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     this.clean(cancelled);
     const min = this.minimum();
     const ts = min === undefined ? 0 : Math.max(0, min.time - now());
@@ -136,7 +137,7 @@ export class Sleepers implements B.Events {
       this.pipe.consume();
       return this.removeAndSignalOlder();
     }
-    return new Promise<B.Signal[]>((resolve) => {
+    return new Promise<L.Signal[]>((resolve) => {
       const wake = (): void => {
         clearTimeout(timer);
         this.pipe.stopReading();
@@ -171,7 +172,7 @@ let domainSleepers: Sleepers | null = null;
  * @throws TypeError when a `Chat` run is already on in this thread (each
  * thread holds one domain's sleepers).
  */
-export const events = B.defineEvents(import.meta.url, "chat", (domain: number): Sleepers => {
+export const events = L.defineEvents(import.meta.url, "chat", (domain: number): Sleepers => {
   if (domainSleepers !== null) {
     throw new TypeError("Chat: one Chat run at a time per thread (the sleepers are the domain's, as in the book)");
   }
@@ -203,9 +204,9 @@ export function* sleep(delay: number): Generator<B.Instruction, void, unknown> {
   if (!(delay >= 0) || !Number.isFinite(delay)) throw new RangeError(`Chat.sleep(delay): delay must be ≥ 0 seconds, got ${delay}`);
   const queue = sleepers().queue;
   const time = now() + delay * 1000;
-  const syscall = B.syscall("Chat.sleep");
+  const syscall = L.syscall("Chat.sleep");
   queue.insert({ time, syscall, cancelled: false });
-  yield* B.suspend(syscall);
+  yield* L.suspend(syscall);
 }
 
 /**

@@ -20,6 +20,7 @@
  * majority is tried again.
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import type { Build, Sim } from "@bobbin/sim";
 import { sleep } from "@bobbin/unix";
 import { request as send, serveEach } from "./requests.js";
@@ -112,7 +113,7 @@ function* majority(request: Request, quorum: number): Generator<B.Instruction, S
   for (;;) {
     const answers: Stored[] = [];
     let settled = 0;
-    let wake = new B.Trigger();
+    let wake = new L.Trigger();
     const asking = REPLICAS.map((name) =>
       B.spawn(function* () {
         const answer = yield* ask(name, request);
@@ -122,7 +123,7 @@ function* majority(request: Request, quorum: number): Generator<B.Instruction, S
       }),
     );
     while (answers.length < quorum && settled < REPLICAS.length) {
-      wake = new B.Trigger();
+      wake = new L.Trigger();
       yield* wake.wait();
     }
     for (const t of asking) yield* B.cancel(t);

@@ -11,13 +11,14 @@
 import type { AddressInfo } from "node:net";
 import * as tls from "node:tls";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { close, fromStream, type InetAddress, read, type Socket, shutdown, write } from "@bobbin/unix";
 import type { SelfSigned } from "../support/self-signed.js";
 
 /** The connections a `tls.Server` accepted (handshake done) that no task has taken yet. */
 export class Connections implements Disposable {
   private readonly queue: tls.TLSSocket[] = [];
-  private waiter: B.Trigger | null = null;
+  private waiter: L.Trigger | null = null;
   private disposed = false;
   private readonly onConnection = (socket: tls.TLSSocket): void => {
     // A handshake that ends after the stop: the server waits for that connection too.
@@ -40,7 +41,7 @@ export class Connections implements Disposable {
    */
   *accept(): Generator<B.Instruction, Socket, unknown> {
     while (this.queue.length === 0) {
-      this.waiter = new B.Trigger();
+      this.waiter = new L.Trigger();
       try {
         yield* this.waiter.wait();
       } finally {

@@ -1,5 +1,6 @@
 /** The HTTP JSON service: its routes on each backend, in this process; and the program under main, stopped by SIGINT while a request is in flight. */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { fetch } from "@bobbin/http";
 import { run, sleep } from "@bobbin/unix";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,8 +23,8 @@ function* withServices<T>(
 ): Generator<B.Instruction, T, unknown> {
   let quotesPort = 0;
   let port = 0;
-  const ready = new B.Trigger();
-  const quotesReady = new B.Trigger();
+  const ready = new L.Trigger();
+  const quotesReady = new L.Trigger();
   const quotes = B.spawn(quoteService, {
     port: 0,
     onListening: (a) => {

@@ -1,5 +1,6 @@
 /** Helpers of the tests of @bobbin/http: a server in a task, raw clients, counting what is left open. */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { openFds } from "@bobbin/test-support";
 import { type Backend, close, connect, read, run, type Socket, tcpv4, write } from "@bobbin/unix";
 import { type Handler, type ServeOptions, serve } from "../../src/index.js";
@@ -21,7 +22,7 @@ export interface Running {
 /** Starts `serve` in a child task and returns once it listens. */
 export function* start(options: Omit<ServeOptions, "port" | "onListening">, handler: Handler): Generator<B.Instruction, Running, unknown> {
   let port = 0;
-  const listening = new B.Trigger();
+  const listening = new L.Trigger();
   const task = B.spawn(function* serving() {
     yield* serve(
       {

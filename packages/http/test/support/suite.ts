@@ -4,6 +4,7 @@
  * `toStream`), and `@bobbin/sim` (a simulated network, `fetch` over it).
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { close, connect, read, SocketClosed, sleep, Timeout, tcpv4 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { fetch, HttpError, serve } from "../../src/index.js";
@@ -72,8 +73,8 @@ export function serveSuite(backend: BackendCase): void {
 
     it("a handler is cancelled when its client disconnects: its finally runs within 100 ms", async () => {
       const lag = await leakFree(backend, function* () {
-        const entered = new B.Trigger();
-        const cleaned = new B.Trigger();
+        const entered = new L.Trigger();
+        const cleaned = new L.Trigger();
         let cleanedAt = 0;
         const server = yield* start({}, function* slow() {
           try {
@@ -98,7 +99,7 @@ export function serveSuite(backend: BackendCase): void {
     it("send honours back-pressure: a client that does not read holds the handler in send", async () => {
       const [whileNotRead, received] = await leakFree(backend, function* () {
         const size = 32 * 1024 * 1024;
-        const sent = new B.Trigger();
+        const sent = new L.Trigger();
         const server = yield* start({}, function* (_req, res) {
           yield* res.send(Buffer.alloc(size, 1));
           sent.signal();
@@ -138,10 +139,10 @@ export function serveSuite(backend: BackendCase): void {
 
     it("past its limit of requests in flight, a request is answered 503 at once", async () => {
       const statuses = await leakFree(backend, function* () {
-        const held: B.Trigger[] = [];
-        const arrived = new B.Trigger();
+        const held: L.Trigger[] = [];
+        const arrived = new L.Trigger();
         const server = yield* start({ limit: 2 }, function* (_req, res) {
-          const release = new B.Trigger();
+          const release = new L.Trigger();
           if (held.push(release) === 2) arrived.signal();
           yield* release.wait();
           yield* res.send("done");
@@ -170,9 +171,9 @@ export function serveSuite(backend: BackendCase): void {
 
     it("cancelling serve drains it: in-flight requests complete, new connections are refused, no fd is left", async () => {
       const seen = await leakFree(backend, function* () {
-        const entered = new B.Trigger();
-        const listening = new B.Trigger();
-        const stop = new B.Trigger();
+        const entered = new L.Trigger();
+        const listening = new L.Trigger();
+        const stop = new L.Trigger();
         let server: Running | undefined;
         // The server's owner cancels it when told to, while this task goes on as a client.
         const owner = B.spawn(function* () {
@@ -212,7 +213,7 @@ export function serveSuite(backend: BackendCase): void {
 
     it("after the grace period, the requests still in flight are cancelled", async () => {
       const [cleaned, clientSaw] = await leakFree(backend, function* () {
-        const entered = new B.Trigger();
+        const entered = new L.Trigger();
         let ran = false;
         const server = yield* start({ grace: 0.1 }, function* stuck() {
           try {
@@ -297,26 +298,38 @@ export function serveSuite(backend: BackendCase): void {
 
     it("fetch: a timeout aborts the request (Timeout), a cancelled fetch aborts it (the handler sees its client leave)", async () => {
       const got = await leakFree(backend, function* () {
-        const left = new B.Trigger();
+        // Each request's handler says when it runs and when it was cancelled, so that the client
+        // gives up only once its request is in: a loaded machine may take longer than a short
+        // timeout to bring a request to its handler, which would then never run.
+        const entered = [new L.Trigger(), new L.Trigger()];
+        const left = [new L.Trigger(), new L.Trigger()];
+        let requests = 0;
         const server = yield* start({}, function* () {
+          const i = requests++;
+          entered[i]!.signal();
           try {
             yield* sleep(3600);
           } finally {
-            left.signal();
+            left[i]!.signal();
           }
         });
-        let timedOut: unknown;
-        try {
-          yield* fetch(`${server.url}/slow`, { timeout: 0.05 });
-        } catch (error) {
-          timedOut = error;
-        }
-        yield* left.wait(); // the aborted request's handler was cancelled
+        const timing = B.spawn(function* () {
+          try {
+            yield* fetch(`${server.url}/slow`, { timeout: 1 });
+            return null;
+          } catch (error) {
+            return error;
+          }
+        });
+        yield* entered[0]!.wait();
+        const timedOut = yield* B.awaitExn(timing);
+        yield* left[0]!.wait(); // the aborted request's handler was cancelled
         const client = B.spawn(function* () {
           yield* fetch(`${server.url}/slow`);
         });
-        yield* sleep(0.05);
+        yield* entered[1]!.wait();
         yield* B.cancel(client);
+        yield* left[1]!.wait(); // and the cancelled one's
         yield* B.cancel(server.task);
         return [timedOut instanceof Timeout, client.status];
       });
@@ -373,8 +386,8 @@ export function serveSuite(backend: BackendCase): void {
 
     it("a connection closed under a reading handler makes its read fail or its task cancelled, never the process", async () => {
       await leakFree(backend, function* () {
-        const entered = new B.Trigger();
-        const done = new B.Trigger();
+        const entered = new L.Trigger();
+        const done = new L.Trigger();
         const server = yield* start({}, function* (req) {
           entered.signal();
           try {

@@ -7,7 +7,7 @@
  * the first waiter of each direction (`readiness.ts`). This file holds the
  * contract's entry points.
  */
-import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import type { ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount } from "@bobbin/unix/backend";
 import { ArenaPool } from "../arena.js";
@@ -104,7 +104,7 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
    * poller failed in a Node callback (a failed `epoll_wait`…), `select`
    * throws that error, and core fails the run with it.
    */
-  override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  override select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     this.failure.check();
     const io = this.io;
     if (!io.destroyed) {

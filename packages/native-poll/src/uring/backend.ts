@@ -11,8 +11,8 @@
  * one-shot polls on the ring and the raw system calls of the native backend.
  * This file holds the contract's entry points.
  */
-import type * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
+import { describe } from "@bobbin/core/lowlevel";
 import type { ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount, ReadOp, type SharedSocket } from "@bobbin/unix/backend";
 import type { NativeSyscalls } from "../load.js";
@@ -97,7 +97,7 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
    * a Node callback (a failed `io_uring_enter`…), `select` throws that
    * error, and core fails the run with it.
    */
-  override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  override select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     this.failure.check();
     const io = this.io;
     const ring = io.ring;

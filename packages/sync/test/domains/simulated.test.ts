@@ -4,6 +4,7 @@
  * when every domain shares one thread, and the run replays from its seed.
  */
 import * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import { describe, expect, it } from "vitest";
 import { Mutex, Semaphore } from "../../dist/index.js";
 
@@ -34,7 +35,7 @@ const gated = B.defineTask(import.meta.url, "gated", function* (gate: Semaphore)
   }
 });
 
-function randomPolicy(seed: number): B.SchedulingPolicy {
+function randomPolicy(seed: number): L.SchedulingPolicy {
   let state = seed >>> 0 || 1;
   return {
     pick(ready) {

@@ -5,13 +5,14 @@
  * not an error. The functions are declared only to hold the checks.
  */
 import * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import { expectTypeOf } from "vitest";
 import { Broadcast, type BroadcastReceived, Channel, type EMPTY, END } from "../../src/index.js";
 
 export function channel(): void {
   const ch = new Channel<number>(4);
-  expectTypeOf(ch.recv()).toEqualTypeOf<B.SelectCase<number | typeof END>>();
-  expectTypeOf(ch.send(1)).toEqualTypeOf<B.SelectCase<void>>();
+  expectTypeOf(ch.recv()).toEqualTypeOf<L.SelectCase<number | typeof END>>();
+  expectTypeOf(ch.send(1)).toEqualTypeOf<L.SelectCase<void>>();
   expectTypeOf(ch.tryRecv()).toEqualTypeOf<number | typeof END | typeof EMPTY>();
   // @ts-expect-error: a Channel<number> takes numbers
   ch.send("one");
@@ -41,7 +42,7 @@ export function selectOverChannels(): void {
 export function broadcast(): void {
   const room = new Broadcast<string>(16);
   const sub = room.subscribe();
-  expectTypeOf(sub.recv()).toEqualTypeOf<B.SelectCase<BroadcastReceived<string>>>();
+  expectTypeOf(sub.recv()).toEqualTypeOf<L.SelectCase<BroadcastReceived<string>>>();
   expectTypeOf(room.publish("hi")).toEqualTypeOf<number>();
   function* wrong(): Generator<B.Instruction, void, unknown> {
     // @ts-expect-error: publishing never waits: there is nothing to yield*

@@ -10,13 +10,14 @@
  * libuv poll is handed over in one batch), or at once on `interrupt()`.
  * Deadlines live in one heap with a single Node timer.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import type { DeadlineHandle } from "../contract.js";
 import type { FlushMode } from "./flush-mode.js";
 import { Parked } from "./parked.js";
 import { type Deadline, Timers } from "./timers.js";
 
-const NONE: B.Signal[] = [];
+const NONE: L.Signal[] = [];
 
 class CallbackDeadline implements Deadline, DeadlineHandle {
   heapIndex = -1;
@@ -43,21 +44,21 @@ class CallbackDeadline implements Deadline, DeadlineHandle {
  * ```ts
  * class MyBackend extends NodeLoop implements Backend {
  *   // in a Node callback, when an operation parked on syscall `s` can go on:
- *   onReadable(s: B.Syscall) { this.signal(s); }
+ *   onReadable(s: L.Syscall) { this.signal(s); }
  * }
  * ```
  * @throws never: its methods do not throw (a pending `select` is settled, never rejected).
  */
-export class NodeLoop implements B.Events {
+export class NodeLoop implements L.Events {
   /** The deadlines of this backend (sleepers, timeouts). */
   readonly timers = new Timers();
   /** Core's `batchWakes`: in `"immediate"` mode, the tasks a phase of Node's loop woke run in one slice. */
   readonly batchWakes: boolean;
-  #ready: B.Signal[] = [];
-  #resolve: ((signals: B.Signal[]) => void) | null = null;
+  #ready: L.Signal[] = [];
+  #resolve: ((signals: L.Signal[]) => void) | null = null;
   #flushScheduled = false;
   readonly #flushMode: FlushMode;
-  readonly #capture = (resolve: (signals: B.Signal[]) => void): void => {
+  readonly #capture = (resolve: (signals: L.Signal[]) => void): void => {
     this.#resolve = resolve;
   };
   readonly #flushFn = (): void => this.#flush();
@@ -77,8 +78,8 @@ export class NodeLoop implements B.Events {
    * Reports a suspension point ready: its task resumes at the next `select`.
    * Call it from Node callbacks (or synchronously from an operation).
    */
-  signal(s: B.Syscall): void {
-    this.#ready.push(B.signal(s));
+  signal(s: L.Syscall): void {
+    this.#ready.push(L.signal(s));
     if (this.#resolve !== null && !this.#flushScheduled) {
       this.#flushScheduled = true;
       if (this.#flushMode === "immediate") setImmediate(this.#flushFn);
@@ -97,7 +98,7 @@ export class NodeLoop implements B.Events {
   }
 
   /** Core's `select`: the points made ready since the last call, or a Promise of them. */
-  select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     if (cancelled.length !== 0) this.forget(cancelled);
     if (this.#ready.length !== 0) {
       const ready = this.#ready;
@@ -142,7 +143,7 @@ export class NodeLoop implements B.Events {
    * `Parked` clean up when the cancellation is thrown into them, so the
    * default does nothing; override it to drop registrations by uid.
    */
-  protected forget(cancelled: readonly B.Uid[]): void {
+  protected forget(cancelled: readonly L.Uid[]): void {
     void cancelled;
   }
 

@@ -16,7 +16,8 @@
  * scope at start, a `ready()` that comes before the task parked, reuse of one
  * operation object for many calls, and no Promise or closure per operation.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { checkTimeouts } from "./check-timeouts.js";
 
 /** Not in use. */
@@ -62,7 +63,7 @@ const WOKEN = 6;
  * `Cancelled` when the task is cancelled while parked; `Timeout` when a `withTimeout`
  * deadline interrupts it (or had passed when it started); whatever `attempt` throws.
  */
-export abstract class Parked<T> extends B.Suspender<T> {
+export abstract class Parked<T> extends L.Suspender<T> {
   /** The result, set by `attempt` before it returns true. */
   protected value: T = undefined as T;
   #phase = IDLE;

@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import {
   accept,
   bindAndListen,
@@ -24,7 +25,7 @@ export function cancellationTests(suite: Suite): void {
     it("a read cancelled by a timeout throws Timeout and loses no data", async () => {
       await suite.leakFree(function* () {
         const [server, port] = yield* loopbackListener();
-        const go = new B.Trigger();
+        const go = new L.Trigger();
         const peer = B.spawn(function* () {
           const [client] = yield* accept(server);
           yield* go.wait();

@@ -9,6 +9,7 @@ import * as http from "node:http";
 import * as net from "node:net";
 import * as tls from "node:tls";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import {
   close,
   connect,
@@ -257,12 +258,12 @@ export function streamTests(suite: Suite): void {
       await suite.leakFree(function* () {
         const [sock, served, listener] = yield* connectedPair();
         let stream: SocketStream | undefined;
-        const made = new B.Trigger();
+        const made = new L.Trigger();
         const owner = B.spawn(function* () {
           stream = toStream(served);
           stream.resume();
           made.signal();
-          yield* new B.Trigger().wait();
+          yield* new L.Trigger().wait();
         });
         yield* made.wait();
         const closed = soon(stream!, "close");

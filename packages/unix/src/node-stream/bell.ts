@@ -4,7 +4,8 @@
  * callbacks. Unlike a `Trigger` it is not spent by a ring, so one serves
  * every wait of its task: nothing is allocated per wait.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 
 const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
 
@@ -13,7 +14,7 @@ const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
  * each ring (`while (!ready()) yield* bell;`): a ring while nobody waits is
  * not kept, as the waiter will see its cause when it checks.
  */
-export class Bell extends B.Suspender<void> {
+export class Bell extends L.Suspender<void> {
   /** Wakes the task waiting here, if one is. */
   ring(): void {
     this.wake();

@@ -5,7 +5,7 @@
  * `shutdown` and `close`.
  */
 
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import type { Socket } from "../contract.js";
 import { nodeStreams } from "./backend.js";
 import { type NodeStream, StreamSocket } from "./socket.js";

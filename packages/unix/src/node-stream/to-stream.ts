@@ -21,7 +21,7 @@ import type { AddressInfo } from "node:net";
 import * as net from "node:net";
 import { Duplex } from "node:stream";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core";
+import { describe } from "@bobbin/core/lowlevel";
 import { currentTaskFor, isRegisteredBackend } from "../context.js";
 import type { Address, Backend, DeadlineHandle, Socket } from "../contract.js";
 import { SocketClosed } from "../errors.js";

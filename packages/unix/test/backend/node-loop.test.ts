@@ -1,16 +1,17 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { describe, expect, it } from "vitest";
 import { NodeLoop } from "../../src/backend/index.js";
 
 describe("NodeLoop", () => {
   it("hands ready points to select, blocks with a Promise settled by a signal or interrupt", async () => {
     const loop = new NodeLoop();
-    let syscall: B.Syscall | null = null;
+    let syscall: L.Syscall | null = null;
     await B.run(
       function* () {
-        syscall = B.syscall("test");
+        syscall = L.syscall("test");
         const s = syscall;
-        yield* B.suspend(s, () => setTimeout(() => loop.signal(s), 5));
+        yield* L.suspend(s, () => setTimeout(() => loop.signal(s), 5));
         return "woken";
       },
       { events: () => loop },
@@ -20,7 +21,7 @@ describe("NodeLoop", () => {
     expect(pending).toBeInstanceOf(Promise);
     loop.interrupt();
     expect(await pending).toEqual([]);
-    const again = loop.select(true, []) as Promise<B.Signal[]>;
+    const again = loop.select(true, []) as Promise<L.Signal[]>;
     loop.finaliser();
     expect(await again).toEqual([]);
     expect(loop.now()).toBeGreaterThan(0);

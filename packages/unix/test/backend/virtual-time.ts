@@ -3,6 +3,7 @@
 // (handy for testing timeouts). It shows the three pieces a backend is made
 // of: the events half (NodeLoop), parked operations (Parked) and deadlines.
 import type * as B from "@bobbin/core";
+import type * as L from "@bobbin/core/lowlevel";
 import { type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked } from "../../src/backend/index.js";
 import { type Backend, systemError } from "../../src/index.js";
 
@@ -66,7 +67,7 @@ export class VirtualTime extends NodeLoop implements Backend {
 
   // Every task waits: jump to the next deadline, fire what is due (sleeps and
   // withTimeout's deadlines wake their tasks), and return without blocking.
-  override select(block: boolean, cancelled: readonly B.Uid[]): B.Signal[] | Promise<B.Signal[]> {
+  override select(block: boolean, cancelled: readonly L.Uid[]): L.Signal[] | Promise<L.Signal[]> {
     const next = this.heap.peek();
     if (block && next !== undefined && next.at !== Infinity) {
       this.clock = Math.max(this.clock, next.at);

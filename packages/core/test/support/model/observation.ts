@@ -9,6 +9,7 @@
  * (`select`).
  */
 import type * as B from "../../../src/index.js";
+import type * as L from "../../../src/lowlevel/index.js";
 
 export type Ev =
   | { k: "start"; path: string; uid: number }
@@ -23,7 +24,7 @@ export type Ev =
   | { k: "cleanupBegin"; path: string }
   | { k: "cleanupEnd"; path: string }
   | { k: "bodyEnd"; path: string; ok: boolean; value?: unknown; error?: unknown }
-  | { k: "exit"; uid: number; ending: B.Ending; parentUid: number | null }
+  | { k: "exit"; uid: number; ending: L.Ending; parentUid: number | null }
   | { k: "cancelRequest"; uid: number }
   | { k: "onCancellation"; owner: string; error?: unknown }
   | { k: "select"; block: boolean; cancelled: number[]; fired: number[] };

@@ -1,0 +1,37 @@
+/**
+ * @bobbin/core/lowlevel — what runtimes, backends and packages built on core
+ * use, and a program does not: Miou's events contract and its suspension
+ * points, the building blocks of waiting operations and of `select`'s cases,
+ * the seams of a run (scheduling, randomness, tracing, tick hooks, spawn and
+ * exit hooks) and system tasks. A program imports `@bobbin/core`.
+ *
+ * @example
+ * ```ts
+ * import * as B from "@bobbin/core";
+ * import * as L from "@bobbin/core/lowlevel";
+ * await B.run(function* () {
+ *   const ready = new L.Trigger();
+ *   const child = B.spawn(function* () { ready.signal(); });
+ *   yield* ready.wait();
+ *   yield* B.awaitExn(child);
+ * });
+ * ```
+ * @packageDocumentation
+ */
+
+export { registerInterrupter } from "../deadlock/cycles.js";
+export { describe } from "../describe.js";
+export { defineEvents } from "../domains/define-task.js";
+export type { Events, Signal, Uid } from "../events.js";
+export { Hook, type HookKey } from "../hook.js";
+export { interrupt } from "../interrupt.js";
+export type { SchedulingPolicy } from "../kernel/policy.js";
+export type { RandomSource } from "../kernel/random.js";
+export type { Tracer } from "../kernel/trace.js";
+export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
+export { done } from "../operation.js";
+export { Choice, SelectCase } from "../select.js";
+export { spawnSystem } from "../spawn.js";
+export { Suspender } from "../suspender.js";
+export { Syscall, signal, suspend, syscall, uid } from "../syscall.js";
+export { Trigger } from "../trigger.js";

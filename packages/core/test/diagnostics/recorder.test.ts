@@ -1,0 +1,211 @@
+/** The flight recorder: the last kernel events of each domain, in dumps, in Deadlock and InternalError reports. */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { describe, expect, it } from "vitest";
+import * as D from "../../dist-dev/index.js";
+import * as B from "../../src/index.js";
+import * as L from "../../src/lowlevel/index.js";
+import * as F from "../fixtures/parallel-tasks.mjs";
+import { errorOf, ManualEvents, protocolBreaker, settle } from "../support/helpers.js";
+
+/** An event as one line: kind, task, by whom, detail. */
+function line(e: B.FlightEvent): string {
+  const task = e.task === null ? "" : ` ${e.task.name}#${e.task.uid}`;
+  const by = e.by === null ? "" : ` by ${e.by.name}#${e.by.uid}`;
+  const detail = e.detail === null ? "" : `: ${e.detail}`;
+  return `${e.kind}${task}${by}${detail}`;
+}
+
+/**
+ * Runs `main` with a recorder of `size` events; returns the lines of dom0's
+ * ring as a dump at its end shows them. One slice runs it all (a loaded
+ * machine would otherwise end slices where it likes, each an `idle`).
+ */
+async function recorded(size: number, main: () => Generator<B.Instruction, void, unknown>): Promise<{ lines: string[]; dropped: number }> {
+  let flight: readonly B.DomainFlight[] = [];
+  await B.run(
+    function* root() {
+      yield* main();
+      flight = (yield* B.promise(() => B.dump())).flight;
+    },
+    { flightRecorder: size, sliceMs: 60_000 },
+  );
+  expect(flight.map((f) => f.domain)).toEqual([0]);
+  return { lines: flight[0]!.events.map(line), dropped: flight[0]!.dropped };
+}
+
+describe("the flight recorder", () => {
+  it("records spawn, start, each step, park with what it waits on, wake with who woke it, cancel and end, in order", async () => {
+    const { lines } = await recorded(100, function* () {
+      const trigger = new L.Trigger();
+      const waiter = B.spawn(function* waiter() {
+        yield* trigger.wait();
+      });
+      const sleeper = B.spawn(function* sleeper() {
+        yield* new L.Trigger().wait();
+      });
+      yield* B.yieldNow();
+      trigger.signal();
+      yield* B.awaitExn(waiter);
+      yield* B.cancel(sleeper);
+    });
+    expect(lines).toEqual([
+      "run root#1",
+      "start root#1",
+      "spawn waiter#2 by root#1",
+      "spawn sleeper#3 by root#1",
+      "run waiter#2",
+      "start waiter#2",
+      "park waiter#2: wait on a trigger",
+      "run sleeper#3",
+      "start sleeper#3",
+      "park sleeper#3: wait on a trigger",
+      "run root#1",
+      "wake waiter#2 by root#1",
+      "park root#1: await waiter#2",
+      "run waiter#2",
+      "end waiter#2: resolved",
+      "wake root#1 by waiter#2",
+      "run root#1",
+      "cancel sleeper#3",
+      "park root#1: cancel sleeper#3",
+      "run sleeper#3",
+      "end sleeper#3: cancelled",
+      "wake root#1 by sleeper#3",
+      "run root#1", // the step that takes the dump
+    ]);
+  });
+
+  it("keeps the last N events in a ring and counts the ones it overwrote", async () => {
+    const { lines, dropped } = await recorded(8, function* () {
+      for (let i = 0; i < 50; i++) yield* B.yieldNow();
+    });
+    expect(lines).toHaveLength(8);
+    expect(dropped).toBe(1 + 50 - 8); // root's first step (its run and start, one slot), then a run per yield
+    expect(lines.at(-1)).toBe("run root#1"); // the step that took the dump
+  });
+
+  it("times events in ms since the epoch, in order", async () => {
+    let events: readonly B.FlightEvent[] = [];
+    const before = performance.timeOrigin + performance.now();
+    await B.run(
+      function* () {
+        yield* B.promise(() => new Promise((r) => setTimeout(r, 20)));
+        events = (yield* B.promise(() => B.dump())).flight[0]!.events;
+      },
+      { flightRecorder: 50 },
+    );
+    const times = events.map((e) => e.at);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times[0]).toBeGreaterThanOrEqual(before - 1);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(19);
+  });
+
+  it("records the points the events backend reports ready", async () => {
+    const events = new ManualEvents();
+    let point: L.Syscall | null = null;
+    events.onBlock = () => events.ready.push(point!);
+    let lines: string[] = [];
+    await B.run(
+      function* main() {
+        point = L.syscall("read fd 7");
+        yield* L.suspend(point);
+        lines = (yield* B.promise(() => B.dump())).flight[0]!.events.map(line);
+      },
+      { events: () => events, flightRecorder: 50, sliceMs: 60_000 },
+    );
+    expect(lines.slice(0, 6)).toEqual([
+      "run main#1",
+      "start main#1",
+      "park main#1: syscall read fd 7",
+      "io: 1 ready",
+      "wake main#1",
+      "run main#1",
+    ]);
+  });
+
+  it("is off unless asked for: a dump has no flight, and formatDump prints none", async () => {
+    const dump = await B.run(function* () {
+      return yield* B.promise(() => B.dump());
+    });
+    expect(dump.flight).toEqual([]);
+    expect(B.formatDump(dump)).not.toContain("flight recorder");
+  });
+
+  it("is printed by formatDump, after the tree", async () => {
+    const text = await B.run(
+      function* main() {
+        yield* B.awaitExn(B.spawn(function* child() {}));
+        return B.formatDump(yield* B.promise(() => B.dump()));
+      },
+      { flightRecorder: 100 },
+    );
+    const [tree, flight] = text.split("flight recorder of domain 0 (last ");
+    expect(tree).toContain("main#1 — running");
+    expect(flight).toMatch(/^\d+ events\):\n/);
+    expect(flight).toMatch(/\n {2}\+\d+\.\d{3} ms spawn child#2 by main#1\n/);
+    expect(flight).toMatch(/\n {2}\+\d+\.\d{3} ms end child#2 resolved\n/);
+  });
+
+  it("is attached to an InternalError, with its last events", async () => {
+    const error = errorOf(
+      await settle(
+        function* main() {
+          yield* protocolBreaker;
+        },
+        { flightRecorder: 20 },
+      ),
+    ) as B.InternalError;
+    expect(error).toBeInstanceOf(B.InternalError);
+    expect(error.flight!.events.map(line)).toEqual(["run main#1", "start main#1"]);
+    expect(error.message).toContain("flight recorder of domain 0 (last 2 events):");
+    const without = errorOf(
+      await settle(function* main() {
+        yield* protocolBreaker;
+      }),
+    ) as B.InternalError;
+    expect(without.flight).toBeNull();
+  });
+
+  it("keeps one ring per domain: a worker domain's comes with B.dump()", async () => {
+    const flags = new SharedArrayBuffer(8);
+    const dump = await D.run(
+      function* main() {
+        const call = D.call(F.sleeper, flags);
+        while (Atomics.load(new Int32Array(flags), 0) === 0) yield* D.promise(() => new Promise((r) => setTimeout(r, 5)));
+        const d = yield* D.promise(() => D.dump());
+        yield* D.cancel(call);
+        return d;
+      },
+      { domains: 1, flightRecorder: 200 },
+    );
+    expect(dump.flight.map((f) => f.domain)).toEqual([0, 1]);
+    const worker = dump.flight[1]!.events;
+    expect(worker.every((e) => e.domain === 1)).toBe(true);
+    expect(worker.some((e) => e.kind === "park" && e.task!.name === "sleeper" && e.detail!.includes("promise"))).toBe(true);
+  });
+
+  it("steps each task in its own AsyncLocalStorage store, as a run that records nothing does", async () => {
+    const als = new AsyncLocalStorage<string>();
+    for (const options of [{ flightRecorder: 64 }, { blockingMs: 1000 }, { flightRecorder: 64, blockingMs: 1000 }]) {
+      const seen = await B.run(function* main() {
+        const child = B.spawn(function* child() {
+          als.enterWith("the child's");
+          yield* B.yieldNow();
+          const afterYield = als.getStore();
+          yield* B.promise(() => new Promise((resolve) => setTimeout(resolve, 1)));
+          return [afterYield, als.getStore()];
+        });
+        return yield* B.awaitExn(child);
+      }, options);
+      expect(seen, JSON.stringify(options)).toEqual(["the child's", "the child's"]);
+    }
+    als.disable();
+  });
+
+  it("refuses a size that is not a count of events", () => {
+    expect(() => B.run(function* () {}, { flightRecorder: 0 })).toThrow(
+      /run\(\{ flightRecorder \}\) must be an integer from 1 to 1048576, got number 0/,
+    );
+    expect(() => B.run(function* () {}, { flightRecorder: 1.5 })).toThrow(RangeError);
+  });
+});
