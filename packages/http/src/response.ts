@@ -67,10 +67,11 @@ export class Response extends http.ServerResponse<http.IncomingMessage> {
       }
       if (headers !== undefined) for (const [name, value] of Object.entries(headers)) if (value !== undefined) this.setHeader(name, value);
     }
-    const bytes = this.encode(body);
-    if (bytes !== null && !this.headersSent) this.setHeader("content-length", bytes.length);
+    const encoded = this.encode(body);
+    if (encoded !== null && !this.headersSent)
+      this.setHeader("content-length", typeof encoded === "string" ? Buffer.byteLength(encoded, "utf8") : encoded.length);
     if (this.destroyed) throw clientLeft();
-    this.end(bytes ?? undefined);
+    this.end(encoded ?? undefined);
     // Handed to the connection at once (the usual case: the system took it all), or wait for it.
     if (this.writableFinished) return;
     yield* B.once(this, "close");
@@ -85,20 +86,24 @@ export class Response extends http.ServerResponse<http.IncomingMessage> {
     return super.writeHead(statusCode, ...(rest as [string])) as this;
   }
 
-  /** `body` as bytes, with its content type set unless one is. */
-  private encode(body: unknown): Uint8Array | null {
+  /**
+   * `body` as bytes or as text (which `end` writes in UTF-8, after the head
+   * in the same string: one chunk for the connection), with its content type
+   * set unless one is.
+   */
+  private encode(body: unknown): Uint8Array | string | null {
     if (body === undefined || body === null) return null;
     const typed = this.headersSent || this.hasHeader("content-type");
     if (typeof body === "string") {
       if (!typed) this.setHeader("content-type", "text/plain; charset=utf-8");
-      return Buffer.from(body, "utf8");
+      return body;
     }
     if (body instanceof Uint8Array) {
       if (!typed) this.setHeader("content-type", "application/octet-stream");
       return body;
     }
     if (!typed) this.setHeader("content-type", "application/json; charset=utf-8");
-    return Buffer.from(JSON.stringify(body), "utf8");
+    return JSON.stringify(body);
   }
 }
 

@@ -50,6 +50,27 @@ export function serveSuite(backend: BackendCase): void {
       expect(got).toEqual([[200, "text/plain; charset=utf-8", "GET /hello?x=1"], [201, "bobbin", { twice: 42, from: "127.0.0.1" }], true]);
     });
 
+    it("send: text and JSON beyond ASCII go as UTF-8, their content-length counting bytes", async () => {
+      const text = "héllo wörld ✓ 🧵";
+      const got = await leakFree(backend, function* () {
+        const server = yield* start({}, function* (req, res) {
+          yield* res.send(req.url === "/json" ? { text } : text);
+        });
+        const replies: [string | null, string][] = [];
+        for (const path of ["/text", "/json"]) {
+          const r = yield* fetch(`${server.url}${path}`);
+          replies.push([r.headers.get("content-length"), yield* r.text()]);
+        }
+        yield* B.cancel(server.task);
+        return replies;
+      });
+      const json = JSON.stringify({ text });
+      expect(got).toEqual([
+        [String(Buffer.byteLength(text)), text],
+        [String(Buffer.byteLength(json)), json],
+      ]);
+    });
+
     it("a handler is cancelled when its client disconnects: its finally runs within 100 ms", async () => {
       const lag = await leakFree(backend, function* () {
         const entered = new L.Trigger();

@@ -61,6 +61,21 @@ function readAllOf(stream: NodeJS.ReadableStream): () => B.Operation<Buffer> {
     })();
 }
 
+/** Writes `chunks` corked together, and waits until the stream has sent them. */
+function writeBatch(stream: SocketStream, chunks: readonly [string | Buffer, BufferEncoding?][]): B.Operation<void> {
+  return B.promise(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        stream.cork();
+        chunks.forEach(([chunk, encoding], i) => {
+          const last = i === chunks.length - 1;
+          stream.write(chunk, encoding ?? "utf8", last ? (error) => (error ? reject(error) : resolve()) : undefined);
+        });
+        stream.uncork();
+      }),
+  );
+}
+
 /** Node's setImmediate, as it is when the suite loads (a simulation replaces the global while it runs). */
 const nodeSetImmediate = globalThis.setImmediate;
 
@@ -194,6 +209,34 @@ export function streamTests(suite: Suite): void {
         return [request.toString(), reply.toString()];
       });
       expect([serverGot, clientGot]).toEqual(["request", "reply to request"]);
+    });
+
+    it("writes: strings in their encodings and bytes, alone, corked together, and larger than one write, arrive in order", async () => {
+      const [got, expected] = await suite.leakFree(function* () {
+        const [served, client] = yield* streamPair();
+        const all = readAllOf(served);
+        const large = "ü".repeat(50_000); // 100,000 bytes in UTF-8
+        // Each batch is written corked and sent before the next: one chunk is one `_write`; several are
+        // one `_writev`, joined into one write of the socket, or too large to join.
+        const batches: [string | Buffer, BufferEncoding?][][] = [
+          [["alone: "]],
+          [["dmlh", "base64"]],
+          [["héllo ", "utf8"], ["aGk=", "base64"], [pattern(3, 1000)], ["ff00", "hex"], ["café", "latin1"]],
+          [[large], [pattern(5, 70_000)]],
+        ];
+        for (const batch of batches) yield* writeBatch(client, batch);
+        client.end("!");
+        const bytes = ([chunk, encoding]: [string | Buffer, BufferEncoding?]) =>
+          typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
+        const sent = Buffer.concat([...batches.flat().map(bytes), Buffer.from("!")]);
+        const received = yield* all();
+        served.destroy();
+        client.destroy();
+        yield* B.awaitExn(served.task);
+        yield* B.awaitExn(client.task);
+        return [received, sent];
+      });
+      expect(got.equals(expected)).toBe(true);
     });
 
     it("destroy() closes the socket: the peer reads its end, and the task ends", async () => {

@@ -10,17 +10,24 @@
  * each write's callback once the bytes were handed to the system
  * (back-pressure towards the producer). Node callbacks only record what they
  * ask and wake the pump: the socket is only ever touched by its tasks.
+ *
+ * Per chunk, nothing is allocated that Node does not keep: the reads land in
+ * an arena shared by many reads, whose pieces are pushed as they are, a write's chunks
+ * (strings included: Node's `http` writes its heads as strings) are joined
+ * into a pooled buffer (`outgoing.ts`), and the tasks wait on bells rung
+ * again and again.
  */
 import type { AddressInfo } from "node:net";
 import * as net from "node:net";
 import { Duplex } from "node:stream";
 import * as B from "@bobbin/core";
-import * as L from "@bobbin/core/lowlevel";
 import { describe } from "@bobbin/core/lowlevel";
 import { currentTaskFor, isRegisteredBackend } from "../context.js";
 import type { Address, Backend, DeadlineHandle, Socket } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { checkConnectedStream, close, getsockname, read, shutdown, write } from "../socket.js";
+import { Bell } from "./bell.js";
+import { type Chunk, Outgoing } from "./outgoing.js";
 
 /**
  * Options of {@link toStream}.
@@ -83,34 +90,31 @@ export interface SocketStream extends Duplex {
   destroySoon(): void;
 }
 
-/** How much one read of the socket asks for. */
-const READ_SIZE = 64 * 1024;
-/** Chunks of one `_writev` are joined into one write up to this many bytes. */
-const JOIN_LIMIT = 64 * 1024;
+/** The size of a stream's read arena: each read's bytes are pushed as a piece of it, without a copy. */
+const ARENA_SIZE = 64 * 1024;
+/** A read asks for the rest of the arena when it has this much at least; else for a new arena. */
+const MIN_READ = 16 * 1024;
 
 /** Sockets that have a stream already: one stream per socket. */
 const streamed = new WeakSet<Socket>();
-
-/** A write the stream asked for: its chunks and the callback that tells Node they are sent. */
-interface PendingWrite {
-  readonly chunks: Uint8Array[];
-  readonly callback: (error?: Error | null) => void;
-}
 
 /** @internal The stream `toStream` makes. */
 class SocketDuplex extends Duplex implements SocketStream {
   task!: B.Task<void>;
   /** The consumer wants bytes (`_read` was called, and every push since was taken). */
   wanted = false;
-  /** A write waiting for the writer task, one at a time (Node waits for each callback). */
-  pending: PendingWrite | null = null;
+  /** The write waiting for the writer task, one at a time (Node waits for each callback). */
+  readonly outgoing = new Outgoing();
+  /** Its callback, which tells Node the bytes were sent. */
+  private written: ((error?: Error | null) => void) | null = null;
   /** `_final` ran: the writer has nothing more to do. */
   ended = false;
   /** The pump has run: it will close the socket and complete `_destroy`. */
   started = false;
-  private readWake: L.Trigger | null = null;
-  private writeWake: L.Trigger | null = null;
-  private closeWake: L.Trigger | null = null;
+  /** Where the pump waits for the consumer, then for the stream's end. */
+  readonly reading = new Bell();
+  /** Where the writer waits for the next write. */
+  readonly writing = new Bell();
   /** `_destroy`'s callback, called by the pump once the socket's handle is gone. */
   private destroyed_: ((error: Error | null) => void) | null = null;
   private destroyError: Error | null = null;
@@ -126,24 +130,27 @@ class SocketDuplex extends Duplex implements SocketStream {
     /** The run's backend, for the idle timer's clock; null outside a run of `@bobbin/unix` (Node's timers then). */
     private readonly clock: Backend | null,
   ) {
-    super({ allowHalfOpen: true });
+    // Strings come as they are (Node's http writes its heads as strings): they are encoded once, where they are joined.
+    super({ allowHalfOpen: true, decodeStrings: false });
   }
 
   // -- what Node calls ---------------------------------------------------------------
 
   override _read(): void {
     this.wanted = true;
-    this.readWake?.signal();
+    this.reading.ring();
   }
 
-  override _write(chunk: Uint8Array, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.pending = { chunks: [chunk], callback };
-    this.writeWake?.signal();
+  override _write(chunk: Uint8Array | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.outgoing.one(chunk, encoding);
+    this.written = callback;
+    this.writing.ring();
   }
 
-  override _writev(chunks: { chunk: Uint8Array }[], callback: (error?: Error | null) => void): void {
-    this.pending = { chunks: chunks.map((c) => c.chunk), callback };
-    this.writeWake?.signal();
+  override _writev(chunks: Chunk[], callback: (error?: Error | null) => void): void {
+    this.outgoing.many(chunks);
+    this.written = callback;
+    this.writing.ring();
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -154,7 +161,7 @@ class SocketDuplex extends Duplex implements SocketStream {
       return;
     }
     this.ended = true;
-    this.writeWake?.signal();
+    this.writing.ring();
     callback();
   }
 
@@ -163,50 +170,34 @@ class SocketDuplex extends Duplex implements SocketStream {
     if (this.socket.state !== "closed") this.socket[Symbol.dispose]();
     this.destroyError = error;
     this.destroyed_ = callback;
-    this.readWake?.signal();
-    this.writeWake?.signal();
-    this.closeWake?.signal();
+    this.reading.ring();
+    this.writing.ring();
   }
 
   // -- what the pump calls -----------------------------------------------------------------
 
   /** Waits until the consumer wants bytes, or the stream is destroyed. */
   *waitForReader(): Generator<B.Instruction, void, unknown> {
-    while (!this.wanted && !this.destroyed) {
-      this.readWake = new L.Trigger();
-      try {
-        yield* this.readWake.wait();
-      } finally {
-        this.readWake = null;
-      }
-    }
+    while (!this.wanted && !this.destroyed) yield* this.reading;
   }
 
-  /** The next write, or null once the stream has ended or is destroyed. */
-  *nextWrite(): Generator<B.Instruction, PendingWrite | null, unknown> {
-    while (this.pending === null && !this.ended && !this.destroyed) {
-      this.writeWake = new L.Trigger();
-      try {
-        yield* this.writeWake.wait();
-      } finally {
-        this.writeWake = null;
-      }
-    }
-    const next = this.pending;
-    this.pending = null;
-    return next;
+  /** Waits until there is a write to do (true), or the stream has ended or is destroyed (false). */
+  *nextWrite(): Generator<B.Instruction, boolean, unknown> {
+    while (this.written === null && !this.ended && !this.destroyed) yield* this.writing;
+    return this.written !== null;
+  }
+
+  /** The write is over: its callback tells Node (with its error, if it failed). */
+  wrote(failure: Error | null, sent: boolean): void {
+    const callback = this.written!;
+    this.written = null;
+    this.outgoing.clear(sent);
+    callback(failure);
   }
 
   /** Waits until the stream is destroyed (by its user, or by Node once both sides are done). */
   *waitForDestroy(): Generator<B.Instruction, void, unknown> {
-    while (!this.destroyed) {
-      this.closeWake = new L.Trigger();
-      try {
-        yield* this.closeWake.wait();
-      } finally {
-        this.closeWake = null;
-      }
-    }
+    while (!this.destroyed) yield* this.reading;
   }
 
   /** The pump is over and the socket's handle gone: `_destroy` completes ('close' follows). */
@@ -328,15 +319,27 @@ class SocketDuplex extends Duplex implements SocketStream {
   };
 }
 
-/** Reads the socket into the stream while its consumer wants bytes; returns at the end of the stream, or once it is destroyed. */
+/**
+ * Reads the socket into the stream while its consumer wants bytes; returns
+ * at the end of the stream, or once it is destroyed. Each read's bytes are
+ * pushed as a piece of an arena, without a copy, and the consumer may keep
+ * them (a `'data'` listener that collects chunks): so a read never lands on
+ * bytes pushed before — the reads fill the arena one after another, and a
+ * full arena is left to whoever keeps its pieces while a new one is taken.
+ */
 function* readInto(stream: SocketDuplex): Generator<B.Instruction, void, unknown> {
-  const buf = Buffer.allocUnsafe(READ_SIZE);
+  let arena = Buffer.allocUnsafeSlow(ARENA_SIZE);
+  let used = 0;
   for (;;) {
     yield* stream.waitForReader();
     if (stream.destroyed) return;
+    if (ARENA_SIZE - used < MIN_READ) {
+      arena = Buffer.allocUnsafeSlow(ARENA_SIZE);
+      used = 0;
+    }
     let n: number;
     try {
-      n = yield* read(stream.socket, buf);
+      n = yield* read(stream.socket, arena, used, ARENA_SIZE - used);
     } catch (error) {
       if (error instanceof SocketClosed && stream.destroyed) return;
       throw error;
@@ -347,36 +350,29 @@ function* readInto(stream: SocketDuplex): Generator<B.Instruction, void, unknown
       return;
     }
     stream.touch();
+    const piece = arena.subarray(used, used + n);
+    used += n;
     // push may run the consumer at once (a 'data' listener: Node's HTTP parser), which may destroy the stream.
-    stream.wanted = stream.push(Buffer.from(buf.subarray(0, n)));
+    stream.wanted = stream.push(piece);
   }
 }
 
 /** Writes what the stream's producer wrote, one write at a time, until the stream has ended or is destroyed. */
 function* writeFrom(stream: SocketDuplex): Generator<B.Instruction, void, unknown> {
-  for (;;) {
-    const job = yield* stream.nextWrite();
-    if (job === null) return;
-    let failure: Error | null = null;
+  const { socket, outgoing } = stream;
+  while (yield* stream.nextWrite()) {
     try {
-      const { chunks } = job;
-      if (chunks.length > 1 && totalLength(chunks) <= JOIN_LIMIT) yield* write(stream.socket, Buffer.concat(chunks));
-      else for (const chunk of chunks) yield* write(stream.socket, chunk);
+      outgoing.join();
+      if (outgoing.pieces === null) yield* write(socket, outgoing.buf!, 0, outgoing.len);
+      else for (const piece of outgoing.pieces) yield* write(socket, piece);
       stream.touch();
     } catch (error) {
       // Cancelled: the pump destroys the stream; any other error is the stream's (Node destroys it with it).
-      if (!(error instanceof B.Cancelled)) failure = error as Error;
-      job.callback(failure);
+      stream.wrote(error instanceof B.Cancelled ? null : (error as Error), false);
       throw error;
     }
-    job.callback(null);
+    stream.wrote(null, true);
   }
-}
-
-function totalLength(chunks: readonly Uint8Array[]): number {
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  return n;
 }
 
 /** The task behind a stream: reads (and, in a child, writes) until the stream is destroyed, then closes the socket. */
