@@ -107,6 +107,16 @@ export class Response extends http.ServerResponse<http.IncomingMessage> {
   }
 }
 
+/** The errors `send` threw because the client had left: the server treats them as the client leaving, not as a handler's bug. */
+const leftErrors = new WeakSet<object>();
+
 function clientLeft(): NodeJS.ErrnoException {
-  return systemError("ECONNRESET", "send", "the client closed the connection before the response was sent");
+  const error = systemError("ECONNRESET", "send", "the client closed the connection before the response was sent");
+  leftErrors.add(error);
+  return error;
+}
+
+/** @internal Whether `error` is `send`'s, thrown because the client had left. */
+export function isClientLeft(error: unknown): boolean {
+  return typeof error === "object" && error !== null && leftErrors.has(error);
 }

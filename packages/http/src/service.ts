@@ -12,7 +12,7 @@ import * as L from "@bobbin/core/lowlevel";
 import { Timeout, withTimeout } from "@bobbin/unix";
 import { HttpError } from "./errors.js";
 import type { Request } from "./request.js";
-import type { Response } from "./response.js";
+import { isClientLeft, type Response } from "./response.js";
 import type { ServerState } from "./server-state.js";
 
 /**
@@ -180,7 +180,9 @@ function* exchange(service: Service, req: Request, res: Response): Generator<B.I
   } finally {
     res.off("close", onClose);
   }
-  if (!outcome.ok) return failed(service, req, res, outcome.error);
+  // A send that found the client gone fails its handler before the response's 'close' reaches us: the
+  // client left, as when `onClose` interrupts; there is nobody to answer and no bug to report.
+  if (!outcome.ok) return isClientLeft(outcome.error) ? undefined : failed(service, req, res, outcome.error);
   if (res.writableEnded) return;
   if (res.headersSent) {
     res.end(); // the handler wrote a body and returned: the response ends here

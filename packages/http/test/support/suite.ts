@@ -276,6 +276,34 @@ export function serveSuite(backend: BackendCase): void {
       expect(outcome).toEqual([500, bug]);
     });
 
+    it("a send that finds its client gone fails the handler, not serve: the next request is served", async () => {
+      const outcome = await leakFree(backend, function* () {
+        const sent = new L.Trigger();
+        const server = yield* start({}, function* (req, res) {
+          if (req.url === "/gone") {
+            // The connection dies while the handler works: its send finds the client gone before
+            // the response's 'close' event could tell the server.
+            res.destroy();
+            try {
+              yield* res.send("too late");
+            } finally {
+              sent.signal();
+            }
+          }
+          yield* res.send("still serving");
+        });
+        const sock = yield* rawRequest(server.port, "GET /gone HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* sent.wait();
+        yield* close(sock);
+        yield* sleep(0.05); // the failed handler's outcome reaches the server meanwhile
+        const res = yield* fetch(`${server.url}/next`);
+        const text = yield* res.text();
+        yield* B.cancel(server.task);
+        return [res.status, text, server.task.status];
+      });
+      expect(outcome).toEqual([200, "still serving", "cancelled"]);
+    });
+
     it("bodies: invalid JSON is a 400, a body over bodyLimit a 413", async () => {
       const got = await leakFree(backend, function* () {
         const server = yield* start({ bodyLimit: 1000 }, function* (req, res) {
