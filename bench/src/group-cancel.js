@@ -23,7 +23,7 @@ export const SCENARIO = "cancel 1,000 parked tasks";
 const N = 1000;
 const ROUNDS = QUICK ? 10 : 50;
 
-function makeBobbin(B) {
+function makeBobbin(B, L) {
   let parked = 0;
   let cancelled = 0;
 
@@ -104,9 +104,9 @@ async function measureCancel(fn) {
   return { perOp: median(samples), samples };
 }
 
-export function contenders({ B, bobbinError }) {
+export function contenders({ B, L, bobbinError }) {
   const hasGroups = B && typeof B.group === "function";
-  const make = hasGroups ? makeBobbin(B) : null;
+  const make = hasGroups ? makeBobbin(B, L) : null;
   const error = bobbinError ?? (B && !hasGroups ? "@bobbin/core has no B.group (build it)" : undefined);
   return [
     { contender: "Bobbin, one parent: yield* B.cancel(parent)", anchor: "async", n: N, fn: make?.viaParent, error },

@@ -369,18 +369,28 @@ export function bobbinSpecifier() {
   return alt ? pathToFileURL(resolve(alt)).href : "@bobbin/core";
 }
 
-/** Load @bobbin/core, or explain why it cannot be loaded. */
+/** The low-level entry (`Trigger` and the other runtime-author names) of the core chosen by bobbinSpecifier. */
+export function lowlevelSpecifier() {
+  const alt = process.env.BOBBIN_CORE;
+  return alt ? pathToFileURL(resolve(dirname(resolve(alt)), "lowlevel/index.js")).href : "@bobbin/core/lowlevel";
+}
+
+/** Load @bobbin/core (B) and its low-level entry (L), or explain why they cannot be loaded. */
 export async function loadBobbin() {
   try {
     const B = await import(bobbinSpecifier());
-    const missing = ["run", "spawn", "awaitExn", "yieldNow", "Trigger"].filter((k) => B[k] === undefined);
-    if (missing.length) return { B: null, error: `@bobbin/core lacks ${missing.join(", ")}` };
-    return { B, error: null };
+    const L = await import(lowlevelSpecifier());
+    const missing = [
+      ...["run", "spawn", "awaitExn", "yieldNow"].filter((k) => B[k] === undefined),
+      ...["Trigger"].filter((k) => L[k] === undefined).map((k) => `lowlevel.${k}`),
+    ];
+    if (missing.length) return { B: null, L: null, error: `@bobbin/core lacks ${missing.join(", ")}` };
+    return { B, L, error: null };
   } catch (e) {
     const msg =
       e && e.code === "ERR_MODULE_NOT_FOUND"
         ? "@bobbin/core is not built (run `pnpm --filter @bobbin/core build`)"
         : `cannot import @bobbin/core: ${e?.message ? e.message.split("\n")[0] : e}`;
-    return { B: null, error: msg };
+    return { B: null, L: null, error: msg };
   }
 }

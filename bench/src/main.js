@@ -62,7 +62,7 @@ if (load > m.cores * 0.5)
 if (typeof globalThis.gc !== "function") console.log("warning: run with `node --expose-gc` for stable numbers (memory rows need it)");
 if (QUICK) console.log("--quick: smaller N everywhere; numbers are indicative only");
 
-const { B, error: bobbinError } = await loadBobbin();
+const { B, L, error: bobbinError } = await loadBobbin();
 console.log(
   bobbinError
     ? `Bobbin: ${bobbinError} — Bobbin rows will be empty`
@@ -73,7 +73,7 @@ const results = new Results();
 for (const [key, mod] of SCENARIOS) {
   if (only && !only.has(key)) continue;
   console.log(`\n▶ ${mod.SCENARIO}`);
-  await mod.run(results, { B, bobbinError });
+  await mod.run(results, { B, L, bobbinError });
 }
 
 computeRatios(results.rows);

@@ -16,7 +16,7 @@
 
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { bobbinSpecifier, childJson, gc, median, QUICK, runContenders } from "./harness.js";
+import { bobbinSpecifier, childJson, gc, lowlevelSpecifier, median, QUICK, runContenders } from "./harness.js";
 
 export const SCENARIO = "suspended fiber memory";
 const SELF = fileURLToPath(import.meta.url);
@@ -121,6 +121,7 @@ function effectImpl(mod, v) {
 // Bobbin: each fiber makes a Trigger, stores it, and waits on it.
 async function bobbinImpl(n, probe) {
   const B = await import(bobbinSpecifier());
+  const L = await import(lowlevelSpecifier());
   function* parked() {
     const t = new L.Trigger();
     handles[count++] = t;

@@ -13,7 +13,7 @@ export const PARK_SCENARIO = "park + wake, traces";
 const ROUNDS = 200_000;
 
 /** Two tasks hand a turn back and forth `total / 2` times each, each parking on its trigger until the other signals it. */
-function makePingPong(B, traces) {
+function makePingPong(B, L, traces) {
   function* player(turns, mine, other) {
     for (let i = 0; i < turns; i++) {
       other.value.signal();
@@ -45,13 +45,13 @@ export function contenders({ B, bobbinError }) {
   ];
 }
 
-function parkContenders({ B, bobbinError }) {
+function parkContenders({ B, L, bobbinError }) {
   const error = bobbinError;
   const scenario = PARK_SCENARIO;
   return [
     { scenario, contender: "async/await (`await null`)", anchor: "async", n: ROUNDS, fn: asyncPingPong },
-    { scenario, contender: "Bobbin, traces off", n: ROUNDS, fn: B ? makePingPong(B, false) : null, error },
-    { scenario, contender: "Bobbin, traces on", n: ROUNDS, fn: B ? makePingPong(B, true) : null, error },
+    { scenario, contender: "Bobbin, traces off", n: ROUNDS, fn: B ? makePingPong(B, L, false) : null, error },
+    { scenario, contender: "Bobbin, traces on", n: ROUNDS, fn: B ? makePingPong(B, L, true) : null, error },
   ];
 }
 
