@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,http,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,million,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -15,6 +15,7 @@ import * as groupCancel from "./group-cancel.js";
 import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes, textTable, writeFile } from "./harness.js";
 import * as http from "./http.js";
 import * as memory from "./memory.js";
+import * as million from "./million.js";
 import * as nativeEcho from "./native-echo.js";
 import * as programs from "./programs.js";
 import * as recorder from "./recorder.js";
@@ -32,6 +33,7 @@ const SCENARIOS = [
   ["switch", contextSwitch],
   ["recursion", recursion],
   ["memory", memory],
+  ["million", million],
   ["record", taskRecord],
   ["group", groupCancel],
   ["channels", channels],

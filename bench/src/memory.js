@@ -144,33 +144,7 @@ async function bobbinImpl(n, probe) {
   });
 }
 
-// Bobbin: each fiber parks on itself (L.park); its task is its wake-up handle.
-async function bobbinParkImpl(n, probe) {
-  const B = await import(bobbinSpecifier());
-  const L = await import(lowlevelSpecifier());
-  function* parked() {
-    handles[count++] = B.self();
-    yield* L.park();
-    return 1;
-  }
-  function* main(n) {
-    const tasks = new Array(n);
-    for (let i = 0; i < n; i++) tasks[i] = B.spawn(parked);
-    while (count < n) yield* B.yieldNow();
-    probe();
-    for (let i = 0; i < n; i++) L.unpark(handles[i]);
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += yield* B.awaitExn(tasks[i]);
-    return sum;
-  }
-  resetHandles(n);
-  return B.run(function* () {
-    return yield* main(n);
-  });
-}
-
 const IMPLS = {
-  bobbinPark: bobbinParkImpl,
   raw: rawImpl,
   async: asyncImpl,
   effection: effectionImpl,
