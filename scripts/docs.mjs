@@ -50,7 +50,9 @@ await app.generateDocs(project, out);
 const problems = undocumentedExports(project);
 console.log(`API reference: ${entries.map((e) => e.name).join(", ")} → ${relative(process.cwd(), out)}/index.html`);
 if (problems.length > 0) {
-  console.error(`\n${problems.length} exports lack a summary, an @example or @throws (TSDoc on every export, with a short @example; @throws on every function):`);
+  console.error(
+    `\n${problems.length} exports lack a summary, an @example or @throws (TSDoc on every export, with a short @example; @throws on every function):`,
+  );
   for (const p of problems) console.error(`  ${p}`);
   process.exitCode = 1;
 } else if (app.logger.hasErrors()) {
