@@ -20,15 +20,16 @@
 //                   `B.awaitExn`;
 //   Bobbin (Trigger) the same on `new L.Trigger()` and `yield* t.wait()`.
 //
-// Every contender keeps two arrays (handles and fibers: 16 B a fiber; the raw
-// generator needs one, 8 B), as in memory.js.
+// The programs are memory.js's (the same fibers, bytes and handles: 16 B of
+// array slots a fiber, 8 B for the raw generator); this scenario times them.
 //
 //   node --expose-gc src/million.js --child <n> <rounds> <contender,...>
 // prints one JSON line: per contender, the samples of each measure.
 
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { bobbinSpecifier, childJson, gc, lowlevelSpecifier, median, QUICK, runContenders } from "./harness.js";
+import { childJson, gc, median, QUICK, runContenders } from "./harness.js";
+import { forgetHandles, IMPLS } from "./memory.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const N = QUICK ? 200_000 : 1_000_000;
@@ -41,116 +42,13 @@ const PHASES = [
   ["end", "run to the end and collect", "time"],
 ];
 
-// ------------------------------------------------------------------ contenders
-// Each: async (n, clock) => checksum, calling clock.parked(), clock.measure(),
-// clock.woken() and returning after every fiber ended (clock.ended() is the caller's).
-
-let handles = null;
-let count = 0;
-
-function resetHandles(n) {
-  handles = new Array(n);
-  count = 0;
-}
-
-function* rawParked() {
-  const v = yield;
-  return v;
-}
-async function raw(n, clock) {
-  const gens = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const g = rawParked();
-    g.next();
-    gens[i] = g;
-  }
-  clock.parked();
-  clock.measure();
-  clock.start();
-  const ready = [];
-  for (let i = 0; i < n; i++) ready.push(gens[i]);
-  clock.woken();
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += ready[i].next(1).value;
-  return sum;
-}
-
-function storeResolver(resolve) {
-  handles[count++] = resolve;
-}
-async function asyncParked() {
-  return await new Promise(storeResolver);
-}
-async function asyncAwait(n, clock) {
-  resetHandles(n);
-  const ps = new Array(n);
-  for (let i = 0; i < n; i++) ps[i] = asyncParked();
-  clock.parked();
-  clock.measure();
-  clock.start();
-  for (let i = 0; i < n; i++) handles[i](1);
-  clock.woken();
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += await ps[i];
-  return sum;
-}
-
-/** A Bobbin contender (`B`: the core measured): `parked` parks its fiber, `wake(handle)` wakes it. */
-function bobbin(B, parked, wake) {
-  return (n, clock) => {
-    resetHandles(n);
-    return B.run(function* () {
-      const tasks = new Array(n);
-      for (let i = 0; i < n; i++) tasks[i] = B.spawn(parked);
-      while (count < n) yield* B.yieldNow();
-      clock.parked();
-      clock.measure();
-      clock.start();
-      for (let i = 0; i < n; i++) wake(handles[i]);
-      clock.woken();
-      let sum = 0;
-      for (let i = 0; i < n; i++) sum += yield* B.awaitExn(tasks[i]);
-      return sum;
-    });
-  };
-}
-
-async function contender(name) {
-  if (name === "raw") return raw;
-  if (name === "async") return asyncAwait;
-  const B = await import(bobbinSpecifier());
-  const L = await import(lowlevelSpecifier());
-  if (name === "park") {
-    if (typeof L.park !== "function") throw new Error("@bobbin/core lacks lowlevel.park");
-    return bobbin(
-      B,
-      function* parked() {
-        handles[count++] = B.self();
-        yield* L.park();
-        return 1;
-      },
-      L.unpark,
-    );
-  }
-  return bobbin(
-    B,
-    function* parked() {
-      const t = new L.Trigger();
-      handles[count++] = t;
-      yield* t.wait();
-      return 1;
-    },
-    (t) => t.signal(),
-  );
-}
-
 // ------------------------------------------------------------------ child side
 
 /** Runs `impl` once on n fibers; returns its bytes per fiber and the nanoseconds per fiber of each phase. */
 async function once(impl, n) {
   gc();
   const base = process.memoryUsage().heapUsed;
-  const t = { t0: performance.now(), parked: 0, measured: 0, start: 0, woken: 0, bytes: -1 };
+  const t = { t0: performance.now(), parked: 0, start: 0, woken: 0, bytes: -1 };
   const clock = {
     parked: () => {
       t.parked = performance.now();
@@ -170,14 +68,13 @@ async function once(impl, n) {
   const ended = performance.now();
   if (sum !== n) throw new Error(`wrong checksum ${sum}, expected ${n}`);
   if (t.bytes < 0 || t.woken === 0) throw new Error("a phase was never reached");
-  handles = null;
+  forgetHandles();
   const ns = (ms) => (ms * 1e6) / n;
   return { bytes: t.bytes, park: ns(t.parked - t.t0), wake: ns(t.woken - t.start), end: ns(ended - t.woken) };
 }
 
 async function child(n, rounds, names) {
-  const impls = [];
-  for (const name of names) impls.push([name, await contender(name)]);
+  const impls = names.map((name) => [name, IMPLS[name]]);
   const samples = Object.fromEntries(names.map((name) => [name, { bytes: [], park: [], wake: [], end: [] }]));
   for (const [, impl] of impls) await once(impl, Math.min(20_000, n)); // warm-up: load modules, JIT the paths
   for (let round = 0; round < rounds; round++) {
@@ -196,8 +93,8 @@ export async function run(results, { B, bobbinError }) {
   const list = [
     { contender: "raw generator (FIFO of generators)", anchor: "floor", impl: "raw" },
     { contender: "async/await (pending Promise)", anchor: "async", impl: "async" },
-    { contender: "Bobbin (L.park)", impl: "park", error: B ? null : bobbinError, target: true },
-    { contender: "Bobbin (Trigger.wait)", impl: "trigger", error: B ? null : bobbinError },
+    { contender: "Bobbin (L.park)", impl: "bobbinPark", error: B ? null : bobbinError, target: true },
+    { contender: "Bobbin (Trigger.wait)", impl: "bobbin", error: B ? null : bobbinError },
   ];
   const names = list.filter((c) => !c.error).map((c) => c.impl);
   let samples = null;
@@ -229,7 +126,7 @@ export async function run(results, { B, bobbinError }) {
   }
 }
 
-if (process.argv[2] === "--child") {
+if (process.argv[1] === SELF && process.argv[2] === "--child") {
   const [, , , n, rounds, names] = process.argv;
   child(Number(n), Number(rounds), names.split(",")).catch((e) => {
     process.stderr.write(`${e?.stack ? e.stack : e}\n`);
