@@ -28,6 +28,9 @@ import { readToEnd, runNative } from "../helpers.js";
 /** The native socket's descriptor number. */
 const fdOf = (sock: Socket): number => (sock as unknown as { fd: number }).fd;
 
+/** The memory a native socket holds for bytes of returned writes that the kernel has not taken yet. */
+const unsentBytes = (sock: Socket): number => (sock as unknown as { unsent: Uint8Array | null }).unsent?.buffer.byteLength ?? 0;
+
 describe("native backend: reads taken with the batch", () => {
   it("a parked read gets its bytes from the batch, without a read of its own", async () => {
     const got = await runNative(function* (backend) {
@@ -248,6 +251,39 @@ describe("native backend: queued writes", () => {
     });
     expect(got.length).toBe(4096 * 4096);
     expect(got.same).toBe(true);
+  });
+
+  it("a writer far ahead of a slow reader holds at most 16 KiB it could not send yet, and every byte arrives in order", async () => {
+    const got = await runNative(function* () {
+      const [client, conn, server] = yield* connectedPair();
+      // 16 MiB in 4 KiB writes to a reader that pauses after every 256 KiB:
+      // the writer meets a full send buffer again and again.
+      const chunks = numbered(4096, 4096);
+      const expected = Buffer.concat(chunks);
+      let held = 0;
+      const reader = B.spawn(function* () {
+        const buf = Buffer.alloc(65536);
+        let at = 0;
+        let same = true;
+        for (let n: number, i = 0; (n = yield* read(client, buf)) > 0; i++) {
+          // The writer is parked while this task runs: what it holds is what the kernel did not take.
+          held = Math.max(held, unsentBytes(conn));
+          same &&= buf.subarray(0, n).equals(expected.subarray(at, at + n));
+          at += n;
+          if (i % 4 === 3) yield* sleep(0.001);
+        }
+        return { at, same };
+      });
+      for (const c of chunks) yield* write(conn, c);
+      yield* close(conn);
+      const { at, same } = yield* B.awaitExn(reader);
+      for (const s of [client, server]) yield* close(s);
+      return { length: at, same, held };
+    });
+    expect(got.length).toBe(4096 * 4096);
+    expect(got.same).toBe(true);
+    expect(got.held).toBeGreaterThan(0); // queued sends did come back short
+    expect(got.held).toBeLessThanOrEqual(16 * 1024);
   });
 
   it("close waits for the bytes of writes that returned", async () => {
