@@ -17,8 +17,9 @@ import type { NativeSocket, Reader } from "./socket.js";
  * submits the queue first, and a larger one is sent directly. It bounds what
  * a queued send can leave unsent, which the socket must then copy and hold
  * (a fast writer to a slow reader held up to the whole staging area, 256 KiB).
+ * @internal
  */
-const STAGE_MAX = 16 * 1024;
+export const STAGE_MAX = 16 * 1024;
 const NOT_SENT = Poller.NOT_SENT;
 
 /** @internal The batch read for the socket's first reader (the only one the poller reads for: see `syncWant`). */
@@ -65,7 +66,7 @@ export function sendReturned(io: EpollIo, s: NativeSocket, result: number, unsen
   if (s.sendError !== null) return;
   if (result >= 0 || result === NOT_SENT || wouldBlock(result)) {
     s.writable = false;
-    keepUnsent(s, unsent);
+    keepUnsent(io, s, unsent);
   } else {
     s.sendError = errnoException(result, "write");
     unsentGone(io, s);
@@ -73,23 +74,21 @@ export function sendReturned(io: EpollIo, s: NativeSocket, result: number, unsen
 }
 
 /**
- * Appends a queued send's rest to the socket's unsent bytes. The first rest
- * of a submission gets room for every byte the socket had queued in it, so
- * the rests of its later sends are copied once, after it (joining them
- * anew each time copied a backed-up socket's bytes over and over: 63 MiB of
- * garbage for 160 MiB written in 16 KiB writes).
+ * Appends a queued send's rest to the socket's unsent bytes, in a room of
+ * `STAGE_MAX` bytes that the first rest of a submission takes from the
+ * backend's spares: every byte the socket had queued fits in it (it queues
+ * no more, and none while it holds unsent bytes), so each rest is copied
+ * once and a writer that backs up again and again allocates nothing
+ * (joining the rests anew each time made 63 MiB of garbage for 160 MiB
+ * written in 16 KiB writes).
  */
-function keepUnsent(s: NativeSocket, rest: Uint8Array): void {
+function keepUnsent(io: EpollIo, s: NativeSocket, rest: Uint8Array): void {
   const held = s.unsent;
-  const length = (held?.length ?? 0) + rest.length;
-  let into: Uint8Array;
-  if (held !== null && held.byteOffset + length <= held.buffer.byteLength) {
-    into = new Uint8Array(held.buffer, held.byteOffset, length);
-  } else {
-    into = new Uint8Array(Math.max(length, s.stagedBytes)).subarray(0, length);
-    if (held !== null) into.set(held);
-  }
-  into.set(rest, length - rest.length);
+  const at = held?.length ?? 0;
+  // Past the room's end, this throws a RangeError rather than drop a byte.
+  const into =
+    held === null ? new Uint8Array(io.unsentRoom(), 0, rest.length) : new Uint8Array(held.buffer, held.byteOffset, at + rest.length);
+  into.set(rest, at);
   s.unsent = into;
 }
 
@@ -119,7 +118,7 @@ export function sendsOut(io: EpollIo, s: NativeSocket): boolean {
 
 /** The unsent bytes went out (or an error ended them): a pending shutdown happens, waiting closes go on. */
 function unsentGone(io: EpollIo, s: NativeSocket): void {
-  s.unsent = null;
+  io.dropUnsent(s);
   if (s.shutPending) shutSend(io, s);
   s.closers.wakeAll();
 }
