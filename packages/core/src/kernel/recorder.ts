@@ -228,7 +228,12 @@ export class FlightRecorder {
     let r = this.lastRead;
     for (let back = 1; back < size && this.readAt[r]! > from; back++) r = r === 0 ? size - 1 : r - 1;
     for (let j = 0; j < n; j++) {
-      for (let next = r + 1 === size ? 0 : r + 1; r !== this.lastRead && this.readAt[next]! <= from + j; next = next + 1 === size ? 0 : next + 1) r = next;
+      // On to the last read made before the event.
+      while (r !== this.lastRead) {
+        const next = r + 1 === size ? 0 : r + 1;
+        if (this.readAt[next]! > from + j) break;
+        r = next;
+      }
       times[j] = this.reads[r]!;
     }
     return times;
