@@ -4,11 +4,12 @@
  * and attached to `Deadlock` and `InternalError` reports.
  *
  * It is a tracer (trace.ts) for the points the kernel reports already —
- * spawn, start, park, wake, cancel, end — plus three the loop reports while
- * it records (watch.ts): a step begins (`run`), the events backend reported
- * points ready (`io`), a slice ends (`idle`). Recording stores into
- * preallocated arrays; turning events into words (names, what a task waits
- * on) waits until someone reads the ring.
+ * spawn, park, wake, cancel, end (a task's start is its first `run`) — plus
+ * three the loop reports while it records (watch.ts): a step begins (`run`),
+ * the events backend reported points ready (`io`), a slice ends (`idle`).
+ * Recording stores numbers into preallocated typed arrays (and, for a park
+ * or an end, what the task waits on or the task itself); turning events into
+ * words (names, what a task waits on) waits until someone reads the ring.
  *
  * A clock read costs more than recording a step (from 25 ns to over 150 ns,
  * as machines go), so events are not timed one by one: each carries the
@@ -20,11 +21,12 @@
 import type { DomainFlight, FlightEvent, FlightEventKind, FlightTask } from "./flight.js";
 import { describeWaiter } from "./guards.js";
 import { waiterOf } from "./state.js";
-import type { Task, Waiter } from "./task.js";
+import { F, type Task, type Waiter } from "./task.js";
 import { childrenOf } from "./tree.js";
 
 const enum Kind {
   Spawn = 0,
+  /** Never recorded alone: a task starts in its first step (`RunStart`). */
   Start = 1,
   Run = 2,
   Park = 3,
@@ -109,14 +111,6 @@ export class FlightRecorder {
     this.others[this.push(Kind.Spawn, task.uid)] = parent.uid;
   }
 
-  /** A task starts in the step just recorded (its `run`): that slot says so, rather than a slot of its own. */
-  start(task: Task): void {
-    const last = (this.next === 0 ? this.capacity : this.next) - 1;
-    const code = task.uid * KINDS;
-    if (this.codes[last] === code + Kind.Run) this.codes[last] = code + Kind.RunStart;
-    else this.push(Kind.Start, task.uid);
-  }
-
   suspend(task: Task): void {
     this.refs[this.push(Kind.Park, task.uid)] = waiterOf(task);
   }
@@ -132,7 +126,23 @@ export class FlightRecorder {
   }
 
   end(task: Task): void {
+    if ((task.flags & F.STARTED) === 0) this.neverStarted(task.uid);
     this.refs[this.push(Kind.End, task.uid)] = task;
+  }
+
+  /**
+   * A task ended in its first step without starting (cancelled before it
+   * ran): that step's `run` said it would start. Rare enough to look for.
+   */
+  private neverStarted(uid: number): void {
+    const runStart = uid * KINDS + Kind.RunStart;
+    for (let back = 1, i = this.next; back <= this.capacity; back++) {
+      i = i === 0 ? this.capacity - 1 : i - 1;
+      if (this.codes[i] === runStart) {
+        this.codes[i] = uid * KINDS + Kind.Run;
+        return;
+      }
+    }
   }
 
   /** @internal The loop read its clock: `now`. */
@@ -147,11 +157,15 @@ export class FlightRecorder {
     this.reads[r] = now;
   }
 
-  /** @internal A step of `task` begins. */
+  /**
+   * @internal A step of `task` begins; its first also starts it (the `start`
+   * trace point, which the recorder does not hear: one slot, and one call
+   * less per task), unless it ends the task instead (see `end`).
+   */
   run(task: Task): void {
     const uid = task.uid;
     this.stepping = uid;
-    this.push(Kind.Run, uid);
+    this.push((task.flags & F.STARTED) === 0 ? Kind.RunStart : Kind.Run, uid);
   }
 
   /** @internal The events backend reported `ready` points ready. */
