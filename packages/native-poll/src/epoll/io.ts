@@ -83,6 +83,7 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.writing = null;
     s.delivered = null;
     s.unsent = null;
+    s.lent?.takeBack();
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
     this.detach(s);
