@@ -67,8 +67,13 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
   closed = false;
   /** The source is paused (at the high-water mark). */
   paused = false;
-  readonly #chunks: Uint8Array[] = [];
-  readonly #lengths: number[] = [];
+  // The first chunk is kept inline, the others in arrays made only while
+  // more than one is queued: an idle socket's queue holds no array.
+  #head: Uint8Array | null = null;
+  /** How many bytes of the first chunk are data. */
+  #headLength = 0;
+  #more: Uint8Array[] | null = null;
+  #moreLengths: number[] | null = null;
   /** Bytes of the first chunk already read. */
   #offset = 0;
   readonly #highWater: number;
@@ -95,8 +100,13 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       this.release(chunk);
       return;
     }
-    this.#chunks.push(chunk);
-    this.#lengths.push(length);
+    if (this.#head === null) {
+      this.#head = chunk;
+      this.#headLength = length;
+    } else {
+      (this.#more ??= []).push(chunk);
+      (this.#moreLengths ??= []).push(length);
+    }
     this.queued += length;
     if (!this.paused && this.queued >= this.#highWater) {
       this.paused = true;
@@ -173,10 +183,10 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     if (this.closed) throw new SocketClosed("readChunk()");
     if (this.receiveShut) return null;
     if (this.queued !== 0) {
-      const chunk = this.#chunks.shift()!;
-      const length = this.#lengths.shift()!;
+      const chunk = this.#head!;
+      const length = this.#headLength;
       const from = this.#offset;
-      this.#offset = 0;
+      this.#next();
       const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), sock, this, chunk);
       this.#lent = lent;
       this.#took(length - from);
@@ -197,19 +207,14 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
 
   /** Copies up to `len` queued bytes into `buf[off…]` and returns how many; read chunks are released, the source resumed below half the mark. */
   protected take(buf: Uint8Array, off: number, len: number): number {
-    const chunks = this.#chunks;
-    const lengths = this.#lengths;
     let n = 0;
-    while (n < len && chunks.length !== 0) {
-      const chunk = chunks[0]!;
+    for (let chunk = this.#head; n < len && chunk !== null; chunk = this.#head) {
       const from = this.#offset;
-      const count = Math.min(lengths[0]! - from, len - n);
+      const count = Math.min(this.#headLength - from, len - n);
       buf.set(from === 0 && count === chunk.length ? chunk : chunk.subarray(from, from + count), off + n);
       n += count;
-      if (from + count === lengths[0]) {
-        chunks.shift();
-        lengths.shift();
-        this.#offset = 0;
+      if (from + count === this.#headLength) {
+        this.#next();
         this.release(chunk);
       } else {
         this.#offset = from + count;
@@ -217,6 +222,19 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     }
     this.#took(n);
     return n;
+  }
+
+  /** The first chunk leaves the queue: the next one (if any) is first. */
+  #next(): void {
+    this.#offset = 0;
+    const more = this.#more;
+    if (more === null) {
+      this.#head = null;
+      return;
+    }
+    this.#head = more.shift()!;
+    this.#headLength = this.#moreLengths!.shift()!;
+    if (more.length === 0) this.#more = this.#moreLengths = null;
   }
 
   /** `n` bytes left the queue: the source resumes below half the mark. */
@@ -231,11 +249,14 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
 
   /** Drops every queued chunk (each released). */
   clear(): void {
-    const chunks = this.#chunks;
-    this.#lengths.length = 0;
+    const head = this.#head;
+    const more = this.#more;
+    this.#head = null;
+    this.#more = this.#moreLengths = null;
     this.#offset = 0;
     this.queued = 0;
-    for (const chunk of chunks.splice(0)) this.release(chunk);
+    if (head !== null) this.release(head);
+    if (more !== null) for (const chunk of more) this.release(chunk);
   }
 
   /** A chunk was read to its end, or dropped: give it back if it was lent. */
