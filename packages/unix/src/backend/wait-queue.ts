@@ -146,7 +146,10 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
   }
 
   #wakeOrKeep(op: W, which: (op: W) => boolean): void {
-    if (!which(op)) return this.#append(op);
+    if (!which(op)) {
+      this.#append(op);
+      return;
+    }
     if (this.#count !== null) this.#count.left();
     op.ready();
   }
