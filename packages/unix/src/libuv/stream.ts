@@ -39,7 +39,8 @@ function onClose(this: OwnedStream): void {
 
 /** @internal The connection of a stream socket. */
 export class UvStream extends ReceiveQueue implements NodeWriter {
-  readonly writes = new NodeWrites();
+  /** The writes Node has not called back yet: made at the first write (an idle connection holds none). */
+  #writes: NodeWrites | null = null;
   /** Shut down for sending: the stream was ended. */
   sendShut = false;
   /** The read and write operations reused while idle. */
@@ -77,7 +78,7 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
       sock.state = "fresh";
       sock.opened();
     }
-    this.writes.abandon(this.error ?? new Error("the socket closed with writes pending"));
+    this.#writes?.abandon(this.error ?? new Error("the socket closed with writes pending"));
     this.readers.wakeAll();
     sock.release();
   }
@@ -89,6 +90,11 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
     const local = stream.localAddress === undefined ? "(unbound)" : `${stream.localAddress}:${stream.localPort}`;
     const peer = stream.remoteAddress === undefined ? "(connecting)" : `${stream.remoteAddress}:${stream.remotePort}`;
     return `${local} ← ${peer}`;
+  }
+
+  get writes(): NodeWrites {
+    this.#writes ??= new NodeWrites();
+    return this.#writes;
   }
 
   /** `read`: the kept read operation while it is idle, else a new one. */
@@ -138,7 +144,7 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
   /** The socket closes: its reads and writes fail, the connection is destroyed. */
   closeNow(): void {
     this.close();
-    this.writes.close();
+    this.#writes?.close();
     if (!this.stream.destroyed) this.stream.destroy();
   }
 }
