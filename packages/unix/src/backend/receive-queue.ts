@@ -93,10 +93,12 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
 
   /**
    * A chunk arrived: its first `length` bytes are queued (dropped if the
-   * socket is shut down for receiving or closed), and the first reader wakes.
+   * socket is shut down for receiving or closed, released at once if empty),
+   * and the first reader wakes.
    */
   push(chunk: Uint8Array, length: number = chunk.length): void {
-    if (this.receiveShut || this.closed) {
+    // An empty chunk is not queued: a lent chunk has at least one byte.
+    if (this.receiveShut || this.closed || length === 0) {
       this.release(chunk);
       return;
     }
