@@ -186,7 +186,7 @@ function nameOf(mode) {
 }
 
 /** Whether the io_uring backend (and so the C io_uring server) can work here, and why not. */
-async function uringHere() {
+export async function uringHere() {
   try {
     return (await loadNative()).uringSupport();
   } catch (e) {

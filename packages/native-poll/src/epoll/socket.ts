@@ -45,6 +45,8 @@ export class NativeSocket extends RawSocket<Backend, Reader> {
   writing: Parked<unknown> | null = null;
   /** The index (in the poller's count of sends) of this socket's last queued send; -1: none yet. */
   lastStaged = -1;
+  /** The bytes of this socket's queued sends (those up to `lastStaged`, while any is not submitted). */
+  stagedBytes = 0;
   /** Bytes of returned writes that the kernel did not take yet, sent before anything else. */
   unsent: Uint8Array | null = null;
   /** The error of a queued send, thrown by the next `write`. */
