@@ -1,6 +1,7 @@
 // readSlot and releaseSlot (src/epoll/slots.ts): reads into arena slots of the native backend.
 
 import * as B from "@bobbin/core";
+import { failure } from "@bobbin/test-support";
 import { close, read, readChunk, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
 import { connectedPair } from "@bobbin/unix/conformance";
 import { describe, expect, it } from "vitest";
@@ -123,7 +124,7 @@ describe("readChunk on the native backend", () => {
         const seen: number[] = [];
         const [client, conn, server] = yield* connectedPair();
         yield* close(server);
-        yield* failureOf(withTimeout(0.02, readChunk(conn)));
+        yield* failure(() => withTimeout(0.02, readChunk(conn)));
         seen.push(inUse()); // a cancelled wait holds nothing
         yield* write(client, "one");
         const one = (yield* readChunk(conn))!;
@@ -146,12 +147,3 @@ describe("readChunk on the native backend", () => {
     expect(seen).toEqual([0, 1, 0, 1, 0]);
   });
 });
-
-function* failureOf(op: B.Operation<unknown>): Generator<B.Instruction, unknown, unknown> {
-  try {
-    yield* op;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the operation to fail");
-}
