@@ -43,6 +43,7 @@ const LOWLEVEL = [
   "givable",
   "spawnSystem",
   "describe",
+  "giveContext",
 ];
 
 /** Names 0.1's main entry exported and no entry exports any more: one name per thing. */

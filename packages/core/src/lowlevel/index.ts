@@ -3,7 +3,8 @@
  * use, and a program does not: Miou's events contract and its suspension
  * points, the building blocks of waiting operations and of `select`'s cases,
  * the seams of a run (scheduling, randomness, tracing, tick hooks, spawn and
- * exit hooks) and system tasks. A program imports `@bobbin/core`.
+ * exit hooks, context values given from outside a task's body) and system
+ * tasks. A program imports `@bobbin/core`.
  *
  * @example
  * ```ts
@@ -19,6 +20,7 @@
  * @packageDocumentation
  */
 
+export { giveContext } from "../context.js";
 export { registerInterrupter } from "../deadlock/cycles.js";
 export { describe } from "../describe.js";
 export { defineEvents } from "../domains/define-task.js";

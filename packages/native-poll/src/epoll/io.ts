@@ -88,6 +88,7 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.writing = null;
     s.delivered = null;
     this.dropUnsent(s);
+    s.lent?.takeBack();
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
     this.detach(s);

@@ -19,7 +19,8 @@
  * an error of a queued send is thrown by the socket's next `write`.
  */
 import type { Backend } from "@bobbin/unix";
-import type { BufferOp, Parked } from "@bobbin/unix/backend";
+import type { BufferOp, LentChunk, Parked } from "@bobbin/unix/backend";
+import type { Slot } from "../arena.js";
 import { RawSocket } from "../raw/socket.js";
 
 /**
@@ -58,6 +59,10 @@ export class NativeSocket extends RawSocket<Backend, Reader> {
    * come back in the order the reads return.
    */
   delivered: Reader | null = null;
+  /** The slot `readChunk` lent and nobody gave back yet: taken back by the next readChunk and by the close. */
+  lent: LentChunk<Slot> | null = null;
+  /** A `readChunk` is in progress (one at a time). */
+  chunkReading = false;
   /** The read and write operations reused while idle. */
   readOp: BufferOp<number> | null = null;
   writeOp: BufferOp<void> | null = null;
