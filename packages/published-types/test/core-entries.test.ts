@@ -26,6 +26,8 @@ const LOWLEVEL = [
   "done",
   "interrupt",
   "registerInterrupter",
+  "park",
+  "unpark",
   "SelectCase",
   "Choice",
   "SchedulingPolicy",

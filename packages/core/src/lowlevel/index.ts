@@ -32,6 +32,7 @@ export type { RandomSource } from "../kernel/random.js";
 export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
 export { done } from "../operation.js";
+export { park, unpark } from "../park.js";
 export { Choice, SelectCase } from "../select.js";
 export { spawnSystem } from "../spawn.js";
 export { Suspender } from "../suspender.js";
