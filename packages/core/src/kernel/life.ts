@@ -11,6 +11,7 @@ import { broken } from "./assert.js";
 import { requestCancel } from "./cancellation.js";
 import type { Host, HostLife } from "./host.js";
 import { sameFailure } from "./origin.js";
+import { keepShapes } from "./shapes.js";
 import { isPending, outcomeOf, stateOf } from "./state.js";
 import { State, Task } from "./task.js";
 
@@ -63,7 +64,7 @@ export class RunLife implements HostLife {
     const task = new Task(k.nextUid(), null, gen, 0, undefined);
     (this.system ??= new Set()).add(task);
     k.adoptTop(task);
-    if (!isPending(this.root!)) requestCancel(k, task);
+    if (this.root === null || !isPending(this.root)) requestCancel(k, task);
     k.loop.schedule();
     return task;
   }
@@ -141,7 +142,8 @@ export class RunLife implements HostLife {
    */
   topEnded(task: Task): void {
     const system = this.system;
-    const root = this.root!;
+    const root = this.root;
+    if (root === null) return; // the run settled already (it abandoned this task, a deadlock's)
     if (task !== root) {
       system!.delete(task);
       if (stateOf(task) === State.Failed) this.fail(outcomeOf(task));
@@ -170,8 +172,12 @@ export class RunLife implements HostLife {
     const settle = this.settle!;
     this.settle = null;
     const failures = this.failures;
-    const report = (): void => (failures.length === 0 ? settle(true, outcomeOf(this.root!)) : settle(false, failureOf(failures)));
+    const root = this.root!;
+    const report = (): void => (failures.length === 0 ? settle(true, outcomeOf(root)) : settle(false, failureOf(failures)));
     if (k.domains === null) report();
     else k.domains.shutdown().then(report, report);
+    // The kernel outlives its run (see shapes.ts): it lets go of the root and its value.
+    this.root = null;
+    keepShapes(k);
   }
 }
