@@ -5,6 +5,7 @@
  * handlers: see signals.ts.)
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import type { Backend } from "./contract.js";
 
 /** Backends made by `run` or by a factory of `defineBackend` in this thread (one per domain). */
@@ -37,7 +38,7 @@ export function currentTaskFor(what: string): B.Task<unknown> {
  */
 export function currentBackend(what: string): Backend {
   currentTaskFor(what);
-  const events = B.Domain.events();
+  const events = L.currentEvents();
   if (isRegisteredBackend(events)) return events;
   const domain = B.Domain.self();
   if (domain !== 0) {

@@ -18,6 +18,7 @@
 export type { DeadlineHandle, SharedSocket, SocketBackend } from "../contract.js";
 export { isStreamKind } from "../kinds.js";
 export { LibuvBackend } from "../libuv/backend.js";
+export { systemError } from "../system-error.js";
 export { BACKEND_METHODS } from "./backend-methods.js";
 export { BufferOp } from "./buffer-op.js";
 export { checkTimeouts } from "./check-timeouts.js";
@@ -33,6 +34,7 @@ export { Parked } from "./parked.js";
 export { AGAIN, PollOp } from "./poll-op.js";
 export { ReadOp, ReceiveQueue } from "./receive-queue.js";
 export { AdoptedServer, type ServerHooks } from "./relay.js";
+export { type BackendRunOptions, runOnBackend } from "./run-on-backend.js";
 export { adoptDescriptor, describeListener, type Shareable, ShareGuard } from "./sharing.js";
 export { BackendSocket } from "./socket.js";
 export { SocketFile } from "./socket-file.js";
