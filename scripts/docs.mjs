@@ -3,7 +3,8 @@
 // package (each `exports` entry with types, from its sources) in one program, so that the
 // packages' pages link to each other, and writes HTML into docs/api/ (git-ignored), one
 // module page per entry point, named after it (`@bobbin/unix/conformance`). Then it checks
-// that every export has a summary and an `@example`, and fails naming those that lack one.
+// that every export has a summary and an `@example` (and every function `@throws`), and fails
+// naming those that lack one.
 //
 //   node scripts/docs.mjs [--out=<dir>]
 import { dirname, join, relative, resolve } from "node:path";
@@ -49,11 +50,13 @@ await app.generateDocs(project, out);
 const problems = undocumentedExports(project);
 console.log(`API reference: ${entries.map((e) => e.name).join(", ")} → ${relative(process.cwd(), out)}/index.html`);
 if (problems.length > 0) {
-  console.error(`\n${problems.length} exports lack a summary or an @example (TSDoc on every export, with a short @example):`);
+  console.error(
+    `\n${problems.length} exports lack a summary, an @example or @throws (TSDoc on every export, with a short @example; @throws on every function):`,
+  );
   for (const p of problems) console.error(`  ${p}`);
   process.exitCode = 1;
 } else if (app.logger.hasErrors()) {
   process.exitCode = 1;
 } else {
-  console.log("every export has a summary and an @example");
+  console.log("every export has a summary and an @example, every function @throws");
 }

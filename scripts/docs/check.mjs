@@ -1,5 +1,6 @@
 // The rule `pnpm docs` holds the public API to: every export of every entry point has a
-// summary and an `@example`. Class and interface members are the class's to document;
+// summary and an `@example`, and every exported function says what it throws (`@throws`, which
+// may say that it throws nothing). Class and interface members are the class's to document;
 // a namespace's members are exports of their own.
 import { ReflectionKind } from "typedoc";
 
@@ -13,6 +14,7 @@ function commentsOf(reflection) {
 
 const hasSummary = (comment) => comment.summary.some((part) => part.text.trim() !== "");
 const hasExample = (comment) => comment.blockTags.some((tag) => tag.tag === "@example");
+const hasThrows = (comment) => comment.blockTags.some((tag) => tag.tag === "@throws");
 
 /**
  * What each entry point's exports lack.
@@ -29,6 +31,7 @@ export function undocumentedExports(project) {
       const lacks = [];
       if (!comments.some(hasSummary)) lacks.push("summary");
       if (!comments.some(hasExample)) lacks.push("@example");
+      if (child.kindOf(ReflectionKind.Function) && !comments.some(hasThrows)) lacks.push("@throws");
       if (lacks.length > 0) problems.push(`${module}: ${name} — no ${lacks.join(", no ")}`);
       if (child.kindOf(ReflectionKind.Namespace)) visit(module, child, [...path, child.name]);
     }

@@ -48,7 +48,9 @@ describe("entryPoints", () => {
 });
 
 describe("undocumentedExports", () => {
-  it("names every export, and every namespace member, without a summary or an @example", { timeout: 60_000 }, async () => {
+  it("names every export and namespace member lacking a summary or an @example, and every function lacking @throws", {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "docs-check-"));
     try {
       writeFileSync(
@@ -60,6 +62,7 @@ describe("undocumentedExports", () => {
           " * ```ts",
           " * inner();",
           " * ```",
+          " * @throws nothing",
           " */",
           "export function inner() {}",
           "export const bare = 1;",
@@ -75,8 +78,17 @@ describe("undocumentedExports", () => {
           " * ```ts",
           " * good(1);",
           " * ```",
+          " * @throws RangeError for a negative n",
           " */",
           "export function good(n: number) { return n; }",
+          "/**",
+          " * Says nothing of what it throws.",
+          " * @example",
+          " * ```ts",
+          " * silent();",
+          " * ```",
+          " */",
+          "export function silent() {}",
           "/** A summary only. */",
           "export interface NoExample { x: number }",
           "/**",
@@ -114,6 +126,7 @@ describe("undocumentedExports", () => {
         `${project.name}: NoSummary — no summary`,
         `${project.name}: Nothing — no summary, no @example`,
         `${project.name}: ns.bare — no summary, no @example`,
+        `${project.name}: silent — no @throws`,
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

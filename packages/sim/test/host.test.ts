@@ -77,6 +77,30 @@ describe("crash and restart", () => {
     expect(sim.now()).toBe(20);
   });
 
+  it("the end of the world warns of no swallowed cancellation (the kernel's watchdog counts real time, not the world's)", async () => {
+    const warnings: string[] = [];
+    const listen = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", listen);
+    try {
+      // The world ends at 2 simulated ms; the supervisors of hosts whose main returned are cancelled
+      // then, and step once more after the world stopped. Real time past 2 s makes a watchdog that
+      // compared the world's clock with the real one see a 2 s swallow.
+      while (performance.now() < 2500) await new Promise((resolve) => setTimeout(resolve, 50));
+      const sim = new Sim({ seed: 1 });
+      sim.host("server", function* () {
+        yield* sleep(0.001);
+      });
+      sim.client("client", function* () {
+        yield* sleep(0.002);
+      });
+      await sim.run();
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", listen);
+    }
+    expect(warnings.filter((w) => w.includes("cancelled"))).toEqual([]);
+  });
+
   it("a socket held with `using` on a crashed host is closed and its port free for the restart; the peer is reset", async () => {
     const sim = new Sim({ seed: 1 });
     sim.network({ latency: 0.001 });

@@ -204,7 +204,8 @@ function followOwners(): void {
  * a process still running is terminated (SIGTERM, then SIGKILL after the
  * grace period) and waited for, and its stdio sockets are closed. When the
  * run ends first (this task is cancelled), the termination goes on and the
- * run's end waits for it (`drainProcesses`).
+ * run's end waits for it (`drainProcesses`); in a worker domain the process
+ * is killed (SIGKILL) then.
  */
 function* reap(child: Child, live: Set<Child>): Generator<B.Instruction, void, unknown> {
   try {
@@ -218,6 +219,10 @@ function* reap(child: Child, live: Set<Child>): Generator<B.Instruction, void, u
   } finally {
     if (live.has(child)) {
       child.terminate();
+      // A worker domain's run has no drain after it, and its thread is stopped
+      // within the run's cancelGraceMs: a process still running then would
+      // outlive the run, never reaped. The run's end cuts its grace there.
+      if (B.Domain.self() !== 0) child.kill("SIGKILL");
       child.disposeStdio();
     }
   }

@@ -12,6 +12,7 @@
 import { describe } from "../describe.js";
 import type { DomainSnapshot, TaskSnapshot } from "../diagnostics/dump.js";
 import * as errors from "../errors.js";
+import { adoptOrigin, originFor } from "../kernel/origin.js";
 import { registeredClass, registeredClassOf } from "./error-classes.js";
 import { decodeOne, isPortableDefined, portableOf, type Slot, setOwn } from "./portable.js";
 
@@ -27,6 +28,8 @@ export interface WireError {
   readonly class?: { readonly key: string; readonly module: string };
   /** Its `cause`: an error, encoded in turn, or a value. */
   readonly cause?: { readonly error: WireError } | { readonly value: unknown };
+  /** The failure it is (see kernel/origin.ts): its copies in every domain are one failure. */
+  readonly origin?: string;
 }
 
 /**
@@ -244,6 +247,7 @@ export function encodeError(error: unknown, depth = 0): WireError {
     message: safeString(read(error, "message")),
     stack: typeof stack === "string" ? stack : undefined,
     props,
+    origin: originFor(error),
   };
   try {
     const portable = portableOf(error);
@@ -277,6 +281,12 @@ function read(error: Error, key: "name" | "message" | "stack"): unknown {
  * error becomes a `TypeError` that describes it.
  */
 export function decodeError(wire: unknown, depth = 0): Error {
+  const error = rebuildError(wire, depth);
+  if (isWireError(wire) && typeof wire.origin === "string") adoptOrigin(error, wire.origin);
+  return error;
+}
+
+function rebuildError(wire: unknown, depth: number): Error {
   if (!isWireError(wire)) {
     return new TypeError(`an error came from another domain in a form this version of Bobbin does not know (${describe(wire)})`);
   }

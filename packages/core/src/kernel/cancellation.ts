@@ -28,13 +28,21 @@ import { coldOf, familyOf } from "./tree.js";
 /** A cancelled task that keeps running this long gets one warning. */
 const SWALLOWED_CANCEL_WARNING_MS = 2000;
 
+/**
+ * The watchdog's clock: real time, taken before anything can replace
+ * `performance.now` (a simulation gives programs a clock of its own, and the
+ * last steps of a simulated run may come after its world stopped, when that
+ * clock reads real time again: mixing the two made every late step a 2 s swallow).
+ */
+const realNow = performance.now.bind(performance);
+
 /** @internal Asks `task` to stop (no-op when it ended or was asked already). */
 export function requestCancel(k: Host, task: Task): void {
   if (!toCancelRequested(task)) return;
   if (k.tracer !== null) trace(k, "cancel", task);
   const cold = coldOf(task);
   if (cold !== null) {
-    cold.cancelledAt = performance.now();
+    cold.cancelledAt = realNow();
     runCancellationHandlers(k, task, cold);
     cold.abort?.abort(cancelledError(task));
   }
@@ -76,8 +84,8 @@ export function cancelledError(task: Task): Cancelled {
 /** Warns once about a cancelled task that keeps running long after it was cancelled. */
 function watchSwallowedCancel(task: Task, flags: number): number {
   const cold = familyOf(task);
-  if (cold.cancelledAt === 0) cold.cancelledAt = performance.now();
-  else if (performance.now() - cold.cancelledAt > SWALLOWED_CANCEL_WARNING_MS) {
+  if (cold.cancelledAt === 0) cold.cancelledAt = realNow();
+  else if (realNow() - cold.cancelledAt > SWALLOWED_CANCEL_WARNING_MS) {
     process.emitWarning(
       `${task} keeps running ${SWALLOWED_CANCEL_WARNING_MS} ms after it was cancelled: ` +
         "a task that catches Cancelled must clean up and end, or it delays its parent's cancel",

@@ -10,29 +10,12 @@ import { CallbackFailed, failureOf, InternalError } from "../errors.js";
 import { broken } from "./assert.js";
 import { requestCancel } from "./cancellation.js";
 import type { Host, HostLife } from "./host.js";
+import { sameFailure } from "./origin.js";
 import { isPending, outcomeOf, stateOf } from "./state.js";
 import { State, Task } from "./task.js";
-import { withoutTaskLines } from "./traces.js";
 
 /** @internal How a run ended, reported to `run`'s promise. */
 export type Settle = (ok: boolean, value: unknown) => void;
-
-/**
- * Whether two errors are one failure: the same error, or a copy of it that
- * crossed domains (a worker's error reaches dom0 both as the run's failure
- * and as the outcome of the call it ran), which keeps its class, message and
- * stack (but for the lines of the tasks each copy crossed: see traces.ts).
- */
-function sameFailure(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  return (
-    a instanceof Error &&
-    b instanceof Error &&
-    a.name === b.name &&
-    a.message === b.message &&
-    withoutTaskLines(a.stack) === withoutTaskLines(b.stack)
-  );
-}
 
 /** @internal See the file comment. */
 export class RunLife implements HostLife {

@@ -66,7 +66,6 @@ function where(place: Place | null): string | null {
 
 /** How the line of a task an error crossed begins (as V8's own lines do: `    at `). */
 const TASK_LINE = "    at task ";
-const TASK_LINES = /\n {4}at task .*/g;
 
 /** The errors given a line for a task already, so that an error awaited again is not told twice. */
 const told = new WeakMap<object, Task>();
@@ -102,11 +101,6 @@ export class Traces {
       // A frozen error keeps its stack as it is: the trace is a help, never a new failure.
     }
   }
-}
-
-/** @internal A stack without the lines of the tasks its error crossed (two copies of one error may have crossed different ones). */
-export function withoutTaskLines(stack: string | undefined): string | undefined {
-  return stack?.replace(TASK_LINES, "");
 }
 
 /** @internal Where a parked task waits (`file:line` of its `yield*`), if the run keeps traces. */

@@ -11,13 +11,15 @@ describe("PollOp", () => {
     const backlog: string[] = [];
     let tries = 0;
     const got = await run(function* () {
-      setTimeout(() => waiters.wakeAll(), 5); // a change that brings nothing: it waits again
-      setTimeout(() => {
-        backlog.push("client");
-        waiters.wakeAll();
-      }, 15);
       return yield* new PollOp(sock, waiters, "accept", () => {
         tries++;
+        // Each change comes once the op waits again (timers set in two fixed delays could fire together on a loaded machine).
+        if (tries === 1) setTimeout(() => waiters.wakeAll(), 1); // a change that brings nothing: it waits again
+        if (tries === 2)
+          setTimeout(() => {
+            backlog.push("client");
+            waiters.wakeAll();
+          }, 1);
         return backlog.shift() ?? AGAIN;
       });
     });
