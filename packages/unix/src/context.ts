@@ -1,6 +1,6 @@
 /**
  * Where a task finds its I/O backend: the backend of its domain, which core
- * keeps as the domain's events (`B.Domain.events()`), in dom0 and in every
+ * keeps as the domain's events (`L.currentEvents()`), in dom0 and in every
  * worker domain alike. (Dom0's run also has a context of its own, its signal
  * handlers: see signals.ts.)
  */
