@@ -12,12 +12,11 @@ import type { Events } from "./events.js";
 import type { RunConfig } from "./kernel/config.js";
 import { runningTask } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
-import type { SchedulingPolicy } from "./kernel/policy.js";
-import { type RandomSource, SplitMix32 } from "./kernel/random.js";
+import { SplitMix32 } from "./kernel/random.js";
 import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
-import type { Tracer } from "./kernel/trace.js";
 import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
+import type { KernelRunOptions } from "./run-kernel.js";
 import { startFiber } from "./spawn.js";
 import { EventsDriver } from "./syscall.js";
 
@@ -126,17 +125,6 @@ const OPTION_NAMES = new Set([
 const SEAM_NAMES = new Set(["events", "random", "policy", "tracer"]);
 
 /**
- * @internal What `runKernel` adds to a program's options: the kernel's seams
- * (documented on `KernelRunOptions`).
- */
-export interface Seams {
-  readonly events?: (domain: number) => Events;
-  readonly random?: RandomSource;
-  readonly policy?: SchedulingPolicy;
-  readonly tracer?: Tracer;
-}
-
-/**
  * Runs `main` as the root task of a new kernel on this thread (dom0) and
  * settles with its value or error once it and its whole task tree have ended,
  * and every worker domain it started has stopped. It always settles: a bug
@@ -164,7 +152,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
  * @internal `run`, and `runKernel` (`seams` true), which takes the kernel's
  * seams besides; `name` is the caller's, for messages.
  */
-export function startRun<T>(name: string, main: TaskBody<[], T>, options: RunOptions & Seams, seams: boolean): Promise<T> {
+export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, seams: boolean): Promise<T> {
   if (typeof main !== "function")
     throw new TypeError(`${name}(main) expects a generator function (function* () { … }), got ${describe(main)}`);
   if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
