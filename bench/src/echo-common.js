@@ -63,8 +63,8 @@ function loadPackage(pkg, candidates) {
   return importFirst(candidates);
 }
 export const loadCore = () => loadPackage("core", ["@bobbin/core", dist("core")]);
-export const loadUnix = () => loadPackage("unix", [process.env.BOBBIN_UNIX, "@bobbin/unix", dist("unix")]);
-export const loadNative = () => loadPackage("native-poll", [process.env.BOBBIN_NATIVE_POLL, "@bobbin/native-poll", dist("native-poll")]);
+export const loadUnix = () => loadPackage("unix", ["@bobbin/unix", dist("unix")]);
+export const loadNative = () => loadPackage("native-poll", ["@bobbin/native-poll", dist("native-poll")]);
 
 // ------------------------------------------------------------------ server side
 

@@ -1,12 +1,13 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,http,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,backpressure,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import * as asyncContext from "./async-context.js";
+import * as backpressure from "./backpressure.js";
 import * as channelOps from "./channel-ops.js";
 import * as channels from "./channels.js";
 import * as domains from "./domains.js";
@@ -45,6 +46,7 @@ const SCENARIOS = [
   ["programs", programs],
   ["echo", echo],
   ["native", nativeEcho],
+  ["backpressure", backpressure],
   ["http", http],
   ["sim", sim],
 ];

@@ -23,11 +23,14 @@
 // 2. 10,000 concurrent idle connections: a server (one process per contender)
 //    accepts them and parks one echo fiber (or Node socket) per connection;
 //    RSS and heap (+ external memory) after gc(), before and after, divided
-//    by the connection count. Contenders: native backend with readSlot (no
-//    buffer held while idle), native backend with a 4 KiB buffer per
-//    connection, io_uring backend (4 KiB buffer per connection; a multishot
-//    recv armed on each), libuv backend (4 KiB buffer, as its echo server),
-//    Node net.
+//    by the connection count. Contenders: readChunk servers (no buffer held
+//    while idle: the bytes arrive in a chunk the backend lends) on the
+//    native, io_uring and libuv backends, Node net (the anchor), the native
+//    backend with readSlot, and the buffer servers (a 4 KiB buffer per
+//    connection) on the native, io_uring (a multishot recv armed on each)
+//    and libuv backends. --idle-rounds=N alternates the servers N times and
+//    keeps each one's median. Targets: readChunk ≤ 1.0× net's RSS per
+//    connection on native and io_uring, ≤ 1.2× on libuv.
 //    Every connection is then checked to echo one message.
 //
 // BOBBIN_BEFORE=<checkout> (built: pnpm --filter @bobbin/native-poll... build)
@@ -36,7 +39,8 @@
 // loading every Bobbin package from there — and prints each backend's
 // after/before ratios: a before/after in one run.
 //
-//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--only=echo|idle] [--modes=c,c-uring,uring,before:uring,…]
+//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--idle-rounds=N] [--only=echo|idle]
+//     [--modes=c,c-uring,uring,before:uring,…] [--idle-modes=native-chunk,net,…]
 //   (--serve MODE / --serve-idle MODE are the child processes' own modes)
 
 import { spawn } from "node:child_process";
@@ -70,6 +74,9 @@ export const SCENARIO = "echo, 50 conns × 64 B: native backends vs C epoll";
 export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
 
 const IDLE = arg("idle", QUICK ? 2000 : 10000);
+const IDLE_ROUNDS = arg("idle-rounds", 1);
+/** The readChunk servers' targets: RSS per idle connection against Node net's, from the same run. */
+const IDLE_TARGETS = { "native-chunk": 1.0, "uring-chunk": 1.0, "libuv-chunk": 1.2 };
 // The native backend's targets were raised from 0.8× C rt/s and 1.3× C CPU per round trip.
 const TARGETS = { vsC: 0.9, cpuVsC: 1.2, vsNet: 1.5, uringCpuVsC: 1.0 };
 
@@ -109,11 +116,31 @@ async function slotEcho() {
   };
 }
 
+/** The per-connection fiber with readChunk: no buffer held while the connection is idle. */
+async function chunkEcho() {
+  const U = await loadUnix();
+  return function* echo(client) {
+    try {
+      for (let chunk; (chunk = yield* U.readChunk(client)) !== null; ) {
+        yield* U.write(client, chunk.bytes);
+        chunk.release();
+      }
+    } catch {
+      // a client that resets is this task's business only
+    } finally {
+      yield* U.close(client);
+    }
+  };
+}
+
 async function serve(mode) {
   const counter = { n: 0 };
   serveCommands({ count: () => counter.n });
   if (mode === "native") return serveOn((await loadNative()).nativeBackend, bufferEcho(await loadUnix()), counter);
   if (mode === "native-slot") return serveOn((await loadNative()).nativeBackend, await slotEcho(), counter);
+  if (mode === "native-chunk") return serveOn((await loadNative()).nativeBackend, await chunkEcho(), counter);
+  if (mode === "uring-chunk") return serveOn((await loadNative()).uringBackend, await chunkEcho(), counter);
+  if (mode === "libuv-chunk") return serveOn((await loadUnix()).libuv, await chunkEcho(), counter);
   if (mode.startsWith("uring")) return serveOn(await uringFactory(mode), bufferEcho(await loadUnix()), counter);
   if (mode === "libuv") return serveOn((await loadUnix()).libuv, bufferEcho(await loadUnix()), counter);
   if (mode === "net") {
@@ -159,6 +186,9 @@ const NAMES = {
   libuv: "@bobbin/unix, libuv backend",
   native: "@bobbin/unix, native backend",
   "native-slot": "native backend, readSlot (arena slots)",
+  "native-chunk": "native backend, readChunk (arena slots lent)",
+  "uring-chunk": "io_uring backend, readChunk (provided buffers lent)",
+  "libuv-chunk": "libuv backend, readChunk (Node's chunks lent)",
   uring: "@bobbin/unix, io_uring backend",
 };
 
@@ -175,7 +205,7 @@ function nameOf(mode) {
 }
 
 /** Whether the io_uring backend (and so the C io_uring server) can work here, and why not. */
-async function uringHere() {
+export async function uringHere() {
   try {
     return (await loadNative()).uringSupport();
   } catch (e) {
@@ -351,18 +381,41 @@ async function idleRound(mode, n) {
   }
 }
 
-export async function measureIdle({ modes = ["native-slot", "native", "uring", "libuv", "net"], n = IDLE, log = console.log } = {}) {
+const IDLE_MODES = ["native-chunk", "uring-chunk", "libuv-chunk", "net", "native-slot", "native", "uring", "libuv"];
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+export async function measureIdle({ modes = IDLE_MODES, n = IDLE, rounds = IDLE_ROUNDS, log = console.log } = {}) {
   const uring = await uringHere();
-  if (!uring.available && modes.includes("uring")) {
-    log(`  io_uring row left out: ${uring.reason}`);
-    modes = modes.filter((m) => m !== "uring");
+  if (!uring.available && modes.some((m) => m.startsWith("uring"))) {
+    log(`  io_uring rows left out: ${uring.reason}`);
+    modes = modes.filter((m) => !m.startsWith("uring"));
+  }
+  const runs = Object.fromEntries(modes.map((m) => [m, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const mode of modes) {
+      const r = await idleRound(mode, n);
+      runs[mode].push(r);
+      log(`  ${mode}: ${r.rssPerConn.toFixed(0)} B RSS, ${r.heapPerConn.toFixed(0)} B heap+external per connection`);
+    }
   }
   const out = {};
   for (const mode of modes) {
-    out[mode] = await idleRound(mode, n);
-    log(`  ${mode}: ${out[mode].rssPerConn.toFixed(0)} B RSS, ${out[mode].heapPerConn.toFixed(0)} B heap+external per connection`);
+    out[mode] = { rssPerConn: median(runs[mode].map((r) => r.rssPerConn)), heapPerConn: median(runs[mode].map((r) => r.heapPerConn)) };
   }
   return out;
+}
+
+/** PASS/MISS of the readChunk servers against Node net's RSS per connection in the same run. */
+export function idleVerdicts(result) {
+  const net = result.net;
+  if (!net) return [];
+  return Object.entries(IDLE_TARGETS)
+    .filter(([mode]) => result[mode])
+    .map(([mode, max]) => {
+      const v = result[mode].rssPerConn / net.rssPerConn;
+      return `${NAMES[mode]}: ≤ ${max.toFixed(1)}× Node net's RSS per idle connection: ${v.toFixed(2)}× ${v <= max ? "PASS" : "MISS"}`;
+    });
 }
 
 export function idleTable(result, n = IDLE) {
@@ -420,15 +473,19 @@ export async function run(results) {
   try {
     const idle = await measureIdle({ log });
     for (const [mode, m] of Object.entries(idle)) {
+      const max = IDLE_TARGETS[mode];
       results.add({
         scenario: IDLE_SCENARIO,
         contender: mode,
         kind: "bytes",
         n: IDLE,
         perOp: m.rssPerConn,
+        ...(mode === "net" ? { anchor: "net" } : {}),
+        ...(max !== undefined ? { targetSpec: { against: "net", max, text: `≤ ${max.toFixed(1)}× net's RSS/connection` } } : {}),
         note: `RSS per connection; JS heap + external ${m.heapPerConn.toFixed(0)} B`,
       });
     }
+    for (const v of idleVerdicts(idle)) log(`  ${v}`);
   } catch (e) {
     results.add({ scenario: IDLE_SCENARIO, contender: "native-slot", kind: "bytes", n: IDLE, error: e.message.split("\n")[0] });
   }
@@ -456,7 +513,13 @@ if (serveAt >= 0) {
   }
   if (only !== "echo") {
     console.log(`\n▶ ${IDLE_SCENARIO} (${IDLE.toLocaleString("en")} connections)`);
-    const idle = await measureIdle();
+    const modes = process.argv
+      .find((a) => a.startsWith("--idle-modes="))
+      ?.slice(13)
+      .split(",");
+    const idle = await measureIdle(modes ? { modes } : {});
     console.log(`\n${idleTable(idle)}`);
+    const verdicts = idleVerdicts(idle);
+    if (verdicts.length) console.log(`\n${verdicts.join("\n")}`);
   }
 }

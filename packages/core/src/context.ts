@@ -56,8 +56,8 @@ const names = new Set<string>();
  * ```
  */
 export class Context<T> {
-  /** @internal */
-  private readonly crosses: boolean;
+  /** @internal Whether its values go along with a call to another domain. */
+  readonly crossesDomains: boolean;
 
   /** @internal Use {@link createContext}. */
   constructor(
@@ -67,7 +67,7 @@ export class Context<T> {
     readonly defaultValue: T,
     options: ContextOptions,
   ) {
-    this.crosses = options.crossesDomains !== false;
+    this.crossesDomains = options.crossesDomains !== false;
   }
 
   /**
@@ -104,8 +104,8 @@ export class Context<T> {
     if (typeof body !== "function") {
       throw new TypeError(`${this.name}.with(value, body) expects a generator function as body, got ${describe(body)}`);
     }
-    if (this.crosses) checkCloneable(this.name, value);
-    return withValue(this.name, value, this.crosses, body);
+    if (this.crossesDomains) checkCloneable(this.name, value);
+    return withValue(this.name, value, this.crossesDomains, body);
   }
 }
 
@@ -120,8 +120,11 @@ function* withValue<R>(name: string, value: unknown, crosses: boolean, body: () 
   }
 }
 
-/** A value that crosses domains must clone: said where it is given, not at some later call. */
-function checkCloneable(name: string, value: unknown): void {
+/**
+ * @internal Throws `Uncloneable` when a value of a context that crosses
+ * domains cannot clone: said where it is given, not at some later call.
+ */
+export function checkCloneable(name: string, value: unknown): void {
   const type = typeof value;
   if (value === null || (type !== "object" && type !== "function" && type !== "symbol")) return;
   try {

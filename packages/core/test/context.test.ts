@@ -96,6 +96,42 @@ describe("Context", () => {
     expect(seen).toEqual([5]);
   });
 
+  it("giveContext gives a task a value from outside its body: it and the tasks it spawns see it, its parent and siblings do not", async () => {
+    const tenant = B.createContext("tenant", "none");
+    const off = L.onSpawn((child) => {
+      if (child.name === "handler") L.giveContext(child, tenant, "acme");
+    });
+    try {
+      const seen = await B.run(function* () {
+        const handler = B.spawn(function* handler() {
+          const inner = B.spawn(function* () {
+            return tenant.get();
+          });
+          const inWith = yield* tenant.with("other", function* () {
+            return tenant.get();
+          });
+          return [tenant.get(), yield* B.awaitExn(inner), inWith, tenant.get()];
+        });
+        const sibling = B.spawn(function* sibling() {
+          return tenant.get();
+        });
+        return [yield* B.awaitExn(handler), yield* B.awaitExn(sibling), tenant.get()];
+      });
+      expect(seen).toEqual([["acme", "acme", "other", "acme"], "none", "none"]);
+    } finally {
+      off();
+    }
+    const task = await B.run(function* () {
+      const t = B.spawn(function* () {});
+      yield* B.awaitExn(t);
+      return t;
+    });
+    expect(() => L.giveContext({} as never, tenant, "x")).toThrow(/giveContext\(task, context, value\) expects a task, got/);
+    expect(() => L.giveContext(task, {} as never, "x")).toThrow(/expects a context made by B.createContext/);
+    const fn = B.createContext("fn given", (): number => 0);
+    expect(() => L.giveContext(task, fn, () => 1)).toThrow(B.Uncloneable);
+  });
+
   it("refuses bad names, a taken name, a body that is not a function, a value that cannot cross, use outside a task", () => {
     expect(() => B.createContext("", 0)).toThrow(/non-empty string as name, got ""/);
     expect(() => B.createContext("requestId", 1)).toThrow(/a context of that name exists already/);

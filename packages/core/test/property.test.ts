@@ -378,6 +378,18 @@ describe("the model agrees with hand-written programs", () => {
       ["cancelOfEndingParent"],
     ],
     [
+      "a task that awaits a child it cancelled fails with that child's Cancelled; cancelled while it ends, that is what its cancel throws",
+      S("return", [
+        spawn(S("spin", [spawn(S("spin")), yld, cancel(0), orphan(S("return", [], 8)), aw(0, "exn")])),
+        yld,
+        yld,
+        yld,
+        yld,
+        cancel(0),
+      ]),
+      ["cancelOfEndingParent"],
+    ],
+    [
       "a signal before the wait: the wait returns at once",
       S("return", [spawn(S("return", [yld, wait])), signal(0), aw(0)]),
       ["signalBeforeWait"],

@@ -8,9 +8,16 @@
  * call to another domain is an attribute of the span of the task that
  * stands for it; a task of a domain simulated on this thread is a child of
  * its caller's span, as it is in the tree.
+ *
+ * Each traced task is given its span's context as a context value
+ * (`spanContext`), which crosses to worker domains with a `call` or
+ * `parallel`: there, a task spawned by a task that sees a span context no
+ * span of its thread has (the caller's, brought by the call) is a child of
+ * that remote span, so a worker's spans join the caller's trace.
  */
 import * as B from "@bobbin/core";
-import { context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import * as L from "@bobbin/core/lowlevel";
+import { context, type Span, type SpanContext, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import { type BlockedMessage, type CallMessage, listen, type TaskMessage } from "./messages.js";
 
 /**
@@ -26,6 +33,16 @@ import { type BlockedMessage, type CallMessage, listen, type TaskMessage } from 
 export interface TraceOptions {
   readonly filter?: (task: B.Task<unknown>) => boolean;
 }
+
+/** A span's context as it crosses domains (a plain object: it is cloned). */
+interface SpanValue {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+}
+
+/** The context that carries the span of a task's nearest traced ancestor, made at the first `traceTasks` of the thread (a name is made once per thread). */
+let spanContext: B.Context<SpanValue | null> | null = null;
 
 /**
  * Turns the tasks of this thread's runs into spans of `tracer`, until the
@@ -49,6 +66,11 @@ export function traceTasks(tracer: Tracer, options: TraceOptions = {}): () => vo
   const filter = options.filter ?? (() => true);
   if (typeof filter !== "function") throw new TypeError("traceTasks(tracer, { filter }) expects a function (task) => boolean");
   const spans = new Map<B.Task<unknown>, Span>();
+  const carried = (spanContext ??= B.createContext<SpanValue | null>("@bobbin/opentelemetry.span", null));
+  /** The span ids of the spans open here: a span context a task sees that is not among them came from another domain. */
+  const local = new Set<string>();
+  /** Tasks whose spawner saw a span context from another domain: their span's parent. */
+  const remote = new WeakMap<B.Task<unknown>, SpanContext>();
 
   const nearestSpan = (task: B.Task<unknown> | null | undefined): Span | undefined => {
     for (let t = task; t !== null && t !== undefined; t = t.parent) {
@@ -60,13 +82,29 @@ export function traceTasks(tracer: Tracer, options: TraceOptions = {}): () => vo
 
   const open = (task: B.Task<unknown>, parent: B.Task<unknown> | undefined, domain: number): void => {
     if (spans.has(task) || !filter(task)) return;
-    const parentSpan = nearestSpan(parent ?? task.parent);
-    const within = parentSpan === undefined ? context.active() : trace.setSpan(context.active(), parentSpan);
+    const far = remote.get(task);
+    const parentSpan = far === undefined ? nearestSpan(parent ?? task.parent) : undefined;
+    const within =
+      far !== undefined
+        ? trace.setSpanContext(context.active(), far)
+        : parentSpan === undefined
+          ? context.active()
+          : trace.setSpan(context.active(), parentSpan);
     const attributes = { "bobbin.task": String(task), "bobbin.domain": domain };
-    spans.set(task, tracer.startSpan(task.name, { attributes }, within));
+    const span = tracer.startSpan(task.name, { attributes }, within);
+    spans.set(task, span);
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    local.add(spanId);
+    L.giveContext(task, carried, { traceId, spanId, traceFlags });
   };
 
-  return listen([
+  // A spawn hook runs in the spawner, whose values the child takes: what it sees tells where the child's span hangs.
+  const stopHearingSpawns = L.onSpawn((child) => {
+    const seen = carried.get();
+    if (seen !== null && !local.has(seen.spanId)) remote.set(child, { ...seen, isRemote: true });
+  });
+
+  const stopListening = listen([
     [B.channels.task.spawn, (m) => open((m as TaskMessage).task, (m as TaskMessage).parent, (m as TaskMessage).domain)],
     [
       B.channels.task.start,
@@ -91,6 +129,7 @@ export function traceTasks(tracer: Tracer, options: TraceOptions = {}): () => vo
         const span = spans.get(task);
         if (span === undefined) return;
         spans.delete(task);
+        local.delete(span.spanContext().spanId);
         if (status === "failed") {
           span.recordException(error instanceof Error ? error : String(error));
           span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
@@ -108,4 +147,8 @@ export function traceTasks(tracer: Tracer, options: TraceOptions = {}): () => vo
       },
     ],
   ]);
+  return () => {
+    stopListening();
+    stopHearingSpawns();
+  };
 }

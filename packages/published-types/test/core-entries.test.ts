@@ -48,6 +48,7 @@ const LOWLEVEL = [
   "runKernel",
   "KernelRunOptions",
   "currentEvents",
+  "giveContext",
 ];
 
 /** The low-level types a program's declarations may name: `select`'s cases are made of them. */

@@ -10,7 +10,7 @@
  */
 import type * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
-import type { Address, Backend, HostServices, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { Address, Backend, Chunk, HostServices, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { type DeadlineHandle, ReadOp } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
 import { realSetImmediate } from "./globals.js";
@@ -149,6 +149,11 @@ export class SimBackend implements Backend {
     let op = (e.readOp ??= new ReadOp(e.input, s));
     if (op.busy) op = new ReadOp(e.input, s); // another read of the socket is in progress
     return op.init(buf, off, len);
+  }
+
+  /** The end's delivered segments, lent whole. */
+  readChunk(sock: Socket): B.Operation<Chunk | null> {
+    return (sock as SimSocket).endpoint!.input.readChunk(sock);
   }
 
   /** The end's kept write while it is idle, else a new one. */

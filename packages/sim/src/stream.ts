@@ -355,10 +355,8 @@ class Received extends ReceiveQueue {
     this.#owner = owner;
   }
 
-  protected override take(buf: Uint8Array, off: number, len: number): number {
-    const n = super.take(buf, off, len);
+  protected override consumed(n: number): void {
     this.#owner.peer?.acknowledge(n);
-    return n;
   }
 
   override clear(): void {

@@ -6,6 +6,7 @@
  */
 import type { Operation } from "@bobbin/core";
 import type { Events } from "@bobbin/core/lowlevel";
+import type { Chunk } from "./chunk.js";
 
 /**
  * The kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream
@@ -172,6 +173,17 @@ export interface SocketBackend {
   connect(sock: Socket, addr: Address): Operation<void>;
   /** Reads at most `len > 0` bytes into `buf[off…]`; 0 means end of stream. */
   read(sock: Socket, buf: Uint8Array, off: number, len: number): Operation<number>;
+  /**
+   * Optional: the next bytes of a `connected` stream socket in memory the
+   * backend lends (`readChunk`), or `null` at the end of the stream. The
+   * operation parks holding no buffer. The socket lends one chunk at a time:
+   * take the previous one back (`LentChunk.takeBack`) when this starts and
+   * when the socket closes; throw `ChunkMisuse` ("concurrent readChunk")
+   * when a `readChunk` is in progress on the socket; a cancelled one leaves
+   * nothing lent and no byte taken. Without it, `readChunk` reads into a
+   * fresh buffer with `read`.
+   */
+  readChunk?(sock: Socket): Operation<Chunk | null>;
   /** Writes all of `buf[off, off + len)` (`len > 0`); returns once the bytes are handed to the system and `buf` may be reused. */
   write(sock: Socket, buf: Uint8Array, off: number, len: number): Operation<void>;
   /** Receives one datagram (truncated to `len`) on a `bound` UDP socket. */

@@ -100,3 +100,28 @@ export class Unsupported extends BobbinError {
     super(`${operation}: ${why}`);
   }
 }
+
+/**
+ * A lent chunk of `readChunk` was misused: its bytes read after it went back
+ * to the runtime, released twice, or a second `readChunk` started on a socket
+ * while one waits there. `rule` says which; nothing was read or given back.
+ *
+ * @example
+ * ```ts
+ * const chunk = yield* readChunk(sock);
+ * chunk?.release();
+ * chunk?.bytes;   // throws ChunkMisuse, rule "use after release"
+ * ```
+ * @throws never itself: it is what `readChunk` and a chunk's `bytes`, `length` and `release` throw.
+ */
+export class ChunkMisuse extends BobbinError {
+  /** Always `"ERR_BOBBIN_CHUNK_MISUSE"`. */
+  readonly code = "ERR_BOBBIN_CHUNK_MISUSE";
+  constructor(
+    /** The rule broken. */
+    readonly rule: "use after release" | "released twice" | "concurrent readChunk",
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -33,6 +33,7 @@
  */
 
 export type { FlushMode } from "./backend/flush-mode.js";
+export type { Chunk } from "./chunk.js";
 export type {
   Address,
   Backend,
@@ -47,7 +48,7 @@ export type {
 } from "./contract.js";
 export { defineBackend } from "./define.js";
 export { type LookupAddress, type LookupOptions, lookup } from "./dns.js";
-export { EndOfFile, SocketClosed, Timeout, Unsupported } from "./errors.js";
+export { ChunkMisuse, EndOfFile, SocketClosed, Timeout, Unsupported } from "./errors.js";
 export { appendFile, type FileHandle, type OpenFlags, open, readFile, writeFile } from "./files.js";
 export { libuv } from "./libuv/factory.js";
 export type { LibuvOptions } from "./libuv/options.js";
@@ -61,7 +62,7 @@ export { type ChildProcess, type ProcessExit, type SpawnProcessOptions, type Std
 export { type RunOptions, run } from "./run.js";
 export { onSignal, type SignalHandler } from "./signals.js";
 export { sleep } from "./sleep.js";
-export { close, getsockname, read, readExactly, shutdown, write } from "./socket.js";
+export { close, getsockname, read, readChunk, readExactly, shutdown, write } from "./socket.js";
 export { accept, bindAndListen, connect, tcpv4, tcpv6, unixSocket } from "./tcp.js";
 export { withTimeout } from "./timeout.js";
 export { recvfrom, sendto, udpv4, udpv6 } from "./udp.js";

@@ -7,6 +7,7 @@
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
+import { type Chunk, type ChunkLender, concurrentReadChunk, LentChunk } from "./chunk.js";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "./contract.js";
 import { EndOfFile, SocketClosed } from "./errors.js";
 import { isStreamKind } from "./kinds.js";
@@ -137,6 +138,72 @@ export function read(sock: Socket, buf: Uint8Array, off?: number, len?: number):
   const [o, l] = checkRange(buf, off, len, "read()");
   if (l === 0) return ZERO;
   return s.backend.read(s, buf, o, l);
+}
+
+/**
+ * Reads the next bytes of a stream socket in memory the runtime lends, or
+ * returns `null` at the end of the stream. While it waits the task holds
+ * no buffer: the bytes land in memory taken once they are there (an arena
+ * slot on the native backend, a provided buffer on io_uring, the buffer Node
+ * allocated on libuv), so an idle connection costs what its socket costs.
+ *
+ * The chunk is lent until you `release()` it, call `readChunk` on the socket
+ * again, or close the socket — whichever comes first; past that, its `bytes`
+ * throw `ChunkMisuse` instead of showing memory that serves another read.
+ * One `readChunk` at a time per socket. Cancelled while it waits, it leaves
+ * nothing lent and takes no byte: the next read gets them.
+ *
+ * @example
+ * ```ts
+ * for (let chunk; (chunk = yield* readChunk(client)) !== null; ) {
+ *   yield* write(client, chunk.bytes);   // echo
+ *   chunk.release();
+ * }
+ * ```
+ * @throws TypeError for a UDP socket or a socket that is not connected.
+ * @throws ChunkMisuse ("concurrent readChunk") when another task's `readChunk` waits on the socket.
+ * @throws SocketClosed when the socket is (or gets) closed.
+ * @throws the system error of the connection (`ECONNRESET`…), to this task only.
+ */
+export function readChunk(sock: Socket): B.Operation<Chunk | null> {
+  const s = checkConnectedStream(sock, "readChunk()");
+  const backend = s.backend;
+  return backend.readChunk !== undefined ? backend.readChunk(s) : copiedChunk(s);
+}
+
+/** The size of the buffer `readChunk` reads into on a backend that lends nothing. */
+const COPY_SIZE = 16 * 1024;
+
+/** On a backend without `readChunk`: each socket's chunk, or null while a `readChunk` waits (absent: neither). */
+const copied = new WeakMap<Socket, LentChunk<null> | null>();
+
+/** Forgets a copied chunk once released or taken back. */
+const COPIED: ChunkLender<null> = {
+  giveBack(sock, chunk) {
+    if (copied.get(sock) === chunk) copied.delete(sock);
+  },
+};
+
+/** `readChunk` on a backend that lends nothing: a fresh buffer, filled by `read`. */
+function* copiedChunk(s: Socket): Generator<B.Instruction, Chunk | null, unknown> {
+  const held = copied.get(s);
+  if (held === null) throw concurrentReadChunk();
+  held?.takeBack();
+  copied.set(s, null);
+  try {
+    const buf = Buffer.allocUnsafe(COPY_SIZE);
+    const n = yield* s.backend.read(s, buf, 0, COPY_SIZE);
+    if (n === 0) {
+      copied.delete(s);
+      return null;
+    }
+    const chunk = new LentChunk(buf.subarray(0, n), s, COPIED, null);
+    copied.set(s, chunk);
+    return chunk;
+  } catch (error) {
+    copied.delete(s);
+    throw error;
+  }
 }
 
 /**

@@ -4,11 +4,12 @@
  * and attached to `Deadlock` and `InternalError` reports.
  *
  * It is a tracer (trace.ts) for the points the kernel reports already —
- * spawn, start, park, wake, cancel, end — plus three the loop reports while
- * it records (watch.ts): a step begins (`run`), the events backend reported
- * points ready (`io`), a slice ends (`idle`). Recording stores into
- * preallocated arrays; turning events into words (names, what a task waits
- * on) waits until someone reads the ring.
+ * spawn, park, wake, cancel, end (a task's start is its first `run`) — plus
+ * three the loop reports while it records (watch.ts): a step begins (`run`),
+ * the events backend reported points ready (`io`), a slice ends (`idle`).
+ * Recording stores numbers into preallocated typed arrays (and, for a park
+ * or an end, what the task waits on or the task itself); turning events into
+ * words (names, what a task waits on) waits until someone reads the ring.
  *
  * A clock read costs more than recording a step (from 25 ns to over 150 ns,
  * as machines go), so events are not timed one by one: each carries the
@@ -20,11 +21,12 @@
 import type { DomainFlight, FlightEvent, FlightEventKind, FlightTask } from "./flight.js";
 import { describeWaiter } from "./guards.js";
 import { waiterOf } from "./state.js";
-import type { Task, Waiter } from "./task.js";
+import { F, type Task, type Waiter } from "./task.js";
 import { childrenOf } from "./tree.js";
 
 const enum Kind {
   Spawn = 0,
+  /** Never recorded alone: a task starts in its first step (`RunStart`). */
   Start = 1,
   Run = 2,
   Park = 3,
@@ -39,16 +41,17 @@ const enum Kind {
 
 const KIND_NAMES: readonly FlightEventKind[] = ["spawn", "start", "run", "park", "wake", "cancel", "end", "io", "idle"];
 
+/** Kinds fit below this: an event's code is `uid * KINDS + kind`. */
+const KINDS = 16;
+
 /** The most events a ring may keep per domain. */
 export const MAX_FLIGHT_EVENTS = 1 << 20;
 
 /** @internal */
 export class FlightRecorder {
-  private readonly kinds: Uint8Array;
-  private readonly times: Float64Array;
-  /** The task's uid (0: no task). */
-  private readonly uids: Float64Array;
-  /** spawn: the parent's uid; wake: the waker's (0: woken from outside any task); io: how many points were ready. */
+  /** Each event's task uid (0: no task) and kind, as `uid * KINDS + kind`: one store per event. */
+  private readonly codes: Float64Array;
+  /** spawn: the parent's uid; wake: the waker's (0: woken from outside any task); io: how many points were ready. Other kinds leave their slot as it was. */
   private readonly others: Float64Array;
   /**
    * end: the task (read for its name: a task's end is its last event, so a
@@ -60,10 +63,17 @@ export class FlightRecorder {
    */
   private readonly refs: unknown[];
   private next = 0;
-  /** Events recorded since the start, overwritten ones included. */
-  private total = 0;
-  /** The last clock read: an event carries it, and reading the ring spreads the events between two reads. */
-  private now = performance.now();
+  /** How many times the ring wrapped: `wraps * capacity + next` events were recorded, overwritten ones included. */
+  private wraps = 0;
+  /**
+   * The clock reads, in a ring of their own: a read's time, and how many
+   * events had been recorded when it was made. An event carries the last
+   * read before it, found when the ring is read; a read with no event since
+   * the one before takes that one's place.
+   */
+  private readonly reads: Float64Array;
+  private readonly readAt: Float64Array;
+  private lastRead = 0;
   /**
    * The uid of the task whose step runs, from its `run` until the slice
    * ends or polls: what it wakes, even as it ends (after its fiber
@@ -72,78 +82,104 @@ export class FlightRecorder {
   private stepping = 0;
 
   constructor(readonly capacity: number) {
-    this.kinds = new Uint8Array(capacity);
-    this.times = new Float64Array(capacity);
-    this.uids = new Float64Array(capacity);
+    this.codes = new Float64Array(capacity);
     this.others = new Float64Array(capacity);
     this.refs = new Array<unknown>(capacity).fill(null);
+    // One more read than events: the one an event carries may precede every event kept.
+    this.reads = new Float64Array(capacity + 1);
+    this.readAt = new Float64Array(capacity + 1);
+    this.reads[0] = performance.now();
   }
 
-  /** Records an event; returns its slot (for `refs`). */
-  private push(kind: Kind, uid: number, other: number): number {
+  /** Records an event; returns its slot (for `others` and `refs`). */
+  private push(kind: Kind, uid: number): number {
     const i = this.next;
-    this.kinds[i] = kind;
-    this.times[i] = this.now;
-    this.uids[i] = uid;
-    this.others[i] = other;
-    this.next = i + 1 === this.capacity ? 0 : i + 1;
-    this.total++;
+    this.codes[i] = uid * KINDS + kind;
+    if (i + 1 === this.capacity) {
+      this.next = 0;
+      this.wraps++;
+    } else this.next = i + 1;
     return i;
   }
 
-  spawn(task: Task, parent: Task): void {
-    this.push(Kind.Spawn, task.uid, parent.uid);
+  /** Events recorded since the start, overwritten ones included. */
+  private get total(): number {
+    return this.wraps * this.capacity + this.next;
   }
 
-  /** A task starts in the step just recorded (its `run`): that slot says so, rather than a slot of its own. */
-  start(task: Task): void {
-    const last = (this.next === 0 ? this.capacity : this.next) - 1;
-    if (this.kinds[last] === Kind.Run && this.uids[last] === task.uid) this.kinds[last] = Kind.RunStart;
-    else this.push(Kind.Start, task.uid, 0);
+  spawn(task: Task, parent: Task): void {
+    this.others[this.push(Kind.Spawn, task.uid)] = parent.uid;
   }
 
   suspend(task: Task): void {
-    this.refs[this.push(Kind.Park, task.uid, 0)] = waiterOf(task);
+    this.refs[this.push(Kind.Park, task.uid)] = waiterOf(task);
   }
 
   resume(task: Task): void {
     const waker = this.stepping;
-    if (waker === 0) this.now = performance.now(); // woken from a Node callback or a poll: a time of its own
-    this.push(Kind.Wake, task.uid, waker);
+    if (waker === 0) this.clock(performance.now()); // woken from a Node callback or a poll: a time of its own
+    this.others[this.push(Kind.Wake, task.uid)] = waker;
   }
 
   cancel(task: Task): void {
-    this.push(Kind.Cancel, task.uid, 0);
+    this.push(Kind.Cancel, task.uid);
   }
 
   end(task: Task): void {
-    this.refs[this.push(Kind.End, task.uid, 0)] = task;
+    if ((task.flags & F.STARTED) === 0) this.neverStarted(task.uid);
+    this.refs[this.push(Kind.End, task.uid)] = task;
+  }
+
+  /**
+   * A task ended in its first step without starting (cancelled before it
+   * ran): that step's `run` said it would start. Rare enough to look for.
+   */
+  private neverStarted(uid: number): void {
+    const runStart = uid * KINDS + Kind.RunStart;
+    for (let back = 1, i = this.next; back <= this.capacity; back++) {
+      i = i === 0 ? this.capacity - 1 : i - 1;
+      if (this.codes[i] === runStart) {
+        this.codes[i] = uid * KINDS + Kind.Run;
+        return;
+      }
+    }
   }
 
   /** @internal The loop read its clock: `now`. */
   clock(now: number): void {
-    this.now = now;
+    const total = this.total;
+    let r = this.lastRead;
+    if (this.readAt[r] !== total) {
+      r = r + 1 === this.reads.length ? 0 : r + 1;
+      this.lastRead = r;
+      this.readAt[r] = total;
+    }
+    this.reads[r] = now;
   }
 
-  /** @internal A step of `task` begins. */
+  /**
+   * @internal A step of `task` begins; its first also starts it (the `start`
+   * trace point, which the recorder does not hear: one slot, and one call
+   * less per task), unless it ends the task instead (see `end`).
+   */
   run(task: Task): void {
     const uid = task.uid;
     this.stepping = uid;
-    this.push(Kind.Run, uid, 0);
+    this.push((task.flags & F.STARTED) === 0 ? Kind.RunStart : Kind.Run, uid);
   }
 
   /** @internal The events backend reported `ready` points ready. */
   io(ready: number): void {
     this.stepping = 0;
-    this.now = performance.now();
-    this.push(Kind.Io, 0, ready);
+    this.clock(performance.now());
+    this.others[this.push(Kind.Io, 0)] = ready;
   }
 
   /** @internal A slice of the loop ended: Node's loop runs until the next one. */
   idle(): void {
     this.stepping = 0;
-    this.now = performance.now();
-    this.push(Kind.Idle, 0, 0);
+    this.clock(performance.now());
+    this.push(Kind.Idle, 0);
   }
 
   /**
@@ -154,14 +190,20 @@ export class FlightRecorder {
    * found).
    */
   flight(domain: number, domainOf: (task: Task) => number, tops: readonly Task[]): DomainFlight {
-    const n = Math.min(this.total, this.capacity);
-    const first = this.total > this.capacity ? this.next : 0;
-    const at = this.spread(first, n);
+    const total = this.total;
+    const n = Math.min(total, this.capacity);
+    const first = total > this.capacity ? this.next : 0;
+    const at = spread(this.timesOf(total - n, n));
+    const kinds = new Uint8Array(n);
+    const uids = new Float64Array(n);
+    for (let j = 0; j < n; j++) {
+      const code = this.codes[(first + j) % this.capacity]!;
+      kinds[j] = code % KINDS;
+      uids[j] = (code - kinds[j]!) / KINDS;
+    }
     const known = new Map<number, Task>();
     for (let j = 0; j < n; j++) {
-      const i = (first + j) % this.capacity;
-      const kind = this.kinds[i] as Kind;
-      if (kind === Kind.End) known.set(this.uids[i]!, this.refs[i] as Task);
+      if (kinds[j] === Kind.End) known.set(uids[j]!, this.refs[(first + j) % this.capacity] as Task);
     }
     const walk = [...tops];
     for (let task = walk.pop(); task !== undefined; task = walk.pop()) {
@@ -172,10 +214,10 @@ export class FlightRecorder {
     const events: FlightEvent[] = [];
     for (let j = 0; j < n; j++) {
       const i = (first + j) % this.capacity;
-      const kind = this.kinds[i] as Kind;
-      const uid = this.uids[i]!;
+      const kind = kinds[j] as Kind;
+      const uid = uids[j]!;
       const task = known.get(uid);
-      const other = this.others[i]!;
+      const other = kind === Kind.Spawn || kind === Kind.Wake || kind === Kind.Io ? this.others[i]! : 0;
       const event: FlightEvent = {
         kind: KIND_NAMES[kind === Kind.RunStart ? Kind.Run : kind]!,
         at: at[j]!,
@@ -187,27 +229,50 @@ export class FlightRecorder {
       events.push(event);
       if (kind === Kind.RunStart) events.push({ ...event, kind: "start" });
     }
-    return { domain, events, dropped: this.total - n };
+    return { domain, events, dropped: total - n };
   }
   /**
-   * The times of the `n` events from ring index `first`, in ms since the
-   * epoch: each run of events that carry the same clock read is spread
-   * evenly from it to the next read (the last run stays at its read).
+   * The clock read each of the `n` events from the `from`th recorded
+   * carries: the last read made before it was recorded.
    */
-  private spread(first: number, n: number): Float64Array {
-    const at = new Float64Array(n);
-    const origin = performance.timeOrigin;
-    let start = 0;
-    while (start < n) {
-      const t0 = this.times[(first + start) % this.capacity]!;
-      let end = start + 1;
-      while (end < n && this.times[(first + end) % this.capacity] === t0) end++;
-      const span = end < n ? this.times[(first + end) % this.capacity]! - t0 : 0;
-      for (let j = start; j < end; j++) at[j] = origin + t0 + (span * (j - start)) / (end - start);
-      start = end;
+  private timesOf(from: number, n: number): Float64Array {
+    const times = new Float64Array(n);
+    const size = this.reads.length;
+    // Back from the last read to the one the first event carries (reads are kept for at least as many events as the ring).
+    let r = this.lastRead;
+    for (let back = 1; back < size && this.readAt[r]! > from; back++) r = r === 0 ? size - 1 : r - 1;
+    for (let j = 0; j < n; j++) {
+      // On to the last read made before the event.
+      while (r !== this.lastRead) {
+        const next = r + 1 === size ? 0 : r + 1;
+        if (this.readAt[next]! > from + j) break;
+        r = next;
+      }
+      times[j] = this.reads[r]!;
     }
-    return at;
+    return times;
   }
+}
+
+/**
+ * The events' times in ms since the epoch, from the clock reads they carry:
+ * each run of events that carry the same read is spread evenly from it to
+ * the next read (the last run stays at its read).
+ */
+function spread(times: Float64Array): Float64Array {
+  const n = times.length;
+  const at = new Float64Array(n);
+  const origin = performance.timeOrigin;
+  let start = 0;
+  while (start < n) {
+    const t0 = times[start]!;
+    let end = start + 1;
+    while (end < n && times[end] === t0) end++;
+    const span = end < n ? times[end]! - t0 : 0;
+    for (let j = start; j < end; j++) at[j] = origin + t0 + (span * (j - start)) / (end - start);
+    start = end;
+  }
+  return at;
 }
 
 function detailOf(kind: Kind, task: Task | undefined, ref: unknown, other: number): string | null {

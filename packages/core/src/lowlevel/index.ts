@@ -3,7 +3,8 @@
  * use, and a program does not: Miou's events contract and its suspension
  * points, the building blocks of waiting operations and of `select`'s cases,
  * the seams of a run (scheduling, randomness, tracing, tick hooks, spawn and
- * exit hooks) and system tasks. A program imports `@bobbin/core`.
+ * exit hooks, context values given from outside a task's body) and system
+ * tasks. A program imports `@bobbin/core`.
  *
  * @example
  * ```ts
@@ -25,6 +26,7 @@ export { describe } from "../describe.js";
 export { defineEvents } from "../domains/define-events.js";
 export { done } from "../done.js";
 export type { Events, Signal, Uid } from "../events.js";
+export { giveContext } from "../give-context.js";
 export { Hook, type HookKey } from "../hook.js";
 export { interrupt } from "../interrupt.js";
 export type { SchedulingPolicy } from "../kernel/policy.js";

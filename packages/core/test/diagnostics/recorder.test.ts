@@ -75,6 +75,24 @@ describe("the flight recorder", () => {
     ]);
   });
 
+  it("a task cancelled before its first step has a run and an end, never a start", async () => {
+    const { lines } = await recorded(100, function* () {
+      const unborn = B.spawn(function* unborn() {});
+      yield* B.cancel(unborn);
+    });
+    expect(lines).toEqual([
+      "run root#1",
+      "start root#1",
+      "spawn unborn#2 by root#1",
+      "cancel unborn#2",
+      "park root#1: cancel unborn#2",
+      "run unborn#2",
+      "end unborn#2: cancelled",
+      "wake root#1 by unborn#2",
+      "run root#1",
+    ]);
+  });
+
   it("keeps the last N events in a ring and counts the ones it overwrote", async () => {
     const { lines, dropped } = await recorded(8, function* () {
       for (let i = 0; i < 50; i++) yield* B.yieldNow();

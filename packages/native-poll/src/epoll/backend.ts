@@ -7,8 +7,9 @@
  * the first waiter of each direction (`readiness.ts`). This file holds the
  * contract's entry points.
  */
+import type * as B from "@bobbin/core";
 import type * as L from "@bobbin/core/lowlevel";
-import type { ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { Chunk, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount } from "@bobbin/unix/backend";
 import { ArenaPool } from "../arena.js";
 import { loadAddon } from "../load.js";
@@ -19,6 +20,7 @@ import { EpollIo } from "./io.js";
 import { AcceptOp, CloseOp, ReadOp, RecvOp, WriteOp } from "./ops.js";
 import type { NativeBackend, NativeBackendOptions } from "./options.js";
 import { onEvent, onSend } from "./readiness.js";
+import { readChunkOp } from "./slot-read.js";
 import { NativeSocket } from "./socket.js";
 import { closeNow, shutdown } from "./stream.js";
 
@@ -127,6 +129,11 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
 
   protected newRead(s: NativeSocket): BufferOp<number> {
     return new ReadOp(this.io, s, "read");
+  }
+
+  /** Slots of the arena pool, taken once the socket is readable and lent. */
+  readChunk(sock: Socket): B.Operation<Chunk | null> {
+    return readChunkOp(sock as NativeSocket);
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {

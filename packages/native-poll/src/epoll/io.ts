@@ -12,8 +12,11 @@ import { PollEvent, type Poller } from "../poller.js";
 import { FdTable } from "../raw/fd-table.js";
 import type { RawIo } from "../raw/io.js";
 import type { NativeSocket } from "./socket.js";
+import { STAGE_MAX } from "./stream.js";
 
 const { READABLE, WRITABLE } = PollEvent;
+/** Rooms for unsent bytes kept for the next socket that backs up (more are left to the GC). */
+const SPARE_ROOMS = 4;
 
 /** @internal */
 export class EpollIo implements RawIo<NativeSocket> {
@@ -21,6 +24,8 @@ export class EpollIo implements RawIo<NativeSocket> {
   readonly fds = new FdTable<NativeSocket>();
   /** The poller is gone (the backend drained): fds are closed directly. */
   destroyed = false;
+  /** Rooms a socket's unsent bytes left (see `stream.ts`'s `keepUnsent`). */
+  readonly #spareRooms: ArrayBuffer[] = [];
 
   constructor(
     readonly poller: Poller,
@@ -76,7 +81,8 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.state = "closed";
     s.writing = null;
     s.delivered = null;
-    s.unsent = null;
+    this.dropUnsent(s);
+    s.lent?.takeBack();
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
     this.detach(s);
@@ -84,6 +90,19 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.readers.wakeAll();
     s.writers.wakeAll();
     s.closers.wakeAll();
+  }
+
+  /** A room of `STAGE_MAX` bytes for a socket's unsent bytes. */
+  unsentRoom(): ArrayBuffer {
+    return this.#spareRooms.pop() ?? new ArrayBuffer(STAGE_MAX);
+  }
+
+  /** `s` holds no unsent bytes any more: their room is kept for the next socket that backs up. */
+  dropUnsent(s: NativeSocket): void {
+    const held = s.unsent;
+    if (held === null) return;
+    s.unsent = null;
+    if (this.#spareRooms.length < SPARE_ROOMS) this.#spareRooms.push(held.buffer as ArrayBuffer);
   }
 
   /** Wakes the socket's first reader. */

@@ -19,7 +19,8 @@
  * an error of a queued send is thrown by the socket's next `write`.
  */
 import type { Backend } from "@bobbin/unix";
-import type { BufferOp, Parked } from "@bobbin/unix/backend";
+import type { BufferOp, LentChunk, Parked } from "@bobbin/unix/backend";
+import type { Slot } from "../arena.js";
 import { RawSocket } from "../raw/socket.js";
 
 /**
@@ -44,6 +45,8 @@ export class NativeSocket extends RawSocket<Backend, Reader> {
   writing: Parked<unknown> | null = null;
   /** The index (in the poller's count of sends) of this socket's last queued send; -1: none yet. */
   lastStaged = -1;
+  /** The bytes of this socket's queued sends (those up to `lastStaged`, while any is not submitted). */
+  stagedBytes = 0;
   /** Bytes of returned writes that the kernel did not take yet, sent before anything else. */
   unsent: Uint8Array | null = null;
   /** The error of a queued send, thrown by the next `write`. */
@@ -56,6 +59,10 @@ export class NativeSocket extends RawSocket<Backend, Reader> {
    * come back in the order the reads return.
    */
   delivered: Reader | null = null;
+  /** The slot `readChunk` lent and nobody gave back yet: taken back by the next readChunk and by the close. */
+  lent: LentChunk<Slot> | null = null;
+  /** A `readChunk` is in progress (one at a time). */
+  chunkReading = false;
   /** The read and write operations reused while idle. */
   readOp: BufferOp<number> | null = null;
   writeOp: BufferOp<void> | null = null;

@@ -12,8 +12,14 @@ import { wouldBlock } from "../raw/io.js";
 import type { EpollIo } from "./io.js";
 import type { NativeSocket, Reader } from "./socket.js";
 
-/** A write larger than this is sent directly rather than queued. */
-const STAGE_MAX = 16 * 1024;
+/**
+ * The bytes one socket may have queued at a time: a write that would pass it
+ * submits the queue first, and a larger one is sent directly. It bounds what
+ * a queued send can leave unsent, which the socket must then copy and hold
+ * (a fast writer to a slow reader held up to the whole staging area, 256 KiB).
+ * @internal
+ */
+export const STAGE_MAX = 16 * 1024;
 const NOT_SENT = Poller.NOT_SENT;
 
 /** @internal The batch read for the socket's first reader (the only one the poller reads for: see `syncWant`). */
@@ -35,13 +41,15 @@ export function releaseDelivered(io: EpollIo, s: NativeSocket, reader: Reader): 
   io.passRead(s);
 }
 
-/** @internal Queues a write's bytes for the next call into the addon; false when they do not fit. */
+/** @internal Queues a write's bytes for the next call into the addon; false when they do not fit (the socket's share, or the poller's area). */
 export function stage(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: number, len: number): boolean {
   const poller = io.poller;
-  if (len > STAGE_MAX || len === 0) return false;
+  const queued = hasStaged(io, s) ? s.stagedBytes : 0;
+  if (queued + len > STAGE_MAX || len === 0) return false;
   const index = poller.stats.sends + poller.staged;
   if (!poller.stage(s.fd, buf, off, len)) return false;
   s.lastStaged = index;
+  s.stagedBytes = queued + len;
   return true;
 }
 
@@ -58,11 +66,30 @@ export function sendReturned(io: EpollIo, s: NativeSocket, result: number, unsen
   if (s.sendError !== null) return;
   if (result >= 0 || result === NOT_SENT || wouldBlock(result)) {
     s.writable = false;
-    s.unsent = s.unsent === null ? unsent.slice() : Buffer.concat([s.unsent, unsent]);
+    keepUnsent(io, s, unsent);
   } else {
     s.sendError = errnoException(result, "write");
     unsentGone(io, s);
   }
+}
+
+/**
+ * Appends a queued send's rest to the socket's unsent bytes, in a room of
+ * `STAGE_MAX` bytes that the first rest of a submission takes from the
+ * backend's spares: every byte the socket had queued fits in it (it queues
+ * no more, and none while it holds unsent bytes), so each rest is copied
+ * once and a writer that backs up again and again allocates nothing
+ * (joining the rests anew each time made 63 MiB of garbage for 160 MiB
+ * written in 16 KiB writes).
+ */
+function keepUnsent(io: EpollIo, s: NativeSocket, rest: Uint8Array): void {
+  const held = s.unsent;
+  const at = held?.length ?? 0;
+  // Past the room's end, this throws a RangeError rather than drop a byte.
+  const into =
+    held === null ? new Uint8Array(io.unsentRoom(), 0, rest.length) : new Uint8Array(held.buffer, held.byteOffset, at + rest.length);
+  into.set(rest, at);
+  s.unsent = into;
 }
 
 /**
@@ -91,7 +118,7 @@ export function sendsOut(io: EpollIo, s: NativeSocket): boolean {
 
 /** The unsent bytes went out (or an error ended them): a pending shutdown happens, waiting closes go on. */
 function unsentGone(io: EpollIo, s: NativeSocket): void {
-  s.unsent = null;
+  io.dropUnsent(s);
   if (s.shutPending) shutSend(io, s);
   s.closers.wakeAll();
 }

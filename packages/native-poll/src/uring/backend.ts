@@ -11,9 +11,10 @@
  * one-shot polls on the ring and the raw system calls of the native backend.
  * This file holds the contract's entry points.
  */
+import type * as B from "@bobbin/core";
 import type * as L from "@bobbin/core/lowlevel";
 import { describe } from "@bobbin/core/lowlevel";
-import type { ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { Chunk, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { afterHandleClose, type BufferOp, ParkedCount, ReadOp, type SharedSocket } from "@bobbin/unix/backend";
 import type { NativeSyscalls } from "../load.js";
 import { RawBackend } from "../raw/backend.js";
@@ -128,6 +129,11 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
 
   protected newRead(s: UringSocket): BufferOp<number> {
     return new ReadOp(inputOf(this.io, s), s);
+  }
+
+  /** The provided buffers the multishot recv filled, lent whole (back to the ring once released). */
+  readChunk(sock: Socket): B.Operation<Chunk | null> {
+    return inputOf(this.io, sock as UringSocket).readChunk(sock);
   }
 
   /** Shuts a direction down; the sending side after the send in flight, if any. */

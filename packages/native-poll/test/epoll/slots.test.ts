@@ -1,7 +1,8 @@
 // readSlot and releaseSlot (src/epoll/slots.ts): reads into arena slots of the native backend.
 
 import * as B from "@bobbin/core";
-import { close, read, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
+import { failure } from "@bobbin/test-support";
+import { close, read, readChunk, run, type Socket, SocketClosed, shutdown, Timeout, udpv4, withTimeout, write } from "@bobbin/unix";
 import { connectedPair } from "@bobbin/unix/conformance";
 import { describe, expect, it } from "vitest";
 import { ArenaOverflow, ArenaPool, type NativeBackend, nativeBackend, readSlot, releaseSlot, type Slot } from "../../src/index.js";
@@ -111,5 +112,38 @@ describe("readSlot", () => {
       },
       { backend: nativeBackend },
     );
+  });
+});
+
+describe("readChunk on the native backend", () => {
+  it("lends arena slots: none while it waits or after a cancelled wait, one while lent, back at release, the next readChunk and the close", async () => {
+    let backend!: NativeBackend;
+    const seen = await run(
+      function* () {
+        const inUse = () => backend.pool.stats().inUse;
+        const seen: number[] = [];
+        const [client, conn, server] = yield* connectedPair();
+        yield* close(server);
+        yield* failure(() => withTimeout(0.02, readChunk(conn)));
+        seen.push(inUse()); // a cancelled wait holds nothing
+        yield* write(client, "one");
+        const one = (yield* readChunk(conn))!;
+        seen.push(inUse()); // lent
+        one.release();
+        seen.push(inUse()); // released
+        yield* write(client, "two");
+        yield* readChunk(conn);
+        yield* write(client, "three");
+        const three = (yield* readChunk(conn))!;
+        seen.push(inUse()); // the next readChunk took "two" back
+        expect(Buffer.from(three.bytes).toString()).toBe("three");
+        yield* close(conn);
+        seen.push(inUse()); // the close took "three" back
+        yield* close(client);
+        return seen;
+      },
+      { backend: () => (backend = nativeBackend()) },
+    );
+    expect(seen).toEqual([0, 1, 0, 1, 0]);
   });
 });

@@ -28,6 +28,9 @@ import { readToEnd, runNative } from "../helpers.js";
 /** The native socket's descriptor number. */
 const fdOf = (sock: Socket): number => (sock as unknown as { fd: number }).fd;
 
+/** What a native socket holds of returned writes' bytes that the kernel has not taken yet. */
+const unsentOf = (sock: Socket): Uint8Array | null => (sock as unknown as { unsent: Uint8Array | null }).unsent;
+
 describe("native backend: reads taken with the batch", () => {
   it("a parked read gets its bytes from the batch, without a read of its own", async () => {
     const got = await runNative(function* (backend) {
@@ -248,6 +251,45 @@ describe("native backend: queued writes", () => {
     });
     expect(got.length).toBe(4096 * 4096);
     expect(got.same).toBe(true);
+  });
+
+  it("a writer far ahead of a slow reader holds at most 16 KiB it could not send yet, in one room reused, and every byte arrives in order", async () => {
+    const got = await runNative(function* () {
+      const [client, conn, server] = yield* connectedPair();
+      // 16 MiB in 4 KiB writes to a reader that pauses after every 256 KiB:
+      // the writer meets a full send buffer again and again.
+      const chunks = numbered(4096, 4096);
+      const expected = Buffer.concat(chunks);
+      let held = 0;
+      const rooms = new Set<ArrayBufferLike>();
+      const reader = B.spawn(function* () {
+        const buf = Buffer.alloc(65536);
+        let at = 0;
+        let same = true;
+        for (let n: number, i = 0; (n = yield* read(client, buf)) > 0; i++) {
+          // The writer is parked while this task runs: what it holds is what the kernel did not take.
+          const unsent = unsentOf(conn);
+          if (unsent !== null) {
+            held = Math.max(held, unsent.buffer.byteLength);
+            rooms.add(unsent.buffer);
+          }
+          same &&= buf.subarray(0, n).equals(expected.subarray(at, at + n));
+          at += n;
+          if (i % 4 === 3) yield* sleep(0.001);
+        }
+        return { at, same };
+      });
+      for (const c of chunks) yield* write(conn, c);
+      yield* close(conn);
+      const { at, same } = yield* B.awaitExn(reader);
+      for (const s of [client, server]) yield* close(s);
+      return { length: at, same, held, rooms: rooms.size };
+    });
+    expect(got.length).toBe(4096 * 4096);
+    expect(got.same).toBe(true);
+    expect(got.held).toBeGreaterThan(0); // queued sends did come back short
+    expect(got.held).toBeLessThanOrEqual(16 * 1024);
+    expect(got.rooms).toBe(1); // backing up again allocates nothing
   });
 
   it("close waits for the bytes of writes that returned", async () => {

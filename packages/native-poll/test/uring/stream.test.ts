@@ -10,6 +10,7 @@ import {
   connect,
   getsockname,
   read,
+  readChunk,
   readExactly,
   run,
   type Socket,
@@ -84,6 +85,40 @@ describe.skipIf(!uring.available)(`io_uring backend: a connected stream${noUring
       { backend: () => uringBackend({ buffers: 4, bufferSize: 64, readAhead: 1 << 20 }) },
     );
     expect(got).toEqual([true, true, true]);
+  });
+
+  it("readChunk lends provided buffers: each goes back to the ring at release, the next readChunk or the close", async () => {
+    const got = await run(
+      function* () {
+        const [conn, client, server] = yield* connectedPair();
+        yield* close(server);
+        const ring = (conn.backend as IoUringBackend).io.ring;
+        const data = pattern(3, 10_000);
+        const writer = B.spawn(function* () {
+          yield* write(client, data);
+        });
+        // 4 buffers of 64 bytes for 10,000 bytes: the recv goes on only if every lent buffer comes back.
+        const parts: Buffer[] = [];
+        let held = 0;
+        while (held < data.length) {
+          const chunk = (yield* withTimeout(5, readChunk(conn)))!;
+          parts.push(Buffer.from(chunk.bytes));
+          held += chunk.length;
+          if (parts.length % 3 === 0) chunk.release(); // the others go back at the next readChunk
+        }
+        yield* B.awaitExn(writer);
+        yield* write(client, "last");
+        const last = (yield* withTimeout(5, readChunk(conn)))!;
+        expect(Buffer.from(last.bytes).toString()).toBe("last");
+        yield* close(conn); // takes the last chunk back
+        yield* sleep(0.02);
+        const inRing = ring.buffersInRing;
+        yield* close(client);
+        return [Buffer.concat(parts).equals(data), inRing];
+      },
+      { backend: () => uringBackend({ buffers: 4, bufferSize: 64, readAhead: 1 << 20 }) },
+    );
+    expect(got, "every byte, and every buffer back in the ring after the close").toEqual([true, 4]);
   });
 
   it("a write returns while its send is in flight; that send's error is thrown by the next write", async () => {

@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 
+export { type ChunkLender, concurrentReadChunk, LentChunk } from "../chunk.js";
 export type { DeadlineHandle, SharedSocket, SocketBackend } from "../contract.js";
 export { isStreamKind } from "../kinds.js";
 export { LibuvBackend } from "../libuv/backend.js";

@@ -20,6 +20,13 @@ import type * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { checkTimeouts } from "./check-timeouts.js";
 
+/**
+ * The result of every completion, of every operation: `yield*` reads it at
+ * once, before anything else runs, so one object serves them all (an
+ * operation kept by an idle socket holds none).
+ */
+const RESULT: IteratorReturnResult<unknown> = { done: true, value: undefined };
+
 /** Not in use. */
 const IDLE = 0;
 /** Handed out for one use (`claim`), not started yet. */
@@ -67,8 +74,6 @@ export abstract class Parked<T> extends L.Suspender<T> {
   /** The result, set by `attempt` before it returns true. */
   protected value: T = undefined as T;
   #phase = IDLE;
-  /** Reused for every completion: `yield*` reads it at once. */
-  readonly #result: IteratorReturnResult<T> = { done: true, value: undefined as T };
   readonly #label: string;
 
   /** @param label names the operation in error messages and dumps ("read", "accept"). */
@@ -167,7 +172,7 @@ export abstract class Parked<T> extends L.Suspender<T> {
         throw error;
       }
       if (done) {
-        const result = this.#result;
+        const result = RESULT as IteratorReturnResult<T>;
         result.value = this.value;
         this.value = undefined as T;
         this.#phase = IDLE;

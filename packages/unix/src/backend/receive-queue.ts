@@ -6,8 +6,12 @@
  * buffer, so a read takes what it asks for and leaves the rest; back-pressure
  * stops the source above a high-water mark and starts it again below half.
  */
+import type * as B from "@bobbin/core";
+import { type Chunk, type ChunkLender, concurrentReadChunk, LentChunk } from "../chunk.js";
+import type { Socket } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { BufferOp } from "./buffer-op.js";
+import { Parked } from "./parked.js";
 import type { BackendSocket } from "./socket.js";
 import { WaitQueue } from "./wait-queue.js";
 
@@ -22,8 +26,13 @@ const AGAIN = -1;
  * the next if it left bytes behind; an end, an error or a close wakes them
  * all.
  *
+ * It also lends its chunks whole, without a copy (`readChunk`, through
+ * {@link ReceiveQueue.readChunk}): one at a time, given back when the
+ * holder releases it, at the next `readChunk`, or when the queue closes.
+ *
  * Subclass it to hear of the flow: `release(chunk)` when a chunk was read to
- * its end or dropped (give a borrowed buffer back), `pause()` once `queued`
+ * its end, dropped, or given back after a loan (give a borrowed buffer back),
+ * `consumed(n)` when reads or loans took `n` bytes out of the queue, `pause()` once `queued`
  * reached `highWater` and `resume()` once reads brought it to half of it
  * (stop and restart the source), `wanted()` when a read found nothing (start
  * receiving, if the source waits to be asked).
@@ -43,7 +52,7 @@ const AGAIN = -1;
  * ```
  * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
  */
-export class ReceiveQueue {
+export class ReceiveQueue implements ChunkLender<Uint8Array> {
   /** The reads waiting for bytes (or for the end). */
   readonly readers: WaitQueue;
   /** Bytes queued and not read yet. */
@@ -58,11 +67,20 @@ export class ReceiveQueue {
   closed = false;
   /** The source is paused (at the high-water mark). */
   paused = false;
-  readonly #chunks: Uint8Array[] = [];
-  readonly #lengths: number[] = [];
+  // The first chunk is kept inline, the others in arrays made only while
+  // more than one is queued: an idle socket's queue holds no array.
+  #head: Uint8Array | null = null;
+  /** How many bytes of the first chunk are data. */
+  #headLength = 0;
+  #more: Uint8Array[] | null = null;
+  #moreLengths: number[] | null = null;
   /** Bytes of the first chunk already read. */
   #offset = 0;
   readonly #highWater: number;
+  /** The chunk lent by `readChunk` and not given back yet. */
+  #lent: LentChunk<Uint8Array> | null = null;
+  /** `readChunk`'s operation, kept while idle. */
+  #chunkOp: ChunkOp | null = null;
 
   /**
    * @param highWater bytes queued at which the source is paused (`Infinity`: never).
@@ -75,15 +93,22 @@ export class ReceiveQueue {
 
   /**
    * A chunk arrived: its first `length` bytes are queued (dropped if the
-   * socket is shut down for receiving or closed), and the first reader wakes.
+   * socket is shut down for receiving or closed, released at once if empty),
+   * and the first reader wakes.
    */
   push(chunk: Uint8Array, length: number = chunk.length): void {
-    if (this.receiveShut || this.closed) {
+    // An empty chunk is not queued: a lent chunk has at least one byte.
+    if (this.receiveShut || this.closed || length === 0) {
       this.release(chunk);
       return;
     }
-    this.#chunks.push(chunk);
-    this.#lengths.push(length);
+    if (this.#head === null) {
+      this.#head = chunk;
+      this.#headLength = length;
+    } else {
+      (this.#more ??= []).push(chunk);
+      (this.#moreLengths ??= []).push(length);
+    }
     this.queued += length;
     if (!this.paused && this.queued >= this.#highWater) {
       this.paused = true;
@@ -111,9 +136,10 @@ export class ReceiveQueue {
     this.readers.wakeAll();
   }
 
-  /** The socket closed: drops what is queued; reads throw `SocketClosed`. */
+  /** The socket closed: drops what is queued and takes the lent chunk back; reads throw `SocketClosed`. */
   close(): void {
     this.closed = true;
+    this.#lent?.takeBack();
     this.clear();
     this.readers.wakeAll();
   }
@@ -137,46 +163,112 @@ export class ReceiveQueue {
     return AGAIN;
   }
 
+  /**
+   * `readChunk(sock)` over this queue: the first queued chunk (what is left
+   * of it), lent whole; `null` at the end of the stream. Takes back the
+   * chunk lent before.
+   * @throws ChunkMisuse when a `readChunk` of the queue is in progress.
+   */
+  readChunk(sock: Socket): B.Operation<Chunk | null> {
+    const op = (this.#chunkOp ??= new ChunkOp(this, sock));
+    if (op.busy) throw concurrentReadChunk();
+    this.#lent?.takeBack();
+    return op.begin();
+  }
+
+  /**
+   * Lends the first queued chunk (the rest of it): the chunk, `null` at the
+   * end of the stream, or `undefined` when nothing is there yet.
+   * @throws SocketClosed once closed; the stream's error once the queued bytes are read.
+   */
+  lend(sock: Socket): LentChunk<Uint8Array> | null | undefined {
+    if (this.closed) throw new SocketClosed("readChunk()");
+    if (this.receiveShut) return null;
+    if (this.queued !== 0) {
+      const chunk = this.#head!;
+      const length = this.#headLength;
+      const from = this.#offset;
+      this.#next();
+      const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), sock, this, chunk);
+      this.#lent = lent;
+      this.#took(length - from);
+      if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
+      return lent;
+    }
+    if (this.error !== null) throw this.error;
+    if (this.ended) return null;
+    this.wanted();
+    return undefined;
+  }
+
+  /** A lent chunk came back: its buffer is released. */
+  giveBack(_sock: Socket, chunk: LentChunk<Uint8Array>, buffer: Uint8Array): void {
+    if (this.#lent === chunk) this.#lent = null;
+    this.release(buffer);
+  }
+
   /** Copies up to `len` queued bytes into `buf[off…]` and returns how many; read chunks are released, the source resumed below half the mark. */
   protected take(buf: Uint8Array, off: number, len: number): number {
-    const chunks = this.#chunks;
-    const lengths = this.#lengths;
     let n = 0;
-    while (n < len && chunks.length !== 0) {
-      const chunk = chunks[0]!;
+    for (let chunk = this.#head; n < len && chunk !== null; chunk = this.#head) {
       const from = this.#offset;
-      const count = Math.min(lengths[0]! - from, len - n);
+      const count = Math.min(this.#headLength - from, len - n);
       buf.set(from === 0 && count === chunk.length ? chunk : chunk.subarray(from, from + count), off + n);
       n += count;
-      if (from + count === lengths[0]) {
-        chunks.shift();
-        lengths.shift();
-        this.#offset = 0;
+      if (from + count === this.#headLength) {
+        this.#next();
         this.release(chunk);
       } else {
         this.#offset = from + count;
       }
     }
+    this.#took(n);
+    return n;
+  }
+
+  /** The first chunk leaves the queue: the next one (if any) is first. */
+  #next(): void {
+    this.#offset = 0;
+    const more = this.#more;
+    if (more === null) {
+      this.#head = null;
+      return;
+    }
+    this.#head = more.shift()!;
+    this.#headLength = this.#moreLengths!.shift()!;
+    if (more.length === 0) this.#more = this.#moreLengths = null;
+  }
+
+  /** `n` bytes left the queue: the source resumes below half the mark. */
+  #took(n: number): void {
     this.queued -= n;
+    this.consumed(n);
     if (this.paused && this.queued <= this.#highWater / 2) {
       this.paused = false;
       this.resume();
     }
-    return n;
   }
 
   /** Drops every queued chunk (each released). */
   clear(): void {
-    const chunks = this.#chunks;
-    this.#lengths.length = 0;
+    const head = this.#head;
+    const more = this.#more;
+    this.#head = null;
+    this.#more = this.#moreLengths = null;
     this.#offset = 0;
     this.queued = 0;
-    for (const chunk of chunks.splice(0)) this.release(chunk);
+    if (head !== null) this.release(head);
+    if (more !== null) for (const chunk of more) this.release(chunk);
   }
 
   /** A chunk was read to its end, or dropped: give it back if it was lent. */
   protected release(chunk: Uint8Array): void {
     void chunk;
+  }
+
+  /** Reads or a loan took `n` bytes out of the queue (0 or more). */
+  protected consumed(n: number): void {
+    void n;
   }
 
   /** `queued` reached the high-water mark: stop the source. */
@@ -231,5 +323,39 @@ export class ReadOp extends BufferOp<number> {
 
   override describe(): string {
     return `${super.describe()} ${this.sock.describe()}`;
+  }
+}
+
+/** `readChunk` over a {@link ReceiveQueue}: parks holding nothing, then lends the first chunk. Kept by its queue. */
+class ChunkOp extends Parked<Chunk | null> {
+  constructor(
+    private readonly input: ReceiveQueue,
+    private readonly sock: Socket & { describe?(): string },
+  ) {
+    super("readChunk");
+  }
+
+  /** Claims it for one call. */
+  begin(): this {
+    return this.claim();
+  }
+
+  protected attempt(): boolean {
+    const chunk = this.input.lend(this.sock);
+    if (chunk === undefined) return false;
+    this.value = chunk;
+    return true;
+  }
+
+  protected wait(): void {
+    this.input.readers.add(this);
+  }
+
+  protected leave(): void {
+    this.input.readers.leave(this);
+  }
+
+  override describe(): string {
+    return `${super.describe()} ${this.sock.describe?.() ?? this.sock.kind}`;
   }
 }

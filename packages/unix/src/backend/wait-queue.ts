@@ -63,7 +63,11 @@ export class ParkedCount {
  * @throws never
  */
 export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
-  readonly #ops: W[] = [];
+  // Most queues hold one waiter or none: the first is kept inline, and an
+  // array is made only for a second one (an idle socket holds no array).
+  #first: W | undefined = undefined;
+  /** The waiters after the first, in order. */
+  #rest: W[] | null = null;
   readonly #count: ParkedCount | null;
 
   /** @param count counts the operations parked here with those of the backend's other queues. */
@@ -73,40 +77,47 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
 
   /** How many operations wait. */
   get length(): number {
-    return this.#ops.length;
+    return this.#first === undefined ? 0 : 1 + (this.#rest?.length ?? 0);
   }
 
   /** The operation that waits longest, if any. */
   get first(): W | undefined {
-    return this.#ops[0];
+    return this.#first;
   }
 
   /** Parks `op` at the end. */
   add(op: W): void {
-    this.#ops.push(op);
+    this.#append(op);
     if (this.#count !== null) this.#count.parked();
   }
 
   /** Parks `op` at the head, before those that wait longer (it had its turn, and waits again in it). */
   addFirst(op: W): void {
-    this.#ops.unshift(op);
+    const first = this.#first;
+    if (first !== undefined) (this.#rest ??= []).unshift(first);
+    this.#first = op;
     if (this.#count !== null) this.#count.parked();
   }
 
   /** `op` leaves without being woken (its task was cancelled or interrupted); returns whether it was here. */
   leave(op: W): boolean {
-    const ops = this.#ops;
-    const i = ops.indexOf(op);
-    if (i < 0) return false;
-    ops.splice(i, 1);
+    if (this.#first === op) this.#shift();
+    else {
+      const rest = this.#rest;
+      const i = rest === null ? -1 : rest.indexOf(op);
+      if (i < 0) return false;
+      rest!.splice(i, 1);
+    }
     if (this.#count !== null) this.#count.left();
     return true;
   }
 
   /** Takes the first operation off without waking it (the caller hands it something, then calls its `ready()`). */
   take(): W | undefined {
-    const op = this.#ops.shift();
-    if (op !== undefined && this.#count !== null) this.#count.left();
+    const op = this.#first;
+    if (op === undefined) return undefined;
+    this.#shift();
+    if (this.#count !== null) this.#count.left();
     return op;
   }
 
@@ -120,21 +131,37 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
 
   /** Wakes every operation (each attempts again and sees why: closed, ended, shut down). */
   wakeAll(): void {
-    while (this.#ops.length !== 0) this.take()!.ready();
+    while (this.#first !== undefined) this.take()!.ready();
   }
 
   /** Wakes the operations `which` selects, and keeps the others in order. */
   wakeWhere(which: (op: W) => boolean): void {
-    const ops = this.#ops;
-    for (let i = 0; i < ops.length; ) {
-      const op = ops[i]!;
-      if (!which(op)) {
-        i++;
-        continue;
-      }
-      ops.splice(i, 1);
-      if (this.#count !== null) this.#count.left();
-      op.ready();
+    const first = this.#first;
+    if (first === undefined) return;
+    const rest = this.#rest;
+    this.#first = undefined;
+    this.#rest = null;
+    this.#wakeOrKeep(first, which);
+    if (rest !== null) for (const op of rest) this.#wakeOrKeep(op, which);
+  }
+
+  #wakeOrKeep(op: W, which: (op: W) => boolean): void {
+    if (!which(op)) {
+      this.#append(op);
+      return;
     }
+    if (this.#count !== null) this.#count.left();
+    op.ready();
+  }
+
+  #append(op: W): void {
+    if (this.#first === undefined) this.#first = op;
+    else (this.#rest ??= []).push(op);
+  }
+
+  /** The first leaves: the next one (if any) is first. */
+  #shift(): void {
+    const rest = this.#rest;
+    this.#first = rest !== null && rest.length !== 0 ? rest.shift() : undefined;
   }
 }

@@ -23,6 +23,7 @@ import type { Backend } from "@bobbin/unix";
 import { afterAll, beforeAll, describe } from "vitest";
 import { asyncContextTests } from "./async-context.js";
 import { cancellationTests } from "./cancellation.js";
+import { chunkTests } from "./chunks.js";
 import { closingTests } from "./closing.js";
 import { type ConformanceOptions, makeSuite } from "./context.js";
 import { descriptorTests } from "./descriptors.js";
@@ -70,6 +71,7 @@ export function conformance(name: string, backend: (domain: number) => Backend, 
     });
     echoTests(suite);
     readOrderTests(suite);
+    chunkTests(suite);
     failureTests(suite);
     closingTests(suite);
     disposalTests(suite);

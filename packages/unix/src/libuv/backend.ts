@@ -9,6 +9,7 @@ import { NodeBackend } from "../backend/node-backend.js";
 import { DatagramRecvOp, DatagramSendOp } from "../backend/node-datagram.js";
 import { CloseOp } from "../backend/node-socket.js";
 import { describeListener } from "../backend/sharing.js";
+import type { Chunk } from "../chunk.js";
 import type { Address, Backend, InetAddress, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
 import { AcceptOp, connectOp, datagramOf, listenerOf, listenOp } from "./ops.js";
 import type { LibuvOptions } from "./options.js";
@@ -48,6 +49,11 @@ export class LibuvBackend extends NodeBackend implements Backend {
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     return (sock as UvSocket).stream!.readOp(buf, off, len);
+  }
+
+  /** Node's chunks, lent as its `'data'` events gave them. */
+  readChunk(sock: Socket): B.Operation<Chunk | null> {
+    return (sock as UvSocket).stream!.readChunk(sock);
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {

@@ -17,9 +17,31 @@ import { systemError } from "../system-error.js";
 /** Queued bytes above which a stream stops reading from the system (resumed at half of it). */
 export const HIGH_WATER = 64 * 1024;
 
+/** Where a Node socket's listeners find its connection. */
+const OWNER = Symbol("bobbin.stream");
+
+type OwnedStream = net.Socket & { [OWNER]: UvStream };
+
+function onData(this: OwnedStream, chunk: Buffer): void {
+  this[OWNER].push(chunk);
+}
+
+function onEnd(this: OwnedStream): void {
+  this[OWNER].end();
+}
+
+function onError(this: OwnedStream, error: Error): void {
+  this[OWNER].failed(error);
+}
+
+function onClose(this: OwnedStream): void {
+  this[OWNER].gone();
+}
+
 /** @internal The connection of a stream socket. */
 export class UvStream extends ReceiveQueue implements NodeWriter {
-  readonly writes = new NodeWrites();
+  /** The writes Node has not called back yet: made at the first write (an idle connection holds none). */
+  #writes: NodeWrites | null = null;
   /** Shut down for sending: the stream was ended. */
   sendShut = false;
   /** The read and write operations reused while idle. */
@@ -33,22 +55,33 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
   ) {
     super(HIGH_WATER);
     sock.hold();
-    stream.on("data", (chunk: Buffer) => this.push(chunk));
-    stream.on("end", () => this.end());
-    stream.on("error", (error: Error) => {
-      if (sock.state === "connecting") sock.openError = error;
-      else this.fail(error);
-    });
-    stream.on("close", () => {
-      if (sock.state === "connecting") {
-        // A failed connect: the socket is fresh again, once its handle is gone.
-        sock.state = "fresh";
-        sock.opened();
-      }
-      this.writes.abandon(this.error ?? new Error("the socket closed with writes pending"));
-      this.readers.wakeAll();
-      sock.release();
-    });
+    // The listeners are shared by every stream (they find theirs through the
+    // Node socket): a connection holds no closure of its own.
+    (stream as OwnedStream)[OWNER] = this;
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+    stream.on("close", onClose);
+  }
+
+  /** Node's `'error'`: a failed connect's, or the connection's. */
+  failed(error: Error): void {
+    const sock = this.sock;
+    if (sock.state === "connecting") sock.openError = error;
+    else this.fail(error);
+  }
+
+  /** Node's `'close'`: the handle is gone. */
+  gone(): void {
+    const sock = this.sock;
+    if (sock.state === "connecting") {
+      // A failed connect: the socket is fresh again, once its handle is gone.
+      sock.state = "fresh";
+      sock.opened();
+    }
+    this.#writes?.abandon(this.error ?? new Error("the socket closed with writes pending"));
+    this.readers.wakeAll();
+    sock.release();
   }
 
   /** "127.0.0.1:3000 ← 127.0.0.1:51234" (a dump). */
@@ -58,6 +91,11 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
     const local = stream.localAddress === undefined ? "(unbound)" : `${stream.localAddress}:${stream.localPort}`;
     const peer = stream.remoteAddress === undefined ? "(connecting)" : `${stream.remoteAddress}:${stream.remotePort}`;
     return `${local} ← ${peer}`;
+  }
+
+  get writes(): NodeWrites {
+    this.#writes ??= new NodeWrites();
+    return this.#writes;
   }
 
   /** `read`: the kept read operation while it is idle, else a new one. */
@@ -107,7 +145,7 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
   /** The socket closes: its reads and writes fail, the connection is destroyed. */
   closeNow(): void {
     this.close();
-    this.writes.close();
+    this.#writes?.close();
     if (!this.stream.destroyed) this.stream.destroy();
   }
 }

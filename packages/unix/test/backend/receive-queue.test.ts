@@ -56,6 +56,33 @@ describe("ReceiveQueue", () => {
     expect(thrownBy(() => failed.read(buf, 0, 4)).message).toBe("ECONNRESET");
   });
 
+  it("lends the first chunk whole (the rest of one partly read), never an empty one; the buffer goes back at release, the next lend or the close", () => {
+    const q = new Logged();
+    const sock = new Sock("tcp4", {} as SocketBackend);
+    sock.state = "connected";
+    q.push(bytes("hello"));
+    q.push(bytes(""));
+    q.push(bytes("world"));
+    const buf = new Uint8Array(2);
+    expect(q.read(buf, 0, 2)).toBe(2);
+    const rest = q.lend(sock)!;
+    expect(new TextDecoder().decode(rest.bytes), "what the read left of the first chunk").toBe("llo");
+    expect(q.log, "the empty chunk went back at once; the lent one is still out").toEqual(["release "]);
+    rest.release();
+    expect(q.log.at(-1), "released: the whole buffer goes back").toBe("release hello");
+    const world = q.lend(sock)!;
+    expect(new TextDecoder().decode(world.bytes)).toBe("world");
+    expect(q.queued).toBe(0);
+    expect(q.lend(sock), "nothing yet").toBeUndefined();
+    q.close();
+    expect(q.log.at(-1), "the close takes the lent chunk back").toBe("release world");
+    expect(() => world.release(), "a chunk taken back is not released twice").not.toThrow();
+    expect(
+      q.log.filter((l) => l === "release world"),
+      "given back once",
+    ).toHaveLength(1);
+  });
+
   it("pauses the source at the high-water mark and resumes it once reads bring it to half", () => {
     const q = new Logged(8);
     q.push(bytes("1234"));

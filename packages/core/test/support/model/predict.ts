@@ -150,9 +150,25 @@ function consumption(node: Script): { unconsumed: Consumed } {
 function mayFail(node: Script): boolean {
   let may = false;
   walk(node, "", (n) => {
-    if (n.end === "throw" || (n.end === "return" && consumption(n).unconsumed !== Consumed.No)) may = true;
+    if (n.end === "throw" || (n.end === "return" && consumption(n).unconsumed !== Consumed.No) || awaitsCancelled(n)) may = true;
   });
   return may;
+}
+
+/**
+ * Whether a task awaits, letting its error through, a child it cancelled (or
+ * may have, in an awaitFirst it lost): it then fails with that child's
+ * `Cancelled`, an error of its own body, which its own cancel throws.
+ */
+function awaitsCancelled(node: Script): boolean {
+  const c = new Consumption("");
+  const cancelled = (k: number): boolean => c.kids[k]!.cancelled || c.kids[k]!.maybeCancelled;
+  for (const a of node.actions) {
+    if (a.t === "await" && a.mode !== "task" && cancelled(a.k)) return true;
+    if (a.t === "join" && a.ks.some(cancelled)) return true;
+    c.apply(a);
+  }
+  return false;
 }
 
 /** Whether an action cancels a child that may fail, so that it may throw its error. */
