@@ -1,7 +1,7 @@
 // `pnpm bench`: every scenario, every contender, one process run (memory rows in
 // child processes), one table. Also written as Markdown to bench/results/core.md.
 //
-//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,backpressure,http,sim]
+//   node --expose-gc src/main.js [--quick] [--only=spawn,switch,recursion,memory,million,record,group,channels,recorder,yieldifdue,async-context,traces,domains,sync,chanops,programs,echo,native,backpressure,http,sim]
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -16,6 +16,7 @@ import * as groupCancel from "./group-cancel.js";
 import { computeRatios, loadBobbin, machine, markdown, QUICK, Results, textNotes, textTable, writeFile } from "./harness.js";
 import * as http from "./http.js";
 import * as memory from "./memory.js";
+import * as million from "./million.js";
 import * as nativeEcho from "./native-echo.js";
 import * as programs from "./programs.js";
 import * as recorder from "./recorder.js";
@@ -33,6 +34,7 @@ const SCENARIOS = [
   ["switch", contextSwitch],
   ["recursion", recursion],
   ["memory", memory],
+  ["million", million],
   ["record", taskRecord],
   ["group", groupCancel],
   ["channels", channels],
@@ -89,6 +91,7 @@ const extraNotes = [
     : []),
   "time/op: spawn+await = per child; context switch = per switch (CPU time); depth-100 recursion = per depth-100 chain (100 spawns + awaits; N counts chains). spawn+await and context switch: the anchors and Bobbin in interleaved rounds (9 and 15 after 2 warm-up rounds), the others apart; elsewhere medians of 7 runs after 2 warm-up runs (Effection spawn+await: 3 runs), gc() before each contender but not between its runs. Lower ratios are better.",
   "suspended fiber memory: heapUsed after gc() with all fibers parked, minus before, divided by N; each contender in its own `node --expose-gc` process; includes the parent's array slots for the wake-up handle and the task (16 B/fiber; 8 B for the raw generator).",
+  "1M fibers: the same programs, all contenders in one child process, 7 interleaved rounds each after a full GC; bytes as in suspended fiber memory; times per fiber, in wall time: from the first start until all are parked, the waking calls, then until every one has ended and its result was collected.",
 ];
 
 console.log(`\n${textTable(results.rows)}`);

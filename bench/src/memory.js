@@ -23,8 +23,12 @@ const SELF = fileURLToPath(import.meta.url);
 const FULL = QUICK ? 200_000 : 1_000_000;
 
 // ------------------------------------------------------------------ contenders
-// Each implementation: async (n, probe) => checksum. It must call probe()
-// exactly once, synchronously, while all n fibers are parked.
+// Each implementation: async (n, clock) => checksum, returning once every
+// fiber has ended and its result was collected. With all n fibers parked it
+// calls clock.measure() exactly once, synchronously. The contenders million.js
+// times (raw, async, bobbin, bobbinPark) also call clock.parked() just before
+// it (start and park are over), clock.start() just after (the waking begins)
+// and clock.woken() once every fiber was woken.
 
 let handles = null; // wake-up handles, one per fiber
 let count = 0;
@@ -34,21 +38,32 @@ function resetHandles(n) {
   count = 0;
 }
 
-// The floor: a suspended plain generator, resumed by hand.
+/** Drops the handles of the last run (they would keep its fibers alive). */
+export function forgetHandles() {
+  handles = null;
+}
+
+// The floor: a suspended plain generator, woken by pushing it onto a ready
+// array and run to its end by draining that array (a scheduler of one loop).
 function* rawParked() {
   const v = yield;
   return v;
 }
-async function rawImpl(n, probe) {
+async function rawImpl(n, clock) {
   const gens = new Array(n);
   for (let i = 0; i < n; i++) {
     const g = rawParked();
     g.next();
     gens[i] = g;
   }
-  probe();
+  clock.parked();
+  clock.measure();
+  clock.start();
+  const ready = [];
+  for (let i = 0; i < n; i++) ready.push(gens[i]);
+  clock.woken();
   let sum = 0;
-  for (let i = 0; i < n; i++) sum += gens[i].next(1).value;
+  for (let i = 0; i < n; i++) sum += ready[i].next(1).value;
   return sum;
 }
 
@@ -59,19 +74,22 @@ function storeResolver(resolve) {
 async function asyncParked() {
   return await new Promise(storeResolver);
 }
-async function asyncImpl(n, probe) {
+async function asyncImpl(n, clock) {
   resetHandles(n);
   const ps = new Array(n);
   for (let i = 0; i < n; i++) ps[i] = asyncParked();
-  probe();
+  clock.parked();
+  clock.measure();
+  clock.start();
   for (let i = 0; i < n; i++) handles[i](1);
+  clock.woken();
   let sum = 0;
   for (let i = 0; i < n; i++) sum += await ps[i];
   return sum;
 }
 
 // Effection 4: each task yield*s its own withResolvers() operation.
-async function effectionImpl(n, probe) {
+async function effectionImpl(n, clock) {
   const { run, spawn, withResolvers, sleep } = await import("effection");
   function* parked() {
     const r = withResolvers();
@@ -83,7 +101,7 @@ async function effectionImpl(n, probe) {
     const tasks = new Array(n);
     for (let i = 0; i < n; i++) tasks[i] = yield* spawn(parked); // one hoisted factory, no closure per task
     while (count < n) yield* sleep(0);
-    probe();
+    clock.measure();
     for (let i = 0; i < n; i++) handles[i](1);
     let sum = 0;
     for (let i = 0; i < n; i++) sum += yield* tasks[i];
@@ -93,7 +111,7 @@ async function effectionImpl(n, probe) {
 
 // Effect 3 / 4: each fiber makes its own Deferred and awaits it.
 function effectImpl(mod, v) {
-  return async (n, probe) => {
+  return async (n, clock) => {
     const { Effect, Fiber, Deferred } = await import(mod);
     const fork = v === 3 ? Effect.fork : Effect.forkChild;
     const yieldNow = v === 3 ? Effect.yieldNow() : Effect.yieldNow;
@@ -108,7 +126,7 @@ function effectImpl(mod, v) {
         const fibers = new Array(n);
         for (let i = 0; i < n; i++) fibers[i] = yield* fork(parked);
         while (count < n) yield* yieldNow;
-        yield* Effect.sync(probe);
+        yield* Effect.sync(clock.measure);
         for (let i = 0; i < n; i++) yield* Deferred.succeed(handles[i], 1);
         let sum = 0;
         for (let i = 0; i < n; i++) sum += yield* Fiber.join(fibers[i]);
@@ -118,39 +136,62 @@ function effectImpl(mod, v) {
   };
 }
 
-// Bobbin: each fiber makes a Trigger, stores it, and waits on it.
-async function bobbinImpl(n, probe) {
-  const B = await import(bobbinSpecifier());
-  const L = await import(lowlevelSpecifier());
-  function* parked() {
-    const t = new L.Trigger();
-    handles[count++] = t;
-    yield* t.wait();
-    return 1;
-  }
-  function* main(n) {
-    const tasks = new Array(n);
-    for (let i = 0; i < n; i++) tasks[i] = B.spawn(parked);
-    while (count < n) yield* B.yieldNow();
-    probe();
-    for (let i = 0; i < n; i++) handles[i].signal();
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += yield* B.awaitExn(tasks[i]);
-    return sum;
-  }
-  resetHandles(n);
-  return B.run(function* () {
-    return yield* main(n);
-  });
+/** A Bobbin contender: `body(B, L)` makes the fibers' body (it stores a handle and parks), `wake(L)` the call that wakes one by its handle. */
+function bobbinImpl(body, wake) {
+  return async (n, clock) => {
+    const B = await import(bobbinSpecifier());
+    const L = await import(lowlevelSpecifier());
+    const parked = body(B, L);
+    const wakeOne = wake(L);
+    function* main(n) {
+      const tasks = new Array(n);
+      for (let i = 0; i < n; i++) tasks[i] = B.spawn(parked);
+      while (count < n) yield* B.yieldNow();
+      clock.parked();
+      clock.measure();
+      clock.start();
+      for (let i = 0; i < n; i++) wakeOne(handles[i]);
+      clock.woken();
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += yield* B.awaitExn(tasks[i]);
+      return sum;
+    }
+    resetHandles(n);
+    return B.run(function* () {
+      return yield* main(n);
+    });
+  };
 }
 
-const IMPLS = {
+export const IMPLS = {
   raw: rawImpl,
   async: asyncImpl,
   effection: effectionImpl,
   effect3: effectImpl("effect3", 3),
   effect4: effectImpl("effect4", 4),
-  bobbin: bobbinImpl,
+  // Bobbin: each fiber makes a Trigger, stores it, and waits on it.
+  bobbin: bobbinImpl(
+    (_B, L) =>
+      function* parked() {
+        const t = new L.Trigger();
+        handles[count++] = t;
+        yield* t.wait();
+        return 1;
+      },
+    () => (t) => t.signal(),
+  ),
+  // Bobbin: each fiber parks on itself (`L.park`); its task is its handle.
+  bobbinPark: bobbinImpl(
+    (B, L) => {
+      if (typeof L.park !== "function") throw new Error("@bobbin/core lacks lowlevel.park");
+      return function* parked() {
+        handles[count++] = B.self();
+        yield* L.park();
+        return 1;
+      };
+    },
+    (L) => L.unpark,
+  ),
 };
 
 // ------------------------------------------------------------------ child side
@@ -159,16 +200,21 @@ async function measureOnce(impl, n) {
   gc();
   const base = process.memoryUsage().heapUsed;
   let parkedBytes = null;
-  const probe = () => {
-    if (parkedBytes !== null) throw new Error("probe called twice");
-    gc();
-    parkedBytes = process.memoryUsage().heapUsed - base;
+  const clock = {
+    parked() {},
+    measure() {
+      if (parkedBytes !== null) throw new Error("measure called twice");
+      gc();
+      parkedBytes = process.memoryUsage().heapUsed - base;
+    },
+    start() {},
+    woken() {},
   };
   const t0 = performance.now();
-  const sum = await impl(n, probe);
+  const sum = await impl(n, clock);
   const ms = performance.now() - t0;
   if (sum !== n) throw new Error(`wrong checksum ${sum}, expected ${n}`);
-  if (parkedBytes === null) throw new Error("probe was never called");
+  if (parkedBytes === null) throw new Error("measure was never called");
   handles = null;
   return { bytes: parkedBytes / n, ms };
 }
@@ -240,7 +286,7 @@ export async function run(results, ctx) {
   });
 }
 
-if (process.argv[2] === "--child") {
+if (process.argv[1] === SELF && process.argv[2] === "--child") {
   const [, , , name, n, rounds] = process.argv;
   child(name, Number(n), Number(rounds ?? 1)).catch((e) => {
     process.stderr.write(`${e?.stack ? e.stack : e}\n`);

@@ -30,6 +30,8 @@ const LOWLEVEL = [
   "done",
   "interrupt",
   "registerInterrupter",
+  "park",
+  "unpark",
   "SelectCase",
   "Choice",
   "SchedulingPolicy",

@@ -13,7 +13,7 @@
 import type { DomainFlight } from "./flight.js";
 import type { ExitHook, TickHook } from "./hooks.js";
 import type { ReadyQueue } from "./policy.js";
-import type { Task } from "./task.js";
+import type { Task, Waiter } from "./task.js";
 import type { Tracer } from "./trace.js";
 
 /** @internal The run's life (life.ts), as the kernel's other parts see it. */
@@ -69,6 +69,10 @@ export interface Host {
   adoptTop(task: Task): void;
   /** Queues a task made ready by a cancellation, ahead of ordinary steps. */
   queueUrgent(task: Task): void;
+  /** Parks the running task on `waiter`. */
+  park(task: Task, waiter: Waiter): void;
+  /** Wakes a parked task: its operation resumes with `value`. */
+  wake(task: Task, value: unknown): void;
   /** A task ended: the count of live tasks goes down. */
   taskEnded(): void;
   /** A slice of the loop begins. */

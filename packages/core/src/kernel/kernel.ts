@@ -27,6 +27,7 @@ import type { ExitHook, TickHook } from "./hooks.js";
 import type { DomainHost, Driver, Host } from "./host.js";
 import { RunLife } from "./life.js";
 import { Loop } from "./loop.js";
+import { Parking } from "./park.js";
 import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
 import type { FlightRecorder } from "./recorder.js";
@@ -114,6 +115,8 @@ export class Kernel implements Host {
   /** The other domains, once `call`/`parallel` (or a worker's entry) installed them. */
   domains: DomainHost | null = null;
   readonly asyncContexts: AsyncContexts;
+  /** What its tasks parked by `L.park` wait on (park.ts). */
+  readonly parking: Parking = new Parking(this);
   /** Where tasks were spawned and suspended; null when the run keeps no traces. */
   readonly traces: Traces | null;
   private lastUid = 0;

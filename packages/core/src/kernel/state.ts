@@ -19,7 +19,8 @@
  * Beside the phase a task carries marks: its cancellation was requested
  * (`toCancelRequested`) and delivered, its parent joined it (`toJoined`,
  * `toUnjoined`: parked until it ends) and consumed it (`toConsumed`: it
- * leaves the tree once ended). An ended task's outcome may still become
+ * leaves the tree once ended), and `L.unpark` left it a permit
+ * (`toPermitted`, `toPermitTaken`). An ended task's outcome may still become
  * `Cancelled` once (`toCancelledAfterEnd`): its parent gave it up.
  *
  * Every transition checks its precondition in development builds (see
@@ -212,6 +213,22 @@ export function watchesCancel(flags: number): boolean {
 /** @internal It was warned of once for swallowing its cancellation; returns its flags. */
 export function toWarned(flags: number): number {
   return flags | F.WARNED;
+}
+
+// -- the permit of L.park / L.unpark (park.ts) ------------------------------------------
+
+/** @internal `L.unpark` found it not parked by `L.park`: its next `L.park` returns at once (an ended task gets none). */
+export function toPermitted(task: Task): void {
+  if ((task.flags & F.STATE) === State.Pending) task.flags |= F.PERMIT;
+}
+
+/** @internal The running task parks by `L.park` unless it has a permit, which it takes: returns whether it had one. */
+export function toPermitTaken(task: Task): boolean {
+  const flags = task.flags;
+  if (__BOBBIN_DEV__ && (flags & (PHASE | F.STARTED)) !== F.STARTED) broken(task, "takes a permit while not running");
+  if ((flags & F.PERMIT) === 0) return false;
+  task.flags = flags & ~F.PERMIT;
+  return true;
 }
 
 // -- marks of a child, set by its parent ---------------------------------------------

@@ -73,6 +73,8 @@ export const enum F {
   ENDING_STATE = 3 << 15,
   /** Its cancellation was watched for a swallowed `Cancelled` (see cancellation.ts). */
   WARNED = 1 << 17,
+  /** `L.unpark` came while it was not parked by `L.park`: its next `L.park` returns at once (see park.ts). */
+  PERMIT = 1 << 18,
 }
 
 /**

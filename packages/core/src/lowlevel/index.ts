@@ -33,6 +33,7 @@ export type { SchedulingPolicy } from "../kernel/policy.js";
 export type { RandomSource } from "../kernel/random.js";
 export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
+export { park, unpark } from "../park.js";
 export { type KernelRunOptions, runKernel } from "../run-kernel.js";
 export { Choice, SelectCase } from "../select.js";
 export { Suspender } from "../suspender.js";
