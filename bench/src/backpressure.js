@@ -24,8 +24,8 @@
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { arg, here, lines, loadNative, loadUnix } from "./echo-common.js";
+import { fileURLToPath } from "node:url";
+import { arg, beforeEnv, here, lines, loadNative, loadUnix } from "./echo-common.js";
 import { median, QUICK } from "./harness.js";
 import { uringHere } from "./native-echo.js";
 
@@ -42,9 +42,6 @@ const WRITER_MS = 30_000;
 const NAMES = { libuv: "libuv backend", native: "native backend (epoll)", uring: "io_uring backend", before: "native backend, before" };
 /** Another checkout (built), whose native backend is measured as "before" in the same rounds. */
 const BEFORE = process.env.BOBBIN_BEFORE;
-
-/** A package's entry in a checkout. */
-const dist = (checkout, pkg) => pathToFileURL(`${checkout}/packages/${pkg}/dist/index.js`).href;
 
 /** The byte at stream position `pos`. */
 const byteAt = (pos) => (pos ^ (pos >>> 8) ^ (pos >>> 16) ^ (pos >>> 24)) & 255;
@@ -146,10 +143,7 @@ async function round(mode) {
     ["--expose-gc", here("./backpressure.js"), "--write", mode, String(reader.port), String(MEASURED)],
     {
       stdio: ["ignore", "pipe", "inherit"],
-      env:
-        mode === "before"
-          ? { ...process.env, BOBBIN_UNIX: dist(BEFORE, "unix"), BOBBIN_NATIVE_POLL: dist(BEFORE, "native-poll") }
-          : process.env,
+      env: mode === "before" ? beforeEnv(BEFORE) : process.env,
     },
   );
   try {

@@ -7,9 +7,9 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { median, QUICK } from "./harness.js";
 
 /** `--name=<number>` from the command line, or `fallback`. */
@@ -43,9 +43,28 @@ export async function importFirst(candidates) {
 }
 
 const dist = (pkg) => new URL(`../../packages/${pkg}/dist/index.js`, import.meta.url).href;
-export const loadCore = () => importFirst(["@bobbin/core", dist("core")]);
-export const loadUnix = () => importFirst([process.env.BOBBIN_UNIX, "@bobbin/unix", dist("unix")]);
-export const loadNative = () => importFirst([process.env.BOBBIN_NATIVE_POLL, "@bobbin/native-poll", dist("native-poll")]);
+
+/**
+ * The environment of a server that runs the Bobbin of another checkout
+ * (built): BOBBIN_BEFORE=<checkout>, as for channel-ops.js and programs.js,
+ * with BOBBIN_SERVE_BEFORE=1 so that only that server, not the measuring
+ * process, loads it.
+ */
+export const beforeEnv = (root) => ({ ...process.env, BOBBIN_BEFORE: root, BOBBIN_SERVE_BEFORE: "1" });
+
+/**
+ * Loads a Bobbin package: in a "before" server, the other checkout's build
+ * only (every package from one checkout: its unix runs on its own core);
+ * otherwise the first of `candidates` that loads.
+ */
+function loadPackage(pkg, candidates) {
+  if (process.env.BOBBIN_SERVE_BEFORE === "1")
+    return import(pathToFileURL(resolve(process.env.BOBBIN_BEFORE, `packages/${pkg}/dist/index.js`)).href);
+  return importFirst(candidates);
+}
+export const loadCore = () => loadPackage("core", ["@bobbin/core", dist("core")]);
+export const loadUnix = () => loadPackage("unix", ["@bobbin/unix", dist("unix")]);
+export const loadNative = () => loadPackage("native-poll", ["@bobbin/native-poll", dist("native-poll")]);
 
 // ------------------------------------------------------------------ server side
 
@@ -175,12 +194,13 @@ async function serverCpu(server, next) {
 }
 
 /**
- * One measured round: starts the server (`[command, args]`), runs the C load
- * generator `client` against it (warm-up, then the measured window) and reads
- * the server's CPU time at both ends of the window. Returns { rps, cpuPerRt (µs), count }.
+ * One measured round: starts the server (`[command, args, env]`; env: this
+ * process's when left out), runs the C load generator `client` against it
+ * (warm-up, then the measured window) and reads the server's CPU time at both
+ * ends of the window. Returns { rps, cpuPerRt (µs), count }.
  */
-export async function echoRound([cmd, args], client, label) {
-  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+export async function echoRound([cmd, args, env = process.env], client, label) {
+  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"], env });
   const nextServer = lines(server, `${label} server`);
   try {
     const port = Number((await nextServer("PORT")).split(" ")[1]);

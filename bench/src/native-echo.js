@@ -33,8 +33,14 @@
 //    connection on native and io_uring, ≤ 1.2× on libuv.
 //    Every connection is then checked to echo one message.
 //
+// BOBBIN_BEFORE=<checkout> (built: pnpm --filter @bobbin/native-poll... build)
+// adds the servers of that checkout's Bobbin to the echo rounds, interleaved
+// with the others — modes before:libuv, before:native, before:uring, each
+// loading every Bobbin package from there — and prints each backend's
+// after/before ratios: a before/after in one run.
+//
 //   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--idle-rounds=N] [--only=echo|idle]
-//     [--modes=c,c-uring,uring,…] [--idle-modes=native-chunk,net,…]
+//     [--modes=c,c-uring,uring,before:uring,…] [--idle-modes=native-chunk,net,…]
 //   (--serve MODE / --serve-idle MODE are the child processes' own modes)
 
 import { spawn } from "node:child_process";
@@ -43,6 +49,7 @@ import { fileURLToPath } from "node:url";
 import {
   alternateRounds,
   arg,
+  beforeEnv,
   bufferEcho,
   CONNS,
   compileNative,
@@ -61,6 +68,7 @@ import {
   WARMUP_S,
 } from "./echo-common.js";
 import { QUICK } from "./harness.js";
+import { commitOf } from "./programs/common.js";
 
 export const SCENARIO = "echo, 50 conns × 64 B: native backends vs C epoll";
 export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
@@ -151,6 +159,11 @@ async function serve(mode) {
 // ------------------------------------------------------------------ measuring
 
 function serverCommand(mode, bin, own = false) {
+  if (mode.startsWith(BEFORE)) {
+    const root = process.env.BOBBIN_BEFORE;
+    if (!root) throw new Error(`mode ${mode}: set BOBBIN_BEFORE to a built checkout`);
+    return [process.execPath, ["--expose-gc", here("./native-echo.js"), "--serve", mode.slice(BEFORE.length)], beforeEnv(root)];
+  }
   if (own && mode !== "c") return [process.execPath, ["--expose-gc", here("./native-echo.js"), "--serve", mode]];
   switch (mode) {
     case "c":
@@ -179,8 +192,14 @@ const NAMES = {
   uring: "@bobbin/unix, io_uring backend",
 };
 
+/** The prefix of the modes that run BOBBIN_BEFORE's Bobbin. */
+const BEFORE = "before:";
+/** What BOBBIN_BEFORE adds to the default modes: each backend whose before/after is measured. */
+const BEFORE_MODES = ["before:libuv", "before:native", "before:uring"];
+
 /** A mode's name in the tables (`uring:coop` → the io_uring backend, COOP_TASKRUN). */
 function nameOf(mode) {
+  if (mode.startsWith(BEFORE)) return `${nameOf(mode.slice(BEFORE.length))}, before (${commitOf(process.env.BOBBIN_BEFORE)})`;
   if (mode.startsWith("uring:")) return `${NAMES.uring} (${mode.slice(6)})`;
   return NAMES[mode] ?? mode;
 }
@@ -196,11 +215,11 @@ export async function uringHere() {
 
 /** The echo scenario: alternating rounds of every mode; medians per mode. The io_uring modes are left out where io_uring is unavailable. */
 export async function measureNativeEcho({
-  modes = ["c", "c-uring", "net", "libuv", "native", "native-slot", "uring"],
+  modes = ["c", "c-uring", "net", "libuv", "native", "native-slot", "uring", ...(process.env.BOBBIN_BEFORE ? BEFORE_MODES : [])],
   log = console.log,
 } = {}) {
   const uring = await uringHere();
-  const uringModes = (m) => m === "c-uring" || m.startsWith("uring");
+  const uringModes = (m) => m === "c-uring" || m.replace(BEFORE, "").startsWith("uring");
   if (!uring.available && modes.some(uringModes)) {
     log(`  io_uring rows left out: ${uring.reason}`);
     modes = modes.filter((m) => !uringModes(m));
@@ -250,6 +269,36 @@ export function nativeEchoVerdicts(result) {
     out.push(`native ≥ ${TARGETS.vsNet}× plain Node net round trips/s: ${v.toFixed(2)}× ${v >= TARGETS.vsNet ? "PASS" : "MISS"}`);
   }
   return out;
+}
+
+/**
+ * Each backend measured before and after (modes `before:<mode>` beside
+ * `<mode>`): the after/before ratios of round trips per second (higher is
+ * better) and of server CPU per round trip (lower is better), from the same
+ * rounds, with each side's against its anchor (C epoll; Node `net` for libuv).
+ */
+export function beforeAfterTable(result) {
+  const rows = [
+    "| backend | rt/s after / before | CPU/rt after / before | after vs anchor (rt/s, CPU/rt) | before vs anchor (rt/s, CPU/rt) |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const mode of Object.keys(result)) {
+    if (!mode.startsWith(BEFORE)) continue;
+    const now = mode.slice(BEFORE.length);
+    const after = result[now];
+    const before = result[mode];
+    if (after === undefined) continue;
+    const anchorMode = now === "libuv" ? "net" : "c";
+    const anchor = result[anchorMode];
+    const vs = (m) =>
+      anchor
+        ? `${(m.rps / anchor.rps).toFixed(2)}×, ${(m.cpuPerRt / anchor.cpuPerRt).toFixed(2)}× ${anchorMode === "c" ? "C" : "net"}`
+        : "–";
+    rows.push(
+      `| ${nameOf(now)} | ${(after.rps / before.rps).toFixed(2)}× | ${(after.cpuPerRt / before.cpuPerRt).toFixed(2)}× | ${vs(after)} | ${vs(before)} |`,
+    );
+  }
+  return rows.length > 2 ? rows.join("\n") : "";
 }
 
 // ------------------------------------------------------------------ idle connections
@@ -416,6 +465,8 @@ export async function run(results) {
       results.add(row);
     }
     for (const v of nativeEchoVerdicts(r)) log(`  ${v}`);
+    const beforeAfter = beforeAfterTable(r);
+    if (beforeAfter) log(beforeAfter);
   } catch (e) {
     results.add({ scenario: SCENARIO, contender: NAMES.native, kind: "time", n: CONNS, error: e.message.split("\n")[0] });
   }
@@ -455,6 +506,8 @@ if (serveAt >= 0) {
     console.log(`▶ ${SCENARIO}: ${ROUNDS} round(s) of ${WARMUP_S} s warm-up + ${SECONDS} s per server`);
     const result = await measureNativeEcho(modes ? { modes } : {});
     console.log(`\n${nativeEchoTable(result)}`);
+    const beforeAfter = beforeAfterTable(result);
+    if (beforeAfter) console.log(`\n${beforeAfter}`);
     const verdicts = nativeEchoVerdicts(result);
     if (verdicts.length) console.log(`\n${verdicts.join("\n")}`);
   }

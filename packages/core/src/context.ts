@@ -8,7 +8,7 @@ import { encodePortables } from "./domains/portable.js";
 import { Uncloneable } from "./errors.js";
 import { type ContextFrame, contextOf, setContext } from "./kernel/context.js";
 import { currentTask } from "./kernel/current.js";
-import { Task } from "./kernel/task.js";
+import type { Task } from "./kernel/task.js";
 import type { Instruction, Operation } from "./operation.js";
 
 /**
@@ -120,8 +120,11 @@ function* withValue<R>(name: string, value: unknown, crosses: boolean, body: () 
   }
 }
 
-/** A value that crosses domains must clone: said where it is given, not at some later call. */
-function checkCloneable(name: string, value: unknown): void {
+/**
+ * @internal Throws `Uncloneable` when a value of a context that crosses
+ * domains cannot clone: said where it is given, not at some later call.
+ */
+export function checkCloneable(name: string, value: unknown): void {
   const type = typeof value;
   if (value === null || (type !== "object" && type !== "function" && type !== "symbol")) return;
   try {
@@ -166,33 +169,6 @@ export function createContext<T>(name: string, defaultValue: T, options: Context
   }
   names.add(name);
   return new Context(name, defaultValue, options);
-}
-
-/**
- * Gives `task` a value of `context` for the rest of its life, from outside
- * its body: the task, and the tasks it spawns afterwards (on any domain, if
- * the context crosses), see it as the nearest. For instrumentation that
- * hears tasks begin (a spawn hook, the `task.spawn` or `task.start`
- * diagnostics channel) and has no body to wrap in `with`; a program uses
- * `with`. A `with` the task is running when it gets the value puts back, as
- * its body ends, what the task saw before it.
- *
- * @example
- * ```ts
- * const tenant = B.createContext("tenant", "");
- * L.onSpawn((child) => { if (child.name === "handler") L.giveContext(child, tenant, "acme"); });
- * ```
- * @throws TypeError when `task` is not a task or `context` not a {@link Context}.
- * @throws Uncloneable when the context crosses domains and `value` cannot be cloned.
- */
-export function giveContext<T>(task: Task<unknown>, context: Context<T>, value: T): void {
-  if (!(task instanceof Task)) throw new TypeError(`giveContext(task, context, value) expects a task, got ${describe(task)}`);
-  if (!(context instanceof Context)) {
-    throw new TypeError(`giveContext(task, context, value) expects a context made by B.createContext, got ${describe(context)}`);
-  }
-  const crosses = context.crossesDomains;
-  if (crosses) checkCloneable(context.name, value);
-  setContext(task, { name: context.name, value, crosses, outer: contextOf(task) });
 }
 
 /**

@@ -3,7 +3,6 @@
  * threads (started by `call`/`parallel`) are the other domains.
  */
 
-import type { Events } from "./events.js";
 import { currentTask, runningTask } from "./kernel/current.js";
 import { kernelOf, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
@@ -30,14 +29,6 @@ export const Domain = {
    */
   available(): number {
     return kernelOf("Domain.available()").workers;
-  },
-  /**
-   * The events backend of the current domain, or `null` when it has none
-   * (packages such as `@bobbin/unix` find their backend here in every domain).
-   * @throws TypeError outside a task.
-   */
-  events(): Events | null {
-    return kernelOf("Domain.events()").events;
   },
   /**
    * The worker domains of the current run, `[1, …, available()]` (as Miou's

@@ -14,9 +14,9 @@ import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
 import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
-import type { SpawnOptions } from "./lifecycle.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
 import { argsValue, checkSpawnOptions, makeChild } from "./spawn.js";
+import type { SpawnOptions } from "./spawn-options.js";
 import { Supervisor } from "./supervisor.js";
 
 /**

@@ -8,28 +8,7 @@ export type { Ending, ExitHook } from "./kernel/hooks.js";
 
 import type { ExitHook } from "./kernel/hooks.js";
 import type { Task } from "./kernel/task.js";
-import type { Orphans } from "./orphans.js";
-
-/**
- * Options of {@link spawn}, given first: `spawn({ orphans, give, name }, fn, ...args)`.
- *
- * @example
- * ```ts
- * const bg = B.orphans();
- * B.spawn({ orphans: bg }, echo, client);
- * ```
- */
-export interface SpawnOptions {
-  /** Put the task in this collector, to be found again with `care`. */
-  readonly orphans?: Orphans<unknown>;
-  /**
-   * Resources to move to the child: values marked {@link givable} (`@bobbin/sync`'s
-   * `Resource`), which the spawn hook of the package that made them moves.
-   */
-  readonly give?: readonly unknown[];
-  /** The task's name in errors and diagnostics (default: the body function's name). */
-  readonly name?: string;
-}
+import type { SpawnOptions } from "./spawn-options.js";
 
 /**
  * The mark of the values `spawn({ give })` moves to the child: a package

@@ -82,35 +82,3 @@ export abstract class SingleShot<T> implements Operation<T>, Iterator<Instructio
     return { done: true, value: value as T };
   }
 }
-
-/**
- * An operation that completes at once with `value`, without suspending: what
- * a fast path returns where an operation is expected. `done()` (no value) is
- * one shared object.
- *
- * @example
- * ```ts
- * function read(): B.Operation<number> {
- *   return buffered > 0 ? L.done(takeBuffered()) : new ReadOp();
- * }
- * const n = yield* read();
- * ```
- * @throws never.
- */
-export function done(): Operation<void> & Iterator<Instruction, void, unknown>;
-export function done<T>(value: T): Operation<T> & Iterator<Instruction, T, unknown>;
-export function done(value?: unknown): Operation<unknown> & Iterator<Instruction, unknown, unknown> {
-  return value === undefined ? DONE_OP : new Done(value);
-}
-
-class Done<T> extends SingleShot<T> {
-  constructor(private readonly value: T) {
-    super();
-  }
-
-  next(): IteratorResult<Instruction, T> {
-    return { done: true, value: this.value };
-  }
-}
-
-const DONE_OP = new Done<unknown>(undefined);

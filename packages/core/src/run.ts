@@ -6,18 +6,17 @@ import { unwatchForDeadlock, watchForDeadlock } from "./deadlock/drain.js";
 import { describe } from "./describe.js";
 import { dumpSignalOf, listenForDumps } from "./diagnostics/dump-signal.js";
 import { Tracing } from "./diagnostics/tracing.js";
-import { eventsLocation } from "./domains/define-task.js";
+import { eventsLocation } from "./domains/define-events.js";
 import { ignoredRun, isWorkerDomainThread } from "./domains/loading.js";
 import type { Events } from "./events.js";
 import type { RunConfig } from "./kernel/config.js";
 import { runningTask } from "./kernel/current.js";
 import { Kernel, type KernelOptions } from "./kernel/kernel.js";
-import type { SchedulingPolicy } from "./kernel/policy.js";
-import { type RandomSource, SplitMix32 } from "./kernel/random.js";
+import { SplitMix32 } from "./kernel/random.js";
 import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
-import type { Tracer } from "./kernel/trace.js";
 import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
+import type { KernelRunOptions } from "./run-kernel.js";
 import { startFiber } from "./spawn.js";
 import { EventsDriver } from "./syscall.js";
 
@@ -33,11 +32,6 @@ const MAX_DOMAINS = 1024;
  * ```
  */
 export interface RunOptions {
-  /**
-   * The events backend of each domain, made once per domain. Define it with
-   * `defineEvents` so that worker domains can make theirs too.
-   */
-  readonly events?: (domain: number) => Events;
   /** How many worker domains `call`/`parallel` may use (dom0 excluded), 0 to 1024. Default `availableParallelism() - 1`. */
   readonly domains?: number;
   /**
@@ -55,15 +49,6 @@ export interface RunOptions {
   readonly simulateDomains?: boolean;
   /** Seeds every random choice of the run (`awaitOne`/`awaitFirst`/`get` ties, `call` placement). */
   readonly seed?: number;
-  /**
-   * Where dom0 draws its random choices from, instead of a generator seeded
-   * by `seed` (give one or the other). Worker domains use `seed`.
-   */
-  readonly random?: RandomSource;
-  /** Chooses which ready task runs next (default: the one that has waited longest). */
-  readonly policy?: SchedulingPolicy;
-  /** Hears the life of every task of dom0 (spawn, start, suspend, resume, cancel, end). */
-  readonly tracer?: Tracer;
   /**
    * Keeps each task's spawn time, in every domain, so that dumps show ages
    * (`B.dump()`): a map entry per task, kept while the task lives. Default:
@@ -121,14 +106,10 @@ export interface RunOptions {
 }
 
 const OPTION_NAMES = new Set([
-  "events",
   "domains",
   "workSharing",
   "simulateDomains",
   "seed",
-  "random",
-  "policy",
-  "tracer",
   "taskAges",
   "traces",
   "dumpSignal",
@@ -139,6 +120,9 @@ const OPTION_NAMES = new Set([
   "cancelGraceMs",
   "signal",
 ]);
+
+/** The seams of a run, which runtimes and backends set (`runKernel` of `@bobbin/core/lowlevel`). */
+const SEAM_NAMES = new Set(["events", "random", "policy", "tracer"]);
 
 /**
  * Runs `main` as the root task of a new kernel on this thread (dom0) and
@@ -161,13 +145,30 @@ const OPTION_NAMES = new Set([
  * @throws TypeError / RangeError for an invalid `main` or options (synchronously).
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
-  if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function (function* () { … }), got ${describe(main)}`);
+  return startRun("run", main, options, false);
+}
+
+/**
+ * @internal `run`, and `runKernel` (`seams` true), which takes the kernel's
+ * seams besides; `name` is the caller's, for messages.
+ */
+export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, seams: boolean): Promise<T> {
+  if (typeof main !== "function")
+    throw new TypeError(`${name}(main) expects a generator function (function* () { … }), got ${describe(main)}`);
   if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
+    throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.has(key)) throw new TypeError(`run: unknown option "${key}"; the options are ${[...OPTION_NAMES].join(", ")}`);
+    if (OPTION_NAMES.has(key) || (seams && SEAM_NAMES.has(key))) continue;
+    if (SEAM_NAMES.has(key)) {
+      throw new TypeError(
+        `run({ ${key} }): ${[...SEAM_NAMES].join(", ")} are the seams of runtimes and backends, not a program's options: ` +
+          "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)",
+      );
+    }
+    const names = seams ? [...OPTION_NAMES, ...SEAM_NAMES] : [...OPTION_NAMES];
+    throw new TypeError(`${name}: unknown option "${key}"; the options are ${names.join(", ")}`);
   }
   const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1, 1 << 20);
   const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1, 60_000);
@@ -179,9 +180,9 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     throw new RangeError(`run({ seed }) must be a safe integer, got ${describe(options.seed)}`);
   }
   if (options.random !== undefined) {
-    if (options.seed !== undefined) throw new TypeError("run({ seed, random }): give a seed or a random source, not both");
+    if (options.seed !== undefined) throw new TypeError("runKernel({ seed, random }): give a seed or a random source, not both");
     if (options.random === null || typeof options.random.below !== "function") {
-      throw new TypeError(`run({ random }) expects { below(bound): number }, got ${describe(options.random)}`);
+      throw new TypeError(`runKernel({ random }) expects { below(bound): number }, got ${describe(options.random)}`);
     }
   }
   if (options.workSharing !== undefined && typeof options.workSharing !== "boolean") {
@@ -191,13 +192,13 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     throw new TypeError(`run({ simulateDomains }) expects true or false, got ${describe(options.simulateDomains)}`);
   }
   if (options.events !== undefined && typeof options.events !== "function") {
-    throw new TypeError(`run({ events }) expects a function (domain) => Events, got ${describe(options.events)}`);
+    throw new TypeError(`runKernel({ events }) expects a function (domain) => Events, got ${describe(options.events)}`);
   }
   if (options.policy !== undefined && (options.policy === null || typeof options.policy.pick !== "function")) {
-    throw new TypeError(`run({ policy }) expects { pick(ready): number }, got ${describe(options.policy)}`);
+    throw new TypeError(`runKernel({ policy }) expects { pick(ready): number }, got ${describe(options.policy)}`);
   }
   if (options.tracer !== undefined && (options.tracer === null || typeof options.tracer !== "object")) {
-    throw new TypeError(`run({ tracer }) expects an object of trace functions, got ${describe(options.tracer)}`);
+    throw new TypeError(`runKernel({ tracer }) expects an object of trace functions, got ${describe(options.tracer)}`);
   }
   if (options.taskAges !== undefined && typeof options.taskAges !== "boolean") {
     throw new TypeError(`run({ taskAges }) expects true or false, got ${describe(options.taskAges)}`);
@@ -212,7 +213,7 @@ export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise
     throw new TypeError(`run({ signal }) expects an AbortSignal, got ${describe(signal)}`);
   const events = options.events?.(0) ?? null;
   if (events !== null && (typeof events?.select !== "function" || typeof events.interrupt !== "function")) {
-    throw new TypeError("run({ events }): the events backend must have select(block, cancelled) and interrupt()");
+    throw new TypeError("runKernel({ events }): the events backend must have select(block, cancelled) and interrupt()");
   }
   const seed = options.seed ?? (Math.random() * 2 ** 31) | 0;
   let onAbort: (() => void) | null = null;

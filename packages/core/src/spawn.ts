@@ -10,9 +10,10 @@ import { type Kernel, kernelOf, type SpawnMode } from "./kernel/kernel.js";
 import { registerGenerator } from "./kernel/names.js";
 import type { Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
-import { givable, type SpawnOptions, spawnHooks } from "./lifecycle.js";
+import { givable, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
 import { Orphans } from "./orphans.js";
+import type { SpawnOptions } from "./spawn-options.js";
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
 const NO_ARGS: readonly unknown[] = [];
@@ -114,31 +115,6 @@ export function makeChild(
   inheritContext(spawner, child);
   if (spawnHooks.length !== 0) for (const hook of spawnHooks) hook(child, parent, options, spawner);
   return child;
-}
-
-/**
- * Spawns a system task on the current domain (Trio's `spawn_system_task`):
- * a task with no parent, beside the run's root task rather than under it,
- * for packages that serve the whole run (`@bobbin/unix` runs its signal
- * handlers under one). Nobody awaits or cancels it: if it fails, the run
- * fails with its error (the root is cancelled); when the root has ended, the
- * system tasks still running are cancelled, and the run settles once they
- * have ended too. The tracer hears of its `start` and `end`, not of a `spawn`
- * (it has no parent).
- *
- * @example
- * ```ts
- * const trigger = new L.Trigger();
- * L.spawnSystem(function* () {
- *   yield* trigger.wait();          // woken from a Node callback: trigger.signal()
- *   yield* handle();
- * });
- * ```
- * @throws TypeError outside a task, or when `fn` is not a generator function.
- */
-export function spawnSystem<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T> {
-  currentTask("spawnSystem()");
-  return kernelOf("spawnSystem()").life.startSystem(startFiber(fn, args, "spawnSystem")) as Task<T>;
 }
 
 /**

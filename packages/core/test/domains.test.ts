@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as B from "../dist-dev/index.js";
+import * as L from "../dist-dev/lowlevel/index.js";
 import * as F from "./fixtures/parallel-tasks.mjs";
 import { LIVE_HANDLES } from "./support/processes.js";
 
@@ -180,7 +181,7 @@ describe("parallel", () => {
   it("the first parallel of a run starts its calls together, even when a worker boots late", async () => {
     // Domain 2 spends 300 ms making its events backend; without waiting for
     // every worker, domain 1's call would start that much earlier.
-    const starts = await B.run(
+    const starts = await L.runKernel(
       function* () {
         return (yield* B.parallel(F.startedAt, [undefined, undefined] as never[])).map((r) => (r.ok ? r.value : Number.NaN));
       },

@@ -33,7 +33,7 @@ describe("group", () => {
 
   it("makes the body and every task children of the caller, with names and trace points", async () => {
     const spawned: string[] = [];
-    await B.run(
+    await L.runKernel(
       function* main() {
         const owner = B.self();
         yield* B.group({ name: "acceptor" }, function* (g) {

@@ -48,7 +48,7 @@ describe("interrupt", () => {
   it("reports an abandoned syscall as cancelled, once", async () => {
     const events = new ManualEvents();
     let uid = -1;
-    await B.run(
+    await L.runKernel(
       function* () {
         const t = B.spawn(function* () {
           const s = L.syscall();
@@ -86,20 +86,20 @@ describe("interrupt", () => {
   });
 });
 
-describe("Domain.events", () => {
+describe("currentEvents", () => {
   it("is the current domain's backend, or null", async () => {
     const events = new ManualEvents();
     expect(
-      await B.run(
+      await L.runKernel(
         function* () {
-          return B.Domain.events();
+          return L.currentEvents();
         },
         { events: () => events },
       ),
     ).toBe(events);
     expect(
       await B.run(function* () {
-        return B.Domain.events();
+        return L.currentEvents();
       }),
     ).toBeNull();
   });

@@ -9,7 +9,7 @@ describe("events", () => {
     const events = new ManualEvents();
     let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
-    const value = await B.run(
+    const value = await L.runKernel(
       function* () {
         point = L.syscall("test");
         yield* L.suspend(point);
@@ -26,7 +26,7 @@ describe("events", () => {
     const events = new ManualEvents();
     let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
-    await B.run(
+    await L.runKernel(
       function* () {
         const busy = B.spawn(function* () {
           for (let i = 0; i < 100; i++) yield* B.yieldNow();
@@ -43,7 +43,7 @@ describe("events", () => {
   it("runs the register callback once the task is parked", async () => {
     const events = new ManualEvents();
     const registered: number[] = [];
-    await B.run(
+    await L.runKernel(
       function* () {
         const s = L.syscall();
         yield* L.suspend(s, (p) => {
@@ -59,7 +59,7 @@ describe("events", () => {
   it("reports a cancelled syscall's uid exactly once", async () => {
     const events = new ManualEvents();
     let uid = -1;
-    await B.run(
+    await L.runKernel(
       function* () {
         const t = B.spawn(function* () {
           const s = L.syscall();
@@ -85,7 +85,7 @@ describe("events", () => {
   it("a signal for a cancelled syscall is ignored", async () => {
     const events = new ManualEvents();
     let s: L.Syscall | null = null;
-    await B.run(
+    await L.runKernel(
       function* () {
         const t = B.spawn(function* () {
           s = L.syscall();
@@ -106,7 +106,7 @@ describe("events", () => {
 
   it("a point signalled before its task suspends does not suspend, and stays signalled, as Miou's", async () => {
     const events = new ManualEvents();
-    await B.run(
+    await L.runKernel(
       function* () {
         const s = L.syscall();
         events.ready.push(s);
@@ -125,7 +125,7 @@ describe("events", () => {
     const events = new ManualEvents();
     let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
-    await B.run(
+    await L.runKernel(
       function* () {
         point = L.syscall();
         yield* L.suspend(point); // woken by the blocking select
@@ -167,7 +167,7 @@ describe("events", () => {
   it("a Promise-returning select sends the scheduler back to Node's loop; interrupt settles it early", async () => {
     const events = new PromiseEvents();
     let point: L.Syscall | null = null;
-    const value = await B.run(
+    const value = await L.runKernel(
       function* () {
         const waker = B.spawn(function* () {
           yield* B.promise(() => new Promise((r) => setTimeout(r, 5)));
@@ -203,7 +203,7 @@ describe("events", () => {
       interrupt() {},
       finaliser() {},
     };
-    const value = await B.run(
+    const value = await L.runKernel(
       function* () {
         const point = L.syscall();
         yield* L.suspend(point, () => setTimeout(() => (ready = point), 5));
@@ -231,7 +231,7 @@ describe("a Promise-returning select that wakes a task itself", () => {
         sleeper = null;
       }
     };
-    const value = await B.run(
+    const value = await L.runKernel(
       function* () {
         const t = B.spawn(function* () {
           try {

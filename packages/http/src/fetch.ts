@@ -111,7 +111,7 @@ export function fetch(url: string | URL, init: FetchOptions = {}): B.Operation<F
   if (timeout !== undefined && (typeof timeout !== "number" || Number.isNaN(timeout) || timeout < 0)) {
     throw new RangeError(`fetch(url, { timeout }): timeout must be a number of seconds ≥ 0, got ${describe(timeout)}`);
   }
-  return (B.Domain.events() as Backend | null)?.services?.network === "sockets"
+  return (L.currentEvents() as Backend | null)?.services?.network === "sockets"
     ? fetchOverSockets(target, rest, timeout)
     : fetchWithNode(target, rest, timeout);
 }

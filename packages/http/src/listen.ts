@@ -55,7 +55,7 @@ export interface Listening {
  * allows; `failed` hears of a failure to accept (the server then stops).
  */
 export function listen(server: http.Server, host: string, port: number, failed: (error: unknown) => void): B.Operation<Listening> {
-  return B.Domain.events() instanceof LibuvBackend ? listenWithNode(server, host, port) : listenWithSockets(server, host, port, failed);
+  return L.currentEvents() instanceof LibuvBackend ? listenWithNode(server, host, port) : listenWithSockets(server, host, port, failed);
 }
 
 /** Node's server listens itself (the libuv backend). */

@@ -6,7 +6,7 @@
 import * as http from "node:http";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
-import { systemError } from "@bobbin/unix";
+import { systemError } from "@bobbin/unix/backend";
 import { stateOf } from "./server-state.js";
 
 /**

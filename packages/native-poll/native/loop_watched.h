@@ -13,8 +13,9 @@
 //
 // Self (CRTP) provides OnWatchedReadable(), called when the descriptor is
 // readable, OnWatchFailed(status), called with libuv's negative status when
-// polling it failed (the payload reports it to JavaScript), and the names
-// used in errors: kWhat ("poller") and kDestroyedCode.
+// polling it failed (the payload reports it to JavaScript), and its names,
+// kNames (WatchedNames). Its JavaScript class comes from DefineWatched(),
+// which adds the methods every such object has: ref(), unref(), destroy().
 #ifndef BOBBIN_NATIVE_LOOP_WATCHED_H_
 #define BOBBIN_NATIVE_LOOP_WATCHED_H_
 
@@ -22,11 +23,19 @@
 #include <uv.h>
 
 #include <string>
+#include <vector>
 
 #include "check.h"
 #include "common.h"
 
 namespace bobbin {
+
+// The names of a loop-watched object, for its class and its errors.
+struct WatchedNames {
+  const char* js_class;        // the JavaScript class: "NativePoller"
+  const char* what;            // in messages: "poller.add(): the poller is destroyed"
+  const char* destroyed_code;  // the code of that error
+};
 
 template <typename Self, typename Payload>
 class LoopWatched : public Napi::ObjectWrap<Self> {
@@ -39,6 +48,17 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
   }
 
  protected:
+  using Methods = std::vector<typename Napi::ObjectWrap<Self>::PropertyDescriptor>;
+
+  // Self's JavaScript class: its own methods and accessors, then ref(), unref() and destroy().
+  static Napi::Function DefineWatched(Napi::Env env, Methods methods) {
+    using Wrap = Napi::ObjectWrap<Self>;
+    methods.push_back(Wrap::InstanceMethod("ref", &Self::Ref));
+    methods.push_back(Wrap::InstanceMethod("unref", &Self::Unref));
+    methods.push_back(Wrap::InstanceMethod("destroy", &Self::Destroy));
+    return Wrap::DefineClass(env, Self::kNames.js_class, methods);
+  }
+
   struct Handle {
     uv_poll_t poll;  // first member: the uv_handle_t* is the Handle*
     Payload payload;
@@ -127,17 +147,18 @@ class LoopWatched : public Napi::ObjectWrap<Self> {
     if (napi_get_and_clear_last_exception(env, &error) == napi_ok) napi_fatal_exception(env, error);
   }
 
-  // True while not destroyed; otherwise throws "<kWhat>.<fn>(): the <kWhat> is destroyed".
+  // True while not destroyed; otherwise throws "<what>.<fn>(): the <what> is destroyed".
   bool Live(const Napi::CallbackInfo& info, const char* fn) {
     if (h_ != nullptr) return true;
-    std::string msg = std::string(Self::kWhat) + "." + fn + "(): the " + Self::kWhat + " is destroyed";
+    const WatchedNames& names = Self::kNames;
+    std::string msg = std::string(names.what) + "." + fn + "(): the " + names.what + " is destroyed";
     Napi::Error e = Napi::Error::New(info.Env(), msg);
-    e.Set("code", Napi::String::New(info.Env(), Self::kDestroyedCode));
+    e.Set("code", Napi::String::New(info.Env(), names.destroyed_code));
     e.ThrowAsJavaScriptException();
     return false;
   }
 
-  // ref(), unref(), destroy(): like a Node handle's.
+  // ref(), unref(), destroy() (DefineWatched adds them): like a Node handle's.
   Napi::Value Ref(const Napi::CallbackInfo& info) {
     if (h_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(&h_->poll));
     return info.Env().Undefined();

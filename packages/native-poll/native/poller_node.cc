@@ -42,31 +42,26 @@ constexpr int32_t kMaxFds = 1 << 26;
 
 class PollerWrap : public LoopWatched<PollerWrap, Poller> {
  public:
-  static constexpr const char* kWhat = "poller";
-  static constexpr const char* kDestroyedCode = "ERR_BOBBIN_POLLER_DESTROYED";
+  static constexpr WatchedNames kNames{"NativePoller", "poller", "ERR_BOBBIN_POLLER_DESTROYED"};
 
   static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "NativePoller",
-                       {
-                           InstanceMethod<&PollerWrap::Add>("add"),
-                           InstanceMethod<&PollerWrap::Modify>("modify"),
-                           InstanceMethod<&PollerWrap::Rearm>("rearm"),
-                           InstanceMethod<&PollerWrap::Disarm>("disarm"),
-                           InstanceMethod<&PollerWrap::Remove>("remove"),
-                           InstanceMethod<&PollerWrap::CloseFd>("close"),
-                           InstanceMethod<&PollerWrap::Interrupt>("interrupt"),
-                           InstanceMethod<&PollerWrap::Poll>("poll"),
-                           InstanceMethod<&PollerWrap::Generation>("generation"),
-                           InstanceMethod<&PollerWrap::SetReadAhead>("readAhead"),
-                           InstanceMethod<&PollerWrap::SetWants>("wants"),
-                           InstanceMethod<&PollerWrap::SetSendQueue>("sendQueue"),
-                           InstanceMethod<&PollerWrap::Flush>("flush"),
-                           InstanceMethod("ref", &PollerWrap::Ref),
-                           InstanceMethod("unref", &PollerWrap::Unref),
-                           InstanceMethod("destroy", &PollerWrap::Destroy),
-                           InstanceAccessor<&PollerWrap::GetFd>("fd"),
-                           InstanceAccessor<&PollerWrap::GetRegistered>("registered"),
-                       });
+    return DefineWatched(env, {
+                                  InstanceMethod<&PollerWrap::Add>("add"),
+                                  InstanceMethod<&PollerWrap::Modify>("modify"),
+                                  InstanceMethod<&PollerWrap::Rearm>("rearm"),
+                                  InstanceMethod<&PollerWrap::Disarm>("disarm"),
+                                  InstanceMethod<&PollerWrap::Remove>("remove"),
+                                  InstanceMethod<&PollerWrap::CloseFd>("close"),
+                                  InstanceMethod<&PollerWrap::Interrupt>("interrupt"),
+                                  InstanceMethod<&PollerWrap::Poll>("poll"),
+                                  InstanceMethod<&PollerWrap::Generation>("generation"),
+                                  InstanceMethod<&PollerWrap::SetReadAhead>("readAhead"),
+                                  InstanceMethod<&PollerWrap::SetWants>("wants"),
+                                  InstanceMethod<&PollerWrap::SetSendQueue>("sendQueue"),
+                                  InstanceMethod<&PollerWrap::Flush>("flush"),
+                                  InstanceAccessor<&PollerWrap::GetFd>("fd"),
+                                  InstanceAccessor<&PollerWrap::GetRegistered>("registered"),
+                              });
   }
 
   // new NativePoller(batchEvents, onBatch: (count, woken) => void): `this.batch`

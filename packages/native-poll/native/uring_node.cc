@@ -51,18 +51,9 @@ void FinalizeMapping(napi_env /*env*/, void* /*data*/, void* hint) { static_cast
 
 class UringWrap : public LoopWatched<UringWrap, Ring> {
  public:
-  static constexpr const char* kWhat = "ring";
-  static constexpr const char* kDestroyedCode = "ERR_BOBBIN_URING_DESTROYED";
+  static constexpr WatchedNames kNames{"NativeUring", "ring", "ERR_BOBBIN_URING_DESTROYED"};
 
-  static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "NativeUring",
-                       {
-                           InstanceMethod<&UringWrap::Submit>("submit"),
-                           InstanceMethod("ref", &UringWrap::Ref),
-                           InstanceMethod("unref", &UringWrap::Unref),
-                           InstanceMethod("destroy", &UringWrap::Destroy),
-                       });
-  }
+  static Napi::Function Define(Napi::Env env) { return DefineWatched(env, {InstanceMethod<&UringWrap::Submit>("submit")}); }
 
   // new NativeUring(onBatch: (status) => void, config: { entries, buffers, bufferSize, staging, stagingSize, taskRun })
   explicit UringWrap(const Napi::CallbackInfo& info) : LoopWatched<UringWrap, Ring>(info) {

@@ -1,13 +1,17 @@
 /**
  * `@bobbin/core` exports what a program uses; what runtimes, backends and
  * packages built on core need besides is `@bobbin/core/lowlevel`'s. The two
- * entries share their declarations (one `Task`, one `Operation`), so the main
- * entry's types may mention a low-level type where `run`'s options or
- * `select`'s cases need it — but the main entry exports none of them.
+ * entries share their declarations (one `Task`, one `Operation`) in the
+ * bundler's chunks, and what a program's import reads — the main entry's
+ * `.d.ts` and the chunks it imports — names none of the low-level API but
+ * `select`'s case protocol (`SelectCase`, `Choice`), which `select`'s and
+ * `timeout`'s types are made of.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { closure, references } from "./support/identifiers.js";
 import { publishedPackages } from "./support/packages.js";
 
 /** What `@bobbin/core/lowlevel` holds and `@bobbin/core` must not export. */
@@ -43,8 +47,14 @@ const LOWLEVEL = [
   "givable",
   "spawnSystem",
   "describe",
+  "runKernel",
+  "KernelRunOptions",
+  "currentEvents",
   "giveContext",
 ];
+
+/** The low-level types a program's declarations may name: `select`'s cases are made of them. */
+const CASE_PROTOCOL = ["SelectCase", "Choice"];
 
 /** Names 0.1's main entry exported and no entry exports any more: one name per thing. */
 const GONE = ["await", "yield"];
@@ -66,6 +76,8 @@ function exportsOf(file: string): string[] {
 const core = publishedPackages().find((pkg) => pkg.name === "@bobbin/core");
 if (core === undefined) throw new Error("@bobbin/core is not a published package of this workspace");
 const main = exportsOf(join(core.dir, "dist/index.d.ts"));
+/** What a program's import of `@bobbin/core` reads: every name its declarations and their chunks declare or refer to. */
+const mainNames = new Set([...closure(join(core.dir, "dist/index.d.ts"))].flatMap((file) => [...references(readFileSync(file, "utf8"))]));
 const lowlevel = exportsOf(join(core.dir, "dist/lowlevel/index.d.ts"));
 
 describe("@bobbin/core: a program's entry and the low-level one", () => {
@@ -74,6 +86,14 @@ describe("@bobbin/core: a program's entry and the low-level one", () => {
     expect(
       LOWLEVEL.filter((name) => main.includes(name)),
       "these belong to @bobbin/core/lowlevel, not to what a program imports",
+    ).toEqual([]);
+  });
+
+  it("the main entry's declarations, and the chunks they import, name none of them (but select's case protocol)", () => {
+    expect(mainNames.has("Task"), "no Task in dist/index.d.ts and its chunks: build core first (pnpm build)").toBe(true);
+    expect(
+      LOWLEVEL.filter((name) => mainNames.has(name) && !CASE_PROTOCOL.includes(name)),
+      "a program's declarations reach these runtime-author names: move their declaration out of the modules the main entry's types import",
     ).toEqual([]);
   });
 

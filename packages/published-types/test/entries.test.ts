@@ -5,10 +5,10 @@
  * program's import reads — its entry's `.d.ts` and the chunks it imports —
  * name none of the kit.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { identifiers } from "./support/identifiers.js";
+import { closure, identifiers } from "./support/identifiers.js";
 import { publishedPackages } from "./support/packages.js";
 
 /** What `@bobbin/unix/backend` holds and `@bobbin/unix` must not show. */
@@ -44,6 +44,9 @@ const UNIX_KIT = [
   "SocketFile",
   "LibuvBackend",
   "isStreamKind",
+  "systemError",
+  "runOnBackend",
+  "BackendRunOptions",
 ];
 
 /** What `@bobbin/native-poll/backend` holds and `@bobbin/native-poll` must not show (nor the backends' classes). */
@@ -52,18 +55,6 @@ const NATIVE_INTERNALS = ["EpollBackend", "IoUringBackend", "RawBackend", "RawSo
 
 /** Names 0.1's main entry exported and no program sees any more (renamed, or gone into a queue's methods). */
 const UNIX_GONE = ["removeWaiter", "wakeAll", "Ownership"];
-
-/** `file` and every declaration file it imports by a relative path (the bundler's chunks), transitively. */
-function closure(file: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  const text = readFileSync(file, "utf8");
-  for (const [, specifier] of text.matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
-    const target = resolve(dirname(file), specifier!.replace(/\.js$/, ".d.ts"));
-    if (existsSync(target)) closure(target, seen);
-  }
-  return seen;
-}
 
 /** The identifiers a program's import of `entry` reads. */
 function namesOf(pkg: string, entry: "." | "./backend"): Set<string> {

@@ -20,7 +20,7 @@
  */
 
 import type * as B from "@bobbin/core";
-import { systemError } from "@bobbin/unix";
+import { systemError } from "@bobbin/unix/backend";
 import type { Host } from "./host.js";
 import { drawLatency, type Latency } from "./link.js";
 import type { World } from "./world.js";

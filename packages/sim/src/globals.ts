@@ -14,6 +14,7 @@ import dgram from "node:dgram";
 import type { EventEmitter } from "node:events";
 import net from "node:net";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { CallbackEvent, type Clock } from "./clock.js";
 import { Nondeterminism } from "./errors.js";
 
@@ -68,7 +69,7 @@ let world: Controlled | null = null;
 /** The events backend of the kernel running now, or null outside any run. */
 function runningEvents(): unknown {
   try {
-    return B.Domain.events();
+    return L.currentEvents();
   } catch {
     return null;
   }
@@ -88,7 +89,7 @@ function worldCode(): boolean {
   } catch {
     return false;
   }
-  return B.Domain.events() === world.backend;
+  return L.currentEvents() === world.backend;
 }
 
 function virtualNow(): number {

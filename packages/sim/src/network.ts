@@ -4,7 +4,7 @@
  * loopback at once, over a link after its latency, held or lost when the
  * link is faulty. Every choice is drawn from the world's generator.
  */
-import { systemError } from "@bobbin/unix";
+import { systemError } from "@bobbin/unix/backend";
 import { type Family, isLiteral, isLoopback, isWildcard, loopbackOf } from "./address.js";
 import type { Clock } from "./clock.js";
 import type { Host } from "./host.js";

@@ -4,8 +4,8 @@
  * registration with the socket (or the agenda) that `ready()` ends, waking
  * the task. Reads are the kit's `ReadOp` over a connection's received bytes.
  */
-import { type Address, type InetAddress, SocketClosed, systemError } from "@bobbin/unix";
-import { BufferOp, Parked } from "@bobbin/unix/backend";
+import { type Address, type InetAddress, SocketClosed } from "@bobbin/unix";
+import { BufferOp, Parked, systemError } from "@bobbin/unix/backend";
 import type { Clock, Event } from "./clock.js";
 import type { Letter } from "./datagram.js";
 import type { Inbox } from "./inbox.js";

@@ -5,7 +5,7 @@
  * port 0 picks the next free ephemeral port (49152–65535, in order, so runs
  * are reproducible), and a Unix path is taken until its socket is closed.
  */
-import { systemError } from "@bobbin/unix";
+import { systemError } from "@bobbin/unix/backend";
 import { type Family, isWildcard } from "./address.js";
 
 const FIRST_EPHEMERAL = 49152;

@@ -3,7 +3,7 @@
  * break (partitions, holds, resets, crashes) and read back (its trace).
  */
 import type * as B from "@bobbin/core";
-import { run } from "@bobbin/unix";
+import { runOnBackend } from "@bobbin/unix/backend";
 import { isLiteral } from "./address.js";
 import { SimBackend } from "./backend.js";
 import { type ChoiceLog, type Choices, Drawn, Followed } from "./choices.js";
@@ -563,7 +563,7 @@ export class Sim {
       };
       const policy = this.choices.policy;
       const tracer = bothTracers(simulated.trace, simulated.observer !== null ? simulated.touchTracer() : null);
-      return await run(root.world, {
+      return await runOnBackend(root.world, {
         backend: () => this.backend,
         random: this.choices.ties,
         ...(policy !== undefined ? { policy } : {}),

@@ -5,8 +5,8 @@
  * mailbox (`datagram.ts`); and the sockets of every host, by which packets
  * find the socket they are for.
  */
-import { type Address, type Backend, type InetAddress, type SocketKind, systemError } from "@bobbin/unix";
-import { BackendSocket } from "@bobbin/unix/backend";
+import type { Address, Backend, InetAddress, SocketKind } from "@bobbin/unix";
+import { BackendSocket, systemError } from "@bobbin/unix/backend";
 import { type Family, wildcardOf } from "./address.js";
 import { Datagram, type Letter, MAILBOX_SIZE, type PostOffice } from "./datagram.js";
 import type { Host } from "./host.js";

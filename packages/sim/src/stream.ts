@@ -17,8 +17,8 @@
  * that a partition loses, is sent again after 1, 2, 4… s (six times, as
  * Linux does), after which the connect fails with `ETIMEDOUT`.
  */
-import { type Address, type SocketState, systemError } from "@bobbin/unix";
-import { type BufferOp, type Parked, ReceiveQueue, WaitQueue } from "@bobbin/unix/backend";
+import type { Address, SocketState } from "@bobbin/unix";
+import { type BufferOp, type Parked, ReceiveQueue, systemError, WaitQueue } from "@bobbin/unix/backend";
 import type { Family } from "./address.js";
 import { CallbackEvent } from "./clock.js";
 import type { Host } from "./host.js";

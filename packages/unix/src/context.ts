@@ -1,10 +1,11 @@
 /**
  * Where a task finds its I/O backend: the backend of its domain, which core
- * keeps as the domain's events (`B.Domain.events()`), in dom0 and in every
+ * keeps as the domain's events (`L.currentEvents()`), in dom0 and in every
  * worker domain alike. (Dom0's run also has a context of its own, its signal
  * handlers: see signals.ts.)
  */
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import type { Backend } from "./contract.js";
 
 /** Backends made by `run` or by a factory of `defineBackend` in this thread (one per domain). */
@@ -37,7 +38,7 @@ export function currentTaskFor(what: string): B.Task<unknown> {
  */
 export function currentBackend(what: string): Backend {
   currentTaskFor(what);
-  const events = B.Domain.events();
+  const events = L.currentEvents();
   if (isRegisteredBackend(events)) return events;
   const domain = B.Domain.self();
   if (domain !== 0) {

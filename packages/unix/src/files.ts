@@ -14,8 +14,8 @@ import * as net from "node:net";
 import { promisify } from "node:util";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
-import { systemError } from "./errors.js";
 import { checkRange } from "./socket.js";
+import { systemError } from "./system-error.js";
 
 /**
  * How a file is opened, as Node's `fs.open` takes it: `"r"` (read; the file

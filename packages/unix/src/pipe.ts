@@ -14,9 +14,10 @@ import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
 import type { Backend, Socket } from "./contract.js";
-import { systemError, Unsupported } from "./errors.js";
+import { Unsupported } from "./errors.js";
 import { fromStream } from "./node-stream/from-stream.js";
 import { close } from "./socket.js";
+import { systemError } from "./system-error.js";
 import { accept, bindAndListen, connect } from "./tcp.js";
 
 /** @internal The backend of the calling task, which must have descriptors. @throws Unsupported on a backend without. */

@@ -6,8 +6,8 @@
  * handlers), and a drain of the backend's handles before the returned
  * Promise settles.
  */
-import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core/lowlevel";
+import type * as B from "@bobbin/core";
+import { describe, runKernel } from "@bobbin/core/lowlevel";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
@@ -17,14 +17,14 @@ import { shareSockets } from "./share.js";
 import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
 /**
- * Options of {@link run}: core's options, with `backend` in place of `events`.
+ * Options of {@link run}: core's options, and `backend`.
  *
  * @example
  * ```ts
  * await run(main, { backend: libuv, seed: 42, sliceMs: 5 });
  * ```
  */
-export interface RunOptions extends Omit<B.RunOptions, "events"> {
+export interface RunOptions extends B.RunOptions {
   /**
    * Makes the I/O backend of each domain: called with 0 for dom0 when the run
    * starts and, when the factory was defined with `defineBackend`, in each
@@ -60,11 +60,28 @@ export interface RunOptions extends Omit<B.RunOptions, "events"> {
  * methods of the contract (synchronously).
  */
 export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
-  if (typeof main !== "function") throw new TypeError(`run(main) expects a generator function, got ${describe(main)}`);
+  return startRun("run", main, options, false);
+}
+
+/**
+ * @internal `run`, and `runOnBackend` (`seams` true), which passes the
+ * kernel's seams on; `name` is the caller's, for messages.
+ */
+export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunOptions, seams: boolean): Promise<T> {
+  if (typeof main !== "function") throw new TypeError(`${name}(main) expects a generator function, got ${describe(main)}`);
   if (options === null || typeof options !== "object")
-    throw new TypeError(`run(main, options) expects an options object, got ${describe(options)}`);
+    throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
   if ((options as { events?: unknown }).events !== undefined) {
-    throw new TypeError("run(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }");
+    throw new TypeError(
+      `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`,
+    );
+  }
+  for (const seam of ["policy", "random", "tracer"]) {
+    if (!seams && (options as Record<string, unknown>)[seam] !== undefined) {
+      throw new TypeError(
+        `run(main, { ${seam} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
+      );
+    }
   }
   const { backend: factory = libuv, ...core } = options;
   if (typeof factory !== "function")
@@ -79,7 +96,7 @@ export function run<T>(main: B.TaskBody<[], T>, options: RunOptions = {}): Promi
   registerContext(context);
   let settled: Promise<T>;
   try {
-    settled = startWith(factory, backend, (events) => B.run(main, { ...core, events }));
+    settled = startWith(factory, backend, (events) => runKernel(main, { ...core, events }));
   } catch (error) {
     unregisterContext(context);
     void backend.drain();

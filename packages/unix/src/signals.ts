@@ -214,7 +214,7 @@ export function unregisterContext(context: RunContext): void {
  */
 export function currentContext(what: string): RunContext {
   currentTaskFor(what);
-  const events = B.Domain.events();
+  const events = L.currentEvents();
   const context = events === null ? undefined : contexts.get(events as Backend);
   if (context !== undefined) return context;
   if (B.Domain.self() !== 0) {

@@ -9,8 +9,9 @@ import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
 import { type Chunk, type ChunkLender, concurrentReadChunk, LentChunk } from "./chunk.js";
 import type { Address, ShutdownCommand, Socket, SocketKind } from "./contract.js";
-import { EndOfFile, SocketClosed, systemError } from "./errors.js";
+import { EndOfFile, SocketClosed } from "./errors.js";
 import { isStreamKind } from "./kinds.js";
+import { systemError } from "./system-error.js";
 import { despiteExpiry } from "./timeout.js";
 
 /** An operation whose result is known at once. */

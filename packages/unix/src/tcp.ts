@@ -6,9 +6,10 @@ import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
 import type { Address, ListenOptions, Socket } from "./contract.js";
-import { SocketClosed, systemError } from "./errors.js";
+import { SocketClosed } from "./errors.js";
 import { isStreamKind } from "./kinds.js";
 import { checkAddress, checkSocket } from "./socket.js";
+import { systemError } from "./system-error.js";
 
 /**
  * A new TCP/IPv4 socket of the current run's backend (Miou's `tcpv4`).

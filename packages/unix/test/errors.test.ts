@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { systemError } from "../src/index.js";
+import { systemError } from "../src/backend/index.js";
 
 describe("systemError", () => {
   it("gives a known code its errno", () => {

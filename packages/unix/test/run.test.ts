@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { NoParent, Ownership } from "@bobbin/sync";
 import { thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
@@ -161,7 +162,7 @@ describe("run", () => {
     const backend = await run(
       function* () {
         yield* sleep(0.001);
-        return B.Domain.events();
+        return L.currentEvents();
       },
       { backend: factory },
     );
@@ -174,11 +175,11 @@ describe("run", () => {
 
   it("operations find the backend of their domain; core's events alone are not one", async () => {
     await run(function* () {
-      expect(B.Domain.events()).toBeInstanceOf(LibuvBackend);
-      expect(tcpv4().backend).toBe(B.Domain.events());
+      expect(L.currentEvents()).toBeInstanceOf(LibuvBackend);
+      expect(tcpv4().backend).toBe(L.currentEvents());
     });
     const events = libuv(); // a backend object, but not made by @bobbin/unix's run
-    await B.run(
+    await L.runKernel(
       function* () {
         expect((thrownBy(() => sleep(1)) as Error).message).toMatch(/not @bobbin\/core's run/);
         expect(thrownBy(() => onSignal("SIGUSR2", function* () {}))).toBeInstanceOf(TypeError);

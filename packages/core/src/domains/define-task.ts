@@ -5,7 +5,6 @@
  * defines the task again in the worker.
  */
 import { describe } from "../describe.js";
-import type { Events } from "../events.js";
 import type { TaskBody } from "../operation.js";
 import { checkNotAsync } from "../spawn.js";
 import { definitionAdded, loadDefinition } from "./loading.js";
@@ -30,10 +29,9 @@ export interface ParallelTask<A extends unknown[], T> {
 const tasks = new Map<string, TaskBody<unknown[], unknown>>();
 /** The tasks `defineTask` made: only their URLs go in call messages (see loading.ts). */
 const made = new WeakSet<object>();
-const eventsFactories = new Map<string, (domain: number) => Events>();
-const eventsNames = new WeakMap<(domain: number) => Events, { url: string; name: string }>();
 
-const key = (url: string, name: string): string => `${url}#${name}`;
+/** @internal The key of a definition: its module and name. */
+export const key = (url: string, name: string): string => `${url}#${name}`;
 
 /**
  * Defines a task that `call` and `parallel` can run on other domains. Call it
@@ -69,31 +67,6 @@ export function defineTask<A extends unknown[], T>(url: string, name: string, bo
   return task;
 }
 
-/**
- * Names an events factory so that worker domains can make their own backend
- * (each domain has one): like `defineTask`, for `run(main, { events })`.
- *
- * @example
- * ```ts
- * export const events = L.defineEvents(import.meta.url, "events", (domain) => new MyBackend(domain));
- * await B.run(main, { events, domains: 2 });
- * ```
- * @throws TypeError for a bad url or name, or when `factory` is not a function.
- */
-export function defineEvents(url: string, name: string, factory: (domain: number) => Events): (domain: number) => Events {
-  checkName(url, name, "defineEvents");
-  if (typeof factory !== "function") throw new TypeError("defineEvents expects a factory (domain) => Events");
-  eventsFactories.set(key(url, name), factory);
-  eventsNames.set(factory, { url, name });
-  definitionAdded();
-  return factory;
-}
-
-/** @internal Where a worker finds the events factory again, if it was defined with `defineEvents`. */
-export function eventsLocation(factory: ((domain: number) => Events) | undefined): { url: string; name: string } | null {
-  return factory === undefined ? null : (eventsNames.get(factory) ?? null);
-}
-
 /** @internal A task body defined in this thread, if its module was loaded here. */
 export function definedTask(url: string, name: string): TaskBody<unknown[], unknown> | undefined {
   return tasks.get(key(url, name));
@@ -109,17 +82,8 @@ export function loadTask(url: string, name: string): Promise<TaskBody<unknown[],
   );
 }
 
-/** @internal Loads the module of an events factory in this thread. */
-export function loadEvents(url: string, name: string): Promise<(domain: number) => Events> {
-  return loadDefinition(
-    url,
-    () => eventsFactories.get(key(url, name)),
-    () => new TypeError(`module ${url} does not define events named "${name}" with defineEvents`),
-    () => stalledOn(url, `the events factory "${name}"`),
-  );
-}
-
-function stalledOn(url: string, what: string): TypeError {
+/** @internal Why a worker domain did not find a definition in the module it imported. */
+export function stalledOn(url: string, what: string): TypeError {
   return new TypeError(
     `a worker domain imported ${url} to find ${what}, but that module awaits run() at its top level before defining it ` +
       "(in a worker domain, run() outside a task does nothing and never settles): define parallel tasks above the call " +
@@ -132,7 +96,8 @@ export function isParallelTask(value: unknown): value is ParallelTask<unknown[],
   return typeof value === "object" && value !== null && made.has(value);
 }
 
-function checkName(url: string, name: string, caller: string): void {
+/** @internal Checks the url and name of a definition. */
+export function checkName(url: string, name: string, caller: string): void {
   if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
     throw new TypeError(`${caller}(url, name, …) expects the defining module's import.meta.url as url, got ${describe(url)}`);
   }

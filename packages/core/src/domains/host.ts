@@ -9,7 +9,7 @@ import type { TransferListItem } from "node:worker_threads";
 import type { DomainHost } from "../kernel/host.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
-import type { SpawnOptions } from "../lifecycle.js";
+import type { SpawnOptions } from "../spawn-options.js";
 import type { ParallelTask } from "./define-task.js";
 import { DomainLink } from "./link.js";
 import { DomainPool } from "./pool.js";

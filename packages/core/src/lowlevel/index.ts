@@ -20,21 +20,23 @@
  * @packageDocumentation
  */
 
-export { giveContext } from "../context.js";
+export { currentEvents } from "../current-events.js";
 export { registerInterrupter } from "../deadlock/cycles.js";
 export { describe } from "../describe.js";
-export { defineEvents } from "../domains/define-task.js";
+export { defineEvents } from "../domains/define-events.js";
+export { done } from "../done.js";
 export type { Events, Signal, Uid } from "../events.js";
+export { giveContext } from "../give-context.js";
 export { Hook, type HookKey } from "../hook.js";
 export { interrupt } from "../interrupt.js";
 export type { SchedulingPolicy } from "../kernel/policy.js";
 export type { RandomSource } from "../kernel/random.js";
 export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
-export { done } from "../operation.js";
 export { park, unpark } from "../park.js";
+export { type KernelRunOptions, runKernel } from "../run-kernel.js";
 export { Choice, SelectCase } from "../select.js";
-export { spawnSystem } from "../spawn.js";
 export { Suspender } from "../suspender.js";
 export { Syscall, signal, suspend, syscall, uid } from "../syscall.js";
+export { spawnSystem } from "../system-task.js";
 export { Trigger } from "../trigger.js";

@@ -175,7 +175,7 @@ describe("yieldIfDue", () => {
 
   it("returns at once within a slice", async () => {
     let steps = 0;
-    await B.run(
+    await L.runKernel(
       function* main() {
         for (let i = 0; i < 1000; i++) yield* B.yieldIfDue();
       },

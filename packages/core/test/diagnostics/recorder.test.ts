@@ -123,7 +123,7 @@ describe("the flight recorder", () => {
     let point: L.Syscall | null = null;
     events.onBlock = () => events.ready.push(point!);
     let lines: string[] = [];
-    await B.run(
+    await L.runKernel(
       function* main() {
         point = L.syscall("read fd 7");
         yield* L.suspend(point);

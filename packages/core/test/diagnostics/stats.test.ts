@@ -26,7 +26,7 @@ describe("stats", () => {
   });
 
   it("counts the ready tasks under a scheduling policy too", async () => {
-    const ready = await B.run(
+    const ready = await L.runKernel(
       function* main() {
         const children = [0, 1, 2, 3, 4].map(() => B.spawn(function* child() {}));
         const n = B.stats()[0]!.ready;

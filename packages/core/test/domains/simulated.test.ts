@@ -230,7 +230,7 @@ describe("simulated domains", () => {
   it("under a seeded policy, the interleaving of parallel tasks replays from the seed", async () => {
     const interleaving = async (seed: number) => {
       order.length = 0;
-      await B.run(
+      await L.runKernel(
         function* () {
           yield* B.awaitAll(["a", "b", "c"].map((name) => B.call(steps, name)));
         },

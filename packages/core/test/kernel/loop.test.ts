@@ -80,16 +80,28 @@ describe("the run queue", () => {
     const body = function* () {};
     expect(() => B.run(body, { pollEvery: 0 })).toThrow(RangeError);
     expect(() => B.run(body, { seed: 1.5 })).toThrow(RangeError);
-    expect(() => B.run(body, { events: {} as never })).toThrow(TypeError);
+    expect(() => L.runKernel(body, { events: {} as never })).toThrow(TypeError);
     expect(() => B.run(body, "x" as never)).toThrow(/run\(main, options\) expects an options object, got "x"/);
     expect(() => B.run(body, { workSharing: "no" } as never)).toThrow(/run\(\{ workSharing \}\) expects true or false, got "no"/);
     expect(() => B.run(body, { domains: 2 ** 53 })).toThrow(/run\(\{ domains \}\) must be an integer from 0 to 1024/);
     expect(() => B.run(body, { sliceMs: Number.NaN })).toThrow(RangeError);
     expect(() => B.run(body, { cancelGraceMs: -1 })).toThrow(RangeError);
-    expect(() => B.run(body, { seed: 1, random: { below: () => 0 } })).toThrow(/a seed or a random source, not both/);
-    expect(() => B.run(body, { policy: {} as never })).toThrow(/run\(\{ policy \}\) expects \{ pick\(ready\): number \}/);
+    expect(() => L.runKernel(body, { seed: 1, random: { below: () => 0 } })).toThrow(/a seed or a random source, not both/);
+    expect(() => L.runKernel(body, { policy: {} as never })).toThrow(/runKernel\(\{ policy \}\) expects \{ pick\(ready\): number \}/);
     expect(() => B.run(body, { domain: 2 } as never)).toThrow(/unknown option "domain"/);
+    expect(() => L.runKernel(body, { domain: 2 } as never)).toThrow(
+      /runKernel: unknown option "domain"; the options are .*events, random, policy, tracer/,
+    );
     expect(() => B.run("main" as never)).toThrow(/expects a generator function/);
+  });
+
+  it("a program's run refuses the kernel's seams, pointing to runKernel", () => {
+    const body = function* () {};
+    for (const seam of ["events", "random", "policy", "tracer"]) {
+      expect(() => B.run(body, { [seam]: {} } as never)).toThrow(
+        new RegExp(`run\\(\\{ ${seam} \\}\\): .* are the seams of runtimes and backends.*runKernel of @bobbin/core/lowlevel`),
+      );
+    }
   });
 
   it("settles with the root's value or error", async () => {
@@ -131,7 +143,7 @@ describe("wakes from Node's callbacks", () => {
   async function twoTimersWake(batchWakes: boolean | undefined): Promise<string[]> {
     const order: string[] = [];
     const events: L.Events = { select: () => [], interrupt() {}, ...(batchWakes === undefined ? {} : { batchWakes }) };
-    await B.run(
+    await L.runKernel(
       function* () {
         const a = new L.Trigger();
         const b = new L.Trigger();

@@ -34,7 +34,7 @@ describe("scheduling policy", () => {
         return ready.length - 1;
       },
     };
-    await B.run(() => twoWorkers(log), { policy: newestFirst });
+    await L.runKernel(() => twoWorkers(log), { policy: newestFirst });
     expect(log.join("")).not.toBe("ababab");
     expect(log.filter((x) => x === "a")).toHaveLength(3);
     expect(Math.max(...offered)).toBeGreaterThanOrEqual(2);
@@ -50,7 +50,7 @@ describe("scheduling policy", () => {
           return 0;
         },
       };
-      return B.run(() => twoWorkers([]), { policy }).then(() => sizes);
+      return L.runKernel(() => twoWorkers([]), { policy }).then(() => sizes);
     };
     const some = await offered(false);
     const every = await offered(true);
@@ -71,7 +71,7 @@ describe("trace points", () => {
       cancel: (t) => events.push(`cancel ${t.name}`),
       end: (t) => events.push(`end ${t.name} ${t.status}`),
     };
-    await B.run(
+    await L.runKernel(
       function* main() {
         const sleeper = B.spawn(function* sleeper() {
           yield* new L.Trigger().wait();
@@ -104,7 +104,7 @@ describe("the run's random source", () => {
         return bound - 1;
       },
     };
-    const value = await B.run(
+    const value = await L.runKernel(
       function* () {
         const ts = [B.spawn(yieldTimes, 0), B.spawn(yieldTimes, 0), B.spawn(yieldTimes, 0)];
         yield* yieldTimes(2);

@@ -13,17 +13,17 @@ export function sleepMs(ms: number): B.Operation<void> {
   );
 }
 
-/** Runs `main` and returns how `run` settled, never throwing. */
-export async function settle<T>(main: B.TaskBody<[], T>, options?: B.RunOptions): Promise<B.Result<T>> {
+/** Runs `main` (with the seams `options` may set) and returns how the run settled, never throwing. */
+export async function settle<T>(main: B.TaskBody<[], T>, options?: L.KernelRunOptions): Promise<B.Result<T>> {
   try {
-    return { ok: true, value: await B.run(main, options) };
+    return { ok: true, value: await L.runKernel(main, options) };
   } catch (error) {
     return { ok: false, error };
   }
 }
 
 /** Runs `op` as the root task's whole work and returns how `run` settled, never throwing. */
-export function settleOperation<T>(op: B.Operation<T>, options?: B.RunOptions): Promise<B.Result<T>> {
+export function settleOperation<T>(op: B.Operation<T>, options?: L.KernelRunOptions): Promise<B.Result<T>> {
   return settle(function* () {
     return yield* op;
   }, options);

@@ -248,7 +248,7 @@ export async function runProgram(program: Script, params: RunParams): Promise<Ob
         setTimeout(() => resolve("hang"), 500).unref();
       }, HANG_MS);
     });
-    const settled = B.run(() => taskBody(ctx, program, "0"), {
+    const settled = L.runKernel(() => taskBody(ctx, program, "0"), {
       seed: params.seed,
       pollEvery: params.pollEvery,
       signal: abort.signal,

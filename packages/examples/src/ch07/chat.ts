@@ -26,7 +26,7 @@
  * Times are read from `performance.now()`, a monotonic clock, where the book
  * uses `Unix.gettimeofday`; durations are in seconds, as in the book.
  */
-import * as B from "@bobbin/core";
+import type * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { Pqueue } from "./pqueue.js";
 
@@ -218,6 +218,6 @@ export function* sleep(delay: number): Generator<B.Instruction, void, unknown> {
  * ```
  * @throws (rejects with) what `B.run` rejects with.
  */
-export function run<T>(main: B.TaskBody<[], T>, options: Omit<B.RunOptions, "events"> = {}): Promise<T> {
-  return B.run(main, { ...options, events });
+export function run<T>(main: B.TaskBody<[], T>, options: B.RunOptions = {}): Promise<T> {
+  return L.runKernel(main, { ...options, events });
 }

@@ -3,7 +3,7 @@
  * buffer, read in paused mode; connections in `backlog`); a Node callback only says the socket `changed`.
  */
 import type * as net from "node:net";
-import { type Backend, SocketClosed, type SocketKind, systemError } from "@bobbin/unix";
+import { type Backend, SocketClosed, type SocketKind } from "@bobbin/unix";
 import {
   type AdoptedServer,
   AGAIN,
@@ -14,6 +14,7 @@ import {
   type NodeWriter,
   NodeWrites,
   type ShareGuard,
+  systemError,
   WaitQueue,
 } from "@bobbin/unix/backend";
 

@@ -150,13 +150,13 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
    */
   override finaliser(): void {
     super.finaliser();
-    for (const s of this.io.live.all()) closeNow(this.io, s);
+    for (const s of this.io.fds.live.all()) closeNow(this.io, s);
   }
 
   drain(): Promise<void> {
     this.timers.clear();
     const io = this.io;
-    for (const s of io.live.all()) closeNow(io, s); // close(2) at once: nothing to wait for
+    for (const s of io.fds.live.all()) closeNow(io, s); // close(2) at once: nothing to wait for
     if (io.destroyed) return Promise.resolve();
     io.destroyed = true;
     io.poller.destroy();

@@ -5,10 +5,11 @@
  * `backend.ts`'s; what streams do with reads ahead and queued sends is
  * `stream.ts`'s.
  */
-import { LiveSockets, type ParkedCount } from "@bobbin/unix/backend";
+import type { ParkedCount } from "@bobbin/unix/backend";
 import type { ArenaPool } from "../arena.js";
 import type { NativeSyscalls } from "../load.js";
 import { PollEvent, type Poller } from "../poller.js";
+import { FdTable } from "../raw/fd-table.js";
 import type { RawIo } from "../raw/io.js";
 import type { NativeSocket } from "./socket.js";
 import { STAGE_MAX } from "./stream.js";
@@ -19,12 +20,10 @@ const SPARE_ROOMS = 4;
 
 /** @internal */
 export class EpollIo implements RawIo<NativeSocket> {
-  /** Sockets with an open fd. */
-  readonly live = new LiveSockets<NativeSocket>();
+  /** Sockets by fd, and those with an open fd. */
+  readonly fds = new FdTable<NativeSocket>();
   /** The poller is gone (the backend drained): fds are closed directly. */
   destroyed = false;
-  /** Sockets by fd. */
-  readonly #byFd: (NativeSocket | undefined)[] = [];
   /** Rooms a socket's unsent bytes left (see `stream.ts`'s `keepUnsent`). */
   readonly #spareRooms: ArrayBuffer[] = [];
 
@@ -41,7 +40,7 @@ export class EpollIo implements RawIo<NativeSocket> {
 
   /** The socket of a registered fd. */
   socketOf(fd: number): NativeSocket {
-    return this.#byFd[fd]!;
+    return this.fds.get(fd)!;
   }
 
   /** Registers `fd` as `s`'s, for both directions, edge-triggered. */
@@ -52,21 +51,16 @@ export class EpollIo implements RawIo<NativeSocket> {
       this.sys.close(fd);
       throw error;
     }
-    s.fd = fd;
     s.readable = true;
     s.writable = true;
     s.hup = false;
-    this.#byFd[fd] = s;
-    this.live.add(s);
+    this.fds.add(s, fd);
   }
 
   /** Unregisters and closes `s`'s fd (the socket object lives on). */
   detach(s: NativeSocket): void {
-    const fd = s.fd;
+    const fd = this.fds.remove(s);
     if (fd < 0) return;
-    s.fd = -1;
-    if (this.#byFd[fd] === s) this.#byFd[fd] = undefined;
-    this.live.delete(s);
     if (this.destroyed) {
       this.sys.close(fd);
       return;

@@ -5,8 +5,8 @@
  * stream's writes. They run the system calls of the
  * addon in the task's fiber and park when the backend says to wait.
  */
-import { type Address, type InetAddress, type ListenOptions, SocketClosed, systemError, type UnixAddress } from "@bobbin/unix";
-import { BufferOp, Parked, SocketFile } from "@bobbin/unix/backend";
+import { type Address, type InetAddress, type ListenOptions, SocketClosed, type UnixAddress } from "@bobbin/unix";
+import { BufferOp, Parked, SocketFile, systemError } from "@bobbin/unix/backend";
 import { errnoException } from "../errno.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
 import { type RawIo, wouldBlock } from "./io.js";

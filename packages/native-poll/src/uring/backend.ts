@@ -191,13 +191,13 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
 
   #stopAll(): void {
     const io = this.io;
-    for (const s of io.live.all()) {
+    for (const s of io.fds.live.all()) {
       io.close(s);
       io.abortSend(s);
     }
     if (io.destroyed) return;
     io.ring.submit();
-    for (const s of io.live.all()) {
+    for (const s of io.fds.live.all()) {
       s.closing = false;
       io.detach(s);
       s.closers.wakeAll();

@@ -4,7 +4,8 @@
  * staging slot free), and otherwise park until a completion wakes them.
  * Reads are the kit's `ReadOp` over the stream's received-chunk queue.
  */
-import { type Address, SocketClosed, systemError } from "@bobbin/unix";
+import { type Address, SocketClosed } from "@bobbin/unix";
+import { systemError } from "@bobbin/unix/backend";
 import { SocketOp, StreamWriteOp, TakeOp } from "../raw/ops.js";
 import { receive } from "./datagram.js";
 import { takeConnection } from "./listener.js";

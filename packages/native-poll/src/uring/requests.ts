@@ -9,8 +9,9 @@
  * `ring.ts`'s.
  */
 import type { Address, InetAddress } from "@bobbin/unix";
-import { LiveSockets, type Parked, type ParkedCount, WaitQueue } from "@bobbin/unix/backend";
+import { type Parked, type ParkedCount, WaitQueue } from "@bobbin/unix/backend";
 import type { NativeAddressOut, NativeSyscalls } from "../load.js";
+import { FdTable } from "../raw/fd-table.js";
 import type { RawIo } from "../raw/io.js";
 import type { Ring } from "./ring.js";
 import type { UringSocket } from "./socket.js";
@@ -32,15 +33,14 @@ export interface SlotWaiter extends Parked<unknown> {
 
 /** @internal */
 export class UringIo implements RawIo<UringSocket> {
-  /** Sockets with an open fd. */
-  readonly live = new LiveSockets<UringSocket>();
+  /** Sockets by fd, and those with an open fd. */
+  readonly fds = new FdTable<UringSocket>();
   /** Writes waiting for a staging slot. */
   readonly slotWaiters: WaitQueue<SlotWaiter>;
   /** The ring's handle is gone (the backend drained). */
   destroyed = false;
   /** Recvs ended for want of buffers, armed again as buffers come back. */
   readonly #starved: UringSocket[] = [];
-  readonly #byFd: (UringSocket | undefined)[] = [];
   #generation = 0;
   /** One view per provided buffer, by buffer id: the chunks of the streams' received bytes. */
   readonly #views: Uint8Array[] = [];
@@ -63,7 +63,7 @@ export class UringIo implements RawIo<UringSocket> {
 
   /** The socket of `fd` if its generation is `gen` (a completion for a socket closed without waiting is a stray). */
   socketOf(fd: number, gen: number): UringSocket | undefined {
-    const s = this.#byFd[fd];
+    const s = this.fds.get(fd);
     return s !== undefined && s.gen === gen ? s : undefined;
   }
 
@@ -86,21 +86,16 @@ export class UringIo implements RawIo<UringSocket> {
   /** `fd` is `s`'s, under a new generation. */
   attach(s: UringSocket, fd: number): void {
     this.#generation = (this.#generation + 1) % GENERATIONS || 1;
-    s.fd = fd;
+    this.fds.add(s, fd);
     s.gen = this.#generation;
-    this.#byFd[fd] = s;
-    this.live.add(s);
   }
 
   /** Closes `s`'s fd now (no request may be in flight, or they are abandoned). */
   detach(s: UringSocket): void {
-    const fd = s.fd;
+    const fd = this.fds.remove(s);
     if (fd < 0) return;
-    s.fd = -1;
     s.gen = 0;
     s.requests = 0;
-    if (this.#byFd[fd] === s) this.#byFd[fd] = undefined;
-    this.live.delete(s);
     this.sys.close(fd);
   }
 

@@ -97,9 +97,9 @@ describe.skipIf(!uring.available)(`io_uring backend${noUring}`, () => {
         yield* sleep(0.01);
         yield* close(conn);
         const r = yield* B.awaitTask(reader);
-        const live = backend.io.live.has(conn as UringSocket);
+        const live = backend.io.fds.live.has(conn as UringSocket);
         for (const s of [client, server]) yield* close(s);
-        return { error: r.ok ? null : r.error, live, remaining: backend.io.live.size };
+        return { error: r.ok ? null : r.error, live, remaining: backend.io.fds.live.size };
       },
       { backend: () => (backend = new IoUringBackend()) },
     );

@@ -205,7 +205,7 @@ describe.skipIf(!uring.available)(`io_uring backend: a connected stream${noUring
           timedOut = e instanceof Timeout;
         }
         for (let i = 0; i < 100 && s.fd >= 0; i++) yield* sleep(0.01);
-        const state = { stuck, timedOut, closed: client.state, fd: s.fd, live: backend.io.live.has(s) };
+        const state = { stuck, timedOut, closed: client.state, fd: s.fd, live: backend.io.fds.live.has(s) };
         yield* close(conn);
         yield* close(server);
         return state;

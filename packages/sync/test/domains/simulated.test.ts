@@ -4,7 +4,7 @@
  * when every domain shares one thread, and the run replays from its seed.
  */
 import * as B from "@bobbin/core";
-import type * as L from "@bobbin/core/lowlevel";
+import * as L from "@bobbin/core/lowlevel";
 import { describe, expect, it } from "vitest";
 import { Mutex, Semaphore } from "../../dist/index.js";
 
@@ -49,7 +49,7 @@ describe("shared primitives on simulated domains", () => {
   it("a shared Mutex excludes across domains, and the seed replays who held it when", async () => {
     const holders = async (seed: number) => {
       log.length = 0;
-      await B.run(
+      await L.runKernel(
         function* () {
           const m = Mutex.shared();
           yield* B.awaitAll(["a", "b", "c"].map((name) => B.call(critical, m, name)));
@@ -68,7 +68,7 @@ describe("shared primitives on simulated domains", () => {
   it("a shared Semaphore admits at most its count over every domain", async () => {
     inside = 0;
     most = 0;
-    await B.run(
+    await L.runKernel(
       function* () {
         const gate = Semaphore.shared(2);
         yield* B.awaitAll([1, 2, 3, 4, 5].map(() => B.call(gated, gate)));

@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, lstatSync, unlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { systemError } from "../errors.js";
+import { systemError } from "../system-error.js";
 
 /**
  * The longest path a staged name may have: `sun_path` holds 104 bytes on

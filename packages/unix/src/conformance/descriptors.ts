@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { closeSync, constants, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { type Backend, type ChildProcess, close, ofFd, pipe, read, readFile, sleep, spawnProcess, Unsupported, write } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
@@ -15,7 +16,7 @@ import { backToFds, failure, openFds, pattern, settledFds, thrown } from "./supp
 
 /** Whether the running backend has descriptors (else: the reason it gives). */
 function refusal(): string | undefined {
-  return (B.Domain.events() as Backend).services?.descriptors;
+  return (L.currentEvents() as Backend).services?.descriptors;
 }
 
 /** Whether process `pid` is gone: reaped, not a zombie (`kill(pid, 0)` finds no process). */

@@ -1,4 +1,5 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { accept, type Backend, bindAndListen, close, connect, getsockname, type InetAddress, SocketClosed, tcpv4 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import type { Suite } from "./context.js";
@@ -9,13 +10,13 @@ export function sharingTests(suite: Suite): void {
   describe("sharing a listening socket across domains (share/adopt, when the backend has them)", () => {
     const sharing = (): Promise<boolean> =>
       suite.inRun(function* () {
-        return typeof (B.Domain.events() as Backend).share === "function";
+        return typeof (L.currentEvents() as Backend).share === "function";
       });
 
     it("an adopted listener has a descriptor of its own: it accepts after the original closed", async (ctx) => {
       if (!(await sharing())) return ctx.skip();
       await suite.leakFree(function* () {
-        const b = B.Domain.events() as Backend;
+        const b = L.currentEvents() as Backend;
         const original = tcpv4();
         yield* bindAndListen(original, { host: LO4, port: 0 });
         const addr = getsockname(original) as InetAddress;
@@ -40,7 +41,7 @@ export function sharingTests(suite: Suite): void {
     it("closing an adopted listener right away, and adopting after the owner closed (it arrives closed), leave nothing", async (ctx) => {
       if (!(await sharing())) return ctx.skip();
       await suite.leakFree(function* () {
-        const b = B.Domain.events() as Backend;
+        const b = L.currentEvents() as Backend;
         const original = tcpv4();
         yield* bindAndListen(original, { host: LO4, port: 0 });
         yield* close(b.adopt!(b.share!(original)));

@@ -11,7 +11,8 @@ import type { NodeSocket } from "../backend/node-socket.js";
 import { NodeWriteOp, type NodeWriter, NodeWrites } from "../backend/node-writes.js";
 import { ReadOp, ReceiveQueue } from "../backend/receive-queue.js";
 import type { ShutdownCommand } from "../contract.js";
-import { SocketClosed, systemError } from "../errors.js";
+import { SocketClosed } from "../errors.js";
+import { systemError } from "../system-error.js";
 
 /** Queued bytes above which a stream stops reading from the system (resumed at half of it). */
 export const HIGH_WATER = 64 * 1024;

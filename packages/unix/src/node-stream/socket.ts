@@ -11,7 +11,8 @@ import { NodeSocket } from "../backend/node-socket.js";
 import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
 import { WaitQueue } from "../backend/wait-queue.js";
 import type { ShutdownCommand, SocketBackend } from "../contract.js";
-import { SocketClosed, systemError } from "../errors.js";
+import { SocketClosed } from "../errors.js";
+import { systemError } from "../system-error.js";
 
 /**
  * What `fromStream` adapts: a Node `Readable`, `Writable` or `Duplex` (a

@@ -21,6 +21,7 @@ import type { AddressInfo } from "node:net";
 import * as net from "node:net";
 import { Duplex } from "node:stream";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { describe } from "@bobbin/core/lowlevel";
 import { currentTaskFor, isRegisteredBackend } from "../context.js";
 import type { Address, Backend, DeadlineHandle, Socket } from "../contract.js";
@@ -469,7 +470,7 @@ export function toStream(socket: Socket, options: ToStreamOptions = {}): SocketS
   if (streamed.has(sock))
     throw new TypeError("toStream(socket): this socket has a stream already (toStream was called on it before): use that stream");
   currentTaskFor("toStream()");
-  const events = B.Domain.events();
+  const events = L.currentEvents();
   const stream = new SocketDuplex(sock, options.peer, isRegisteredBackend(events) ? events : null);
   const spawnOptions = options.orphans === undefined ? { name: "toStream" } : { name: "toStream", orphans: options.orphans };
   const task = B.spawn(spawnOptions, pump, stream);

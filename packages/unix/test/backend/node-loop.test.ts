@@ -1,4 +1,3 @@
-import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { describe, expect, it } from "vitest";
 import { NodeLoop } from "../../src/backend/index.js";
@@ -7,7 +6,7 @@ describe("NodeLoop", () => {
   it("hands ready points to select, blocks with a Promise settled by a signal or interrupt", async () => {
     const loop = new NodeLoop();
     let syscall: L.Syscall | null = null;
-    await B.run(
+    await L.runKernel(
       function* () {
         syscall = L.syscall("test");
         const s = syscall;

@@ -4,8 +4,8 @@
 // of: the events half (NodeLoop), parked operations (Parked) and deadlines.
 import type * as B from "@bobbin/core";
 import type * as L from "@bobbin/core/lowlevel";
-import { type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked } from "../../src/backend/index.js";
-import { type Backend, systemError } from "../../src/index.js";
+import { type Deadline, type DeadlineHandle, DeadlineHeap, NodeLoop, Parked, systemError } from "../../src/backend/index.js";
+import type { Backend } from "../../src/index.js";
 
 class VirtualSleep extends Parked<void> implements Deadline {
   heapIndex = -1;

@@ -6,6 +6,7 @@
 
 import { closeSync, openSync } from "node:fs";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { failure } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { type LibuvBackend, type SharedSocket, ShareGuard } from "../../src/backend/index.js";
@@ -40,7 +41,7 @@ describe("the libuv backend's share and adopt", () => {
   it("an adopted listener has a descriptor of its own: it accepts after the original closed; closing both leaves nothing", async () => {
     const before = sharingHandles();
     await run(function* () {
-      const backend = B.Domain.events() as LibuvBackend;
+      const backend = L.currentEvents() as LibuvBackend;
       const original = tcpv4();
       yield* bindAndListen(original, { host: "127.0.0.1", port: 0 });
       const shared: SharedSocket = backend.share(original);
@@ -60,7 +61,7 @@ describe("the libuv backend's share and adopt", () => {
   it("closing an adopted listener before its descriptor arrived drops it; closing the original after its guard let go", async () => {
     const before = sharingHandles();
     await run(function* () {
-      const backend = B.Domain.events() as LibuvBackend;
+      const backend = L.currentEvents() as LibuvBackend;
       const original = tcpv4();
       yield* bindAndListen(original, { host: "127.0.0.1", port: 0 });
       const copy = backend.adopt(backend.share(original));
@@ -73,7 +74,7 @@ describe("the libuv backend's share and adopt", () => {
 
   it("a listener shared after its owner closed it arrives closed", async () => {
     await run(function* () {
-      const backend = B.Domain.events() as LibuvBackend;
+      const backend = L.currentEvents() as LibuvBackend;
       const original = tcpv4();
       yield* bindAndListen(original, { host: "127.0.0.1", port: 0 });
       const shared = backend.share(original);
@@ -89,7 +90,7 @@ describe("the libuv backend's share and adopt", () => {
     const before = sharingHandles();
     try {
       await run(function* () {
-        const backend = B.Domain.events() as LibuvBackend;
+        const backend = L.currentEvents() as LibuvBackend;
         const bogus = backend.adopt({
           kind: "tcp4",
           fd: file,
