@@ -41,6 +41,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "no_copy.h"
+
 namespace bobbin {
 
 constexpr int kSlotsPerArena = 64;
@@ -71,15 +73,13 @@ class ArenaMemory {
   virtual bool KeepsMemory() const = 0;
 };
 
-class ArenaPool {
+class ArenaPool : NoCopy {
  public:
   enum Status { kOk = 0, kNotAllocated = 1, kCanaryClobbered = 2, kBadId = 3 };
 
   // slot_size > 0; max_arenas 0 means no cap.
   ArenaPool(size_t slot_size, uint32_t max_arenas, ArenaMemory* memory, uint64_t key);
   ~ArenaPool() = default;
-  ArenaPool(const ArenaPool&) = delete;
-  ArenaPool& operator=(const ArenaPool&) = delete;
 
   // A slot id (arena * 64 + slot), -1 when every slot is taken and the cap is
   // reached, -2 when memory could not be obtained. *new_memory is set when the

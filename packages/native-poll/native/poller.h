@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "no_copy.h"
 #include "read_ahead.h"
 
 namespace bobbin {
@@ -63,12 +64,10 @@ struct Registration {
   bool armed = false;
 };
 
-class Poller {
+class Poller : NoCopy {
  public:
   Poller() = default;
   ~Poller();
-  Poller(const Poller&) = delete;
-  Poller& operator=(const Poller&) = delete;
 
   // Creates the set and its wake-up channel. 0 or -errno.
   int Open(int batch_capacity);

@@ -19,14 +19,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "no_copy.h"
+
 namespace bobbin {
 
-class SharedArea {
+class SharedArea : NoCopy {
  public:
   SharedArea() = default;
   ~SharedArea() { Reset(); }
-  SharedArea(const SharedArea&) = delete;
-  SharedArea& operator=(const SharedArea&) = delete;
 
   // (Re)makes the area: `bytes` zeroed bytes (16-byte aligned), and the
   // ArrayBuffer that shows them in `*buffer`. The previous area is let go.

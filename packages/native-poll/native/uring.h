@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <string>
 
+#include "no_copy.h"
+
 namespace bobbin {
 
 // A region of memory shared by the ring and JavaScript, unmapped at the last Release().
@@ -78,12 +80,10 @@ constexpr uint16_t kBufferGroup = 0;
 // Byte offset of the buffer ring's tail (a uint16 overlaying the first entry's `resv`).
 constexpr uint32_t kBufferRingTail = 14;
 
-class Ring {
+class Ring : NoCopy {
  public:
   Ring() = default;
   ~Ring();
-  Ring(const Ring&) = delete;
-  Ring& operator=(const Ring&) = delete;
 
   // Sets everything up. 0, or -errno with `*step` naming what failed.
   int Open(const UringConfig& config, std::string* step);
