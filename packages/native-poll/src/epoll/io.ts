@@ -58,7 +58,7 @@ export class EpollIo implements RawIo<NativeSocket> {
   }
 
   /** Unregisters and closes `s`'s fd (the socket object lives on). */
-  detach(s: NativeSocket): void {
+  closeFd(s: NativeSocket): void {
     const fd = this.fds.remove(s);
     if (fd < 0) return;
     if (this.destroyed) {
@@ -85,7 +85,7 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.lent?.takeBack();
     // No domain may start duplicating the fd any more; those doing it finish first.
     s.guard?.seal();
-    this.detach(s);
+    this.closeFd(s);
     s.unlinkPath();
     s.readers.wakeAll();
     s.writers.wakeAll();

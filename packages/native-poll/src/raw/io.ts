@@ -25,7 +25,7 @@ export interface RawIo<S extends RawSocket> {
   /** Makes `fd` the socket's (registered with the backend's set or ring). */
   attach(s: S, fd: number): void;
   /** Closes the socket's fd (the socket object lives on, fresh again or closed). */
-  detach(s: S): void;
+  closeFd(s: S): void;
   /** The sending side is free: the next queued writer goes on. */
   passWrite(s: S): void;
   /** A connect or sendto found the socket not writable: arrange for its writers to be woken when it is. */

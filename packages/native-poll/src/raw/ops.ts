@@ -192,7 +192,7 @@ export class ConnectOp<S extends RawSocket> extends ResolvingOp<S, void> {
 
   #fail(rc: number): never {
     const s = this.sock;
-    this.io.detach(s);
+    this.io.closeFd(s);
     s.state = "fresh";
     const where = "path" in this.addr ? this.addr.path : `${this.lookup.ip}:${this.addr.port}`;
     throw withAddress(errnoException(rc, "connect", where), this.addr);

@@ -199,7 +199,7 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
     io.ring.submit();
     for (const s of io.fds.live.all()) {
       s.closing = false;
-      io.detach(s);
+      io.closeFd(s);
       s.closers.wakeAll();
     }
   }

@@ -91,7 +91,7 @@ export class UringIo implements RawIo<UringSocket> {
   }
 
   /** Closes `s`'s fd now (no request may be in flight, or they are abandoned). */
-  detach(s: UringSocket): void {
+  closeFd(s: UringSocket): void {
     const fd = this.fds.remove(s);
     if (fd < 0) return;
     s.gen = 0;
@@ -103,7 +103,7 @@ export class UringIo implements RawIo<UringSocket> {
   finishClose(s: UringSocket): void {
     if (s.requests !== 0) return;
     s.closing = false;
-    this.detach(s);
+    this.closeFd(s);
     s.closers.wakeAll();
   }
 
