@@ -92,7 +92,9 @@ describe("readFile, writeFile, appendFile", () => {
       expect(reader.status).toBe("cancelled");
       return performance.now() - start;
     });
-    expect(took).toBeLessThan(100);
+    // Without a writer the open never finishes: any bound shows that cancel does not wait for it (100 ms was
+    // crossed by 0.4 ms on a loaded machine, where the cancel's own steps waited for a core).
+    expect(took).toBeLessThan(1000);
     // The stream closes its descriptor as it goes (the close finishes on Node's loop).
     if (before !== null) await until(() => openFds() === before);
     await until(() => Object.keys(leaked(handles, activeHandles())).length === 0);
