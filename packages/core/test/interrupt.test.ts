@@ -87,6 +87,10 @@ describe("interrupt", () => {
 });
 
 describe("currentEvents", () => {
+  it("is null outside any task, without throwing (a simulation's clock asks it between steps)", () => {
+    expect(L.currentEvents()).toBeNull();
+  });
+
   it("is the current domain's backend, or null", async () => {
     const events = new ManualEvents();
     expect(

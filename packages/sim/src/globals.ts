@@ -13,7 +13,6 @@
 import dgram from "node:dgram";
 import type { EventEmitter } from "node:events";
 import net from "node:net";
-import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { CallbackEvent, type Clock } from "./clock.js";
 import { Nondeterminism } from "./errors.js";
@@ -66,29 +65,15 @@ export const realNow = (): number => real.performanceNow.call(performance);
 
 let world: Controlled | null = null;
 
-/** The events backend of the kernel running now, or null outside any run. */
-function runningEvents(): unknown {
-  try {
-    return L.currentEvents();
-  } catch {
-    return null;
-  }
-}
-
-/** Whether a kernel of the world runs now (a task or the scheduler itself): clocks are virtual. */
+/** Whether a task of the world runs now (or a callback it fires): clocks are virtual. */
 function worldRuns(): boolean {
-  return world !== null && (world.firing !== 0 || runningEvents() === world.backend);
+  return world !== null && (world.firing !== 0 || L.currentEvents() === world.backend);
 }
 
 /** Whether code of the world runs now: one of its tasks, or a callback it runs. Not the scheduler itself. */
 function worldCode(): boolean {
   if (world === null) return false;
   if (world.firing !== 0) return true;
-  try {
-    B.self();
-  } catch {
-    return false;
-  }
   return L.currentEvents() === world.backend;
 }
 
