@@ -337,11 +337,16 @@ describe("Computation: await and awaitExn", () => {
     let ticks = 0;
     const status = await B.run(function* () {
       const exited = Computation.create<number | null>();
-      const child = spawnProcess(process.execPath, ["-e", "process.exit(3)"], { stdio: "ignore" });
+      // The child exits once a tick has told it to: the ticker must run while the computation is awaited
+      // (a child that exited at once could beat the ticker's first step on a loaded machine).
+      const child = spawnProcess(process.execPath, ["-e", "process.stdin.once('data', () => process.exit(3))"], {
+        stdio: ["pipe", "ignore", "ignore"],
+      });
       child.on("exit", (code) => exited.tryReturn(code));
       const ticker = B.spawn(function* () {
         while (exited.isRunning) {
           ticks++;
+          if (ticks === 1) child.stdin!.end("go");
           yield* B.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 1)));
         }
       });
