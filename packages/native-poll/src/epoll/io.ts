@@ -11,8 +11,7 @@ import type { NativeSyscalls } from "../load.js";
 import { PollEvent, type Poller } from "../poller.js";
 import { FdTable } from "../raw/fd-table.js";
 import type { RawIo } from "../raw/io.js";
-import type { NativeSocket } from "./socket.js";
-import { STAGE_MAX } from "./stream.js";
+import { type NativeSocket, STAGE_MAX } from "./socket.js";
 
 const { READABLE, WRITABLE } = PollEvent;
 /** Rooms for unsent bytes kept for the next socket that backs up (more are left to the GC). */

@@ -35,6 +35,15 @@ export interface Reader extends Parked<unknown> {
   takeAhead?(read: number, area: Uint8Array, at: number): void;
 }
 
+/**
+ * The bytes one socket may have queued at a time: a write that would pass it
+ * submits the queue first, and a larger one is sent directly. It bounds what
+ * a queued send can leave unsent, which the socket must then copy and hold
+ * (a fast writer to a slow reader held up to the whole staging area, 256 KiB).
+ * @internal
+ */
+export const STAGE_MAX = 16 * 1024;
+
 /** @internal */
 export class NativeSocket extends RawSocket<Backend, Reader> {
   readable = true;

@@ -10,16 +10,8 @@ import { errnoException } from "../errno.js";
 import { Poller } from "../poller.js";
 import { wouldBlock } from "../raw/io.js";
 import type { EpollIo } from "./io.js";
-import type { NativeSocket, Reader } from "./socket.js";
+import { type NativeSocket, type Reader, STAGE_MAX } from "./socket.js";
 
-/**
- * The bytes one socket may have queued at a time: a write that would pass it
- * submits the queue first, and a larger one is sent directly. It bounds what
- * a queued send can leave unsent, which the socket must then copy and hold
- * (a fast writer to a slow reader held up to the whole staging area, 256 KiB).
- * @internal
- */
-export const STAGE_MAX = 16 * 1024;
 const NOT_SENT = Poller.NOT_SENT;
 
 /** @internal The batch read for the socket's first reader (the only one the poller reads for: see `syncWant`). */
