@@ -24,6 +24,7 @@
 import { describe } from "./describe.js";
 import { currentTask } from "./kernel/current.js";
 import { type Kernel, runningKernel } from "./kernel/kernel.js";
+import { keepShapes } from "./kernel/shapes.js";
 import type { Task } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
 
@@ -292,22 +293,15 @@ export type Selected<Cs extends readonly SelectCase<unknown>[]> = {
 }[number];
 
 class Select<T> implements Operation<T> {
-  /**
-   * @internal A choice and a select kept for the life of the program. V8
-   * reaches the map that a constructor's field assignments give an object
-   * only through weak transitions: once every choice has died, a full
-   * collection frees that map and throws away every optimised function
-   * compiled against it, so a program whose selects all come and go between
-   * collections ran unoptimised after each one. A live object keeps its map.
-   */
-  static readonly shapes: readonly object[] = [new Choice([], true), new Select([])];
-
   constructor(private readonly cases: readonly SelectCase<unknown>[]) {}
 
   [Symbol.iterator](): Iterator<Instruction, T, unknown> {
     return new Choice(this.cases, false) as unknown as Iterator<Instruction, T, unknown>;
   }
 }
+
+// A choice and a select whose maps outlive the selects programs make (see kernel/shapes.ts).
+keepShapes(new Choice([], true), new Select([]));
 
 /**
  * Waits until one of `cases` happens, and evaluates to `{ index, value }`:

@@ -51,6 +51,7 @@ const LOWLEVEL = [
   "KernelRunOptions",
   "currentEvents",
   "giveContext",
+  "keepShapes",
 ];
 
 /** The low-level types a program's declarations may name: `select`'s cases are made of them. */

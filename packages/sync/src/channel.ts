@@ -8,13 +8,13 @@
  * while it is full (for a rendezvous channel: always, until a receiver comes).
  */
 import { type Instruction, self } from "@bobbin/core";
-import { type Choice, describe, SelectCase } from "@bobbin/core/lowlevel";
+import { type Choice, describe, keepShapes, SelectCase } from "@bobbin/core/lowlevel";
 import { EMPTY, END } from "./end.js";
 import { ChannelClosed } from "./errors.js";
 import { Fifo } from "./fifo.js";
 import { endReceivers, handToReceiver, Receive, type Receiver, RecvWait, type Sender, SendWait, Waiting } from "./receive.js";
 import { keepLocal } from "./shared/portable.js";
-import { completedIterator, keepShapes, nextSerial, WaitQueue } from "./waiters.js";
+import { completedIterator, nextSerial, WaitQueue } from "./waiters.js";
 
 /**
  * A `send` of one value: on its own (`yield*`) it delivers the value at once
@@ -299,7 +299,7 @@ keepLocal("Channel", Channel, "create it in the domain that uses it, and pass va
 
 // One object of each class the channel's operations make, with what programs
 // put in their fields, so that their maps live as long as the program (see
-// keepShapes).
+// keepShapes in @bobbin/core/lowlevel).
 const shape = new Channel<unknown>(1);
 shape.trySend(0);
 shape.tryRecv();

@@ -52,25 +52,6 @@ export function completedIterator<T>(value: T): Iterator<Instruction, T, unknown
   return COMPLETED_ITERATOR as Iterator<Instruction, T, unknown>;
 }
 
-/**
- * Objects kept for the life of the program, one of each class a hot path
- * makes. V8 reaches the hidden class ("map") that a constructor's field
- * assignments give an object only through weak transitions: once every
- * object of a class has died, a full collection frees that map, and every
- * optimised function compiled against it is thrown away ("deoptimizing
- * dependent code: weak objects"); the next objects get a new map, which the
- * functions then run against unoptimised until V8 compiles them again. A
- * program whose channels and waiters all come and go between collections (a
- * batch job, a server between bursts) paid that after every full collection.
- * One live object of each class keeps its map alive.
- */
-const shapes: object[] = [];
-
-/** @internal Keeps `objects` alive for good (see `shapes`), so their maps outlive the objects programs make. */
-export function keepShapes(...objects: object[]): void {
-  shapes.push(...objects);
-}
-
 /** @internal What a {@link WaitQueue} links: a waiter with its queue links. */
 export interface Queued {
   before: Queued | null;

@@ -11,7 +11,7 @@ import { broken } from "./assert.js";
 import { requestCancel } from "./cancellation.js";
 import type { Host, HostLife } from "./host.js";
 import { sameFailure } from "./origin.js";
-import { keepShapes } from "./shapes.js";
+import { keepKernel } from "./shapes.js";
 import { isPending, outcomeOf, stateOf } from "./state.js";
 import { State, Task } from "./task.js";
 
@@ -178,6 +178,6 @@ export class RunLife implements HostLife {
     else k.domains.shutdown().then(report, report);
     // The kernel outlives its run (see shapes.ts): it lets go of the root and its value.
     this.root = null;
-    keepShapes(k);
+    keepKernel(k);
   }
 }

@@ -1,26 +1,46 @@
 /**
  * Objects kept for the life of the program, so that the hidden classes
- * ("maps") of the kernel's records outlive the records. V8 reaches the map
- * that a constructor's field assignments give an object only through weak
- * transitions: once every object of a class has died — every task and every
- * part of a kernel, after a run settles — a full collection frees the map and
- * throws away each optimised function compiled against it, and the next run
- * starts unoptimised (a batch of runs, or a server between bursts, paid that
- * after every full collection). One live object of each class keeps its map:
- * the last kernel to finish (its loop, its queues, its life), which lets go
- * of its root task and so of what its run returned, and one task record.
+ * ("maps") of records that programs make and drop outlive the records. V8
+ * reaches the map that a constructor's field assignments give an object only
+ * through weak transitions: once every object of a class has died — every
+ * task and every part of a kernel after a run settles, every channel and
+ * waiter between two bursts — a full collection frees the map and throws away
+ * each optimised function compiled against it, and the next objects run
+ * unoptimised until V8 compiles them again. One live object of each class
+ * keeps its map: here, one task record and the last kernel to finish (its
+ * loop, its queues, its life), which lets go of its root task and so of what
+ * its run returned; and whatever other parts of Bobbin hand to `keepShapes`.
  */
 import { State, Task } from "./task.js";
 
-const task = new Task(0, null, null as unknown as Task["gen"], State.Resolved, undefined);
+const kept: object[] = [new Task(0, null, null as unknown as Task["gen"], State.Resolved, undefined)];
 let kernel: object | null = null;
 
-/** @internal `finished` is the kernel whose run has just settled: it keeps the maps (see the file comment) until the next. */
-export function keepShapes(finished: object): void {
+/**
+ * Keeps `objects` alive for the life of the program, so that the hidden
+ * classes of the records they stand for survive full collections (see the
+ * file comment). Give it one object of each class a hot path makes, built
+ * with the kinds of values programs put in its fields; call it once, at a
+ * module's top level.
+ *
+ * @example
+ * ```ts
+ * const sample = new Waiter(null, 0);
+ * sample.value = 0;                  // the kind of value programs store there
+ * L.keepShapes(sample);
+ * ```
+ * @throws never
+ */
+export function keepShapes(...objects: object[]): void {
+  kept.push(...objects);
+}
+
+/** @internal `finished` is the kernel whose run has just settled: it keeps the maps of a kernel's parts until the next. */
+export function keepKernel(finished: object): void {
   kernel = finished;
 }
 
-/** @internal What is kept (for the test that nothing of a run is). */
-export function keptShapes(): readonly object[] {
-  return kernel === null ? [task] : [task, kernel];
+/** @internal The kernel kept (for the test that nothing of its run is). */
+export function keptKernel(): object | null {
+  return kernel;
 }

@@ -31,6 +31,7 @@ export { Hook, type HookKey } from "../hook.js";
 export { interrupt } from "../interrupt.js";
 export type { SchedulingPolicy } from "../kernel/policy.js";
 export type { RandomSource } from "../kernel/random.js";
+export { keepShapes } from "../kernel/shapes.js";
 export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
 export { park, unpark } from "../park.js";
