@@ -12,6 +12,7 @@ import { failureOf } from "./errors.js";
 import { currentTask } from "./kernel/current.js";
 import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
+import { keepShapes } from "./kernel/shapes.js";
 import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
@@ -214,6 +215,10 @@ export class Group {
     this.crew.cancelTasks();
   }
 }
+
+// A crew and a group whose maps outlive the groups programs make (see kernel/shapes.ts).
+const crew = new Crew(null as unknown as Kernel, null as unknown as Task, Number.POSITIVE_INFINITY);
+keepShapes(crew, new Group(crew));
 
 function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instruction, T, unknown> {
   const owner = currentTask("group()");

@@ -13,6 +13,7 @@
 import { Cancelled } from "../errors.js";
 import { detach, runCancellationHandlers, trace } from "./guards.js";
 import type { Host } from "./host.js";
+import { keepShapes } from "./shapes.js";
 import {
   cancelsAtStep,
   isParked,
@@ -95,3 +96,6 @@ function watchSwallowedCancel(task: Task, flags: number): number {
   }
   return flags;
 }
+
+// A Cancelled whose map outlives the cancellations of a run (see shapes.ts).
+keepShapes(new Cancelled(""));
