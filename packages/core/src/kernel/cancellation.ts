@@ -86,7 +86,12 @@ export function cancelledError(task: Task): Cancelled {
   }
 }
 
-/** Warns once about a cancelled task that keeps running long after it was cancelled. */
+/**
+ * Warns once about a cancelled task that keeps running long after it was
+ * cancelled. A task with no cold state is timed from its first step after the
+ * one that delivered its `Cancelled` (it caught it, or cleans up): the
+ * cancelled tasks that end at once make no record for it.
+ */
 function watchSwallowedCancel(task: Task, flags: number): number {
   const cold = familyOf(task);
   if (cold.cancelledAt === 0) cold.cancelledAt = realNow();

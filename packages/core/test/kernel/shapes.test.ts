@@ -36,16 +36,22 @@ function recordsOfOneRun(): Promise<Record<string, object>> {
       for (;;) yield* B.yieldNow();
     };
     const a = B.spawn(forever);
-    const b = B.spawn(forever);
+    const b = B.spawn(function* () {
+      try {
+        yield* forever();
+      } finally {
+        yield* B.yieldNow(); // a step after its cancel: it is watched for swallowing it
+      }
+    });
     yield* B.yieldNow(); // both have started: the cancel is thrown into them where they yield
     const op = B.cancel(a);
     records.cancel = op;
     yield* op;
     records.family = B.self().family as object;
-    records["a cancelled task's family"] = a.family as object;
     const outcome = yield* B.awaitTask(a);
     records.cancelled = (outcome as { error: object }).error;
     yield* B.cancel(b);
+    records["the family of a task cleaning up after its cancel"] = b.family as object;
     yield* B.group(function* (g) {
       records.group = g;
       records.crew = (g as unknown as { crew: object }).crew;
