@@ -178,8 +178,9 @@ function* timed<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>))
   } catch (error) {
     // The scope's own Timeout leaves it: its stack is taken now, while the
     // frames that called withTimeout are live again, so that it begins, as
-    // an error made at the arm would, where the scope was set.
-    if (scope.error !== null && error === scope.error) Error.captureStackTrace(scope.error, timed);
+    // an error made at the arm would, where the scope was set (a Timeout
+    // the operation froze keeps the stack it has: taking one would throw).
+    if (scope.error !== null && error === scope.error && Object.isExtensible(error)) Error.captureStackTrace(error, timed);
     throw error;
   } finally {
     scope.left = true;

@@ -48,6 +48,24 @@ describe("withTimeout", () => {
     );
   });
 
+  it("a Timeout the operation froze leaves the scope as it is (no TypeError from taking its stack)", async () => {
+    let caught: unknown = null;
+    const error = await run(() =>
+      failure<B.Instruction, unknown>(() =>
+        withTimeout(0.01, function* () {
+          try {
+            yield* sleep(10);
+          } catch (e) {
+            caught = Object.freeze(e);
+            throw e;
+          }
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(Timeout);
+    expect(error).toBe(caught);
+  });
+
   it("after expiry, every later I/O inside the scope fails at once; outside it, I/O works again", async () => {
     await run(function* () {
       const log: string[] = [];
