@@ -353,8 +353,8 @@ async function checkEchoes(sockets) {
 }
 
 async function idleRound(mode, n) {
-  const [cmd, args] = serverCommand(mode, {}, true);
-  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const [cmd, args, env] = serverCommand(mode, {}, true);
+  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"], env });
   const next = lines(server, `${mode} server`);
   let sockets = [];
   try {
