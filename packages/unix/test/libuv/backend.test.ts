@@ -197,6 +197,34 @@ describe("the libuv backend", () => {
     });
   });
 
+  it("accept tells each connection's peer, two tasks accepting at once on one listener; the Node socket keeps no copy of it", async () => {
+    await run(function* () {
+      const server = tcpv4();
+      yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+      const { port } = getsockname(server) as InetAddress;
+      const acceptors = [0, 1].map(() =>
+        B.spawn(function* () {
+          return yield* accept(server);
+        }),
+      );
+      const clients = [tcpv4(), tcpv4()];
+      for (const c of clients) yield* connect(c, { host: "127.0.0.1", port });
+      const accepted = [];
+      for (const t of acceptors) accepted.push(yield* B.awaitExn(t));
+      const peers = accepted.map(([, peer]) => (peer as InetAddress).port).sort();
+      const own = clients.map((c) => (getsockname(c) as InetAddress).port).sort();
+      expect(peers).toEqual(own);
+      for (const [sock, peer] of accepted) {
+        expect((peer as InetAddress).host).toBe("127.0.0.1");
+        const stream = (sock as UvSocket).stream!.stream as unknown as { _peername?: unknown };
+        expect(stream._peername ?? null, "Node's cached peer address").toBeNull();
+        yield* close(sock);
+      }
+      for (const c of clients) yield* close(c);
+      yield* close(server);
+    });
+  });
+
   it("drain closes what is left and settles once every handle is gone", async () => {
     let backend: LibuvBackend | null = null;
     await run(
