@@ -16,6 +16,7 @@ import {
   readExactly,
   run,
   type Socket,
+  shutdown,
   sleep,
   tcpv4,
   write,
@@ -222,6 +223,20 @@ describe("the libuv backend", () => {
       }
       for (const c of clients) yield* close(c);
       yield* close(server);
+    });
+  });
+
+  it("a connection's Node socket holds one 'end' listener (Node's own runs from Bobbin's); an end arrives and the other direction stays open", async () => {
+    await run(function* () {
+      const [client, peer] = yield* pair();
+      for (const s of [client, peer]) expect((s as UvSocket).stream!.stream.listenerCount("end")).toBe(1);
+      shutdown(client, "send");
+      const buf = Buffer.alloc(8);
+      expect(yield* read(peer, buf)).toBe(0);
+      yield* write(peer, Buffer.from("bye"));
+      expect(buf.subarray(0, yield* read(client, buf)).toString()).toBe("bye");
+      yield* close(client);
+      yield* close(peer);
     });
   });
 
