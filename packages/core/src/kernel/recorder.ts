@@ -3,8 +3,8 @@
  * while the run asks for it (`run(main, { flightRecorder })`), read by dumps
  * and attached to `Deadlock` and `InternalError` reports.
  *
- * It is a tracer (trace.ts) for the points the kernel reports already —
- * spawn, park, wake, cancel, end (a task's start is its first `run`) — plus
+ * The kernel tells it of the trace points (host.ts's `Recorder`) — spawn,
+ * park, wake, cancel, end (a task's start is its first `run`) — plus
  * three the loop reports while it records (watch.ts): a step begins (`run`),
  * the events backend reported points ready (`io`), a slice ends (`idle`).
  * Recording stores numbers into preallocated typed arrays (and, for a park
@@ -20,6 +20,7 @@
  */
 import type { DomainFlight, FlightEvent, FlightEventKind, FlightTask } from "./flight.js";
 import { describeWaiter } from "./guards.js";
+import type { Recorder } from "./host.js";
 import { waiterOf } from "./state.js";
 import { F, type Task, type Waiter } from "./task.js";
 import { childrenOf } from "./tree.js";
@@ -48,7 +49,7 @@ const KINDS = 16;
 export const MAX_FLIGHT_EVENTS = 1 << 20;
 
 /** @internal */
-export class FlightRecorder {
+export class FlightRecorder implements Recorder {
   /** Each event's task uid (0: no task) and kind, as `uid * KINDS + kind`: one store per event. */
   private readonly codes: Float64Array;
   /** spawn: the parent's uid; wake: the waker's (0: woken from outside any task); io: how many points were ready. Other kinds leave their slot as it was. */
