@@ -47,8 +47,6 @@ export interface Recorder {
 
 /** @internal What the loop tells of its steps and its clock when the run watches them (watch.ts's `StepWatch`). */
 export interface StepWatcher {
-  /** Whether a flight recorder times its events by the loop's clock (the loop then reads it more often). */
-  readonly recording: boolean;
   /** Runs one step of `task`, as fiber.ts's `step` does. */
   step(k: Host, task: Task): void;
   /** The loop read its clock: `now`. */

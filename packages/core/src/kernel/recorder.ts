@@ -14,7 +14,7 @@
  * A clock read costs more than recording a step (from 25 ns to over 150 ns,
  * as machines go), so events are not timed one by one: each carries the
  * loop's last clock read — at the start of a slice, every few steps (at most
- * 16 while recording) and at its end, at an answer of the events backend, at
+ * 64) and at its end, at an answer of the events backend, at
  * a wake from a Node callback — and reading the ring spreads the events
  * between two reads evenly over that interval, in their order.
  */
