@@ -42,7 +42,7 @@ export interface Recorder {
   suspend(task: Task): void;
   resume(task: Task): void;
   cancel(task: Task): void;
-  end(task: Task): void;
+  end(task: Task, domain: number): void;
 }
 
 /** @internal What the loop tells of its steps and its clock when the run watches them (watch.ts's `StepWatch`). */
@@ -74,6 +74,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
+  /** The domain `task` runs on: the kernel's, unless it simulates domains. */
+  domainOf(task: Task): number;
   /** The flight recorder's events, in words; null when the run keeps none. */
   flight(): DomainFlight | null;
   /** Node's async contexts of its tasks (`AsyncLocalStorage`: see async-context.ts). */
