@@ -30,7 +30,11 @@
 //    connection) on the native, io_uring (a multishot recv armed on each)
 //    and libuv backends. --idle-rounds=N alternates the servers N times and
 //    keeps each one's median. Targets: readChunk ≤ 1.0× net's RSS per
-//    connection on native and io_uring, ≤ 1.2× on libuv.
+//    connection on native and io_uring, ≤ 1.2× on libuv. The servers are
+//    measured 200 ms after the last connection came: V8's young generation
+//    is still as large as the burst of connections grew it then (it shrinks
+//    once allocation has been low for a few seconds); --idle-settle=MS waits
+//    MS instead, to measure the servers once it has shrunk.
 //    Every connection is then checked to echo one message.
 //
 // BOBBIN_BEFORE=<checkout> (built: pnpm --filter @bobbin/native-poll... build)
@@ -39,7 +43,7 @@
 // loading every Bobbin package from there — and prints each backend's
 // after/before ratios: a before/after in one run.
 //
-//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--idle-rounds=N] [--only=echo|idle]
+//   node bench/src/native-echo.js [--quick] [--rounds=N] [--seconds=S] [--idle=N] [--idle-rounds=N] [--idle-settle=MS] [--only=echo|idle]
 //     [--modes=c,c-uring,uring,before:uring,…] [--idle-modes=native-chunk,net,…]
 //   (--serve MODE / --serve-idle MODE are the child processes' own modes)
 
@@ -75,6 +79,8 @@ export const IDLE_SCENARIO = "10,000 idle connections: memory per connection";
 
 const IDLE = arg("idle", QUICK ? 2000 : 10000);
 const IDLE_ROUNDS = arg("idle-rounds", 1);
+/** How long after the last connection came the servers' memory is read. */
+const IDLE_SETTLE = arg("idle-settle", 200);
 /** The readChunk servers' targets: RSS per idle connection against Node net's, from the same run. */
 const IDLE_TARGETS = { "native-chunk": 1.0, "uring-chunk": 1.0, "libuv-chunk": 1.2 };
 // The native backend's targets were raised from 0.8× C rt/s and 1.3× C CPU per round trip.
@@ -353,8 +359,8 @@ async function checkEchoes(sockets) {
 }
 
 async function idleRound(mode, n) {
-  const [cmd, args] = serverCommand(mode, {}, true);
-  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const [cmd, args, env] = serverCommand(mode, {}, true);
+  const server = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"], env });
   const next = lines(server, `${mode} server`);
   let sockets = [];
   try {
@@ -368,7 +374,7 @@ async function idleRound(mode, n) {
       if (after.count >= n) break;
     }
     if (after.count < n) throw new Error(`${mode}: the server accepted ${after.count} of ${n} connections`);
-    await new Promise((r) => setTimeout(r, 200)); // every fiber parked
+    await new Promise((r) => setTimeout(r, IDLE_SETTLE)); // every fiber parked
     after = await memOf(server, next);
     await checkEchoes(sockets);
     return {

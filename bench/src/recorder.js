@@ -1,7 +1,8 @@
 // Scenario — what the flight recorder and the blocking-step watch cost:
 // spawn-await.js's spawn + await of 100k children, with `run`'s
-// `flightRecorder` (a ring of 4,096 events: a store per step, one or two per
-// spawn, park, wake and end, a clock read every 16 steps) and `blockingMs`
+// `flightRecorder` (a ring of 4,096 events: a store per step, one to three
+// per spawn, park, wake and end, no clock read of its own: it takes the
+// loop's, every 64 steps at most as without it) and `blockingMs`
 // (two clock reads per step), against the same program with neither, all in
 // shared rounds with async/await, timed in CPU time (15 rounds): the rows
 // differ by a few percent, less than what another process's load does to

@@ -8,7 +8,9 @@ import { BobbinError } from "@bobbin/core";
 /**
  * An operation run by {@link withTimeout} did not finish in time. Thrown at
  * the I/O operation the task was waiting in (or the next one it starts inside
- * the timed-out scope).
+ * the timed-out scope). It is made when the deadline passes, and its stack,
+ * taken as it leaves the scope, begins at the caller of `withTimeout`; caught
+ * inside the scope, it has its message only.
  *
  * @example
  * ```ts

@@ -25,7 +25,13 @@ class TaskTimeouts {
 }
 
 class Scope {
-  readonly error: Timeout;
+  /**
+   * Made when the deadline passes, not when the scope is armed: an error
+   * captures a stack as it is made, which costs more than the rest of an arm,
+   * and most scopes never fire (an idle timeout around every read). Its
+   * stack is captured as it leaves the scope (see `timed`).
+   */
+  error: Timeout | null = null;
   /** The deadline, then the retries of an interruption that found the task running. */
   handle: DeadlineHandle | null = null;
   fired = false;
@@ -34,6 +40,7 @@ class Scope {
     this.handle = null;
     if (this.left) return;
     this.fired = true;
+    this.error = unplacedTimeout(this.seconds);
     this.rec.expired = this.error; // a later deadline is an enclosing scope's: it wins
     this.interrupt();
   };
@@ -48,13 +55,25 @@ class Scope {
 
   constructor(
     readonly at: number,
-    seconds: number,
+    private readonly seconds: number,
     readonly outer: Scope | null,
     readonly rec: TaskTimeouts,
     private readonly task: B.Task<unknown>,
     private readonly backend: Backend,
-  ) {
-    this.error = new Timeout(seconds);
+  ) {}
+}
+
+/**
+ * A Timeout with no stack yet: made by the deadline's callback, its stack
+ * would show only the backend's timers, not the task it stops.
+ */
+function unplacedTimeout(seconds: number): Timeout {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Timeout(seconds);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
@@ -156,6 +175,13 @@ function* timed<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>))
   scope.handle = backend.deadline(at, scope.fire);
   try {
     return yield* operation;
+  } catch (error) {
+    // The scope's own Timeout leaves it: its stack is taken now, while the
+    // frames that called withTimeout are live again, so that it begins, as
+    // an error made at the arm would, where the scope was set (a Timeout
+    // the operation froze keeps the stack it has: taking one would throw).
+    if (scope.error !== null && error === scope.error && Object.isExtensible(error)) Error.captureStackTrace(error, timed);
+    throw error;
   } finally {
     scope.left = true;
     scope.handle?.cancel();

@@ -34,6 +34,38 @@ describe("withTimeout", () => {
     });
   });
 
+  it("a Timeout's stack begins where withTimeout was called (the error is made when the deadline passes)", async () => {
+    function* waitsForTheSlowReply() {
+      yield* withTimeout(0.01, sleep(10));
+    }
+    const error = await run(() => failure<B.Instruction, Timeout>(waitsForTheSlowReply));
+    expect(error).toBeInstanceOf(Timeout);
+    const [header, ...frames] = error.stack!.split("\n");
+    expect(header).toBe("Timeout: the operation did not finish within 0.01 s (withTimeout)");
+    // The first frame in a file is the caller's line (a generator's `.throw (<anonymous>)` may come before it).
+    expect(frames.find((frame) => !frame.endsWith("(<anonymous>)"))).toMatch(
+      /^ {4}at waitsForTheSlowReply \(.*timeout\.test\.ts:\d+:\d+\)$/,
+    );
+  });
+
+  it("a Timeout the operation froze leaves the scope as it is (no TypeError from taking its stack)", async () => {
+    let caught: unknown = null;
+    const error = await run(() =>
+      failure<B.Instruction, unknown>(() =>
+        withTimeout(0.01, function* () {
+          try {
+            yield* sleep(10);
+          } catch (e) {
+            caught = Object.freeze(e);
+            throw e;
+          }
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(Timeout);
+    expect(error).toBe(caught);
+  });
+
   it("after expiry, every later I/O inside the scope fails at once; outside it, I/O works again", async () => {
     await run(function* () {
       const log: string[] = [];

@@ -1,10 +1,11 @@
 /**
  * Which tracer a kernel reports to: the run's own (`run(main, { tracer })`),
- * the flight recorder when the run keeps one, the diagnostics channels'
- * while someone subscribes, and the age recorder when the run keeps task
- * ages, combined. The kernel asks at the start of
+ * the diagnostics channels' while someone subscribes, and the age recorder
+ * when the run keeps task ages, combined. The kernel asks at the start of
  * each slice (see kernel/trace.ts's `TraceSource`); the combinations are made
- * once, so asking allocates nothing.
+ * once, so asking allocates nothing. The domain's flight recorder is made
+ * here too, but is no tracer: the kernel tells it directly (kernel/host.ts's
+ * `Recorder`).
  */
 import { FlightRecorder } from "../kernel/recorder.js";
 import type { Tracer, TraceSource } from "../kernel/trace.js";
@@ -20,7 +21,7 @@ export class Tracing implements TraceSource {
   /** `flight`: how many events the domain's flight recorder keeps (0: none). */
   constructor(own: Tracer | null, ages: boolean, domain: number, flight: number) {
     this.recorder = flight === 0 ? null : new FlightRecorder(flight);
-    const always = [own, this.recorder, ages ? ageRecorder : null].filter((t): t is Tracer => t !== null);
+    const always = [own, ages ? ageRecorder : null].filter((t): t is Tracer => t !== null);
     this.quiet = combine(always);
     this.listened = combine([...always, ...(ages ? [] : [ageRecorder]), channelTracer(domain)]);
   }

@@ -40,6 +40,7 @@ const realNow = performance.now.bind(performance);
 /** @internal Asks `task` to stop (no-op when it ended or was asked already). */
 export function requestCancel(k: Host, task: Task): void {
   if (!toCancelRequested(task)) return;
+  if (k.recorder !== null) k.recorder.cancel(task);
   if (k.tracer !== null) trace(k, "cancel", task);
   const cold = coldOf(task);
   if (cold !== null) {

@@ -104,6 +104,7 @@ export function terminate(k: Host, task: Task, state: State, value: unknown): vo
     }
     toEnded(task, state, value, liveChildren(task));
     k.taskEnded();
+    if (k.recorder !== null) k.recorder.end(task, k.domainOf(task));
     if (k.tracer !== null) trace(k, "end", task);
     const parent = task.parent;
     if (parent === null) {

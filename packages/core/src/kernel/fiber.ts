@@ -111,6 +111,7 @@ function afterSuspend(k: Host, task: Task): void {
     if (__BOBBIN_DEV__ && (flags & F.QUEUED) === 0) broken(task, "suspended without parking");
     return; // parked and woken within the same step
   }
+  if (k.recorder !== null) k.recorder.suspend(task);
   if (k.tracer !== null) trace(k, "suspend", task);
   if ((flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.CANCEL_REQUESTED) deliverCancel(k, task);
 }

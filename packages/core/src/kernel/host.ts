@@ -30,10 +30,23 @@ export interface HostLife {
   topEnded(task: Task): void;
 }
 
+/**
+ * @internal The flight recorder (recorder.ts) as the trace points call it:
+ * directly, one class at every call site, and unguarded, since the kernel
+ * owns it and it does not throw — a tracer's guard (guards.ts's `trace`) and
+ * a call through whichever tracers a slice combines cost more than its
+ * stores. It hears no `start`: a task starts in its first step.
+ */
+export interface Recorder {
+  spawn(task: Task, parent: Task): void;
+  suspend(task: Task): void;
+  resume(task: Task): void;
+  cancel(task: Task): void;
+  end(task: Task, domain: number): void;
+}
+
 /** @internal What the loop tells of its steps and its clock when the run watches them (watch.ts's `StepWatch`). */
 export interface StepWatcher {
-  /** Whether a flight recorder times its events by the loop's clock (the loop then reads it more often). */
-  readonly recording: boolean;
   /** Runs one step of `task`, as fiber.ts's `step` does. */
   step(k: Host, task: Task): void;
   /** The loop read its clock: `now`. */
@@ -49,6 +62,8 @@ export interface Host {
   readonly ready: ReadyQueue;
   /** The tracer of the current slice; null when nobody listens. */
   readonly tracer: Tracer | null;
+  /** The domain's flight recorder, told of the trace points before the tracer; null when the run keeps none. */
+  readonly recorder: Recorder | null;
   readonly tickHooks: TickHook[];
   /** Watches every step when the run records them or reports blocking ones (watch.ts); null otherwise. */
   readonly watch: StepWatcher | null;
@@ -59,6 +74,8 @@ export interface Host {
   readonly loop: { schedule(): void; readonly isRunning: boolean };
   readonly driver: Driver | null;
   readonly domains: DomainHost | null;
+  /** The domain `task` runs on: the kernel's, unless it simulates domains. */
+  domainOf(task: Task): number;
   /** The flight recorder's events, in words; null when the run keeps none. */
   flight(): DomainFlight | null;
   /** Node's async contexts of its tasks (`AsyncLocalStorage`: see async-context.ts). */

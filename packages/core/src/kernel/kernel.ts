@@ -64,8 +64,8 @@ export interface KernelOptions {
   readonly policy: SchedulingPolicy | null;
   /**
    * Which tracer the kernel reports to, slice by slice (null: none, ever),
-   * and the domain's flight recorder, one of the tracers it combines
-   * whenever the run records (null: it does not).
+   * and the domain's flight recorder, which the kernel tells itself
+   * (null: the run does not record).
    */
   readonly tracing: (TraceSource & { readonly recorder: FlightRecorder | null }) | null;
   /** The exit hooks of this thread (`onExit`), read as they are at each end. */
@@ -189,6 +189,7 @@ export class Kernel implements Host {
   adopt(parent: Task, child: Task): void {
     addChild(parent, child);
     this.liveTasks++;
+    if (this.recorder !== null) this.recorder.spawn(child, parent);
     if (this.tracer !== null) trace(this, "spawn", child, parent);
     this.enqueue(child);
   }
@@ -245,6 +246,7 @@ export class Kernel implements Host {
 
   /** A parked task was made ready: it joins the ready queue, and a slice runs it soon. */
   private woken(task: Task): void {
+    if (this.recorder !== null) this.recorder.resume(task);
     if (this.tracer !== null) trace(this, "resume", task);
     this.ready.push(task);
     if (!this.loop.isRunning) this.loop.schedule();

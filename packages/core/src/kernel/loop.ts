@@ -24,10 +24,8 @@ import { step } from "./fiber.js";
 import { runTickHooks } from "./guards.js";
 import { type Host, Waiting } from "./host.js";
 
-/** The longest run of steps without reading the clock. */
+/** The longest run of steps without reading the clock (a flight recorder's events take their times from these reads too). */
 const MAX_CLOCK_EVERY = 64;
-/** The same while a flight recorder times its events by the loop's clock (see recorder.ts). */
-const MAX_CLOCK_EVERY_RECORDING = 16;
 
 /** @internal */
 export class Loop {
@@ -38,7 +36,6 @@ export class Loop {
   private clockEvery = 1;
   /** When the running slice is to end (`performance.now()`): `yieldIfDue` yields past it. */
   private deadline = 0;
-  private readonly maxClockEvery: number;
   /** `yieldIfDue`'s calls left before it reads the clock again, the stride, and when it last did (see `isDue`). */
   private dueIn = 1;
   private dueEvery = 1;
@@ -55,7 +52,6 @@ export class Loop {
     private readonly sliceMs: number,
   ) {
     this.batchWakes = k.driver?.batchWakes === true;
-    this.maxClockEvery = k.watch?.recording === true ? MAX_CLOCK_EVERY_RECORDING : MAX_CLOCK_EVERY;
   }
 
   /**
@@ -157,7 +153,7 @@ export class Loop {
   private adaptClock(elapsed: number): number {
     const budget = this.sliceMs / 4;
     const every = this.clockEvery;
-    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, this.maxClockEvery, this.pollEvery);
+    if (elapsed * 2 <= budget) this.clockEvery = Math.min(every * 2, MAX_CLOCK_EVERY, this.pollEvery);
     else this.clockEvery = Math.max(1, Math.floor((budget * every) / elapsed));
     return this.clockEvery;
   }

@@ -3,25 +3,26 @@
  * while the run asks for it (`run(main, { flightRecorder })`), read by dumps
  * and attached to `Deadlock` and `InternalError` reports.
  *
- * It is a tracer (trace.ts) for the points the kernel reports already —
- * spawn, park, wake, cancel, end (a task's start is its first `run`) — plus
+ * The kernel tells it of the trace points (host.ts's `Recorder`) — spawn,
+ * park, wake, cancel, end (a task's start is its first `run`) — plus
  * three the loop reports while it records (watch.ts): a step begins (`run`),
  * the events backend reported points ready (`io`), a slice ends (`idle`).
  * Recording stores numbers into preallocated typed arrays (and, for a park
- * or an end, what the task waits on or the task itself); turning events into
+ * or an end, what the task waits on or what names it); turning events into
  * words (names, what a task waits on) waits until someone reads the ring.
  *
  * A clock read costs more than recording a step (from 25 ns to over 150 ns,
  * as machines go), so events are not timed one by one: each carries the
  * loop's last clock read — at the start of a slice, every few steps (at most
- * 16 while recording) and at its end, at an answer of the events backend, at
+ * 64) and at its end, at an answer of the events backend, at
  * a wake from a Node callback — and reading the ring spreads the events
  * between two reads evenly over that interval, in their order.
  */
 import type { DomainFlight, FlightEvent, FlightEventKind, FlightTask } from "./flight.js";
 import { describeWaiter } from "./guards.js";
+import type { Recorder } from "./host.js";
 import { waiterOf } from "./state.js";
-import { F, type Task, type Waiter } from "./task.js";
+import { F, nameFrom, nameSource, STATUS, type Task, type Waiter } from "./task.js";
 import { childrenOf } from "./tree.js";
 
 const enum Kind {
@@ -41,6 +42,12 @@ const enum Kind {
 
 const KIND_NAMES: readonly FlightEventKind[] = ["spawn", "start", "run", "park", "wake", "cancel", "end", "io", "idle"];
 
+/** What names a task of the ring, and the domain it ran on. */
+interface Whereabouts {
+  readonly name: string;
+  readonly domain: number;
+}
+
 /** Kinds fit below this: an event's code is `uid * KINDS + kind`. */
 const KINDS = 16;
 
@@ -48,18 +55,24 @@ const KINDS = 16;
 export const MAX_FLIGHT_EVENTS = 1 << 20;
 
 /** @internal */
-export class FlightRecorder {
+export class FlightRecorder implements Recorder {
   /** Each event's task uid (0: no task) and kind, as `uid * KINDS + kind`: one store per event. */
   private readonly codes: Float64Array;
-  /** spawn: the parent's uid; wake: the waker's (0: woken from outside any task); io: how many points were ready. Other kinds leave their slot as it was. */
+  /**
+   * spawn: the parent's uid; wake: the waker's (0: woken from outside any
+   * task); io: how many points were ready; end: the task's domain × 4 + the
+   * `State` it ended in. Other kinds leave their slot as it was.
+   */
   private readonly others: Float64Array;
   /**
-   * end: the task (read for its name: a task's end is its last event, so a
-   * task named in the ring has ended there or is still in the tree); park:
-   * what it waits on. Other events leave their slot as it was: uids and
-   * numbers go to typed arrays, since storing a young object into an old
-   * array is a write barrier's slow path, which a step must not pay for
-   * each event.
+   * end: what names the task (task.ts's `nameSource`: a task's end is its
+   * last event, so a task named in the ring has ended there or is still in
+   * the tree); park: what it waits on. Other events leave their slot as it
+   * was: uids and numbers go to typed arrays, since storing a young object
+   * into an old array is a write barrier's slow path, which a step must not
+   * pay for each event. That is why an end keeps what names its task (a name
+   * or a body's prototype, made before the task) rather than the task, which
+   * it would also keep alive.
    */
   private readonly refs: unknown[];
   private next = 0;
@@ -125,9 +138,13 @@ export class FlightRecorder {
     this.push(Kind.Cancel, task.uid);
   }
 
-  end(task: Task): void {
-    if ((task.flags & F.STARTED) === 0) this.neverStarted(task.uid);
-    this.refs[this.push(Kind.End, task.uid)] = task;
+  /** `task` ended, on `domain` (the kernel's, unless it simulates domains). */
+  end(task: Task, domain: number): void {
+    const flags = task.flags;
+    if ((flags & F.STARTED) === 0) this.neverStarted(task.uid);
+    const i = this.push(Kind.End, task.uid);
+    this.others[i] = domain * 4 + (flags & F.STATE);
+    this.refs[i] = nameSource(task);
   }
 
   /**
@@ -183,11 +200,11 @@ export class FlightRecorder {
   }
 
   /**
-   * @internal The recorded events, oldest first, in words. A task is named
-   * from its spawn or end event in the ring, or else from the tree under
-   * `tops` (the domain's tasks without a parent); `domainOf` says which
-   * domain a task runs on (`domain` for events of no task, or of a task not
-   * found).
+   * @internal The recorded events, oldest first, in words. A task is named,
+   * and placed on its domain, by its end event in the ring, or else from the
+   * tree under `tops` (the domain's tasks without a parent), where
+   * `domainOf` says which domain a task runs on (`domain` for events of no
+   * task, or of a task not found).
    */
   flight(domain: number, domainOf: (task: Task) => number, tops: readonly Task[]): DomainFlight {
     const total = this.total;
@@ -201,30 +218,39 @@ export class FlightRecorder {
       kinds[j] = code % KINDS;
       uids[j] = (code - kinds[j]!) / KINDS;
     }
-    const known = new Map<number, Task>();
-    for (let j = 0; j < n; j++) {
-      if (kinds[j] === Kind.End) known.set(uids[j]!, this.refs[(first + j) % this.capacity] as Task);
-    }
+    const ends = new Map<number, number>();
+    for (let j = 0; j < n; j++) if (kinds[j] === Kind.End) ends.set(uids[j]!, (first + j) % this.capacity);
+    const live = new Map<number, Task>();
     const walk = [...tops];
     for (let task = walk.pop(); task !== undefined; task = walk.pop()) {
-      if (!known.has(task.uid)) known.set(task.uid, task);
+      if (!ends.has(task.uid)) live.set(task.uid, task);
       walk.push(...childrenOf(task));
     }
-    const named = (uid: number): FlightTask | null => (uid === 0 ? null : { uid, name: known.get(uid)?.name ?? "(a task)" });
+    const found = new Map<number, Whereabouts>();
+    const whereabouts = (uid: number): Whereabouts => {
+      let w = found.get(uid);
+      if (w !== undefined) return w;
+      const end = ends.get(uid);
+      const task = live.get(uid);
+      if (end !== undefined) w = { name: nameFrom(this.refs[end] as Task["gen"]), domain: Math.floor(this.others[end]! / 4) };
+      else w = task === undefined ? { name: "(a task)", domain } : { name: task.name, domain: domainOf(task) };
+      found.set(uid, w);
+      return w;
+    };
+    const named = (uid: number): FlightTask | null => (uid === 0 ? null : { uid, name: whereabouts(uid).name });
     const events: FlightEvent[] = [];
     for (let j = 0; j < n; j++) {
       const i = (first + j) % this.capacity;
       const kind = kinds[j] as Kind;
       const uid = uids[j]!;
-      const task = known.get(uid);
-      const other = kind === Kind.Spawn || kind === Kind.Wake || kind === Kind.Io ? this.others[i]! : 0;
+      const other = kind === Kind.Spawn || kind === Kind.Wake || kind === Kind.Io || kind === Kind.End ? this.others[i]! : 0;
       const event: FlightEvent = {
         kind: KIND_NAMES[kind === Kind.RunStart ? Kind.Run : kind]!,
         at: at[j]!,
-        domain: task === undefined ? domain : domainOf(task),
+        domain: uid === 0 ? domain : whereabouts(uid).domain,
         task: named(uid),
         by: kind === Kind.Spawn || kind === Kind.Wake ? named(other) : null,
-        detail: detailOf(kind, task, this.refs[i], other),
+        detail: detailOf(kind, this.refs[i], other),
       };
       events.push(event);
       if (kind === Kind.RunStart) events.push({ ...event, kind: "start" });
@@ -275,12 +301,12 @@ function spread(times: Float64Array): Float64Array {
   return at;
 }
 
-function detailOf(kind: Kind, task: Task | undefined, ref: unknown, other: number): string | null {
+function detailOf(kind: Kind, ref: unknown, other: number): string | null {
   switch (kind) {
     case Kind.Park:
       return ref === null ? "an operation that woke it within the step" : describeWaiter(ref as Waiter);
     case Kind.End:
-      return task?.status ?? null;
+      return STATUS[other % 4]!;
     case Kind.Io:
       return `${other} ready`;
     default:

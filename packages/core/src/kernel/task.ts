@@ -86,7 +86,8 @@ export const enum F {
  * ```
  */
 export type TaskStatus = "pending" | "resolved" | "failed" | "cancelled";
-const STATUS: readonly TaskStatus[] = ["pending", "resolved", "failed", "cancelled"];
+/** @internal A task's status, by its `State`. */
+export const STATUS: readonly TaskStatus[] = ["pending", "resolved", "failed", "cancelled"];
 
 /**
  * @internal What a parked task waits on. A waiter that acts on its kernel
@@ -213,13 +214,27 @@ export class Task<T = unknown> {
    * function name (`"anonymous"` for an anonymous function).
    */
   get name(): string {
-    const family = this.family;
-    if (family instanceof Family && family.name !== null) return family.name;
-    return bodyName(this.gen);
+    return nameFrom(nameSource(this));
   }
 
   /** `name#uid`, as every error and diagnostic names a task. */
   toString(): string {
     return `${this.name}#${this.uid}`;
   }
+}
+
+/**
+ * @internal What names `task` (see `Task.name`): the name given to
+ * `spawn({ name })`, or else its `gen` field, whose body `bodyName` knows.
+ * The flight recorder keeps this rather than an ended task, which it must
+ * not keep alive (nor store, young, into its ring: see recorder.ts).
+ */
+export function nameSource(task: Task): string | Task["gen"] {
+  const family = task.family;
+  return family instanceof Family && family.name !== null ? family.name : task.gen;
+}
+
+/** @internal The name of a task from what `nameSource` returned. */
+export function nameFrom(source: string | Task["gen"]): string {
+  return typeof source === "string" ? source : bodyName(source);
 }

@@ -25,11 +25,6 @@ export class StepWatch implements StepWatcher {
     private readonly blocking: BlockingWatch | null,
   ) {}
 
-  /** Whether a flight recorder times its events by the loop's clock (the loop then reads it more often). */
-  get recording(): boolean {
-    return this.recorder !== null && this.blocking === null;
-  }
-
   /** Runs one step of `task` as the loop would (in the task's async context when it has one), and tells the recorder and the blocking watch. */
   step(k: Host, task: Task): void {
     const blocking = this.blocking;

@@ -1,11 +1,16 @@
 /** The flight recorder: the last kernel events of each domain, in dumps, in Deadlock and InternalError reports. */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import * as D from "../../dist-dev/index.js";
 import * as B from "../../src/index.js";
 import * as L from "../../src/lowlevel/index.js";
 import * as F from "../fixtures/parallel-tasks.mjs";
 import { errorOf, ManualEvents, protocolBreaker, settle } from "../support/helpers.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 /** An event as one line: kind, task, by whom, detail. */
 function line(e: B.FlightEvent): string {
@@ -182,6 +187,59 @@ describe("the flight recorder", () => {
       }),
     ) as B.InternalError;
     expect(without.flight).toBeNull();
+  });
+
+  it("says how a task ended at its end, even when its parent cancels it afterwards", async () => {
+    const { lines } = await recorded(100, function* () {
+      const child = B.spawn(function* done() {
+        return 1;
+      });
+      yield* B.yieldNow();
+      yield* B.cancel(child); // ended already: its outcome becomes Cancelled
+      expect(child.status).toBe("cancelled");
+    });
+    expect(lines).toContain("end done#2: resolved");
+  });
+
+  it("names a task that ended and left the tree without keeping it alive", async () => {
+    let collected = false;
+    const { lines } = await recorded(100, function* () {
+      const ref = yield* (function* () {
+        const child = B.spawn(function* shortLived() {
+          return new Array<number>(1000).fill(1);
+        });
+        // It ends before its parent awaits it: a park on it would keep it (the ring keeps what a task waits on).
+        yield* B.yieldNow();
+        yield* B.awaitExn(child);
+        return new WeakRef(child);
+      })();
+      // A later macrotask: a WeakRef's target is kept until the job that made it ends.
+      collected = yield* B.promise(
+        () =>
+          new Promise<boolean>((resolve) =>
+            setTimeout(() => {
+              gc();
+              resolve(ref.deref() === undefined);
+            }, 0),
+          ),
+      );
+    });
+    expect(collected).toBe(true);
+    expect(lines).toContain("end shortLived#2: resolved");
+  });
+
+  it("places an ended task's events on the domain it ran on when domains are simulated", async () => {
+    const dump = await D.run(
+      function* main() {
+        const n = yield* D.awaitExn(D.call(F.double, 21));
+        return n === 42 ? yield* D.promise(() => D.dump()) : null;
+      },
+      { domains: 1, simulateDomains: true, flightRecorder: 200 },
+    );
+    const events = dump!.flight[0]!.events;
+    const of = (name: string) => [...new Set(events.filter((e) => e.task?.name === name).map((e) => `${e.kind}@${e.domain}`))];
+    expect(of("double")).toEqual(["spawn@1", "run@1", "start@1", "end@1"]);
+    expect(of("main")).toContain("park@0");
   });
 
   it("keeps one ring per domain: a worker domain's comes with B.dump()", async () => {

@@ -52,8 +52,8 @@ export function afterHandleClose(fn: () => void): void {
  * @throws never
  */
 export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extends BackendSocket<B> {
-  /** The `close` operations waiting for the socket to be released. */
-  readonly closers = new WaitQueue();
+  /** The `close` operations waiting for the socket to be released: made by the first that waits (an open socket holds none). */
+  #closers: WaitQueue | null = null;
   /** The `bindAndListen` or `connect` operation in progress (Node binds, listens and connects in callbacks). */
   opener: Parked<unknown> | null = null;
   /** Why the last bind, listen or connect failed, for its operation. */
@@ -89,7 +89,17 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
   release(): void {
     if (--this.#holds !== 0) return;
     this.#live?.delete(this);
-    this.closers.wakeAll();
+    this.#closers?.wakeAll();
+  }
+
+  /** `close` waits until the socket is released. */
+  waitReleased(op: CloseOp): void {
+    (this.#closers ??= new WaitQueue()).add(op);
+  }
+
+  /** A `close` that waited left (its task was cancelled or interrupted). */
+  leaveReleased(op: CloseOp): void {
+    this.#closers?.leave(op);
   }
 
   /** The bind, listen or connect in progress has an outcome (the state says which): its operation attempts again. */
@@ -219,11 +229,11 @@ export class CloseOp extends Parked<void> {
   }
 
   protected wait(): void {
-    this.sock.closers.add(this);
+    this.sock.waitReleased(this);
   }
 
   protected leave(): void {
-    this.sock.closers.leave(this);
+    this.sock.leaveReleased(this);
   }
 
   override describe(): string {

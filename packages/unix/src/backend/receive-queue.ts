@@ -18,6 +18,17 @@ import { WaitQueue } from "./wait-queue.js";
 /** What `read` returns while nothing is there yet. */
 const AGAIN = -1;
 
+// How the queue stands, as bits of one field (a field per flag would cost
+// every connection a word each).
+/** The peer ended the stream. */
+const ENDED = 1;
+/** Shut down for receiving. */
+const RECEIVE_SHUT = 2;
+/** The socket is closed. */
+const CLOSED = 4;
+/** The source is paused. */
+const PAUSED = 8;
+
 /**
  * Bytes a stream socket received and no read took yet, in chunks, followed
  * by how the stream ended; and its readers. The source `push`es chunks,
@@ -57,16 +68,10 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
   readonly readers: WaitQueue;
   /** Bytes queued and not read yet. */
   queued = 0;
-  /** The peer ended the stream: reads return 0 once the queued bytes are read. */
-  ended = false;
   /** The stream failed: reads throw it once the queued bytes are read. */
   error: Error | null = null;
-  /** Shut down for receiving: what is queued and what arrives is dropped, and reads return 0. */
-  receiveShut = false;
-  /** The socket is closed: reads throw `SocketClosed`. */
-  closed = false;
-  /** The source is paused (at the high-water mark). */
-  paused = false;
+  /** ENDED, RECEIVE_SHUT, CLOSED and PAUSED. */
+  #flags = 0;
   // The first chunk is kept inline, the others in arrays made only while
   // more than one is queued: an idle socket's queue holds no array.
   #head: Uint8Array | null = null;
@@ -91,6 +96,31 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     this.readers = readers;
   }
 
+  /** The peer ended the stream: reads return 0 once the queued bytes are read. */
+  get ended(): boolean {
+    return (this.#flags & ENDED) !== 0;
+  }
+
+  /** Shut down for receiving: what is queued and what arrives is dropped, and reads return 0. */
+  get receiveShut(): boolean {
+    return (this.#flags & RECEIVE_SHUT) !== 0;
+  }
+
+  /** The socket is closed: reads throw `SocketClosed`. */
+  get closed(): boolean {
+    return (this.#flags & CLOSED) !== 0;
+  }
+
+  /** Marks the queue closed without dropping or waking anything (a backend whose waiters are being cancelled); `close()` is the usual way. */
+  set closed(closed: boolean) {
+    this.#flags = closed ? this.#flags | CLOSED : this.#flags & ~CLOSED;
+  }
+
+  /** The source is paused (at the high-water mark). */
+  get paused(): boolean {
+    return (this.#flags & PAUSED) !== 0;
+  }
+
   /**
    * A chunk arrived: its first `length` bytes are queued (dropped if the
    * socket is shut down for receiving or closed, released at once if empty),
@@ -98,7 +128,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
    */
   push(chunk: Uint8Array, length: number = chunk.length): void {
     // An empty chunk is not queued: a lent chunk has at least one byte.
-    if (this.receiveShut || this.closed || length === 0) {
+    if ((this.#flags & (RECEIVE_SHUT | CLOSED)) !== 0 || length === 0) {
       this.release(chunk);
       return;
     }
@@ -110,8 +140,8 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       (this.#moreLengths ??= []).push(length);
     }
     this.queued += length;
-    if (!this.paused && this.queued >= this.#highWater) {
-      this.paused = true;
+    if ((this.#flags & PAUSED) === 0 && this.queued >= this.#highWater) {
+      this.#flags |= PAUSED;
       this.pause();
     }
     this.readers.wakeFirst();
@@ -119,7 +149,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
 
   /** The peer ended the stream (after what is queued). */
   end(): void {
-    this.ended = true;
+    this.#flags |= ENDED;
     this.readers.wakeAll();
   }
 
@@ -131,14 +161,14 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
 
   /** `shutdown(sock, "receive")`: drops what is queued; reads return 0 from now on. */
   shutdownReceive(): void {
-    this.receiveShut = true;
+    this.#flags |= RECEIVE_SHUT;
     this.clear();
     this.readers.wakeAll();
   }
 
   /** The socket closed: drops what is queued and takes the lent chunk back; reads throw `SocketClosed`. */
   close(): void {
-    this.closed = true;
+    this.#flags |= CLOSED;
     this.#lent?.takeBack();
     this.clear();
     this.readers.wakeAll();
@@ -243,8 +273,8 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
   #took(n: number): void {
     this.queued -= n;
     this.consumed(n);
-    if (this.paused && this.queued <= this.#highWater / 2) {
-      this.paused = false;
+    if ((this.#flags & PAUSED) !== 0 && this.queued <= this.#highWater / 2) {
+      this.#flags &= ~PAUSED;
       this.resume();
     }
   }

@@ -11,7 +11,7 @@ import { CloseOp } from "../backend/node-socket.js";
 import { describeListener } from "../backend/sharing.js";
 import type { Chunk } from "../chunk.js";
 import type { Address, Backend, InetAddress, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
-import { AcceptOp, connectOp, datagramOf, listenerOf, listenOp } from "./ops.js";
+import { acceptOp, connectOp, datagramOf, listenerOf, listenOp } from "./ops.js";
 import type { LibuvOptions } from "./options.js";
 import { UvSocket } from "./socket.js";
 
@@ -40,7 +40,7 @@ export class LibuvBackend extends NodeBackend implements Backend {
   }
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
-    return new AcceptOp(sock as UvSocket);
+    return acceptOp(sock as UvSocket);
   }
 
   connect(sock: Socket, addr: Address): B.Operation<void> {

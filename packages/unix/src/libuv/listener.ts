@@ -11,6 +11,7 @@ import { AdoptedServer } from "../backend/relay.js";
 import type { ShareGuard } from "../backend/sharing.js";
 import { WaitQueue } from "../backend/wait-queue.js";
 import type { Address, SharedSocket, SocketKind } from "../contract.js";
+import type { AcceptOp } from "./ops.js";
 
 /**
  * The most connections a listener holds for `accept`, whatever its backlog:
@@ -27,6 +28,8 @@ export class UvListener<C extends NodeSocket> {
   /** Connections accepted by Node and not yet by a task. */
   readonly backlog: C[] = [];
   readonly acceptors = new WaitQueue();
+  /** `accept`'s operation, kept while idle (one per listener, not one per connection). */
+  acceptOp: AcceptOp | null = null;
   /** An accept failure (EMFILE…) for the next `accept`. */
   acceptError: Error | null = null;
   /** Why this listener can never accept (an adopted listener that could not be set up), for every `accept`. */

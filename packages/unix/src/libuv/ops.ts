@@ -10,13 +10,23 @@ import { Parked } from "../backend/parked.js";
 import type { Address, InetAddress, ListenOptions } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { UvListener } from "./listener.js";
-import { UvSocket } from "./socket.js";
+import type { UvSocket } from "./socket.js";
 import { UvStream } from "./stream.js";
 
-/** The peer of an accepted connection (Unix peers are unnamed). */
+/** What Node's TCP handle tells of its peer. */
+type PeerHandle = { getpeername?(out: { address?: string; port?: number }): number };
+
+/**
+ * The peer of an accepted connection (Unix peers are unnamed). Asked of the
+ * handle: `remoteAddress` would keep Node's answer on the socket for its
+ * life (an object and a string per connection, held by every idle one).
+ */
 function peerOf(client: UvSocket): Address {
   if (client.kind === "unix") return { path: "" };
   const stream = client.stream!.stream;
+  const handle = (stream as unknown as { _handle?: PeerHandle | null })._handle;
+  const out: { address?: string; port?: number } = {};
+  if (handle?.getpeername?.(out) === 0) return { host: out.address ?? "", port: out.port ?? 0 };
   return { host: stream.remoteAddress ?? "", port: stream.remotePort ?? 0 };
 }
 
@@ -24,6 +34,11 @@ function peerOf(client: UvSocket): Address {
 export class AcceptOp extends Parked<[UvSocket, Address]> {
   constructor(private readonly sock: UvSocket) {
     super("accept");
+  }
+
+  /** Claims it for one call. */
+  begin(): this {
+    return this.claim();
   }
 
   /** "accept tcp4 127.0.0.1:3000 (listening)" (a dump). */
@@ -49,6 +64,15 @@ export class AcceptOp extends Parked<[UvSocket, Address]> {
   }
 }
 
+/** `accept`: the listener's kept operation while it is idle, else a new one. */
+export function acceptOp(s: UvSocket): AcceptOp {
+  const listener = s.listener;
+  if (listener === null) return new AcceptOp(s).begin();
+  let op = (listener.acceptOp ??= new AcceptOp(s));
+  if (op.busy) op = new AcceptOp(s); // another task accepts on the socket
+  return op.begin();
+}
+
 /** `bindAndListen`: a `net.Server` (TCP/Unix) listening, or a bound `dgram` socket. */
 export function listenOp(s: UvSocket, addr: Address, options: Required<ListenOptions>): OpenOp {
   if (s.kind === "udp4" || s.kind === "udp6") {
@@ -70,7 +94,7 @@ export function listenOp(s: UvSocket, addr: Address, options: Required<ListenOpt
 /** Makes `s` a listener (not listening yet), whose clients are sockets of the same backend. */
 export function listenerOf(s: UvSocket): UvListener<UvSocket> {
   s.listener = new UvListener(s, (stream: net.Socket) => {
-    const client = new UvSocket(s.kind, s.backend, s.live);
+    const client = s.backend.socket(s.kind) as UvSocket;
     client.state = "connected";
     client.stream = new UvStream(client, stream);
     return client;

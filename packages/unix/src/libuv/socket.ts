@@ -25,7 +25,7 @@ export class UvSocket extends NodeSocket<Backend> {
     kind: SocketKind,
     backend: Backend,
     /** The backend's sockets that hold a Node handle or a lookup. */
-    readonly live: LiveSockets<NodeSocket>,
+    live: LiveSockets<NodeSocket>,
   ) {
     super(kind, backend, live);
   }

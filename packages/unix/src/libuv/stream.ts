@@ -30,6 +30,36 @@ function onEnd(this: OwnedStream): void {
   this[OWNER].end();
 }
 
+/**
+ * Node's own `'end'` listener of a `net.Socket` (one function for every
+ * socket, found on the first one; null if there was not exactly one). A
+ * stream takes its place with {@link onEndAfterNode}, which calls it first,
+ * as Node would have: a socket with two `'end'` listeners holds an array of
+ * them, which every idle connection would pay for.
+ */
+let nodeEnd: ((this: net.Socket) => void) | null | undefined;
+
+function onEndAfterNode(this: OwnedStream): void {
+  nodeEnd!.call(this);
+  this[OWNER].end();
+}
+
+/** Listens for the end of `stream`'s input, in Node's own listener's place when it can. */
+function listenForEnd(stream: net.Socket): void {
+  if (nodeEnd === undefined) {
+    const listeners = stream.listeners("end");
+    nodeEnd = listeners.length === 1 ? (listeners[0] as (this: net.Socket) => void) : null;
+  }
+  if (nodeEnd !== null && stream.listenerCount("end") === 1) {
+    stream.removeListener("end", nodeEnd);
+    if (stream.listenerCount("end") === 0) {
+      stream.on("end", onEndAfterNode);
+      return;
+    }
+  }
+  stream.on("end", onEnd);
+}
+
 function onError(this: OwnedStream, error: Error): void {
   this[OWNER].failed(error);
 }
@@ -59,7 +89,7 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
     // Node socket): a connection holds no closure of its own.
     (stream as OwnedStream)[OWNER] = this;
     stream.on("data", onData);
-    stream.on("end", onEnd);
+    listenForEnd(stream);
     stream.on("error", onError);
     stream.on("close", onClose);
   }

@@ -16,6 +16,7 @@ import {
   readExactly,
   run,
   type Socket,
+  shutdown,
   sleep,
   tcpv4,
   write,
@@ -194,6 +195,48 @@ describe("the libuv backend", () => {
         yield* sleep(s);
         expectRange(performance.now() - t0, s * 1000, s * 1000 + 500);
       }
+    });
+  });
+
+  it("accept tells each connection's peer, two tasks accepting at once on one listener; the Node socket keeps no copy of it", async () => {
+    await run(function* () {
+      const server = tcpv4();
+      yield* bindAndListen(server, { host: "127.0.0.1", port: 0 });
+      const { port } = getsockname(server) as InetAddress;
+      const acceptors = [0, 1].map(() =>
+        B.spawn(function* () {
+          return yield* accept(server);
+        }),
+      );
+      const clients = [tcpv4(), tcpv4()];
+      for (const c of clients) yield* connect(c, { host: "127.0.0.1", port });
+      const accepted = [];
+      for (const t of acceptors) accepted.push(yield* B.awaitExn(t));
+      const peers = accepted.map(([, peer]) => (peer as InetAddress).port).sort();
+      const own = clients.map((c) => (getsockname(c) as InetAddress).port).sort();
+      expect(peers).toEqual(own);
+      for (const [sock, peer] of accepted) {
+        expect((peer as InetAddress).host).toBe("127.0.0.1");
+        const stream = (sock as UvSocket).stream!.stream as unknown as { _peername?: unknown };
+        expect(stream._peername ?? null, "Node's cached peer address").toBeNull();
+        yield* close(sock);
+      }
+      for (const c of clients) yield* close(c);
+      yield* close(server);
+    });
+  });
+
+  it("a connection's Node socket holds one 'end' listener (Node's own runs from Bobbin's); an end arrives and the other direction stays open", async () => {
+    await run(function* () {
+      const [client, peer] = yield* pair();
+      for (const s of [client, peer]) expect((s as UvSocket).stream!.stream.listenerCount("end")).toBe(1);
+      shutdown(client, "send");
+      const buf = Buffer.alloc(8);
+      expect(yield* read(peer, buf)).toBe(0);
+      yield* write(peer, Buffer.from("bye"));
+      expect(buf.subarray(0, yield* read(client, buf)).toString()).toBe("bye");
+      yield* close(client);
+      yield* close(peer);
     });
   });
 
