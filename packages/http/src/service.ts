@@ -2,9 +2,9 @@
  * What a running `serve` is made of: its settings, the requests in flight,
  * and how it stops. Node's HTTP server hands each request over in a callback;
  * the service answers it at once (503) when it is over its limit or
- * stopping, and otherwise runs it as a task through its bridge: an exchange,
- * which runs the handler as a child and cancels it when the client leaves or
- * the deadline passes.
+ * stopping, and otherwise queues it for the server's task, which spawns
+ * it into the server's group as a task: an exchange, which runs the handler
+ * as a child and cancels it when the client leaves or the deadline passes.
  */
 import type * as http from "node:http";
 import * as B from "@bobbin/core";
@@ -54,7 +54,12 @@ export class Service implements ServerState {
   failure: { readonly error: unknown } | null = null;
   /** Closes connections that carry no request (set by the listener). */
   closeIdle: () => void = noop;
-  private call: B.Bridge | null = null;
+  /** The requests that came and wait for their task: `[req, res]` pairs, flat. */
+  private queue: (Request | Response)[] = [];
+  /** Whether requests are taken (between `open` and `close`). */
+  private taking = false;
+  /** The wait of the spawner for requests, while it waits. */
+  private arrivals: L.Trigger | null = null;
   /** The wait of `serve` for a stop, or for the last request in flight. */
   private wake: L.Trigger | null = null;
 
@@ -64,15 +69,41 @@ export class Service implements ServerState {
     return this.settings.bodyLimit;
   }
 
-  /** The requests of Node's server run through `call` from now on. */
-  open(call: B.Bridge): void {
-    this.call = call;
+  /** Requests are taken from now on (queued for {@link Service.spawnRequests}). */
+  open(): void {
+    this.taking = true;
+  }
+
+  /** No request is taken any more: those still queued are cut (their connection destroyed). */
+  close(): void {
+    this.taking = false;
+    const queue = this.queue;
+    this.queue = [];
+    for (let i = 0; i < queue.length; i += 2) this.cut(queue[i + 1] as Response);
+  }
+
+  /** Spawns each request that comes into `g` as a task, until cancelled. Node's callbacks only queue them: one wake per batch. */
+  *spawnRequests(g: B.Group): Generator<B.Instruction, never, unknown> {
+    for (;;) {
+      while (this.queue.length === 0) yield* this.waitForRequests();
+      const queue = this.queue;
+      this.queue = [];
+      for (let i = 0; i < queue.length; i += 2) g.spawn({ name: "exchange" }, served, this, queue[i] as Request, queue[i + 1] as Response);
+    }
+  }
+
+  private *waitForRequests(): Generator<B.Instruction, void, unknown> {
+    this.arrivals = new L.Trigger();
+    try {
+      yield* this.arrivals.wait();
+    } finally {
+      this.arrivals = null;
+    }
   }
 
   /** Node's server has a request. */
   readonly onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const call = this.call;
-    if (call === null || this.stopping || this.failure !== null) {
+    if (this.stopping || this.failure !== null || !this.taking) {
       refuse(res, true);
       return;
     }
@@ -81,18 +112,18 @@ export class Service implements ServerState {
       return;
     }
     this.inFlight++;
-    call(exchange, this, req as Request, res as Response).then(
-      () => this.ended(),
-      (error: unknown) => {
-        // Cancelled with the server (its grace is over), or refused by a bridge that has closed.
-        if (!(error instanceof B.Cancelled || error instanceof B.BridgeClosed)) this.fail(error);
-        if (!res.writableEnded) res.destroy();
-        this.ended();
-      },
-    );
+    this.queue.push(req as Request, res as Response);
+    this.arrivals?.signal();
   };
 
-  private ended(): void {
+  /** A request that ended without an answer (cancelled with the server): its connection is cut. */
+  cut(res: Response): void {
+    if (!res.writableEnded) res.destroy();
+    this.ended();
+  }
+
+  /** A request's task is over. */
+  ended(): void {
     this.inFlight--;
     if (this.stopping) {
       this.closeIdle();
@@ -152,6 +183,26 @@ export class Service implements ServerState {
 function refuse(res: http.ServerResponse, closing: boolean): void {
   if (closing) res.shouldKeepAlive = false;
   res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "1" }).end("Service Unavailable\n");
+}
+
+/** The task of one request: its exchange, whose failure (a bug of ours, or `onError`'s) fails the server. */
+function* served(service: Service, req: Request, res: Response): Generator<B.Instruction, void, unknown> {
+  try {
+    yield* exchange(service, req, res);
+    // An answer of ours (an error's, or the end of a body) may still be on its way to the connection:
+    // the request is over once it was handed over (closing idle connections meanwhile would cut it).
+    if (!res.writableFinished && !res.destroyed) yield* B.once(res, "close");
+  } catch (error) {
+    // Cancelled with the server (its grace is over): the request is cut, and the task stays cancelled.
+    if (error instanceof B.Cancelled) {
+      service.cut(res);
+      throw error;
+    }
+    service.fail(error);
+    service.cut(res);
+    return;
+  }
+  service.ended();
 }
 
 /**
