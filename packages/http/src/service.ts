@@ -58,10 +58,10 @@ export class Service implements ServerState {
   private queue: (Request | Response)[] = [];
   /** Whether requests are taken (between `open` and `close`). */
   private taking = false;
-  /** The wait of the spawner for requests, while it waits. */
-  private arrivals: L.Trigger | null = null;
-  /** The wait of `serve` for a stop, or for the last request in flight. */
-  private wake: L.Trigger | null = null;
+  /** Where the spawner waits for requests. */
+  private readonly arrivals = new Wakeup();
+  /** Where `serve` waits for a stop, or for the last request in flight. */
+  private readonly wake = new Wakeup();
 
   constructor(readonly settings: Settings) {}
 
@@ -85,19 +85,10 @@ export class Service implements ServerState {
   /** Spawns each request that comes into `g` as a task, until cancelled. Node's callbacks only queue them: one wake per batch. */
   *spawnRequests(g: B.Group): Generator<B.Instruction, never, unknown> {
     for (;;) {
-      while (this.queue.length === 0) yield* this.waitForRequests();
+      while (this.queue.length === 0) yield* this.arrivals.wait();
       const queue = this.queue;
       this.queue = [];
       for (let i = 0; i < queue.length; i += 2) g.spawn({ name: "exchange" }, served, this, queue[i] as Request, queue[i + 1] as Response);
-    }
-  }
-
-  private *waitForRequests(): Generator<B.Instruction, void, unknown> {
-    this.arrivals = new L.Trigger();
-    try {
-      yield* this.arrivals.wait();
-    } finally {
-      this.arrivals = null;
     }
   }
 
@@ -113,7 +104,7 @@ export class Service implements ServerState {
     }
     this.inFlight++;
     this.queue.push(req as Request, res as Response);
-    this.arrivals?.signal();
+    this.arrivals.signal();
   };
 
   /** A request that ended without an answer (cancelled with the server): its connection is cut. */
@@ -127,7 +118,7 @@ export class Service implements ServerState {
     this.inFlight--;
     if (this.stopping) {
       this.closeIdle();
-      if (this.inFlight === 0) this.wake?.signal();
+      if (this.inFlight === 0) this.wake.signal();
     }
   }
 
@@ -135,33 +126,24 @@ export class Service implements ServerState {
   stop(): void {
     if (this.stopping) return;
     this.stopping = true;
-    this.wake?.signal();
+    this.wake.signal();
   }
 
   /** The server fails with `error` (the first one wins) and stops at once. */
   fail(error: unknown): void {
     if (this.failure === null) this.failure = { error };
     this.stop();
-    this.wake?.signal();
+    this.wake.signal();
   }
 
   /** Waits until the server is told to stop. */
   *untilStopped(): Generator<B.Instruction, void, unknown> {
-    while (!this.stopping) yield* this.waitForNews();
+    while (!this.stopping) yield* this.wake.wait();
   }
 
   /** Waits until no request is in flight (or the server fails). */
   *drained(): Generator<B.Instruction, void, unknown> {
-    while (this.inFlight !== 0 && this.failure === null) yield* this.waitForNews();
-  }
-
-  private *waitForNews(): Generator<B.Instruction, void, unknown> {
-    this.wake = new L.Trigger();
-    try {
-      yield* this.wake.wait();
-    } finally {
-      this.wake = null;
-    }
+    while (this.inFlight !== 0 && this.failure === null) yield* this.wake.wait();
   }
 
   /** A handler failed with `error` after `res` was answered 500: `onError` hears of it; without one, the server fails. */
@@ -175,6 +157,28 @@ export class Service implements ServerState {
       onError(error, req);
     } catch (thrown) {
       this.fail(thrown);
+    }
+  }
+}
+
+/**
+ * One task's wait for news from Node's callbacks: the waiter checks what it
+ * waits for before each wait (`while (!ready()) yield* w.wait();`), so a
+ * signal while nobody waits is not kept.
+ */
+class Wakeup {
+  private trigger: L.Trigger | null = null;
+
+  signal(): void {
+    this.trigger?.signal();
+  }
+
+  *wait(): Generator<B.Instruction, void, unknown> {
+    this.trigger = new L.Trigger();
+    try {
+      yield* this.trigger.wait();
+    } finally {
+      this.trigger = null;
     }
   }
 }
