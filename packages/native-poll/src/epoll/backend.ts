@@ -141,6 +141,10 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
     return stageNow(this.io, s, buf, off, len);
   }
 
+  protected submitQueued(): void {
+    if (!this.io.destroyed) this.io.poller.flush();
+  }
+
   shutdown(sock: Socket, how: ShutdownCommand): void {
     shutdown(this.io, sock as NativeSocket, how);
   }

@@ -112,16 +112,34 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
   /**
    * The contract's `tryWrite`: the bytes are taken at once, as a `write`
    * that finds nothing ahead of it and room for them would take them, or
-   * none is. A `select` waiting meanwhile (the call came from a Node
-   * callback) is settled, so that the next one submits them.
+   * none is. Taken in a slice of the run, they go with the sends of its
+   * next `select`; taken from a Node callback, no `select` may come (the
+   * run waits for I/O that these bytes cause), so they are submitted once
+   * the callback is over unless a `select` did it first.
    */
   tryWrite(sock: Socket, buf: Uint8Array, off: number, len: number): boolean {
     const s = sock as S;
     if (s.state !== "connected" || s.sendShut || s.writing !== null || s.writers.length !== 0 || len <= 0) return false;
     if (!this.sendNow(s, buf, off, len)) return false;
-    this.interrupt();
+    if (!this.#submitSoon) {
+      this.#submitSoon = true;
+      queueMicrotask(this.#submitLeft);
+    }
     return true;
   }
+
+  #submitSoon = false;
+  readonly #submitLeft = (): void => {
+    this.#submitSoon = false;
+    try {
+      this.submitQueued();
+    } catch (error) {
+      this.failure.fail(error as Error); // thrown by the next select: the run fails with it
+    }
+  };
+
+  /** Submits the sends queued and not submitted yet, if any and unless the backend is destroyed (without waiting for anything). */
+  protected abstract submitQueued(): void;
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
     return new this.#ops.Accept(this.io, sock as S, "accept");

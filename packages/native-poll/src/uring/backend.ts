@@ -143,6 +143,12 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
     return sendPiece(io, s, buf, off, len, null);
   }
 
+  /** Outside the addon's pump, which submits on its way out. */
+  protected submitQueued(): void {
+    const ring = this.io.ring;
+    if (!this.io.destroyed && ring.pending && !ring.pumping) ring.submit();
+  }
+
   /** Shuts a direction down; the sending side after the send in flight, if any. */
   shutdown(sock: Socket, how: ShutdownCommand): void {
     shutdown(this.io, sock as UringSocket, how);
