@@ -193,8 +193,8 @@ export interface SocketBackend {
    * true; otherwise takes nothing and returns false (then `write` them:
    * an error of the socket is thrown there). `buf` may be reused once it
    * returns. Never suspends, and may be called outside a task (a Node
-   * callback): the bytes then go out without a task's help. `toStream`'s
-   * writes use it to call their callback at once.
+   * callback), where no `select` may follow: the bytes must go out all the
+   * same. `toStream`'s writes use it to call their callback at once.
    */
   tryWrite?(sock: Socket, buf: Uint8Array, off: number, len: number): boolean;
   /** Receives one datagram (truncated to `len`) on a `bound` UDP socket. */
