@@ -65,6 +65,7 @@ function loadPackage(pkg, candidates) {
 export const loadCore = () => loadPackage("core", ["@bobbin/core", dist("core")]);
 export const loadUnix = () => loadPackage("unix", ["@bobbin/unix", dist("unix")]);
 export const loadNative = () => loadPackage("native-poll", ["@bobbin/native-poll", dist("native-poll")]);
+export const loadHttp = () => loadPackage("http", ["@bobbin/http", dist("http")]);
 
 // ------------------------------------------------------------------ server side
 

@@ -11,7 +11,7 @@
 // echo-common.js's serveCommands ("cpu", "quit").
 
 import http from "node:http";
-import { importFirst, loadCore, loadNative, loadUnix, serveCommands } from "./echo-common.js";
+import { loadCore, loadHttp, loadNative, loadUnix, serveCommands } from "./echo-common.js";
 
 const mode = process.argv[2] ?? "node";
 const backendName = process.argv[3] ?? "libuv";
@@ -54,7 +54,7 @@ if (mode === "node") {
 } else if (mode === "bobbin") {
   const U = await loadUnix();
   await loadCore();
-  const H = await importFirst(["@bobbin/http", new URL("../../packages/http/dist/index.js", import.meta.url).href]);
+  const H = await loadHttp();
   let backend = U.libuv;
   if (backendName === "native" || backendName === "uring") {
     const native = await loadNative();

@@ -15,16 +15,21 @@
 //   requests/s (higher is better; targets: libuv ≥ 0.9×, native and io_uring ≥ 1.0×)
 //   server CPU per request (lower is better).
 //
+// BOBBIN_BEFORE=<checkout> (built) lets a mode run that checkout's Bobbin:
+// `before:bobbin:native` beside `bobbin:native`, rounds interleaved.
+//
 //   node bench/src/http.js [--quick] [--rounds=N] [--seconds=S] [--only=hello|json] [--modes=node,bobbin:libuv,…]
 
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { alternateRounds, CONNS, here, lines, ROUNDS, SECONDS, stopServer, WARMUP_S } from "./echo-common.js";
+import { alternateRounds, beforeEnv, CONNS, here, lines, ROUNDS, SECONDS, stopServer, WARMUP_S } from "./echo-common.js";
 
 export const SCENARIO = "HTTP, keep-alive, 50 conns (requests/s)";
 
 const ENDPOINTS = { hello: "/hello", json: "/json" };
 const ANCHOR = "node";
+/** The prefix of the modes that run BOBBIN_BEFORE's Bobbin. */
+const BEFORE = "before:";
 const MODES = ["node", "bobbin:libuv", "bobbin:native", "bobbin:uring", "fastify"];
 const TARGETS = { "bobbin:libuv": 0.9, "bobbin:native": 1.0, "bobbin:uring": 1.0 };
 const NAMES = {
@@ -57,7 +62,8 @@ async function available(modes) {
   } catch {
     // not built: the native rows are left out
   }
-  return modes.filter((m) => {
+  return modes.filter((mode) => {
+    const m = mode.startsWith(BEFORE) ? mode.slice(BEFORE.length) : mode;
     if (m === "bobbin:native") return native?.nativeAvailable() === true;
     if (m === "bobbin:uring") return native?.uringAvailable() === true;
     return true;
@@ -88,9 +94,23 @@ async function serverCpu(server, next) {
   return user + system;
 }
 
+/** http-server.js's arguments for `mode` (`bobbin:native` → bobbin native). */
+function serverArgs(mode) {
+  return (mode.startsWith(BEFORE) ? mode.slice(BEFORE.length) : mode).split(":");
+}
+
+function beforeRoot(mode) {
+  const root = process.env.BOBBIN_BEFORE;
+  if (!root) throw new Error(`mode ${mode}: set BOBBIN_BEFORE to a built checkout`);
+  return root;
+}
+
 /** One measured round of `mode` on `path`: { rps, cpuPerRt (µs per request), count }. */
 async function httpRound(exe, mode, path) {
-  const server = spawn(process.execPath, [here("./http-server.js"), ...mode.split(":")], { stdio: ["pipe", "pipe", "inherit"] });
+  const server = spawn(process.execPath, [here("./http-server.js"), ...serverArgs(mode)], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: mode.startsWith(BEFORE) ? beforeEnv(beforeRoot(mode)) : process.env,
+  });
   const next = lines(server, `${mode} server`);
   try {
     const port = Number((await next("PORT")).split(" ")[1]);

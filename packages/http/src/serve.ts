@@ -164,26 +164,42 @@ function* stopWithin(service: Service, running: B.Task<void>, grace: number): Ge
   }
 }
 
-/** The server's task: its requests run in a bridge from Node's callbacks; it returns once it has stopped and drained. */
+/** The server's task: its requests run as tasks of its group; it returns once it has stopped and drained. */
 function* run(service: Service, place: Place): Generator<B.Instruction, void, unknown> {
-  yield* B.bridge(function* requests(call) {
-    service.open(call);
-    const server = http.createServer({ ...place.node, IncomingMessage: Request, ServerResponse: Response } as http.ServerOptions);
-    attach(server, service);
-    server.on("request", service.onRequest);
-    const listening = yield* listen(server, place.host, place.port, (error) => service.fail(error));
-    service.closeIdle = listening.closeIdle;
-    try {
-      place.onListening?.(listening.address);
-      yield* service.untilStopped();
-      yield* listening.stopAccepting();
-      if (service.failure === null) {
-        listening.closeIdle();
-        yield* service.drained();
+  service.open();
+  try {
+    yield* B.group({ name: "requests" }, function* requests(g) {
+      g.spawn({ name: "serve's requests" }, function* () {
+        yield* service.spawnRequests(g);
+      });
+      try {
+        yield* serveUntilStopped(service, place);
+      } finally {
+        g.cancel(); // the requests left (a failure's, or cancelled with serve)
       }
-    } finally {
-      yield* listening.close();
-    }
-  });
+    });
+  } finally {
+    service.close();
+  }
   if (service.failure !== null) throw service.failure.error;
+}
+
+/** Listens, serves until told to stop, drains the requests in flight unless the server failed, and closes. */
+function* serveUntilStopped(service: Service, place: Place): Generator<B.Instruction, void, unknown> {
+  const server = http.createServer({ ...place.node, IncomingMessage: Request, ServerResponse: Response } as http.ServerOptions);
+  attach(server, service);
+  server.on("request", service.onRequest);
+  const listening = yield* listen(server, place.host, place.port, (error) => service.fail(error));
+  service.closeIdle = listening.closeIdle;
+  try {
+    place.onListening?.(listening.address);
+    yield* service.untilStopped();
+    yield* listening.stopAccepting();
+    if (service.failure === null) {
+      listening.closeIdle();
+      yield* service.drained();
+    }
+  } finally {
+    yield* listening.close();
+  }
 }

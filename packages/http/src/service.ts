@@ -2,9 +2,9 @@
  * What a running `serve` is made of: its settings, the requests in flight,
  * and how it stops. Node's HTTP server hands each request over in a callback;
  * the service answers it at once (503) when it is over its limit or
- * stopping, and otherwise runs it as a task through its bridge: an exchange,
- * which runs the handler as a child and cancels it when the client leaves or
- * the deadline passes.
+ * stopping, and otherwise queues it for the server's task, which spawns
+ * it into the server's group as a task: an exchange, which runs the handler
+ * as a child and cancels it when the client leaves or the deadline passes.
  */
 import type * as http from "node:http";
 import * as B from "@bobbin/core";
@@ -54,9 +54,14 @@ export class Service implements ServerState {
   failure: { readonly error: unknown } | null = null;
   /** Closes connections that carry no request (set by the listener). */
   closeIdle: () => void = noop;
-  private call: B.Bridge | null = null;
-  /** The wait of `serve` for a stop, or for the last request in flight. */
-  private wake: L.Trigger | null = null;
+  /** The requests that came and wait for their task: `[req, res]` pairs, flat. */
+  private queue: (Request | Response)[] = [];
+  /** Whether requests are taken (between `open` and `close`). */
+  private taking = false;
+  /** Where the spawner waits for requests. */
+  private readonly arrivals = new Wakeup();
+  /** Where `serve` waits for a stop, or for the last request in flight. */
+  private readonly wake = new Wakeup();
 
   constructor(readonly settings: Settings) {}
 
@@ -64,15 +69,32 @@ export class Service implements ServerState {
     return this.settings.bodyLimit;
   }
 
-  /** The requests of Node's server run through `call` from now on. */
-  open(call: B.Bridge): void {
-    this.call = call;
+  /** Requests are taken from now on (queued for {@link Service.spawnRequests}). */
+  open(): void {
+    this.taking = true;
+  }
+
+  /** No request is taken any more: those still queued are cut (their connection destroyed). */
+  close(): void {
+    this.taking = false;
+    const queue = this.queue;
+    this.queue = [];
+    for (let i = 0; i < queue.length; i += 2) this.cut(queue[i + 1] as Response);
+  }
+
+  /** Spawns each request that comes into `g` as a task, until cancelled. Node's callbacks only queue them: one wake per batch. */
+  *spawnRequests(g: B.Group): Generator<B.Instruction, never, unknown> {
+    for (;;) {
+      while (this.queue.length === 0) yield* this.arrivals.wait();
+      const queue = this.queue;
+      this.queue = [];
+      for (let i = 0; i < queue.length; i += 2) g.spawn({ name: "exchange" }, served, this, queue[i] as Request, queue[i + 1] as Response);
+    }
   }
 
   /** Node's server has a request. */
   readonly onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const call = this.call;
-    if (call === null || this.stopping || this.failure !== null) {
+    if (this.stopping || this.failure !== null || !this.taking) {
       refuse(res, true);
       return;
     }
@@ -81,22 +103,22 @@ export class Service implements ServerState {
       return;
     }
     this.inFlight++;
-    call(exchange, this, req as Request, res as Response).then(
-      () => this.ended(),
-      (error: unknown) => {
-        // Cancelled with the server (its grace is over), or refused by a bridge that has closed.
-        if (!(error instanceof B.Cancelled || error instanceof B.BridgeClosed)) this.fail(error);
-        if (!res.writableEnded) res.destroy();
-        this.ended();
-      },
-    );
+    this.queue.push(req as Request, res as Response);
+    this.arrivals.signal();
   };
 
-  private ended(): void {
+  /** A request that ended without an answer (cancelled with the server): its connection is cut. */
+  cut(res: Response): void {
+    if (!res.writableEnded) res.destroy();
+    this.ended();
+  }
+
+  /** A request's task is over. */
+  ended(): void {
     this.inFlight--;
     if (this.stopping) {
       this.closeIdle();
-      if (this.inFlight === 0) this.wake?.signal();
+      if (this.inFlight === 0) this.wake.signal();
     }
   }
 
@@ -104,33 +126,24 @@ export class Service implements ServerState {
   stop(): void {
     if (this.stopping) return;
     this.stopping = true;
-    this.wake?.signal();
+    this.wake.signal();
   }
 
   /** The server fails with `error` (the first one wins) and stops at once. */
   fail(error: unknown): void {
     if (this.failure === null) this.failure = { error };
     this.stop();
-    this.wake?.signal();
+    this.wake.signal();
   }
 
   /** Waits until the server is told to stop. */
   *untilStopped(): Generator<B.Instruction, void, unknown> {
-    while (!this.stopping) yield* this.waitForNews();
+    while (!this.stopping) yield* this.wake.wait();
   }
 
   /** Waits until no request is in flight (or the server fails). */
   *drained(): Generator<B.Instruction, void, unknown> {
-    while (this.inFlight !== 0 && this.failure === null) yield* this.waitForNews();
-  }
-
-  private *waitForNews(): Generator<B.Instruction, void, unknown> {
-    this.wake = new L.Trigger();
-    try {
-      yield* this.wake.wait();
-    } finally {
-      this.wake = null;
-    }
+    while (this.inFlight !== 0 && this.failure === null) yield* this.wake.wait();
   }
 
   /** A handler failed with `error` after `res` was answered 500: `onError` hears of it; without one, the server fails. */
@@ -148,10 +161,52 @@ export class Service implements ServerState {
   }
 }
 
+/**
+ * One task's wait for news from Node's callbacks: the waiter checks what it
+ * waits for before each wait (`while (!ready()) yield* w.wait();`), so a
+ * signal while nobody waits is not kept.
+ */
+class Wakeup {
+  private trigger: L.Trigger | null = null;
+
+  signal(): void {
+    this.trigger?.signal();
+  }
+
+  *wait(): Generator<B.Instruction, void, unknown> {
+    this.trigger = new L.Trigger();
+    try {
+      yield* this.trigger.wait();
+    } finally {
+      this.trigger = null;
+    }
+  }
+}
+
 /** Answers at once: 503, and the connection closes when the server stops. */
 function refuse(res: http.ServerResponse, closing: boolean): void {
   if (closing) res.shouldKeepAlive = false;
   res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "1" }).end("Service Unavailable\n");
+}
+
+/** The task of one request: its exchange, whose failure (a bug of ours, or `onError`'s) fails the server. */
+function* served(service: Service, req: Request, res: Response): Generator<B.Instruction, void, unknown> {
+  try {
+    yield* exchange(service, req, res);
+    // An answer of ours (an error's, or the end of a body) may still be on its way to the connection:
+    // the request is over once it was handed over (closing idle connections meanwhile would cut it).
+    if (!res.writableFinished && !res.destroyed) yield* B.once(res, "close");
+  } catch (error) {
+    // Cancelled with the server (its grace is over): the request is cut, and the task stays cancelled.
+    if (error instanceof B.Cancelled) {
+      service.cut(res);
+      throw error;
+    }
+    service.fail(error);
+    service.cut(res);
+    return;
+  }
+  service.ended();
 }
 
 /**

@@ -186,6 +186,17 @@ export interface SocketBackend {
   readChunk?(sock: Socket): Operation<Chunk | null>;
   /** Writes all of `buf[off, off + len)` (`len > 0`); returns once the bytes are handed to the system and `buf` may be reused. */
   write(sock: Socket, buf: Uint8Array, off: number, len: number): Operation<void>;
+  /**
+   * Optional: takes all of `buf[off, off + len)` for a `connected` stream
+   * socket at once, as a `write` would without waiting — no write in
+   * progress or queued on the socket, room for every byte — and returns
+   * true; otherwise takes nothing and returns false (then `write` them:
+   * an error of the socket is thrown there). `buf` may be reused once it
+   * returns. Never suspends, and may be called outside a task (a Node
+   * callback), where no `select` may follow: the bytes must go out all the
+   * same. `toStream`'s writes use it to call their callback at once.
+   */
+  tryWrite?(sock: Socket, buf: Uint8Array, off: number, len: number): boolean;
   /** Receives one datagram (truncated to `len`) on a `bound` UDP socket. */
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): Operation<[number, Address]>;
   /** Sends one datagram; a `fresh` UDP socket becomes `bound`. Returns the bytes sent. */

@@ -22,7 +22,7 @@ import type { NativeBackend, NativeBackendOptions } from "./options.js";
 import { onEvent, onSend } from "./readiness.js";
 import { readChunkOp } from "./slot-read.js";
 import { NativeSocket } from "./socket.js";
-import { closeNow, shutdown } from "./stream.js";
+import { closeNow, shutdown, stageNow } from "./stream.js";
 
 /**
  * Bytes the poller may read ahead per batch, for the readers parked on the
@@ -134,6 +134,15 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
   /** Slots of the arena pool, taken once the socket is readable and lent. */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
     return readChunkOp(sock as NativeSocket);
+  }
+
+  /** A write staged for the next call into the addon, when nothing of the socket's is left unsent and its buffer had room. */
+  protected sendNow(s: NativeSocket, buf: Uint8Array, off: number, len: number): boolean {
+    return stageNow(this.io, s, buf, off, len);
+  }
+
+  protected submitQueued(): void {
+    if (!this.io.destroyed) this.io.poller.flush();
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {

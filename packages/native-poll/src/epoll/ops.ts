@@ -11,7 +11,7 @@ import { receive } from "./datagram.js";
 import type { EpollIo } from "./io.js";
 import { acceptOne } from "./listener.js";
 import type { NativeSocket, Reader } from "./socket.js";
-import { closeNow, hasStaged, pushUnsent, releaseDelivered, sendsOut, stage } from "./stream.js";
+import { closeNow, hasStaged, pushUnsent, releaseDelivered, sendsOut, stageNow } from "./stream.js";
 
 /** A reader's `ahead` when the batch read nothing for it. */
 const NOTHING = Number.NEGATIVE_INFINITY;
@@ -121,7 +121,7 @@ export class WriteOp extends StreamWriteOp<NativeSocket, EpollIo> {
         if (!pushUnsent(io, s)) return false;
         continue;
       }
-      if (this.done === 0 && s.writable && stage(io, s, this.buf, this.off, this.len)) {
+      if (this.done === 0 && stageNow(io, s, this.buf, this.off, this.len)) {
         this.release();
         return true;
       }

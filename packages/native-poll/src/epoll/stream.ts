@@ -33,8 +33,8 @@ export function releaseDelivered(io: EpollIo, s: NativeSocket, reader: Reader): 
   io.passRead(s);
 }
 
-/** @internal Queues a write's bytes for the next call into the addon; false when they do not fit (the socket's share, or the poller's area). */
-export function stage(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: number, len: number): boolean {
+/** Queues a write's bytes for the next call into the addon; false when they do not fit (the socket's share, or the poller's area). */
+function stage(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: number, len: number): boolean {
   const poller = io.poller;
   const queued = hasStaged(io, s) ? s.stagedBytes : 0;
   if (queued + len > STAGE_MAX || len === 0) return false;
@@ -43,6 +43,15 @@ export function stage(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: number
   s.lastStaged = index;
   s.stagedBytes = queued + len;
   return true;
+}
+
+/**
+ * @internal Queues a write's bytes when nothing of the socket's is left
+ * unsent (nor an error to throw) and the kernel's buffer had room at the
+ * last look: what a write that finds the sending side free does first.
+ */
+export function stageNow(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: number, len: number): boolean {
+  return s.sendError === null && s.unsent === null && s.writable && stage(io, s, buf, off, len);
 }
 
 /** @internal Whether `s` has queued sends not submitted yet. */

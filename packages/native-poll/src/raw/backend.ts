@@ -13,11 +13,11 @@ import { errnoException } from "../errno.js";
 import type { NativeAddressOut } from "../load.js";
 import { BackendFailure } from "./failure.js";
 import type { RawIo } from "./io.js";
-import { ConnectOp, ListenOp, SendToOp } from "./ops.js";
+import { ConnectOp, ListenOp, SendToOp, type TakingTurns } from "./ops.js";
 import type { RawSocket } from "./socket.js";
 
 /** @internal A socket of a raw backend that keeps its read and write operations for the next call. */
-export interface Keeping extends RawSocket {
+export interface Keeping extends RawSocket, TakingTurns {
   readOp: BufferOp<number> | null;
   writeOp: BufferOp<void> | null;
 }
@@ -68,6 +68,11 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
 
   /** A socket of this backend (no fd yet). */
   protected abstract make(kind: SocketKind): S;
+  /**
+   * Takes all of `buf[off, off + len)` for sending without waiting (copied),
+   * or nothing (false): the socket's sending side is free when it is called.
+   */
+  protected abstract sendNow(s: S, buf: Uint8Array, off: number, len: number): boolean;
   /** A new read operation of `s`. */
   protected abstract newRead(s: S): BufferOp<number>;
 
@@ -103,6 +108,38 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
     if (op.busy) op = new this.#ops.Write(this.io, s, "write");
     return op.init(buf, off, len);
   }
+
+  /**
+   * The contract's `tryWrite`: the bytes are taken at once, as a `write`
+   * that finds nothing ahead of it and room for them would take them, or
+   * none is. Taken in a slice of the run, they go with the sends of its
+   * next `select`; taken from a Node callback, no `select` may come (the
+   * run waits for I/O that these bytes cause), so they are submitted once
+   * the callback is over unless a `select` did it first.
+   */
+  tryWrite(sock: Socket, buf: Uint8Array, off: number, len: number): boolean {
+    const s = sock as S;
+    if (s.state !== "connected" || s.sendShut || s.writing !== null || s.writers.length !== 0 || len <= 0) return false;
+    if (!this.sendNow(s, buf, off, len)) return false;
+    if (!this.#submitSoon) {
+      this.#submitSoon = true;
+      queueMicrotask(this.#submitLeft);
+    }
+    return true;
+  }
+
+  #submitSoon = false;
+  readonly #submitLeft = (): void => {
+    this.#submitSoon = false;
+    try {
+      this.submitQueued();
+    } catch (error) {
+      this.failure.fail(error as Error); // thrown by the next select: the run fails with it
+    }
+  };
+
+  /** Submits the sends queued and not submitted yet, if any and unless the backend is destroyed (without waiting for anything). */
+  protected abstract submitQueued(): void;
 
   accept(sock: Socket): B.Operation<[Socket, Address]> {
     return new this.#ops.Accept(this.io, sock as S, "accept");

@@ -25,7 +25,7 @@ import type { UringBackend, UringBackendOptions } from "./options.js";
 import { UringIo } from "./requests.js";
 import { Ring } from "./ring.js";
 import { UringSocket } from "./socket.js";
-import { inputOf, shutdown } from "./stream.js";
+import { inputOf, sendPiece, shutdown } from "./stream.js";
 import { requireUring } from "./support.js";
 
 const TASK_RUN = { auto: 0, defer: 1, coop: 2, signal: 3 } as const;
@@ -134,6 +134,19 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
   /** The provided buffers the multishot recv filled, lent whole (back to the ring once released). */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
     return inputOf(this.io, sock as UringSocket).readChunk(sock);
+  }
+
+  /** A piece that fits a staging slot, while no send of the socket is in flight and no write waits for a slot. */
+  protected sendNow(s: UringSocket, buf: Uint8Array, off: number, len: number): boolean {
+    const io = this.io;
+    if (s.sendError !== null || s.sending || len > io.ring.stagingSize || io.slotWaiters.length !== 0) return false;
+    return sendPiece(io, s, buf, off, len, null);
+  }
+
+  /** Outside the addon's pump, which submits on its way out. */
+  protected submitQueued(): void {
+    const ring = this.io.ring;
+    if (!this.io.destroyed && ring.pending && !ring.pumping) ring.submit();
   }
 
   /** Shuts a direction down; the sending side after the send in flight, if any. */

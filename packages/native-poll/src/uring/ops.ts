@@ -11,6 +11,7 @@ import { receive } from "./datagram.js";
 import { takeConnection } from "./listener.js";
 import type { SlotWaiter, UringIo } from "./requests.js";
 import type { UringSocket } from "./socket.js";
+import { sendPiece } from "./stream.js";
 
 /**
  * `write`: the bytes are copied into staging slots and sent one piece at a
@@ -36,21 +37,17 @@ export class WriteOp extends StreamWriteOp<UringSocket, UringIo> implements Slot
     this.#forSlot = false;
     if (s.state === "closed") throw new SocketClosed("write()");
     if (!this.takeTurn()) return false;
-    const ring = io.ring;
     while (this.done < this.len) {
       if (s.sendError !== null) throw s.sendError;
       if (s.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
       if (s.sending) return false; // the piece before is still in flight
-      const slot = ring.takeSlot();
-      if (slot < 0) {
+      const n = Math.min(this.len - this.done, io.ring.stagingSize);
+      const last = this.done + n === this.len;
+      if (!sendPiece(io, s, this.buf, this.off + this.done, n, last ? null : this)) {
         this.#forSlot = true;
         return false;
       }
-      const n = Math.min(this.len - this.done, ring.stagingSize);
-      const from = this.off + this.done;
-      ring.staging.set(this.buf.subarray(from, from + n), slot * ring.stagingSize);
       this.done += n;
-      io.send(s, slot, n, this.done < this.len ? this : null);
     }
     return true;
   }

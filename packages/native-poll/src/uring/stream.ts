@@ -108,3 +108,17 @@ export function shutdown(io: UringIo, s: UringSocket, how: ShutdownCommand): voi
     input.shutdownReceive();
   }
 }
+
+/**
+ * @internal Copies `buf[from, from + n)` (at most a slot) into a staging
+ * slot and sends it, for `owner` (null: a write that has returned); false,
+ * sending nothing, when no slot is free.
+ */
+export function sendPiece(io: UringIo, s: UringSocket, buf: Uint8Array, from: number, n: number, owner: UringSocket["sendOwner"]): boolean {
+  const ring = io.ring;
+  const slot = ring.takeSlot();
+  if (slot < 0) return false;
+  ring.staging.set(buf.subarray(from, from + n), slot * ring.stagingSize);
+  io.send(s, slot, n, owner);
+  return true;
+}

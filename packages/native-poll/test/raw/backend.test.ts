@@ -52,6 +52,39 @@ describe.each(backends)("$name backend", ({ name, backend, exported, skip, selec
     expect(got[2 * size]).toBe(0x63);
   });
 
+  it.skipIf(skip !== "")(
+    `tryWrite takes a write whole at once, or nothing while a write is in progress or the socket is closed${skip}`,
+    async () => {
+      const size = 4 << 20; // far more than the kernel buffers: the write parks
+      const got = await run(
+        function* () {
+          const [client, conn, server] = yield* connectedPair();
+          const tryWrite = (bytes: string) => client.backend.tryWrite!(client, Buffer.from(bytes), 0, bytes.length);
+          const taken = [tryWrite("one ")];
+          const first = Buffer.alloc(4);
+          yield* readExactly(conn, first);
+          const writer = B.spawn(function* () {
+            yield* write(client, Buffer.alloc(size, 0x61));
+          });
+          yield* B.yieldNow(); // the big write has begun, and waits for the peer
+          taken.push(tryWrite("two"));
+          const big = Buffer.alloc(size);
+          yield* readExactly(conn, big);
+          yield* B.awaitExn(writer);
+          // From a Node callback, while the task waits to read: the bytes go out without a task's help.
+          setTimeout(() => taken.push(tryWrite("three")), 10);
+          const last = Buffer.alloc(5);
+          yield* readExactly(conn, last);
+          for (const s of [client, conn, server]) yield* close(s);
+          taken.push(tryWrite("four"));
+          return { taken, text: `${first}${last}`, big: big.every((x) => x === 0x61) };
+        },
+        { backend },
+      );
+      expect(got).toEqual({ taken: [true, false, true, false], text: "one three", big: true });
+    },
+  );
+
   it.skipIf(skip !== "")(`a run whose tasks wait on nothing I/O can wake ends in Deadlock, even with sockets open${skip}`, () => {
     const child = fileURLToPath(new URL("../fixtures/deadlock-child.mjs", import.meta.url));
     const out = execFileSync(process.execPath, [child, exported], { encoding: "utf8", timeout: 20_000 });

@@ -239,6 +239,24 @@ export function streamTests(suite: Suite): void {
       expect(got.equals(expected)).toBe(true);
     });
 
+    it("a write the socket can take at once is handed over in write() itself on a backend with tryWrite; it arrives either way", async () => {
+      const outcome = await suite.leakFree(function* () {
+        const [served, client] = yield* streamPair();
+        const all = readAllOf(served);
+        const direct = client.socket.backend.tryWrite !== undefined;
+        client.write("at once");
+        const waiting = client.writableLength; // bytes still waiting for the writer task
+        client.end();
+        const received = yield* all();
+        served.destroy();
+        client.destroy();
+        yield* B.awaitExn(served.task);
+        yield* B.awaitExn(client.task);
+        return { direct, waiting, received: received.toString() };
+      });
+      expect(outcome).toEqual({ direct: outcome.direct, waiting: outcome.direct ? 0 : 7, received: "at once" });
+    });
+
     it("destroy() closes the socket: the peer reads its end, and the task ends", async () => {
       await suite.leakFree(function* () {
         const [sock, served, listener] = yield* connectedPair();

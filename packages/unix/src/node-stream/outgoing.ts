@@ -5,10 +5,10 @@
  * response is one write of the socket, and nothing is allocated for it. A
  * write too large to join is its chunks, one write each.
  *
- * The chunks are joined by the writer task, right before it writes them: the
- * socket usually takes the bytes at once, and the buffer goes back to the
- * pool, so the streams of a server share a few buffers however many write
- * in one turn.
+ * The chunks are joined when the write comes, and the socket usually takes
+ * the bytes at once (the backend's `tryWrite`, or the writer task's first
+ * attempt): the buffer goes back to the pool, so the streams of a server
+ * share a few buffers however many write in one turn.
  */
 
 /** Chunks of one write are joined into one buffer up to this many bytes. */

@@ -9,7 +9,10 @@
  * peer), and a child of it writes what the stream's producer wrote, calling
  * each write's callback once the bytes were handed to the system
  * (back-pressure towards the producer). Node callbacks only record what they
- * ask and wake the pump: the socket is only ever touched by its tasks.
+ * ask and wake the pump: the socket is only ever touched by its tasks —
+ * except a write the backend takes whole at once (its `tryWrite`, on the
+ * native and io_uring backends): that one is handed over, and its callback
+ * called, right in `_write`, without the writer task.
  *
  * Per chunk, nothing is allocated that Node does not keep: the reads land in
  * an arena shared by many reads, whose pieces are pushed as they are, a write's chunks
@@ -144,12 +147,30 @@ class SocketDuplex extends Duplex implements SocketStream {
 
   override _write(chunk: Uint8Array | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.outgoing.one(chunk, encoding);
-    this.written = callback;
-    this.writing.ring();
+    this.send(callback);
   }
 
   override _writev(chunks: Chunk[], callback: (error?: Error | null) => void): void {
     this.outgoing.many(chunks);
+    this.send(callback);
+  }
+
+  /**
+   * Sends what `outgoing` holds: at once, with the callback called before it
+   * returns (as a `net.Socket`'s write that the kernel took at once), when
+   * the backend can take every byte without waiting (`tryWrite`); else
+   * through the writer task, which waits for the socket.
+   */
+  private send(callback: (error?: Error | null) => void): void {
+    const { outgoing, socket } = this;
+    outgoing.join();
+    const backend = socket.backend;
+    if (outgoing.pieces === null && backend.tryWrite !== undefined && backend.tryWrite(socket, outgoing.buf!, 0, outgoing.len)) {
+      this.touch();
+      outgoing.clear(true);
+      callback();
+      return;
+    }
     this.written = callback;
     this.writing.ring();
   }
@@ -363,7 +384,6 @@ function* writeFrom(stream: SocketDuplex): Generator<B.Instruction, void, unknow
   const { socket, outgoing } = stream;
   while (yield* stream.nextWrite()) {
     try {
-      outgoing.join();
       if (outgoing.pieces === null) yield* write(socket, outgoing.buf!, 0, outgoing.len);
       else for (const piece of outgoing.pieces) yield* write(socket, piece);
       stream.touch();
