@@ -4,6 +4,7 @@
 import { checkChild } from "./await.js";
 import { currentTask } from "./kernel/current.js";
 import { type Kernel, runningKernel } from "./kernel/kernel.js";
+import { keepShapes } from "./kernel/shapes.js";
 import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
 import { DONE_VOID, type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
@@ -78,3 +79,6 @@ class CancelOp extends SingleShot<void> implements Waiter {
 export function cancel(task: Task<unknown>): Operation<void> {
   return new CancelOp(task);
 }
+
+// A cancel whose map outlives the cancels programs make (see kernel/shapes.ts).
+keepShapes(new CancelOp(null as unknown as Task));

@@ -3,9 +3,11 @@
  */
 import { describe } from "./describe.js";
 import { checkLimit, type Group, group } from "./group.js";
+import { runningKernel } from "./kernel/kernel.js";
 import { outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { Instruction, TaskBody } from "./operation.js";
+import { isGeneratorFunction, makeChild } from "./spawn.js";
 
 /**
  * Options of {@link forEach} and {@link map}.
@@ -20,13 +22,19 @@ export interface ForEachOptions {
   readonly concurrency?: number;
 }
 
-/** Spawns `fn(item, index)` for every item into a group and returns the tasks, in the order of the items. */
+/**
+ * Runs `fn(item, index)` for every item in a task of a group, until all have
+ * ended; `tasks`, when given, receives the tasks in the order of the items.
+ * An item becomes a task only once a place under the limit is free for it
+ * (see `Feed`), and the tasks are kept only for `map`'s values.
+ */
 function* spawnEach<T, R>(
   items: Iterable<T>,
   fn: TaskBody<[T, number], R>,
   options: ForEachOptions,
   name: string,
-): Generator<Instruction, Task<R>[], unknown> {
+  tasks: Task<R>[] | null,
+): Generator<Instruction, void, unknown> {
   if (items === null || typeof (items as Iterable<T> | undefined)?.[Symbol.iterator] !== "function") {
     throw new TypeError(`${name}(items, fn) expects an iterable of items, got ${describe(items)}`);
   }
@@ -36,11 +44,25 @@ function* spawnEach<T, R>(
   }
   const limit = checkLimit(options.concurrency, `${name}({ concurrency })`);
   const list = Array.from(items);
-  const tasks: Task<R>[] = [];
+  const k = runningKernel()!;
+  let next = 0;
+  const feed = (owner: Task): Task | null => {
+    if (next === list.length) return null;
+    const i = next++;
+    const task = makeChild(k, owner, owner, undefined, fn, 2, [list[i], i], name) as Task<R>;
+    tasks?.push(task);
+    return task;
+  };
   yield* group({ limit, name }, function* (g: Group) {
-    for (let i = 0; i < list.length; i++) tasks.push(g.spawn(fn, list[i]!, i));
+    if (isGeneratorFunction(fn)) g.feed(feed);
+    else {
+      // Any other body is called as its task is made (see makeChild): all are made here, in a task.
+      for (let i = 0; i < list.length; i++) {
+        const task = g.spawn(fn, list[i]!, i);
+        tasks?.push(task);
+      }
+    }
   });
-  return tasks;
 }
 
 /**
@@ -64,7 +86,7 @@ export function* forEach<T>(
   fn: TaskBody<[T, number], unknown>,
   options: ForEachOptions = {},
 ): Generator<Instruction, void, unknown> {
-  yield* spawnEach(items, fn, options, "forEach");
+  yield* spawnEach(items, fn, options, "forEach", null);
 }
 
 /**
@@ -85,6 +107,7 @@ export function* map<T, R>(
   fn: TaskBody<[T, number], R>,
   options: ForEachOptions = {},
 ): Generator<Instruction, R[], unknown> {
-  const tasks = yield* spawnEach(items, fn, options, "map");
+  const tasks: Task<R>[] = [];
+  yield* spawnEach(items, fn, options, "map", tasks);
   return tasks.map(outcomeOf);
 }

@@ -12,6 +12,7 @@ import { failureOf } from "./errors.js";
 import { currentTask } from "./kernel/current.js";
 import { type Kernel, kernelOf, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
+import { keepShapes } from "./kernel/shapes.js";
 import { hasFailed, outcomeOf } from "./kernel/state.js";
 import type { Task } from "./kernel/task.js";
 import type { Instruction, Operation, TaskBody } from "./operation.js";
@@ -52,6 +53,14 @@ export interface GroupOptions {
  */
 export type GroupSpawnOptions = Omit<SpawnOptions, "orphans">;
 
+/**
+ * @internal Makes a group's next task (`makeTask`, as a child of `owner`), or
+ * returns null when there is none left: what `forEach` and `map` hand their
+ * group, so that an item becomes a task only once it may start (a task made
+ * early would wait long enough to be promoted to the old generation).
+ */
+export type Feed = (owner: Task) => Task | null;
+
 /** The supervisor of a group: its body, its tasks, and the tasks waiting for a place under the limit. */
 class Crew extends Supervisor {
   body: Task | null = null;
@@ -59,6 +68,8 @@ class Crew extends Supervisor {
   running = 0;
   /** Tasks made but not started: the limit was reached. */
   readonly waiting = new RunQueue<Task>(16);
+  /** Where tasks come from once `waiting` is empty, made only as places free up (see `Feed`); null once it has none left. */
+  private feed: Feed | null = null;
 
   constructor(
     k: Kernel,
@@ -86,6 +97,16 @@ class Crew extends Supervisor {
     return child;
   }
 
+  /**
+   * Starts the feed's tasks while there is room under the limit, then the
+   * rest as places free up, after the tasks already waiting.
+   */
+  startFeed(feed: Feed): void {
+    if (this.stopping) return;
+    this.feed = feed;
+    this.fill();
+  }
+
   /** Cancels the group's tasks (running and waiting), not its body. */
   cancelTasks(): void {
     this.admitWaiting();
@@ -103,11 +124,36 @@ class Crew extends Supervisor {
       this.failed.push(outcomeOf(child));
       this.stop();
     }
-    while (this.running < this.limit && !this.waiting.isEmpty()) this.enter(this.waiting.shift()!);
+    this.fill();
   }
 
   describe(): string {
     return `a group of ${this.running} running and ${this.waiting.size} waiting task(s)${this.body?.status === "pending" ? " and its body" : ""}`;
+  }
+
+  /** Starts waiting tasks, then the feed's, while there is room under the limit. */
+  private fill(): void {
+    while (this.running < this.limit) {
+      if (!this.waiting.isEmpty()) this.enter(this.waiting.shift()!);
+      else if (this.feed === null || this.stopping) return;
+      else {
+        let child: Task | null;
+        try {
+          child = this.feed(this.owner);
+        } catch (error) {
+          // Making it failed (a spawn hook threw, say): a failure of the group, as a throwing spawn in its body is.
+          this.feed = null;
+          this.failed.push(error);
+          this.stop();
+          return;
+        }
+        if (child === null) {
+          this.feed = null;
+          return;
+        }
+        this.enter(child);
+      }
+    }
   }
 
   /** A task of the group starts; in a stopping group, it is cancelled before its first step. */
@@ -213,7 +259,16 @@ export class Group {
   cancel(): void {
     this.crew.cancelTasks();
   }
+
+  /** @internal Hands the group a feed of tasks to start as places free up (forEach, map; see `Feed`). */
+  feed(feed: Feed): void {
+    this.crew.startFeed(feed);
+  }
 }
+
+// A crew and a group whose maps outlive the groups programs make (see kernel/shapes.ts).
+const crew = new Crew(null as unknown as Kernel, null as unknown as Task, Number.POSITIVE_INFINITY);
+keepShapes(crew, new Group(crew));
 
 function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instruction, T, unknown> {
   const owner = currentTask("group()");

@@ -117,6 +117,11 @@ export function makeChild(
   return child;
 }
 
+/** @internal Whether `fn` is a generator function: its task's generator is made at its first step, and nothing of it runs before. */
+export function isGeneratorFunction(fn: unknown): boolean {
+  return fn instanceof GeneratorFunction;
+}
+
 /**
  * @internal Calls a task body that is not a generator function; it must
  * return a generator.

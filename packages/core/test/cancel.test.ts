@@ -22,6 +22,21 @@ describe("cancel", () => {
     });
   });
 
+  it("gives an error that names the task, whose stack is its name and message (no frames of the kernel's loop), whatever Error.stackTraceLimit is", async () => {
+    const limit = Error.stackTraceLimit;
+    await B.run(function* () {
+      const t = B.spawn(forever);
+      yield* B.yieldNow();
+      yield* B.cancel(t);
+      const error = errorOf(yield* B.awaitTask(t));
+      expect(error).toBeInstanceOf(B.Cancelled);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe(`${t} was cancelled`);
+      expect((error as Error).stack).toBe(`Cancelled: ${t} was cancelled`);
+      expect(Error.stackTraceLimit).toBe(limit);
+    });
+  });
+
   it("of a task that ended but was not awaited also gives Cancelled", async () => {
     await B.run(function* () {
       const t = B.spawn(function* () {

@@ -53,6 +53,31 @@ describe("map", () => {
     expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it("makes an item's task only once a place under the limit is free for it (made early, it would wait, and be kept, for nothing)", async () => {
+    let made = 0;
+    const madeWhenStarted: number[] = [];
+    const off = L.onSpawn((child) => {
+      if (child.name === "item") made++;
+    });
+    try {
+      await B.run(function* () {
+        yield* B.forEach(
+          Array.from({ length: 10 }, (_, i) => i),
+          function* item() {
+            madeWhenStarted.push(made);
+            yield* B.yieldNow();
+          },
+          { concurrency: 2 },
+        );
+      });
+    } finally {
+      off();
+    }
+    expect(made).toBe(10);
+    expect(madeWhenStarted[0]).toBe(2);
+    for (const [k, n] of madeWhenStarted.entries()) expect(n).toBeLessThanOrEqual(k + 2);
+  });
+
   it("names each task after fn", async () => {
     const names = await B.run(function* () {
       return yield* B.map([1, 2], function* double() {

@@ -13,6 +13,7 @@
 import { Cancelled } from "../errors.js";
 import { detach, runCancellationHandlers, trace } from "./guards.js";
 import type { Host } from "./host.js";
+import { keepShapes } from "./shapes.js";
 import {
   cancelsAtStep,
   isParked,
@@ -72,17 +73,26 @@ export function beforeCancelledStep(task: Task, flags: number): number {
 export function cancelledError(task: Task): Cancelled {
   const message = `${task} was cancelled`;
   // Its stack would only show the kernel's loop, and capturing one costs more
-  // than the rest of a cancellation: the message names the task instead.
+  // than the rest of a cancellation: the message names the task instead. A
+  // limit that is not a number captures nothing (one of 0 still walks the
+  // stack: half the cost of the error); the stack is then what 0 frames give.
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
+  (Error as { stackTraceLimit: unknown }).stackTraceLimit = undefined;
   try {
-    return new Cancelled(message);
+    const error = new Cancelled(message);
+    error.stack = `Cancelled: ${message}`;
+    return error;
   } finally {
     Error.stackTraceLimit = limit;
   }
 }
 
-/** Warns once about a cancelled task that keeps running long after it was cancelled. */
+/**
+ * Warns once about a cancelled task that keeps running long after it was
+ * cancelled. A task with no cold state is timed from its first step after the
+ * one that delivered its `Cancelled` (it caught it, or cleans up): the
+ * cancelled tasks that end at once make no record for it.
+ */
 function watchSwallowedCancel(task: Task, flags: number): number {
   const cold = familyOf(task);
   if (cold.cancelledAt === 0) cold.cancelledAt = realNow();
@@ -96,3 +106,6 @@ function watchSwallowedCancel(task: Task, flags: number): number {
   }
   return flags;
 }
+
+// A Cancelled whose map outlives the cancellations of a run (see shapes.ts).
+keepShapes(new Cancelled(""));

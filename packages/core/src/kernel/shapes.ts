@@ -9,11 +9,21 @@
  * unoptimised until V8 compiles them again. One live object of each class
  * keeps its map: here, one task record and the last kernel to finish (its
  * loop, its queues, its life), which lets go of its root task and so of what
- * its run returned; and whatever other parts of Bobbin hand to `keepShapes`.
+ * its run returned; a family (task.ts); and whatever other parts of Bobbin
+ * hand to `keepShapes`.
  */
-import { State, Task } from "./task.js";
+import { RunQueue } from "./run-queue.js";
+import { Family, State, Task } from "./task.js";
 
-const kept: object[] = [new Task(0, null, null as unknown as Task["gen"], State.Resolved, undefined)];
+// A family as a parent of several children and a cancelled task have it: a list of
+// children, and the time of a cancellation (a double: a field first given a small
+// integer changes map when it gets one).
+const family = new Family();
+family.kids = new RunQueue<Task>(16);
+family.cancelledAt = 0.5;
+family.name = "";
+
+const kept: object[] = [new Task(0, null, null as unknown as Task["gen"], State.Resolved, undefined), family];
 let kernel: object | null = null;
 
 /**
@@ -38,6 +48,11 @@ export function keepShapes(...objects: object[]): void {
 /** @internal `finished` is the kernel whose run has just settled: it keeps the maps of a kernel's parts until the next. */
 export function keepKernel(finished: object): void {
   kernel = finished;
+}
+
+/** @internal The objects kept (for the test that the records a run makes share their maps). */
+export function keptShapes(): readonly object[] {
+  return kept;
 }
 
 /** @internal The kernel kept (for the test that nothing of its run is). */

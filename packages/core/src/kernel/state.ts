@@ -205,9 +205,14 @@ export function toInterrupted(task: Task, error: unknown): Waiter | null {
   return waiter;
 }
 
-/** @internal Whether a delivered cancellation is still to be watched for being swallowed (see cancellation.ts). */
+/**
+ * @internal Whether a step is watched for a swallowed cancellation (see
+ * cancellation.ts): one that resumes the task normally once its `Cancelled`
+ * was delivered, until it was warned of. The step that throws `Cancelled` in
+ * is not: a task that lets it through ends there, and so needs no clock.
+ */
 export function watchesCancel(flags: number): boolean {
-  return (flags & (F.CANCEL_DELIVERED | F.WARNED)) === F.CANCEL_DELIVERED;
+  return (flags & (F.CANCEL_DELIVERED | F.WARNED | F.THROW)) === F.CANCEL_DELIVERED;
 }
 
 /** @internal It was warned of once for swallowing its cancellation; returns its flags. */

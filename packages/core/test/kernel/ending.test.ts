@@ -20,6 +20,26 @@ function* chain(
 const DEPTH = 100_000;
 
 describe("ending", () => {
+  it("a cancelled task that ends in the step that delivers its Cancelled makes no cold record (only one still running after it is watched)", async () => {
+    await B.run(function* () {
+      const quick = B.spawn(function* () {
+        for (;;) yield* B.yieldNow();
+      });
+      const slow = B.spawn(function* () {
+        try {
+          for (;;) yield* B.yieldNow();
+        } finally {
+          yield* B.yieldNow();
+        }
+      });
+      yield* B.yieldNow();
+      yield* B.cancel(quick);
+      yield* B.cancel(slow);
+      expect(quick.family).toBeNull();
+      expect(slow.family).not.toBeNull();
+    });
+  });
+
   it(`a ${DEPTH.toLocaleString("en")}-deep chain that returns settles and runs every finally`, async () => {
     const counters = { finallies: 0 };
     const value = await B.run(function* () {

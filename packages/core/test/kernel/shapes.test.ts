@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { expect, it } from "vitest";
 import * as B from "../../src/index.js";
-import { keptKernel } from "../../src/kernel/shapes.js";
+import { keptKernel, keptShapes } from "../../src/kernel/shapes.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -23,4 +23,48 @@ it("a settled run's kernel is kept, its result is not: the value it returned is 
   await new Promise((resolve) => setImmediate(resolve));
   gc();
   expect(ref!.deref()).toBeUndefined();
+});
+
+setFlagsFromString("--allow-natives-syntax");
+const sameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
+
+/** The records a request of a scatter-gather program makes: its children's family, a cancel, its Cancelled, a group. */
+function recordsOfOneRun(): Promise<Record<string, object>> {
+  const records: Record<string, object> = {};
+  return B.run(function* () {
+    const forever = function* () {
+      for (;;) yield* B.yieldNow();
+    };
+    const a = B.spawn(forever);
+    const b = B.spawn(function* () {
+      try {
+        yield* forever();
+      } finally {
+        yield* B.yieldNow(); // a step after its cancel: it is watched for swallowing it
+      }
+    });
+    yield* B.yieldNow(); // both have started: the cancel is thrown into them where they yield
+    const op = B.cancel(a);
+    records.cancel = op;
+    yield* op;
+    records.family = B.self().family as object;
+    const outcome = yield* B.awaitTask(a);
+    records.cancelled = (outcome as { error: object }).error;
+    yield* B.cancel(b);
+    records["the family of a task cleaning up after its cancel"] = b.family as object;
+    yield* B.group(function* (g) {
+      records.group = g;
+      records.crew = (g as unknown as { crew: object }).crew;
+    });
+    return records;
+  });
+}
+
+it("the records of spawns, cancels and groups have the maps of objects kept for the life of the program, so a full GC does not throw away code compiled against them", async () => {
+  await recordsOfOneRun(); // the records of a first run, dropped
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  const records = await recordsOfOneRun();
+  const unkept = Object.keys(records).filter((what) => !keptShapes().some((k) => sameMap(k, records[what]!)));
+  expect(unkept).toEqual([]);
 });
