@@ -18,6 +18,25 @@ export function connected(port: number, host = "127.0.0.1"): Promise<Socket> {
 }
 
 /**
+ * The error code of the first connection to `port` that fails, trying again
+ * every 10 ms while connections are still made (a listener stops accepting
+ * when its close is carried out, a moment after it was asked for); rejects
+ * after `ms` milliseconds of connections that all succeed.
+ */
+export async function refusal(port: number, ms = 5000): Promise<string | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      (await connected(port)).destroy();
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code;
+    }
+    if (Date.now() > until) throw new Error(`127.0.0.1:${port} still accepted connections after ${ms} ms`);
+    await delay(10);
+  }
+}
+
+/**
  * A test client's connection: what arrives goes to `receive`, and each
  * arrival (or the close) wakes the waits registered with `onChange`.
  */
