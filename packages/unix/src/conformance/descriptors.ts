@@ -155,7 +155,9 @@ export function descriptorTests(suite: Suite): void {
         yield* eventually(() => fds === null || openFds() === fds, "the FIFO's descriptor is closed");
         return took;
       });
-      expect(took).toBeLessThan(100);
+      // Without a writer the open never finishes: any bound shows that cancel does not wait for it (100 ms was
+      // crossed on a loaded machine, where the cancel's own steps waited for a core).
+      expect(took).toBeLessThan(1000);
     });
 
     it("spawnProcess: stdin, stdout and stderr as sockets; wait gives the exit code; nothing left after", async () => {
