@@ -2,8 +2,9 @@
  * A test client on loopback: connects, sends, and reads what comes back,
  * with time limits on every wait.
  */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { delay } from "@bobbin/test-support";
+import { delay, procFds } from "@bobbin/test-support";
 import { activeHandles, leaked } from "@bobbin/unix/conformance";
 
 /** A TCP connection to `host:port` (Nagle off), once it is made. */
@@ -18,22 +19,31 @@ export function connected(port: number, host = "127.0.0.1"): Promise<Socket> {
 }
 
 /**
- * The error code of the first connection to `port` that fails, trying again
- * every 10 ms while connections are still made (a listener stops accepting
- * when its close is carried out, a moment after it was asked for); rejects
- * after `ms` milliseconds of connections that all succeed.
+ * Whether process `pid` (any of its threads) holds a TCP socket listening on
+ * `port`: its descriptors' sockets looked up in `/proc/net/tcp` and `tcp6`.
+ * Asked of the process rather than of the port, which another process may
+ * listen on once this one let it go (tests run side by side); null where
+ * there is no `/proc`.
  */
-export async function refusal(port: number, ms = 5000): Promise<string | undefined> {
-  const until = Date.now() + ms;
-  for (;;) {
+export function listensOn(pid: number, port: number): boolean | null {
+  if (!procFds) return null;
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
-      (await connected(port)).destroy();
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code;
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (link.startsWith("socket:[")) inodes.add(link.slice(8, -1));
+    } catch {
+      // closed since the listing
     }
-    if (Date.now() > until) throw new Error(`127.0.0.1:${port} still accepted connections after ${ms} ms`);
-    await delay(10);
   }
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      if (state === "0A" && local?.endsWith(`:${hexPort}`) && inodes.has(inode!)) return true;
+    }
+  }
+  return false;
 }
 
 /**
