@@ -164,21 +164,22 @@ export class Service implements ServerState {
 /**
  * One task's wait for news from Node's callbacks: the waiter checks what it
  * waits for before each wait (`while (!ready()) yield* w.wait();`), so a
- * signal while nobody waits is not kept.
+ * signal that finds it running only lets one more check through. The task
+ * parks on itself (`L.park`): nothing is made per wait.
  */
 class Wakeup {
-  private trigger: L.Trigger | null = null;
+  private waiter: B.Task<unknown> | null = null;
 
   signal(): void {
-    this.trigger?.signal();
+    if (this.waiter !== null) L.unpark(this.waiter);
   }
 
   *wait(): Generator<B.Instruction, void, unknown> {
-    this.trigger = new L.Trigger();
+    this.waiter = B.self();
     try {
-      yield* this.trigger.wait();
+      yield* L.park();
     } finally {
-      this.trigger = null;
+      this.waiter = null;
     }
   }
 }
