@@ -17,7 +17,7 @@ import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
 import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
 import type { KernelRunOptions } from "./run-kernel.js";
-import { startFiber } from "./spawn.js";
+import { isGeneratorFunction, startFiber } from "./spawn.js";
 import { EventsDriver } from "./syscall.js";
 
 /** The most worker domains a run may ask for. */
@@ -280,7 +280,7 @@ const drive = (kernel: Kernel, events: Events): EventsDriver => new EventsDriver
  * kernel exists, before the root task's first step.
  */
 export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onCreate?: (kernel: Kernel) => void): Promise<T> {
-  const gen = main instanceof GeneratorFunction ? main : startFiber(main, [], "run");
+  const gen = isGeneratorFunction(main) ? main : startFiber(main, [], "run");
   const kernel = new Kernel({ ...options, drive, exitHooks });
   return new Promise<T>((resolve, reject) => {
     onCreate?.(kernel);
@@ -293,8 +293,6 @@ export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onC
     });
   });
 }
-
-const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as FunctionConstructor;
 
 /**
  * Whether a run keeps traces when not told: as `BOBBIN_TRACES` says, or in

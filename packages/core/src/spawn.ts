@@ -103,10 +103,9 @@ export function makeChild(
   mode?: SpawnMode,
 ): Task {
   // A generator function's generator is made at the child's first step (see kernel/task.ts).
-  const child =
-    fn instanceof GeneratorFunction
-      ? k.create(parent, fn as Task["gen"], argc, args, mode)
-      : k.create(parent, startFiber(fn, argc === 0 ? NO_ARGS : argc === 1 ? [args] : (args as unknown[]), caller), 0, undefined, mode);
+  const child = isGeneratorFunction(fn)
+    ? k.create(parent, fn as Task["gen"], argc, args, mode)
+    : k.create(parent, startFiber(fn, argc === 0 ? NO_ARGS : argc === 1 ? [args] : (args as unknown[]), caller), 0, undefined, mode);
   if (options !== undefined) {
     if (options.name !== undefined) familyOf(child).name = options.name;
     // Checks that can fail come before the hooks, which may move resources to the child.
