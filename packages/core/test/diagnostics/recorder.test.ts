@@ -259,6 +259,24 @@ describe("the flight recorder", () => {
     expect(lines).toContain("end shortLived#2: resolved");
   });
 
+  it("names every ended task of the ring when names change from one end to the next, long after the ring wrapped", async () => {
+    const bodies = [function* alpha() {}, function* beta() {}];
+    const { lines } = await recorded(40, function* () {
+      for (let i = 0; i < 500; i++) {
+        // Two bodies and a name given at spawn, in an order that repeats every 3 × 2 ends.
+        const child = i % 3 === 2 ? B.spawn({ name: `named${i % 2}` }, bodies[i % 2]!) : B.spawn(bodies[i % 2]!);
+        yield* B.awaitExn(child);
+      }
+    });
+    const ends = lines.filter((l) => l.startsWith("end "));
+    expect(ends.length).toBeGreaterThan(5);
+    for (const end of ends) {
+      const uid = Number(/#(\d+)/.exec(end)![1]);
+      const i = uid - 2; // the root is #1
+      expect(end).toBe(`end ${i % 3 === 2 ? `named${i % 2}` : i % 2 === 0 ? "alpha" : "beta"}#${uid}: resolved`);
+    }
+  });
+
   it("places an ended task's events on the domain it ran on when domains are simulated", async () => {
     const dump = await D.run(
       function* main() {
