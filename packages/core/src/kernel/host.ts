@@ -65,6 +65,10 @@ export interface Host {
   /** The domain's flight recorder, told of the trace points before the tracer; null when the run keeps none. */
   readonly recorder: Recorder | null;
   readonly tickHooks: TickHook[];
+  /** No tick hook, no watch, no task's own async context: a step is `step` alone (loop.ts). */
+  readonly plainSteps: boolean;
+  /** Tick hooks or async contexts changed: `plainSteps` follows. */
+  stepsChanged(): void;
   /** Watches every step when the run records them or reports blocking ones (watch.ts); null otherwise. */
   readonly watch: StepWatcher | null;
   readonly exitHooks: readonly ExitHook[];
