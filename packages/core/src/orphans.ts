@@ -10,7 +10,7 @@ import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
 import { hasResolved, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
-import { coldOf, familyOf } from "./kernel/tree.js";
+import { familyOf } from "./kernel/tree.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
 
@@ -45,8 +45,10 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   claim(task: Task, operation: string): void {
-    if (this.owner === null) this.owner = task;
-    else if (this.owner !== task) {
+    if (this.owner === null) {
+      this.owner = task;
+      (familyOf(task).collectors ??= []).push(this as Orphans<unknown>);
+    } else if (this.owner !== task) {
       throw new TypeError(
         `${task} cannot ${operation} an orphans collector owned by ${this.owner}: ` +
           "only the first task that uses a collector may use it (its tasks are that task's children)",
@@ -56,12 +58,12 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   adopt(child: Task): void {
-    familyOf(child).collector = this as Orphans<unknown>;
     this.held.add(child as Task<T>);
   }
 
-  /** @internal One of its tasks ended. */
+  /** @internal A child of its owner ended: if it holds that task, the task is ready to be handed out. */
   ended(task: Task): void {
+    if (!this.held.has(task as Task<T>)) return;
     const waiting = this.waiting;
     if (waiting !== null) {
       this.waiting = null;
@@ -101,8 +103,6 @@ export class Orphans<T = unknown> {
   /** @internal The task leaves the collector: its parent is now responsible for it. */
   release(task: Task<T>): Task<T> {
     this.held.delete(task);
-    const cold = coldOf(task);
-    if (cold !== null) cold.collector = null;
     return task;
   }
 }

@@ -54,6 +54,26 @@ describe("orphans", () => {
     });
   });
 
+  it("a task's collectors each hand out only their own tasks, and none a plain child or a task taken from it", async () => {
+    await B.run(function* () {
+      const fast = B.orphans<number>();
+      const slow = B.orphans<number>();
+      const taken = B.spawn({ orphans: slow }, job, 0);
+      B.spawn({ orphans: slow }, job, 8);
+      expect(B.take(slow) === taken).toBe(true);
+      B.spawn({ orphans: fast }, job, 1);
+      const plain = B.spawn(job, 0);
+      // fast's task, the plain child and the taken one end first: slow's get hears none of them.
+      const r = yield* B.get(slow);
+      expect(r).toEqual({ ok: true, value: 8 });
+      expect(fast.size).toBe(1);
+      expect(yield* B.awaitExn(B.care(fast)!)).toBe(1);
+      expect(B.care(slow)).toBeUndefined();
+      expect(yield* B.awaitExn(plain)).toBe(0);
+      expect(yield* B.awaitExn(taken)).toBe(0);
+    });
+  });
+
   it("get waits for one task to end and returns its result, consumed; undefined when empty (Miou's get)", async () => {
     await B.run(function* () {
       const bg = B.orphans<number>();
