@@ -10,7 +10,7 @@ import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
 import { hasResolved, outcomeOf } from "./kernel/state.js";
 import type { Task, Waiter } from "./kernel/task.js";
-import { familyOf } from "./kernel/tree.js";
+import { coldOf, familyOf } from "./kernel/tree.js";
 import { type Instruction, type Operation, RESUMED, SingleShot, SUSPENDED } from "./operation.js";
 import { failed, ok, type Result } from "./result.js";
 
@@ -45,10 +45,8 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   claim(task: Task, operation: string): void {
-    if (this.owner === null) {
-      this.owner = task;
-      (familyOf(task).collectors ??= []).push(this as Orphans<unknown>);
-    } else if (this.owner !== task) {
+    if (this.owner === null) this.owner = task;
+    else if (this.owner !== task) {
       throw new TypeError(
         `${task} cannot ${operation} an orphans collector owned by ${this.owner}: ` +
           "only the first task that uses a collector may use it (its tasks are that task's children)",
@@ -58,17 +56,23 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   adopt(child: Task): void {
+    // Its owner tells it of its children's ends while it holds any: a
+    // collector joins the owner's list when it takes its first task and
+    // leaves it once empty, so the list never grows with collectors used and
+    // emptied one after another.
+    if (this.held.size === 0) (familyOf(this.owner!).collectors ??= []).push(this as Orphans<unknown>);
     this.held.add(child as Task<T>);
   }
 
-  /** @internal A child of its owner ended: if it holds that task, the task is ready to be handed out. */
-  ended(task: Task): void {
-    if (!this.held.has(task as Task<T>)) return;
+  /** @internal A child of its owner ended: if it holds that task, the task is ready to be handed out (returns whether it held it). */
+  ended(task: Task): boolean {
+    if (!this.held.has(task as Task<T>)) return false;
     const waiting = this.waiting;
     if (waiting !== null) {
       this.waiting = null;
       waiting.ended(this.release(task as Task<T>));
     } else this.endedTasks.push(task as Task<T>);
+    return true;
   }
 
   /** @internal The oldest ended task still held, handed out; `null` when none has ended; `undefined` when empty. */
@@ -103,6 +107,12 @@ export class Orphans<T = unknown> {
   /** @internal The task leaves the collector: its parent is now responsible for it. */
   release(task: Task<T>): Task<T> {
     this.held.delete(task);
+    if (this.held.size === 0) {
+      const family = coldOf(this.owner!)!;
+      const collectors = family.collectors!;
+      if (collectors.length === 1) family.collectors = null;
+      else collectors.splice(collectors.indexOf(this as Orphans<unknown>), 1);
+    }
     return task;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import { coldOf } from "../src/kernel/tree.js";
 import { errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 const job = function* (n: number) {
@@ -71,6 +72,26 @@ describe("orphans", () => {
       expect(B.care(slow)).toBeUndefined();
       expect(yield* B.awaitExn(plain)).toBe(0);
       expect(yield* B.awaitExn(taken)).toBe(0);
+    });
+  });
+
+  it("a task keeps none of the collectors it emptied: one made per batch of work is not kept for the task's life", async () => {
+    await B.run(function* () {
+      for (let batch = 0; batch < 50; batch++) {
+        const bg = B.orphans<number>();
+        B.spawn({ orphans: bg }, job, 1);
+        B.spawn({ orphans: bg }, job, 0);
+        expect(yield* B.drain(bg)).toHaveLength(2);
+      }
+      const kept = B.orphans<number>();
+      B.spawn({ orphans: kept }, job, 1);
+      const collectors = coldOf(B.self())?.collectors;
+      expect(collectors?.length).toBe(1);
+      expect(collectors?.[0] === kept).toBe(true);
+      expect((yield* B.get(kept))?.ok).toBe(true);
+      // Emptied, then used again: it hears of its new task's end.
+      B.spawn({ orphans: kept }, job, 0);
+      expect(yield* B.get(kept)).toEqual({ ok: true, value: 0 });
     });
   });
 

@@ -113,7 +113,7 @@ export function terminate(k: Host, task: Task, state: State, value: unknown): vo
     }
     if (isConsumed(task)) forgetChild(parent, task);
     const collectors = coldOf(parent)?.collectors;
-    if (collectors != null) for (const collector of collectors) collector.ended(task);
+    if (collectors != null) for (const collector of collectors) if (collector.ended(task)) break;
     if (isEnding(parent)) {
       if (state === State.Failed) (familyOf(parent).failedChildren ??= []).push(task);
       if (liveChildren(parent) !== 0) return;

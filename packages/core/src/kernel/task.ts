@@ -132,11 +132,12 @@ export interface Place {
 
 /**
  * @internal Where a task's children are held until someone takes them (an
- * orphans collector), kept by the task that owns it: told when a child of
- * that task ends, it notes the child if it holds it.
+ * orphans collector), kept by the task that owns it while it holds any: told
+ * when a child of that task ends, it notes the child if it holds it, and
+ * says whether it did.
  */
 export interface Collector {
-  ended(child: Task): void;
+  ended(child: Task): boolean;
 }
 
 /**
@@ -154,9 +155,10 @@ export class Family {
   locals: unknown[] | null = null;
   protection: ProtectFrame | null = null;
   /**
-   * The orphans collectors it owns, told when a child of it ends. Kept here,
-   * on the owner, rather than on each child it holds: a held child would
-   * otherwise need cold state of its own only to say where it is held.
+   * The orphans collectors it owns that hold a task, told when a child of it
+   * ends. Kept here, on the owner, rather than on each child they hold: a
+   * held child would otherwise need cold state of its own only to say where
+   * it is held.
    */
   collectors: Collector[] | null = null;
   abort: AbortController | null = null;
