@@ -9,8 +9,6 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { computeRatios, fmtRatio, fmtValue, interleave } from "./harness.js";
-import * as spawnAwait from "./spawn-await.js";
-import * as contextSwitch from "./switch.js";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
@@ -25,15 +23,22 @@ const builds = [
   ["after", await load(args[1] ?? "@bobbin/core")],
 ];
 
-async function scenario(mod, bobbinRow, clock) {
-  // The anchors once, then Bobbin's row once per build, all in the same rounds.
+async function scenario(file, bobbinRow) {
+  const url = new URL(file, import.meta.url).href;
+  const mod = await import(url);
+  // The anchors once, then Bobbin's row once per build, all in the same rounds. Each build's row
+  // comes from an instance of the scenario's module of its own: rows made by one instance would
+  // share its functions, whose call sites would then see both builds' objects (polymorphic, which
+  // neither build's row is in `pnpm bench`), and the anchors' would not.
   const anchors = mod.contenders({ B: builds[1][1], bobbinError: null }).filter((c) => c.anchor && c.fn);
-  const rows = builds.map(([name, B]) => ({
-    ...mod.contenders({ B, bobbinError: null }).find((c) => c.contender === bobbinRow),
-    contender: `Bobbin, ${name}`,
-  }));
+  const rows = [];
+  for (const [name, B] of builds) {
+    const own = await import(`${url}?build=${name}`);
+    rows.push({ ...own.contenders({ B, bobbinError: null }).find((c) => c.contender === bobbinRow), contender: `Bobbin, ${name}` });
+  }
   const list = [...anchors, ...rows];
   const expect = mod.expected ?? ((n) => n);
+  const clock = mod.INTERLEAVE.clock;
   const timings = await interleave(list, { rounds, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
   for (const [c, t] of timings) if (t.error) throw new Error(`${mod.SCENARIO} ${c.contender}: ${t.error}`);
   const table = list.map((c) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings.get(c).perOp }));
@@ -50,5 +55,5 @@ async function scenario(mod, bobbinRow, clock) {
   console.log(`  after / before: ${fmtRatio(after.perOp / before.perOp)}`);
 }
 
-await scenario(contextSwitch, "Bobbin (yieldNow)", contextSwitch.INTERLEAVE.clock);
-await scenario(spawnAwait, "Bobbin", spawnAwait.INTERLEAVE.clock);
+await scenario("./switch.js", "Bobbin (yieldNow)");
+await scenario("./spawn-await.js", "Bobbin");

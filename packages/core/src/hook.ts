@@ -42,6 +42,7 @@ export const Hook = {
     const kernel = kernelOf("Hook.add()");
     const key: HookKey = { fn, kernel };
     kernel.tickHooks.push(key);
+    kernel.stepsChanged();
     return key;
   },
   /**
@@ -53,6 +54,8 @@ export const Hook = {
       throw new TypeError("Hook.remove(key) expects a key made by Hook.add");
     const hooks = key.kernel.tickHooks;
     const i = hooks.indexOf(key);
-    if (i >= 0) hooks.splice(i, 1);
+    if (i < 0) return;
+    hooks.splice(i, 1);
+    key.kernel.stepsChanged();
   },
 };

@@ -56,17 +56,23 @@ export class Orphans<T = unknown> {
 
   /** @internal */
   adopt(child: Task): void {
-    familyOf(child).collector = this as Orphans<unknown>;
+    // Its owner tells it of its children's ends while it holds any: a
+    // collector joins the owner's list when it takes its first task and
+    // leaves it once empty, so the list never grows with collectors used and
+    // emptied one after another.
+    if (this.held.size === 0) (familyOf(this.owner!).collectors ??= []).push(this as Orphans<unknown>);
     this.held.add(child as Task<T>);
   }
 
-  /** @internal One of its tasks ended. */
-  ended(task: Task): void {
+  /** @internal A child of its owner ended: if it holds that task, the task is ready to be handed out (returns whether it held it). */
+  ended(task: Task): boolean {
+    if (!this.held.has(task as Task<T>)) return false;
     const waiting = this.waiting;
     if (waiting !== null) {
       this.waiting = null;
       waiting.ended(this.release(task as Task<T>));
     } else this.endedTasks.push(task as Task<T>);
+    return true;
   }
 
   /** @internal The oldest ended task still held, handed out; `null` when none has ended; `undefined` when empty. */
@@ -101,8 +107,12 @@ export class Orphans<T = unknown> {
   /** @internal The task leaves the collector: its parent is now responsible for it. */
   release(task: Task<T>): Task<T> {
     this.held.delete(task);
-    const cold = coldOf(task);
-    if (cold !== null) cold.collector = null;
+    if (this.held.size === 0) {
+      const family = coldOf(this.owner!)!;
+      const collectors = family.collectors!;
+      if (collectors.length === 1) family.collectors = null;
+      else collectors.splice(collectors.indexOf(this as Orphans<unknown>), 1);
+    }
     return task;
   }
 }

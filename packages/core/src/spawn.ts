@@ -51,9 +51,11 @@ export function spawn(first: unknown, second?: unknown): Task<unknown> {
     return spawnChild(k, parent, undefined, first, argc, Array.prototype.slice.call(arguments, 1), "spawn");
   }
   const options = checkSpawnOptions(first, "spawn");
+  // biome-ignore lint/complexity/noArguments: as above (a server spawning one task per connection passes one argument)
+  if (argc === 1 || argc === 2) return spawnChild(k, parent, options, second, argc - 1, arguments[2], "spawn");
   // biome-ignore lint/complexity/noArguments: as above
   const args: unknown[] = Array.prototype.slice.call(arguments, 2);
-  return spawnChild(k, parent, options, second, args.length, argsValue(args), "spawn");
+  return spawnChild(k, parent, options, second, args.length, args, "spawn");
 }
 
 /** @internal How a task record holds its body's arguments: `argc` of them in `value` (the one itself, or an array of several). */

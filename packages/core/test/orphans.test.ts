@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
+import { coldOf } from "../src/kernel/tree.js";
 import { errorOf, settle, yieldTimes } from "./support/helpers.js";
 
 const job = function* (n: number) {
@@ -51,6 +52,46 @@ describe("orphans", () => {
       expect(B.take(bg)).toBe(t);
       expect(B.care(bg)).toBeUndefined();
       yield* B.awaitExn(t);
+    });
+  });
+
+  it("a task's collectors each hand out only their own tasks, and none a plain child or a task taken from it", async () => {
+    await B.run(function* () {
+      const fast = B.orphans<number>();
+      const slow = B.orphans<number>();
+      const taken = B.spawn({ orphans: slow }, job, 0);
+      B.spawn({ orphans: slow }, job, 8);
+      expect(B.take(slow) === taken).toBe(true);
+      B.spawn({ orphans: fast }, job, 1);
+      const plain = B.spawn(job, 0);
+      // fast's task, the plain child and the taken one end first: slow's get hears none of them.
+      const r = yield* B.get(slow);
+      expect(r).toEqual({ ok: true, value: 8 });
+      expect(fast.size).toBe(1);
+      expect(yield* B.awaitExn(B.care(fast)!)).toBe(1);
+      expect(B.care(slow)).toBeUndefined();
+      expect(yield* B.awaitExn(plain)).toBe(0);
+      expect(yield* B.awaitExn(taken)).toBe(0);
+    });
+  });
+
+  it("a task keeps none of the collectors it emptied: one made per batch of work is not kept for the task's life", async () => {
+    await B.run(function* () {
+      for (let batch = 0; batch < 50; batch++) {
+        const bg = B.orphans<number>();
+        B.spawn({ orphans: bg }, job, 1);
+        B.spawn({ orphans: bg }, job, 0);
+        expect(yield* B.drain(bg)).toHaveLength(2);
+      }
+      const kept = B.orphans<number>();
+      B.spawn({ orphans: kept }, job, 1);
+      const collectors = coldOf(B.self())?.collectors;
+      expect(collectors?.length).toBe(1);
+      expect(collectors?.[0] === kept).toBe(true);
+      expect((yield* B.get(kept))?.ok).toBe(true);
+      // Emptied, then used again: it hears of its new task's end.
+      B.spawn({ orphans: kept }, job, 0);
+      expect(yield* B.get(kept)).toEqual({ ok: true, value: 0 });
     });
   });
 

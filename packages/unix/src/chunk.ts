@@ -105,18 +105,18 @@ export class LentChunk<T = unknown> implements Chunk {
   }
 
   get bytes(): Uint8Array {
-    return this.#lent("chunk.bytes");
+    return this.lentBytes("chunk.bytes");
   }
 
   get length(): number {
-    return this.#lent("chunk.length").length;
+    return this.lentBytes("chunk.length").length;
   }
 
   release(): void {
     if (this.#state === RELEASED) {
       throw new ChunkMisuse("released twice", "chunk.release(): the chunk was released already; release each chunk once");
     }
-    if (this.#state === LENT) this.#giveBack(RELEASED);
+    if (this.#state === LENT) this.giveBackAs(RELEASED);
   }
 
   /**
@@ -125,10 +125,15 @@ export class LentChunk<T = unknown> implements Chunk {
    * throw `ChunkMisuse`; its `release()` does nothing.
    */
   takeBack(): void {
-    if (this.#state === LENT) this.#giveBack(TAKEN_BACK);
+    if (this.#state === LENT) this.giveBackAs(TAKEN_BACK);
   }
 
-  #lent(what: string): Uint8Array {
+  // The helpers below are TypeScript-private, not `#` methods: a class with
+  // `#` methods gives each instance a brand field, a word every lent chunk
+  // would pay.
+
+  /** @internal */
+  private lentBytes(what: string): Uint8Array {
     const bytes = this.#bytes;
     if (bytes !== null && this.#sock.state !== "closed") return bytes;
     const why =
@@ -143,7 +148,8 @@ export class LentChunk<T = unknown> implements Chunk {
     );
   }
 
-  #giveBack(state: number): void {
+  /** @internal */
+  private giveBackAs(state: number): void {
     const token = this.#token as T;
     this.#state = state;
     this.#bytes = null;

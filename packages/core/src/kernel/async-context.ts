@@ -247,11 +247,18 @@ export class AsyncContexts implements HostAsyncContexts, Listener {
 
   /** With heard frames: a store was written in a frame the kernel hears (see `heardCopy`). */
   derived(): void {
-    this.inUse = true;
+    this.useContexts();
     const task = this.k.current;
     // A write outside a step (a hook, a tracer) is the run's, but it too outlives its place in the slice.
     if (task === null) this.polluted = true;
     else this.writer = task;
+  }
+
+  /** Steps look for their task's context from now on (the kernel hears of it: see `Kernel.stepsChanged`). */
+  private useContexts(): void {
+    if (this.inUse) return;
+    this.inUse = true;
+    this.k.stepsChanged();
   }
 
   /** With resources: an `AsyncLocalStorage` writes into `base` (`enterWith`, or `run` setting and restoring). */
@@ -261,7 +268,7 @@ export class AsyncContexts implements HostAsyncContexts, Listener {
     if (task !== null) {
       if (this.writer !== null && this.writer !== task) this.settle();
       this.writer = task;
-      this.inUse = true;
+      this.useContexts();
       const writes = (this.writes ??= new Map());
       if (!writes.has(key)) writes.set(key, { had: Object.hasOwn(target, key), value: Reflect.get(target, key) });
     }

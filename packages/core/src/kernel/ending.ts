@@ -122,7 +122,8 @@ export function terminate(k: Host, task: Task, state: State, value: unknown): vo
       return;
     }
     if (isConsumed(task)) forgetChild(parent, task);
-    coldOf(task)?.collector?.ended(task);
+    const collectors = coldOf(parent)?.collectors;
+    if (collectors != null) for (const collector of collectors) if (collector.ended(task)) break;
     if (isEnding(parent)) {
       if (state === State.Failed) (familyOf(parent).failedChildren ??= []).push(task);
       if (liveChildren(parent) !== 0) return;

@@ -4,7 +4,7 @@
  * involved per step.
  */
 import { describe } from "../describe.js";
-import { type Instruction, SUSPEND, YIELD } from "../operation.js";
+import { type Instruction, SUSPEND, SUSPENDED, YIELD, YIELDED } from "../operation.js";
 import { broken } from "./assert.js";
 import { beforeCancelledStep, deliverCancel } from "./cancellation.js";
 import { bodyEnded, endUnborn } from "./ending.js";
@@ -19,13 +19,20 @@ type Fiber = Generator<Instruction, unknown, unknown>;
 type Body = (...args: unknown[]) => Fiber;
 
 /**
- * The generators' own `next` and `throw`, called with `.call`: every task
- * body has its own generator prototype, so `gen.next` would be a megamorphic
- * property load at this one call site; a known function is a direct call.
+ * The generators' own `next` and `throw`. Every task body has its own
+ * generator prototype, so `gen.next` would be a megamorphic property load at
+ * this one call site. `generatorNext.call(gen, v)` avoids it, but calls a
+ * function the compiler does not know (the bundle's module bindings are
+ * mutable), through the generic call path; bound to `call`, the two are
+ * functions it knows, and a step calls the generators' builtin directly.
  */
 const generatorPrototype = Object.getPrototypeOf(Object.getPrototypeOf((function* () {})())) as Fiber;
 const generatorNext = generatorPrototype.next;
-const generatorThrow = generatorPrototype.throw;
+const resumeNext = Function.prototype.call.bind(generatorNext) as (gen: Fiber, value: unknown) => IteratorResult<Instruction, unknown>;
+const resumeThrow = Function.prototype.call.bind(generatorPrototype.throw) as (
+  gen: Fiber,
+  error: unknown,
+) => IteratorResult<Instruction, unknown>;
 
 function* delegate(iterator: Fiber): Fiber {
   return yield* iterator;
@@ -53,26 +60,31 @@ export function step(k: Host, task: Task): void {
   k.current = task;
   let r: IteratorResult<Instruction, unknown>;
   try {
-    r = (flags & F.THROW) !== 0 ? generatorThrow.call(gen, task.value) : generatorNext.call(gen, task.value);
+    r = (flags & F.THROW) !== 0 ? resumeThrow(gen, task.value) : resumeNext(gen, task.value);
   } catch (error) {
     k.current = null;
     bodyEnded(k, task, false, error);
     return;
   }
   k.current = null;
-  if (r.done === true) {
-    bodyEnded(k, task, true, r.value);
-    return;
+  // An operation's own result comes back as it is (`yield*` passes it on):
+  // the shared results of yielding and parking tell the step at once, without
+  // reading a result whose shape depends on what made it.
+  if (r === YIELDED) yielded(k, task);
+  else if (r === SUSPENDED) afterSuspend(k, task);
+  else if (r.done === true) bodyEnded(k, task, true, r.value);
+  else if (r.value === YIELD) yielded(k, task);
+  else if (r.value === SUSPEND) afterSuspend(k, task);
+  else badInstruction(k, task, r.value);
+}
+
+/** The fiber yielded: it goes to the back of the ready queue. */
+function yielded(k: Host, task: Task): void {
+  // Queued already only if an operation broke the protocol (it woke its own task): queued once.
+  if ((task.flags & F.QUEUED) === 0) {
+    toYielded(task);
+    k.ready.push(task);
   }
-  const instruction = r.value;
-  if (instruction === YIELD) {
-    // Queued already only if an operation broke the protocol (it woke its own task): queued once.
-    if ((task.flags & F.QUEUED) === 0) {
-      toYielded(task);
-      k.ready.push(task);
-    }
-  } else if (instruction === SUSPEND) afterSuspend(k, task);
-  else badInstruction(k, task, instruction);
 }
 
 /**

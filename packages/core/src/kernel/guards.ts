@@ -23,6 +23,7 @@ export function runTickHooks(k: Host): void {
       hook.fn();
     } catch (error) {
       hooks.splice(i--, 1);
+      k.stepsChanged();
       k.life.callbackFailed(`the tick hook ${hook.fn.name || "(anonymous)"} (Hook.add)`, error);
     }
   }

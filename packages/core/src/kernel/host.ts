@@ -72,6 +72,10 @@ export interface Host {
   /** The domain's flight recorder, which the trace points write to before they tell the tracer; null when the run keeps none. */
   readonly recorder: Recorder | null;
   readonly tickHooks: TickHook[];
+  /** No tick hook, no watch, no flight recorder, no task's own async context: a step is `step` alone (loop.ts). */
+  readonly plainSteps: boolean;
+  /** Tick hooks or async contexts changed: `plainSteps` follows. */
+  stepsChanged(): void;
   /** Times every step when the run reports blocking ones (watch.ts); null otherwise. */
   readonly watch: StepWatcher | null;
   readonly exitHooks: readonly ExitHook[];

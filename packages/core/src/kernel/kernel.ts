@@ -108,6 +108,8 @@ export class Kernel implements Host {
   readonly startedAt = performance.now();
   /** Tick hooks (`Hook.add`), run before every step. */
   readonly tickHooks: TickHook[] = [];
+  /** Whether a step needs nothing around it (see `stepsChanged`). */
+  plainSteps = false;
   /** Tasks that have not ended yet. */
   liveTasks = 0;
   /** The task whose step runs, if any (see current.ts). */
@@ -138,6 +140,17 @@ export class Kernel implements Host {
     this.ready = readyQueue(options.policy, (error) => this.life.callbackFailed("the scheduling policy", error));
     this.driver = options.events === null ? null : options.drive(this, options.events);
     this.loop = new Loop(this, options.config.pollEvery, options.config.sliceMs);
+    this.stepsChanged();
+  }
+
+  /**
+   * A tick hook came or went, or a task's async context came into use: the
+   * loop's steps need nothing around them while there is no tick hook, no
+   * watch, no flight recorder and no such context, which the loop then learns
+   * from one field per step rather than from each of them.
+   */
+  stepsChanged(): void {
+    this.plainSteps = this.watch === null && this.recorder === null && this.tickHooks.length === 0 && !this.asyncContexts.inUse;
   }
 
   /** The kernel a task belongs to (walks up to its root). */

@@ -124,12 +124,16 @@ export class Loop {
         if (!this.pollBlocking()) return;
         continue;
       }
-      if (k.tickHooks.length !== 0) runTickHooks(k);
-      if (watch !== null) watch.step(k, task);
+      // `=== true`: a compare, where a bare test of a field would test for every falsy value.
+      if (k.plainSteps === true) step(k, task);
       else {
-        if (recorder !== null) recorder.run(task);
-        if (contexts.inUse) contexts.step(task);
-        else step(k, task);
+        if (k.tickHooks.length !== 0) runTickHooks(k);
+        if (watch !== null) watch.step(k, task);
+        else {
+          if (recorder !== null) recorder.run(task);
+          if (contexts.inUse) contexts.step(task);
+          else step(k, task);
+        }
       }
       if (--untilCheck !== 0) continue;
       // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.

@@ -130,9 +130,14 @@ export interface Place {
   stack?: string;
 }
 
-/** @internal Where a task is held until someone takes it (an orphans collector): told when it ends. */
+/**
+ * @internal Where a task's children are held until someone takes them (an
+ * orphans collector), kept by the task that owns it while it holds any: told
+ * when a child of that task ends, it notes the child if it holds it, and
+ * says whether it did.
+ */
 export interface Collector {
-  ended(task: Task): void;
+  ended(child: Task): boolean;
 }
 
 /**
@@ -149,8 +154,13 @@ export class Family {
   live = 0;
   locals: unknown[] | null = null;
   protection: ProtectFrame | null = null;
-  /** The orphans collector holding it, told when it ends. */
-  collector: Collector | null = null;
+  /**
+   * The orphans collectors it owns that hold a task, told when a child of it
+   * ends. Kept here, on the owner, rather than on each child they hold: a
+   * held child would otherwise need cold state of its own only to say where
+   * it is held.
+   */
+  collectors: Collector[] | null = null;
   abort: AbortController | null = null;
   /** An explicit name (`spawn({ name })`). */
   name: string | null = null;

@@ -147,12 +147,12 @@ export abstract class Parked<T> extends L.Suspender<T> {
       this.finished();
       throw error;
     }
-    return this.#attemptOrPark();
+    return this.attemptOrPark();
   }
 
   /** Woken: attempts again. */
   protected resume(): IteratorResult<B.Instruction, T> {
-    return this.#attemptOrPark();
+    return this.attemptOrPark();
   }
 
   /** What the task waits on, in words. */
@@ -160,7 +160,12 @@ export abstract class Parked<T> extends L.Suspender<T> {
     return this.#label;
   }
 
-  #attemptOrPark(): IteratorResult<B.Instruction, T> {
+  /**
+   * @internal Attempts, and parks when that fails. TypeScript-private, not a
+   * `#` method: a class with `#` methods gives each instance a brand field, a
+   * word every operation parked on an idle connection would pay.
+   */
+  private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
       this.#phase = ATTEMPTING;
       let done: boolean;

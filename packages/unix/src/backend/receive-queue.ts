@@ -218,10 +218,10 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       const chunk = this.#head!;
       const length = this.#headLength;
       const from = this.#offset;
-      this.#next();
+      this.advance();
       const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), sock, this, chunk);
       this.#lent = lent;
-      this.#took(length - from);
+      this.taken(length - from);
       if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
       return lent;
     }
@@ -246,18 +246,22 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       buf.set(from === 0 && count === chunk.length ? chunk : chunk.subarray(from, from + count), off + n);
       n += count;
       if (from + count === this.#headLength) {
-        this.#next();
+        this.advance();
         this.release(chunk);
       } else {
         this.#offset = from + count;
       }
     }
-    this.#took(n);
+    this.taken(n);
     return n;
   }
 
-  /** The first chunk leaves the queue: the next one (if any) is first. */
-  #next(): void {
+  // The helpers below are TypeScript-private, not `#` methods: a class with
+  // `#` methods gives each instance a brand field, a word every idle
+  // connection's queue would pay.
+
+  /** @internal The first chunk leaves the queue: the next one (if any) is first. */
+  private advance(): void {
     this.#offset = 0;
     const more = this.#more;
     if (more === null) {
@@ -269,8 +273,8 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     if (more.length === 0) this.#more = this.#moreLengths = null;
   }
 
-  /** `n` bytes left the queue: the source resumes below half the mark. */
-  #took(n: number): void {
+  /** @internal `n` bytes left the queue: the source resumes below half the mark. */
+  private taken(n: number): void {
     this.queued -= n;
     this.consumed(n);
     if ((this.#flags & PAUSED) !== 0 && this.queued <= this.#highWater / 2) {

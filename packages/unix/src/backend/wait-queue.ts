@@ -63,6 +63,9 @@ export class ParkedCount {
  * @throws never
  */
 export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
+  // Its helpers are TypeScript-private, not `#` methods: a class with `#`
+  // methods gives each instance a brand field, a word every idle socket's
+  // queue would pay.
   // Most queues hold one waiter or none: the first is kept inline, and an
   // array is made only for a second one (an idle socket holds no array).
   #first: W | undefined = undefined;
@@ -87,7 +90,7 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
 
   /** Parks `op` at the end. */
   add(op: W): void {
-    this.#append(op);
+    this.append(op);
     if (this.#count !== null) this.#count.parked();
   }
 
@@ -101,7 +104,7 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
 
   /** `op` leaves without being woken (its task was cancelled or interrupted); returns whether it was here. */
   leave(op: W): boolean {
-    if (this.#first === op) this.#shift();
+    if (this.#first === op) this.shiftFirst();
     else {
       const rest = this.#rest;
       const i = rest === null ? -1 : rest.indexOf(op);
@@ -116,7 +119,7 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
   take(): W | undefined {
     const op = this.#first;
     if (op === undefined) return undefined;
-    this.#shift();
+    this.shiftFirst();
     if (this.#count !== null) this.#count.left();
     return op;
   }
@@ -141,26 +144,28 @@ export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
     const rest = this.#rest;
     this.#first = undefined;
     this.#rest = null;
-    this.#wakeOrKeep(first, which);
-    if (rest !== null) for (const op of rest) this.#wakeOrKeep(op, which);
+    this.wakeOrKeep(first, which);
+    if (rest !== null) for (const op of rest) this.wakeOrKeep(op, which);
   }
 
-  #wakeOrKeep(op: W, which: (op: W) => boolean): void {
+  /** @internal */
+  private wakeOrKeep(op: W, which: (op: W) => boolean): void {
     if (!which(op)) {
-      this.#append(op);
+      this.append(op);
       return;
     }
     if (this.#count !== null) this.#count.left();
     op.ready();
   }
 
-  #append(op: W): void {
+  /** @internal */
+  private append(op: W): void {
     if (this.#first === undefined) this.#first = op;
     else (this.#rest ??= []).push(op);
   }
 
-  /** The first leaves: the next one (if any) is first. */
-  #shift(): void {
+  /** @internal The first leaves: the next one (if any) is first. */
+  private shiftFirst(): void {
     const rest = this.#rest;
     this.#first = rest !== null && rest.length !== 0 ? rest.shift() : undefined;
   }

@@ -16,6 +16,9 @@ import { UvStream } from "./stream.js";
 /** What Node's TCP handle tells of its peer. */
 type PeerHandle = { getpeername?(out: { address?: string; port?: number }): number };
 
+/** Where the handle writes its peer's address; read at once, so one serves every accept. */
+const peerOut: { address?: string; port?: number } = {};
+
 /**
  * The peer of an accepted connection (Unix peers are unnamed). Asked of the
  * handle: `remoteAddress` would keep Node's answer on the socket for its
@@ -25,8 +28,7 @@ function peerOf(client: UvSocket): Address {
   if (client.kind === "unix") return { path: "" };
   const stream = client.stream!.stream;
   const handle = (stream as unknown as { _handle?: PeerHandle | null })._handle;
-  const out: { address?: string; port?: number } = {};
-  if (handle?.getpeername?.(out) === 0) return { host: out.address ?? "", port: out.port ?? 0 };
+  if (handle?.getpeername?.(peerOut) === 0) return { host: peerOut.address ?? "", port: peerOut.port ?? 0 };
   return { host: stream.remoteAddress ?? "", port: stream.remotePort ?? 0 };
 }
 

@@ -6,20 +6,19 @@
  */
 
 import type { LiveSockets } from "../backend/live.js";
-import type { NodeDatagram } from "../backend/node-datagram.js";
+import { NodeDatagram } from "../backend/node-datagram.js";
 import { NodeSocket } from "../backend/node-socket.js";
 import type { Backend, SocketKind } from "../contract.js";
-import type { UvListener } from "./listener.js";
-import type { UvStream } from "./stream.js";
+import { UvListener } from "./listener.js";
+import { UvStream } from "./stream.js";
+
+type Role = UvStream | UvListener<UvSocket> | NodeDatagram;
 
 /** @internal A socket of the libuv backend. */
 export class UvSocket extends NodeSocket<Backend> {
-  /** A connected (or connecting) stream socket's connection. */
-  stream: UvStream | null = null;
-  /** A listening stream socket's connections not accepted yet. */
-  listener: UvListener<UvSocket> | null = null;
-  /** A UDP socket's Node socket, from its first bind or send. */
-  datagram: NodeDatagram | null = null;
+  // One field for the three roles, since a socket takes one at most: a field
+  // for each would cost every connection two words holding null.
+  #role: Role | null = null;
 
   constructor(
     kind: SocketKind,
@@ -30,9 +29,39 @@ export class UvSocket extends NodeSocket<Backend> {
     super(kind, backend, live);
   }
 
+  /** A connected (or connecting) stream socket's connection. */
+  get stream(): UvStream | null {
+    const role = this.#role;
+    return role instanceof UvStream ? role : null;
+  }
+
+  set stream(stream: UvStream | null) {
+    if (stream !== null || this.#role instanceof UvStream) this.#role = stream;
+  }
+
+  /** A listening stream socket's connections not accepted yet. */
+  get listener(): UvListener<UvSocket> | null {
+    const role = this.#role;
+    return role instanceof UvListener ? role : null;
+  }
+
+  set listener(listener: UvListener<UvSocket> | null) {
+    if (listener !== null || this.#role instanceof UvListener) this.#role = listener;
+  }
+
+  /** A UDP socket's Node socket, from its first bind or send. */
+  get datagram(): NodeDatagram | null {
+    const role = this.#role;
+    return role instanceof NodeDatagram ? role : null;
+  }
+
+  set datagram(datagram: NodeDatagram | null) {
+    if (datagram !== null || this.#role instanceof NodeDatagram) this.#role = datagram;
+  }
+
   /** "tcp4 127.0.0.1:3000 ← 127.0.0.1:51234", "tcp4 127.0.0.1:3000 (listening)": the socket in dumps. */
   override describe(): string {
-    const role = this.listener ?? this.stream ?? this.datagram;
+    const role = this.#role;
     return `${this.kind} ${role === null ? "(unbound)" : role.describe()}`;
   }
 
@@ -40,9 +69,7 @@ export class UvSocket extends NodeSocket<Backend> {
   closeNow(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    this.stream?.closeNow();
-    this.listener?.closeNow();
-    this.datagram?.closeNow();
+    this.#role?.closeNow();
     this.opened();
   }
 }
