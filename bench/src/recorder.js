@@ -1,13 +1,14 @@
 // Scenario — what the flight recorder and the blocking-step watch cost:
 // spawn-await.js's spawn + await of 100k children, with `run`'s
-// `flightRecorder` (a ring of 4,096 events: a store per step, one to three
-// per spawn, park, wake and end, no clock read of its own: it takes the
-// loop's, every 64 steps at most as without it) and `blockingMs`
-// (two clock reads per step), against the same program with neither, all in
-// shared rounds with async/await, timed in CPU time (15 rounds): the rows
-// differ by a few percent, less than what another process's load does to
-// wall time on a shared machine. Off, the loop steps with `step` itself:
-// the "off" row is spawn+await's Bobbin program. The target: on, ≤ 1.05× off.
+// `flightRecorder` (a ring of 4,096 events, which the kernel writes itself at
+// each trace point: one store per step, one to three per spawn, park, wake,
+// cancel and end, no call and no clock read of its own: it takes the loop's,
+// every 64 steps at most as without it) and `blockingMs` (two clock reads per
+// step), against the same program with neither, all in shared rounds with
+// async/await, timed in CPU time (31 rounds of about 40 ms: the rows differ
+// by a few percent, less than what another process's load or a collection
+// does to one round). Off, the loop steps with `step` itself: the "off" row
+// is spawn+await's Bobbin program. The target: on, ≤ 1.05× off.
 
 import { runContenders } from "./harness.js";
 import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
@@ -39,5 +40,5 @@ export function contenders({ B, bobbinError }) {
 }
 
 export async function run(results, ctx) {
-  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: { iters: 15, clock: "cpu" } });
+  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: { iters: 31, clock: "cpu" } });
 }

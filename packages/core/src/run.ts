@@ -87,8 +87,9 @@ export interface RunOptions {
    * each step, park with what it waits on, wake with who woke it, cancel,
    * end, I/O readiness) in a ring, shown by `B.dump()` (its `flight`) and
    * `formatDump`, in `Deadlock` and `InternalError` reports, and drawn by
-   * `B.chromeTrace`. Costs a clock read and a few stores per step. Default:
-   * none kept.
+   * `B.chromeTrace`. Costs a few stores per event, and a clock read at the
+   * end of each slice of the loop and at each wake from a Node callback.
+   * Default: none kept.
    */
   readonly flightRecorder?: number;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */

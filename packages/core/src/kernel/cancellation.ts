@@ -13,6 +13,7 @@
 import { Cancelled } from "../errors.js";
 import { detach, runCancellationHandlers, trace } from "./guards.js";
 import type { Host } from "./host.js";
+import { Kind } from "./recorder.js";
 import { keepShapes } from "./shapes.js";
 import {
   cancelsAtStep,
@@ -40,7 +41,11 @@ const realNow = performance.now.bind(performance);
 /** @internal Asks `task` to stop (no-op when it ended or was asked already). */
 export function requestCancel(k: Host, task: Task): void {
   if (!toCancelRequested(task)) return;
-  if (k.recorder !== null) k.recorder.cancel(task);
+  const r = k.recorder;
+  if (r !== null) {
+    r.codes[r.next] = task.uid * Kind.Kinds + Kind.Cancel;
+    if (++r.next === r.capacity) r.wrapped();
+  }
   if (k.tracer !== null) trace(k, "cancel", task);
   const cold = coldOf(task);
   if (cold !== null) {

@@ -16,6 +16,7 @@ import { Cancelled, type ChildOutcome, failureOf, StillHasChildren } from "../er
 import { cancelledError, requestCancel } from "./cancellation.js";
 import { runExitHooks, trace } from "./guards.js";
 import type { Host } from "./host.js";
+import { Kind } from "./recorder.js";
 import {
   endingState,
   isCancelRequested,
@@ -30,7 +31,7 @@ import {
   toEnding,
   waiterOf,
 } from "./state.js";
-import { State, type Task } from "./task.js";
+import { F, nameSource, State, type Task } from "./task.js";
 import { childrenOf, coldOf, consumeChild, familyOf, forgetChild, liveChildren } from "./tree.js";
 
 /** @internal The fiber of `task` returned (`normal`) or threw `value`. */
@@ -104,7 +105,16 @@ export function terminate(k: Host, task: Task, state: State, value: unknown): vo
     }
     toEnded(task, state, value, liveChildren(task));
     k.taskEnded();
-    if (k.recorder !== null) k.recorder.end(task, k.domainOf(task));
+    const r = k.recorder;
+    if (r !== null) {
+      const flags = task.flags;
+      if ((flags & F.STARTED) === 0) r.neverStarted(task.uid);
+      const i = r.next;
+      r.codes[i] = task.uid * Kind.Kinds + Kind.End;
+      r.others[i] = (k.domains === null ? 0 : k.domainOf(task) + 1) * 4 + (flags & F.STATE);
+      r.refs[i] = nameSource(task);
+      if (++r.next === r.capacity) r.wrapped();
+    }
     if (k.tracer !== null) trace(k, "end", task);
     const parent = task.parent;
     if (parent === null) {

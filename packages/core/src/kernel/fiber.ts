@@ -11,6 +11,7 @@ import { bodyEnded, endUnborn } from "./ending.js";
 import { trace } from "./guards.js";
 import type { Host } from "./host.js";
 import { registerBody } from "./names.js";
+import { Kind } from "./recorder.js";
 import { toFailedStep, toRunning, toStarted, toYielded } from "./state.js";
 import { F, type Task } from "./task.js";
 
@@ -123,7 +124,13 @@ function afterSuspend(k: Host, task: Task): void {
     if (__BOBBIN_DEV__ && (flags & F.QUEUED) === 0) broken(task, "suspended without parking");
     return; // parked and woken within the same step
   }
-  if (k.recorder !== null) k.recorder.suspend(task);
+  const r = k.recorder;
+  if (r !== null) {
+    const i = r.next;
+    r.codes[i] = task.uid * Kind.Kinds + Kind.Park;
+    r.refs[i] = task.value; // the waiter (parked)
+    if (++r.next === r.capacity) r.wrapped();
+  }
   if (k.tracer !== null) trace(k, "suspend", task);
   if ((flags & (F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.CANCEL_REQUESTED) deliverCancel(k, task);
 }

@@ -31,28 +31,35 @@ export interface HostLife {
 }
 
 /**
- * @internal The flight recorder (recorder.ts) as the trace points call it:
- * directly, one class at every call site, and unguarded, since the kernel
- * owns it and it does not throw — a tracer's guard (guards.ts's `trace`) and
- * a call through whichever tracers a slice combines cost more than its
- * stores. It hears no `start`: a task starts in its first step.
+ * @internal The flight recorder (recorder.ts) as the kernel writes to it:
+ * each trace point stores its event at `next` itself (see recorder.ts's
+ * `FlightRecorder` for what goes where) and moves `next` on, calling
+ * `wrapped` when it reaches `capacity`; the loop tells it of its steps, its
+ * clock reads and the ends of its slices.
  */
 export interface Recorder {
-  spawn(task: Task, parent: Task): void;
-  suspend(task: Task): void;
-  resume(task: Task): void;
-  cancel(task: Task): void;
-  end(task: Task, domain: number): void;
+  readonly codes: Float64Array;
+  readonly others: Float64Array;
+  readonly refs: unknown[];
+  next: number;
+  readonly capacity: number;
+  /** The uid of the task whose step runs (0: none): the waker of what it wakes. */
+  readonly stepping: number;
+  wrapped(): void;
+  /** The task `uid` ends without having started (cancelled before its first step). */
+  neverStarted(uid: number): void;
+  /** The loop read its clock: `now`. */
+  clock(now: number): void;
+  /** A step of `task` begins. */
+  run(task: Task): void;
+  /** A slice of the loop ended. */
+  idle(): void;
 }
 
-/** @internal What the loop tells of its steps and its clock when the run watches them (watch.ts's `StepWatch`). */
+/** @internal What times each step when the run reports blocking steps (watch.ts's `StepWatch`). */
 export interface StepWatcher {
   /** Runs one step of `task`, as fiber.ts's `step` does. */
   step(k: Host, task: Task): void;
-  /** The loop read its clock: `now`. */
-  clock(now: number): void;
-  /** A slice of the loop ended. */
-  sliceEnded(): void;
 }
 
 /** @internal What the kernel's parts see of it (see the file comment). */
@@ -62,14 +69,14 @@ export interface Host {
   readonly ready: ReadyQueue;
   /** The tracer of the current slice; null when nobody listens. */
   readonly tracer: Tracer | null;
-  /** The domain's flight recorder, told of the trace points before the tracer; null when the run keeps none. */
+  /** The domain's flight recorder, which the trace points write to before they tell the tracer; null when the run keeps none. */
   readonly recorder: Recorder | null;
   readonly tickHooks: TickHook[];
-  /** No tick hook, no watch, no task's own async context: a step is `step` alone (loop.ts). */
+  /** No tick hook, no watch, no flight recorder, no task's own async context: a step is `step` alone (loop.ts). */
   readonly plainSteps: boolean;
   /** Tick hooks or async contexts changed: `plainSteps` follows. */
   stepsChanged(): void;
-  /** Watches every step when the run records them or reports blocking ones (watch.ts); null otherwise. */
+  /** Times every step when the run reports blocking ones (watch.ts); null otherwise. */
   readonly watch: StepWatcher | null;
   readonly exitHooks: readonly ExitHook[];
   /** Tasks that have not ended yet. */

@@ -30,7 +30,7 @@ import { Loop } from "./loop.js";
 import { Parking } from "./park.js";
 import { type ReadyQueue, readyQueue, type SchedulingPolicy } from "./policy.js";
 import type { RandomSource } from "./random.js";
-import type { FlightRecorder } from "./recorder.js";
+import { type FlightRecorder, Kind } from "./recorder.js";
 import {
   flagsAtSpawn,
   hasFailed,
@@ -133,7 +133,7 @@ export class Kernel implements Host {
     this.tracer = options.tracing?.current() ?? null;
     this.recorder = options.tracing?.recorder ?? null;
     const blocking = options.config.blockingMs === 0 ? null : new BlockingWatch(options.config.blockingMs, (task) => this.domainOf(task));
-    this.watch = this.recorder === null && blocking === null ? null : new StepWatch(this.recorder, blocking);
+    this.watch = blocking === null ? null : new StepWatch(this.recorder, blocking);
     this.life = new RunLife(this);
     this.asyncContexts = new AsyncContexts(this);
     this.traces = options.config.traces ? new Traces() : null;
@@ -146,11 +146,11 @@ export class Kernel implements Host {
   /**
    * A tick hook came or went, or a task's async context came into use: the
    * loop's steps need nothing around them while there is no tick hook, no
-   * watch and no such context, which the loop then learns from one field per
-   * step rather than from each of them.
+   * watch, no flight recorder and no such context, which the loop then learns
+   * from one field per step rather than from each of them.
    */
   stepsChanged(): void {
-    this.plainSteps = this.watch === null && this.tickHooks.length === 0 && !this.asyncContexts.inUse;
+    this.plainSteps = this.watch === null && this.recorder === null && this.tickHooks.length === 0 && !this.asyncContexts.inUse;
   }
 
   /** The kernel a task belongs to (walks up to its root). */
@@ -202,7 +202,13 @@ export class Kernel implements Host {
   adopt(parent: Task, child: Task): void {
     addChild(parent, child);
     this.liveTasks++;
-    if (this.recorder !== null) this.recorder.spawn(child, parent);
+    const r = this.recorder;
+    if (r !== null) {
+      const i = r.next;
+      r.codes[i] = child.uid * Kind.Kinds + Kind.Spawn;
+      r.others[i] = parent.uid;
+      if (++r.next === r.capacity) r.wrapped();
+    }
     if (this.tracer !== null) trace(this, "spawn", child, parent);
     this.enqueue(child);
   }
@@ -259,7 +265,15 @@ export class Kernel implements Host {
 
   /** A parked task was made ready: it joins the ready queue, and a slice runs it soon. */
   private woken(task: Task): void {
-    if (this.recorder !== null) this.recorder.resume(task);
+    const r = this.recorder;
+    if (r !== null) {
+      const waker = r.stepping;
+      if (waker === 0) r.clock(performance.now()); // woken from a Node callback or a poll: a time of its own
+      const i = r.next;
+      r.codes[i] = task.uid * Kind.Kinds + Kind.Wake;
+      r.others[i] = waker;
+      if (++r.next === r.capacity) r.wrapped();
+    }
     if (this.tracer !== null) trace(this, "resume", task);
     this.ready.push(task);
     if (!this.loop.isRunning) this.loop.schedule();

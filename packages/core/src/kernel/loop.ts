@@ -93,7 +93,7 @@ export class Loop {
     const outer = enterKernel(this.k);
     try {
       this.k.asyncContexts.runSlice(this.sliceFn);
-      this.k.watch?.sliceEnded();
+      this.k.recorder?.idle();
     } catch (error) {
       this.k.current = null;
       this.k.life.internalError(error);
@@ -112,7 +112,8 @@ export class Loop {
     const deadline = lastClock + this.sliceMs;
     this.deadline = deadline;
     const watch = k.watch;
-    watch?.clock(lastClock);
+    const recorder = k.recorder;
+    recorder?.clock(lastClock);
     let sincePoll = 0;
     let untilCheck = this.clockEvery;
     for (;;) {
@@ -128,8 +129,11 @@ export class Loop {
       else {
         if (k.tickHooks.length !== 0) runTickHooks(k);
         if (watch !== null) watch.step(k, task);
-        else if (contexts.inUse) contexts.step(task);
-        else step(k, task);
+        else {
+          if (recorder !== null) recorder.run(task);
+          if (contexts.inUse) contexts.step(task);
+          else step(k, task);
+        }
       }
       if (--untilCheck !== 0) continue;
       // Every `clockEvery` steps (never more than `pollEvery`): poll when due, and end the slice on time.
@@ -139,7 +143,7 @@ export class Loop {
         if (driver !== null && driver.waiting() !== Waiting.Nothing) this.poll(false);
       }
       const now = performance.now();
-      if (watch !== null) watch.clock(now);
+      if (recorder !== null) recorder.clock(now);
       if (now > deadline) {
         this.continueAfterNodeTurn();
         return;

@@ -3,13 +3,16 @@
  * while the run asks for it (`run(main, { flightRecorder })`), read by dumps
  * and attached to `Deadlock` and `InternalError` reports.
  *
- * The kernel tells it of the trace points (host.ts's `Recorder`) — spawn,
- * park, wake, cancel, end (a task's start is its first `run`) — plus
- * three the loop reports while it records (watch.ts): a step begins (`run`),
- * the events backend reported points ready (`io`), a slice ends (`idle`).
- * Recording stores numbers into preallocated typed arrays (and, for a park
- * or an end, what the task waits on or what names it); turning events into
- * words (names, what a task waits on) waits until someone reads the ring.
+ * The kernel records its trace points itself — spawn, park, wake, cancel,
+ * end (a task's start is its first `run`) — as a few stores into this ring's
+ * typed arrays at each point, written there rather than called: a call per
+ * event cost more than its stores, and V8 does not inline a call that a
+ * process ran rarely before (one run after many without a recorder). The
+ * loop reports three more: a step begins (`run`), the events backend
+ * reported points ready (`io`), a slice ends (`idle`). An event is numbers
+ * (and, for a park or an end, what the task waits on or what names it);
+ * turning events into words (names, what a task waits on) waits until
+ * someone reads the ring.
  *
  * A clock read costs more than recording a step (from 25 ns to over 150 ns,
  * as machines go), so events are not timed one by one: each carries the
@@ -21,11 +24,11 @@
 import type { DomainFlight, FlightEvent, FlightEventKind, FlightTask } from "./flight.js";
 import { describeWaiter } from "./guards.js";
 import type { Recorder } from "./host.js";
-import { waiterOf } from "./state.js";
-import { F, nameFrom, nameSource, STATUS, type Task, type Waiter } from "./task.js";
+import { F, nameFrom, STATUS, type Task, type Waiter } from "./task.js";
 import { childrenOf } from "./tree.js";
 
-const enum Kind {
+/** @internal What an event is, in the low bits of its code (`Kind.Kinds`). */
+export const enum Kind {
   Spawn = 0,
   /** Never recorded alone: a task starts in its first step (`RunStart`). */
   Start = 1,
@@ -38,6 +41,8 @@ const enum Kind {
   Idle = 8,
   /** A task's first step: `run` then `start`, in one slot. */
   RunStart = 9,
+  /** Not a kind: kinds fit below this, as an event's code is `uid * Kind.Kinds + kind`. */
+  Kinds = 16,
 }
 
 const KIND_NAMES: readonly FlightEventKind[] = ["spawn", "start", "run", "park", "wake", "cancel", "end", "io", "idle"];
@@ -48,22 +53,24 @@ interface Whereabouts {
   readonly domain: number;
 }
 
-/** Kinds fit below this: an event's code is `uid * KINDS + kind`. */
-const KINDS = 16;
-
 /** The most events a ring may keep per domain. */
 export const MAX_FLIGHT_EVENTS = 1 << 20;
 
-/** @internal */
+/**
+ * @internal The ring. The kernel writes an event where `next` points — its
+ * code into `codes`, what more it says into `others` or `refs` — and then
+ * moves `next` on, calling `wrapped` when it reaches `capacity`.
+ */
 export class FlightRecorder implements Recorder {
-  /** Each event's task uid (0: no task) and kind, as `uid * KINDS + kind`: one store per event. */
-  private readonly codes: Float64Array;
+  /** Each event's task uid (0: no task) and kind, as `uid * Kind.Kinds + kind`: one store per event. */
+  readonly codes: Float64Array;
   /**
    * spawn: the parent's uid; wake: the waker's (0: woken from outside any
-   * task); io: how many points were ready; end: the task's domain × 4 + the
-   * `State` it ended in. Other kinds leave their slot as it was.
+   * task); io: how many points were ready; end: 4 × (0 for the kernel's own
+   * domain, or 1 + the domain it ran on when the kernel simulates domains or
+   * has others) + the `State` it ended in. Other kinds leave their slot as it was.
    */
-  private readonly others: Float64Array;
+  readonly others: Float64Array;
   /**
    * end: what names the task (task.ts's `nameSource`: a task's end is its
    * last event, so a task named in the ring has ended there or is still in
@@ -74,8 +81,9 @@ export class FlightRecorder implements Recorder {
    * or a body's prototype, made before the task) rather than the task, which
    * it would also keep alive.
    */
-  private readonly refs: unknown[];
-  private next = 0;
+  readonly refs: unknown[];
+  /** The slot of the next event. */
+  next = 0;
   /** How many times the ring wrapped: `wraps * capacity + next` events were recorded, overwritten ones included. */
   private wraps = 0;
   /**
@@ -92,7 +100,7 @@ export class FlightRecorder implements Recorder {
    * ends or polls: what it wakes, even as it ends (after its fiber
    * returned), it woke. 0: none.
    */
-  private stepping = 0;
+  stepping = 0;
 
   constructor(readonly capacity: number) {
     this.codes = new Float64Array(capacity);
@@ -104,14 +112,17 @@ export class FlightRecorder implements Recorder {
     this.reads[0] = performance.now();
   }
 
-  /** Records an event; returns its slot (for `others` and `refs`). */
+  /** `next` reached `capacity`: the ring starts over. */
+  wrapped(): void {
+    this.next = 0;
+    this.wraps++;
+  }
+
+  /** Records an event of the loop's; returns its slot. */
   private push(kind: Kind, uid: number): number {
     const i = this.next;
-    this.codes[i] = uid * KINDS + kind;
-    if (i + 1 === this.capacity) {
-      this.next = 0;
-      this.wraps++;
-    } else this.next = i + 1;
+    this.codes[i] = uid * Kind.Kinds + kind;
+    if (++this.next === this.capacity) this.wrapped();
     return i;
   }
 
@@ -120,43 +131,16 @@ export class FlightRecorder implements Recorder {
     return this.wraps * this.capacity + this.next;
   }
 
-  spawn(task: Task, parent: Task): void {
-    this.others[this.push(Kind.Spawn, task.uid)] = parent.uid;
-  }
-
-  suspend(task: Task): void {
-    this.refs[this.push(Kind.Park, task.uid)] = waiterOf(task);
-  }
-
-  resume(task: Task): void {
-    const waker = this.stepping;
-    if (waker === 0) this.clock(performance.now()); // woken from a Node callback or a poll: a time of its own
-    this.others[this.push(Kind.Wake, task.uid)] = waker;
-  }
-
-  cancel(task: Task): void {
-    this.push(Kind.Cancel, task.uid);
-  }
-
-  /** `task` ended, on `domain` (the kernel's, unless it simulates domains). */
-  end(task: Task, domain: number): void {
-    const flags = task.flags;
-    if ((flags & F.STARTED) === 0) this.neverStarted(task.uid);
-    const i = this.push(Kind.End, task.uid);
-    this.others[i] = domain * 4 + (flags & F.STATE);
-    this.refs[i] = nameSource(task);
-  }
-
   /**
    * A task ended in its first step without starting (cancelled before it
    * ran): that step's `run` said it would start. Rare enough to look for.
    */
-  private neverStarted(uid: number): void {
-    const runStart = uid * KINDS + Kind.RunStart;
+  neverStarted(uid: number): void {
+    const runStart = uid * Kind.Kinds + Kind.RunStart;
     for (let back = 1, i = this.next; back <= this.capacity; back++) {
       i = i === 0 ? this.capacity - 1 : i - 1;
       if (this.codes[i] === runStart) {
-        this.codes[i] = uid * KINDS + Kind.Run;
+        this.codes[i] = uid * Kind.Kinds + Kind.Run;
         return;
       }
     }
@@ -176,8 +160,8 @@ export class FlightRecorder implements Recorder {
 
   /**
    * @internal A step of `task` begins; its first also starts it (the `start`
-   * trace point, which the recorder does not hear: one slot, and one call
-   * less per task), unless it ends the task instead (see `end`).
+   * trace point, which the kernel does not record: one slot less per task),
+   * unless it ends the task instead (see `neverStarted`).
    */
   run(task: Task): void {
     const uid = task.uid;
@@ -215,8 +199,8 @@ export class FlightRecorder implements Recorder {
     const uids = new Float64Array(n);
     for (let j = 0; j < n; j++) {
       const code = this.codes[(first + j) % this.capacity]!;
-      kinds[j] = code % KINDS;
-      uids[j] = (code - kinds[j]!) / KINDS;
+      kinds[j] = code % Kind.Kinds;
+      uids[j] = (code - kinds[j]!) / Kind.Kinds;
     }
     const ends = new Map<number, number>();
     for (let j = 0; j < n; j++) if (kinds[j] === Kind.End) ends.set(uids[j]!, (first + j) % this.capacity);
@@ -232,8 +216,10 @@ export class FlightRecorder implements Recorder {
       if (w !== undefined) return w;
       const end = ends.get(uid);
       const task = live.get(uid);
-      if (end !== undefined) w = { name: nameFrom(this.refs[end] as Task["gen"]), domain: Math.floor(this.others[end]! / 4) };
-      else w = task === undefined ? { name: "(a task)", domain } : { name: task.name, domain: domainOf(task) };
+      if (end !== undefined) {
+        const ranOn = Math.floor(this.others[end]! / 4);
+        w = { name: nameFrom(this.refs[end] as Task["gen"]), domain: ranOn === 0 ? domain : ranOn - 1 };
+      } else w = task === undefined ? { name: "(a task)", domain } : { name: task.name, domain: domainOf(task) };
       found.set(uid, w);
       return w;
     };

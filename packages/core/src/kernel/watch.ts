@@ -1,15 +1,14 @@
 /**
- * The loop's step when the run watches its steps: the flight recorder
- * (recorder.ts) hears each step begin, each slice end and each read of the
- * loop's clock; the blocking watch (blocking.ts) how long each step ran,
- * which costs two clock reads per step (the recorder then takes its times
- * from them). A run that does neither steps with `step` itself (loop.ts
- * chooses once per slice).
+ * The loop's step when the run reports blocking steps: the blocking watch
+ * (blocking.ts) hears how long each step ran, which costs two clock reads
+ * per step; the flight recorder (recorder.ts), when the run keeps one, takes
+ * the first as its clock read for the step's `run`. A run that does not
+ * report them steps with `step` itself (loop.ts chooses once per slice),
+ * and its loop records each `run`.
  */
 import type { BlockingWatch } from "./blocking.js";
 import { step } from "./fiber.js";
-import type { Host, StepWatcher } from "./host.js";
-import type { FlightRecorder } from "./recorder.js";
+import type { Host, Recorder, StepWatcher } from "./host.js";
 import type { Task } from "./task.js";
 
 /** A step as the loop runs it without a watch: in the task's async context while contexts are in use. */
@@ -21,33 +20,20 @@ function stepIn(k: Host, task: Task): void {
 /** @internal */
 export class StepWatch implements StepWatcher {
   constructor(
-    private readonly recorder: FlightRecorder | null,
-    private readonly blocking: BlockingWatch | null,
+    private readonly recorder: Recorder | null,
+    private readonly blocking: BlockingWatch,
   ) {}
 
-  /** Runs one step of `task` as the loop would (in the task's async context when it has one), and tells the recorder and the blocking watch. */
+  /** Runs one step of `task` as the loop would (in the task's async context when it has one), timed, and tells the recorder. */
   step(k: Host, task: Task): void {
-    const blocking = this.blocking;
-    if (blocking === null) {
-      this.recorder!.run(task);
-      stepIn(k, task);
-      return;
-    }
     const start = performance.now();
-    this.recorder?.clock(start);
-    this.recorder?.run(task);
+    const recorder = this.recorder;
+    if (recorder !== null) {
+      recorder.clock(start);
+      recorder.run(task);
+    }
     const flags = task.flags;
     stepIn(k, task);
-    blocking.stepped(task, flags, performance.now() - start);
-  }
-
-  /** The loop read its clock: `now`. */
-  clock(now: number): void {
-    this.recorder?.clock(now);
-  }
-
-  /** A slice of the loop ended. */
-  sliceEnded(): void {
-    this.recorder?.idle();
+    this.blocking.stepped(task, flags, performance.now() - start);
   }
 }

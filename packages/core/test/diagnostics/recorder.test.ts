@@ -25,34 +25,41 @@ function line(e: B.FlightEvent): string {
  * ring as a dump at its end shows them. One slice runs it all (a loaded
  * machine would otherwise end slices where it likes, each an `idle`).
  */
-async function recorded(size: number, main: () => Generator<B.Instruction, void, unknown>): Promise<{ lines: string[]; dropped: number }> {
+async function recorded(
+  size: number,
+  main: () => Generator<B.Instruction, void, unknown>,
+  options: B.RunOptions = {},
+): Promise<{ lines: string[]; dropped: number }> {
   let flight: readonly B.DomainFlight[] = [];
   await B.run(
     function* root() {
       yield* main();
       flight = (yield* B.promise(() => B.dump())).flight;
     },
-    { flightRecorder: size, sliceMs: 60_000 },
+    { ...options, flightRecorder: size, sliceMs: 60_000 },
   );
   expect(flight.map((f) => f.domain)).toEqual([0]);
   return { lines: flight[0]!.events.map(line), dropped: flight[0]!.dropped };
 }
 
+/** A program with every kind of event of a task: spawn, start, run, park, wake, cancel, end. */
+function* everyKind(): Generator<B.Instruction, void, unknown> {
+  const trigger = new L.Trigger();
+  const waiter = B.spawn(function* waiter() {
+    yield* trigger.wait();
+  });
+  const sleeper = B.spawn(function* sleeper() {
+    yield* new L.Trigger().wait();
+  });
+  yield* B.yieldNow();
+  trigger.signal();
+  yield* B.awaitExn(waiter);
+  yield* B.cancel(sleeper);
+}
+
 describe("the flight recorder", () => {
   it("records spawn, start, each step, park with what it waits on, wake with who woke it, cancel and end, in order", async () => {
-    const { lines } = await recorded(100, function* () {
-      const trigger = new L.Trigger();
-      const waiter = B.spawn(function* waiter() {
-        yield* trigger.wait();
-      });
-      const sleeper = B.spawn(function* sleeper() {
-        yield* new L.Trigger().wait();
-      });
-      yield* B.yieldNow();
-      trigger.signal();
-      yield* B.awaitExn(waiter);
-      yield* B.cancel(sleeper);
-    });
+    const { lines } = await recorded(100, everyKind);
     expect(lines).toEqual([
       "run root#1",
       "start root#1",
@@ -105,6 +112,30 @@ describe("the flight recorder", () => {
     expect(lines).toHaveLength(8);
     expect(dropped).toBe(1 + 50 - 8); // root's first step (its run and start, one slot), then a run per yield
     expect(lines.at(-1)).toBe("run root#1"); // the step that took the dump
+  });
+
+  it("keeps the same last events whichever event the ring wraps at", async () => {
+    const { lines: all } = await recorded(100, everyKind);
+    // A task's first step is one slot, shown as its run and its start.
+    const slots: string[][] = [];
+    for (const l of all) {
+      if (l.startsWith("start ")) slots.at(-1)!.push(l);
+      else slots.push([l]);
+    }
+    expect(slots).toHaveLength(all.length - 3);
+    // Tasks by uid alone: a task whose end the ring lost, once it left the tree, has no name.
+    const uids = (lines: string[]) => lines.map((l) => l.replace(/(\(a task\)|\w+)#(\d+)/g, "#$2"));
+    for (let size = 1; size < slots.length; size++) {
+      const { lines, dropped } = await recorded(size, everyKind);
+      expect({ size, lines: uids(lines), dropped }).toEqual({ size, lines: uids(slots.slice(-size).flat()), dropped: slots.length - size });
+    }
+  });
+
+  it("records the same events when the run also reports blocking steps (which then times each step)", async () => {
+    const { lines: alone } = await recorded(100, everyKind);
+    const { lines } = await recorded(100, everyKind, { blockingMs: 60_000 });
+    expect(alone).toHaveLength(23);
+    expect(lines).toEqual(alone);
   });
 
   it("times events in ms since the epoch, in order", async () => {
@@ -226,6 +257,24 @@ describe("the flight recorder", () => {
     });
     expect(collected).toBe(true);
     expect(lines).toContain("end shortLived#2: resolved");
+  });
+
+  it("names every ended task of the ring when names change from one end to the next, long after the ring wrapped", async () => {
+    const bodies = [function* alpha() {}, function* beta() {}];
+    const { lines } = await recorded(40, function* () {
+      for (let i = 0; i < 500; i++) {
+        // Two bodies and a name given at spawn, in an order that repeats every 3 × 2 ends.
+        const child = i % 3 === 2 ? B.spawn({ name: `named${i % 2}` }, bodies[i % 2]!) : B.spawn(bodies[i % 2]!);
+        yield* B.awaitExn(child);
+      }
+    });
+    const ends = lines.filter((l) => l.startsWith("end "));
+    expect(ends.length).toBeGreaterThan(5);
+    for (const end of ends) {
+      const uid = Number(/#(\d+)/.exec(end)![1]);
+      const i = uid - 2; // the root is #1
+      expect(end).toBe(`end ${i % 3 === 2 ? `named${i % 2}` : i % 2 === 0 ? "alpha" : "beta"}#${uid}: resolved`);
+    }
   });
 
   it("places an ended task's events on the domain it ran on when domains are simulated", async () => {
