@@ -69,6 +69,7 @@ describe("withTimeout", () => {
   it("after expiry, every later I/O inside the scope fails at once; outside it, I/O works again", async () => {
     await run(function* () {
       const log: string[] = [];
+      let waited = Number.NaN;
       const error = yield* failure(() =>
         withTimeout(0.02, function* () {
           try {
@@ -80,13 +81,17 @@ describe("withTimeout", () => {
           try {
             yield* sleep(1);
           } catch (e) {
-            log.push(`${(e as Error).name} after ${Math.round(performance.now() - t0)} ms`);
+            waited = performance.now() - t0;
+            log.push((e as Error).name);
             throw e;
           }
         }),
       );
       expect(error).toBeInstanceOf(Timeout);
-      expect(log).toEqual(["Timeout", "Timeout after 0 ms"]);
+      expect(log).toEqual(["Timeout", "Timeout"]);
+      // "At once": well before the second sleep's 1 s. A bound of 0 ms (rounded) was crossed at 1 ms
+      // when CI ran three Node lines' suites side by side; any bound far below 1 s shows it.
+      expect(waited).toBeLessThan(250);
       yield* sleep(0.001);
     });
   });
