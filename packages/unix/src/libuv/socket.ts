@@ -31,32 +31,40 @@ export class UvSocket extends NodeSocket<Backend> {
 
   /** A connected (or connecting) stream socket's connection. */
   get stream(): UvStream | null {
-    const role = this.#role;
-    return role instanceof UvStream ? role : null;
+    return this.roleAs(UvStream);
   }
 
   set stream(stream: UvStream | null) {
-    if (stream !== null || this.#role instanceof UvStream) this.#role = stream;
+    this.setRole(UvStream, stream);
   }
 
   /** A listening stream socket's connections not accepted yet. */
   get listener(): UvListener<UvSocket> | null {
-    const role = this.#role;
-    return role instanceof UvListener ? role : null;
+    return this.roleAs(UvListener<UvSocket>);
   }
 
   set listener(listener: UvListener<UvSocket> | null) {
-    if (listener !== null || this.#role instanceof UvListener) this.#role = listener;
+    this.setRole(UvListener, listener);
   }
 
   /** A UDP socket's Node socket, from its first bind or send. */
   get datagram(): NodeDatagram | null {
-    const role = this.#role;
-    return role instanceof NodeDatagram ? role : null;
+    return this.roleAs(NodeDatagram);
   }
 
   set datagram(datagram: NodeDatagram | null) {
-    if (datagram !== null || this.#role instanceof NodeDatagram) this.#role = datagram;
+    this.setRole(NodeDatagram, datagram);
+  }
+
+  /** @internal Its role if it is one of `Class`'s, else null. */
+  private roleAs<R extends Role>(Class: abstract new (...args: never[]) => R): R | null {
+    const role = this.#role;
+    return role instanceof Class ? role : null;
+  }
+
+  /** @internal Takes `role`; null drops the role only if it is one of `Class`'s (a socket has one role at most). */
+  private setRole(Class: abstract new (...args: never[]) => Role, role: Role | null): void {
+    if (role !== null || this.#role instanceof Class) this.#role = role;
   }
 
   /** "tcp4 127.0.0.1:3000 ← 127.0.0.1:51234", "tcp4 127.0.0.1:3000 (listening)": the socket in dumps. */
