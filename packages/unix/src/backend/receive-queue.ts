@@ -72,20 +72,24 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
   error: Error | null = null;
   /** ENDED, RECEIVE_SHUT, CLOSED and PAUSED. */
   #flags = 0;
-  // The first chunk is kept inline, the others in arrays made only while
-  // more than one is queued: an idle socket's queue holds no array.
+  // The first chunk is kept inline, the others in an array made only while
+  // more than one is queued (each chunk followed by its length): an idle
+  // socket's queue holds no array.
   #head: Uint8Array | null = null;
   /** How many bytes of the first chunk are data. */
   #headLength = 0;
-  #more: Uint8Array[] | null = null;
-  #moreLengths: number[] | null = null;
+  #more: (Uint8Array | number)[] | null = null;
   /** Bytes of the first chunk already read. */
   #offset = 0;
   readonly #highWater: number;
   /** The chunk lent by `readChunk` and not given back yet. */
   #lent: LentChunk<Uint8Array> | null = null;
-  /** `readChunk`'s operation, kept while idle. */
-  #chunkOp: ChunkOp | null = null;
+  /**
+   * The read operation kept for reuse: `readChunk`'s, or `read`'s through
+   * {@link ReceiveQueue.readOp} (one field for both: a socket is read one
+   * way or the other, and each idle connection would pay a second one).
+   */
+  #op: ChunkOp | ReadOp | null = null;
 
   /**
    * @param highWater bytes queued at which the source is paused (`Infinity`: never).
@@ -136,8 +140,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       this.#head = chunk;
       this.#headLength = length;
     } else {
-      (this.#more ??= []).push(chunk);
-      (this.#moreLengths ??= []).push(length);
+      (this.#more ??= []).push(chunk, length);
     }
     this.queued += length;
     if ((this.#flags & PAUSED) === 0 && this.queued >= this.#highWater) {
@@ -200,10 +203,29 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
    * @throws ChunkMisuse when a `readChunk` of the queue is in progress.
    */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
-    const op = (this.#chunkOp ??= new ChunkOp(this, sock));
-    if (op.busy) throw concurrentReadChunk();
+    let op = this.#op;
+    if (!(op instanceof ChunkOp)) {
+      // A read in progress goes on with its own operation; this one is kept.
+      op = new ChunkOp(this, sock);
+      this.#op = op;
+    } else if (op.busy) throw concurrentReadChunk();
     this.#lent?.takeBack();
     return op.begin();
+  }
+
+  /**
+   * `read(sock, buf, off, len)` over this queue: the kept read operation
+   * while it is idle, else a new one (another read of the socket is in
+   * progress, or a `readChunk`, whose operation stays kept).
+   */
+  readOp(sock: BackendSocket, buf: Uint8Array, off: number, len: number): ReadOp {
+    let op = this.#op;
+    if (!(op instanceof ReadOp) || op.busy) {
+      const kept = op;
+      op = new ReadOp(this, sock);
+      if (kept === null || !kept.busy) this.#op = op;
+    }
+    return op.init(buf, off, len);
   }
 
   /**
@@ -268,9 +290,9 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       this.#head = null;
       return;
     }
-    this.#head = more.shift()!;
-    this.#headLength = this.#moreLengths!.shift()!;
-    if (more.length === 0) this.#more = this.#moreLengths = null;
+    this.#head = more.shift() as Uint8Array;
+    this.#headLength = more.shift() as number;
+    if (more.length === 0) this.#more = null;
   }
 
   /** @internal `n` bytes left the queue: the source resumes below half the mark. */
@@ -288,11 +310,11 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     const head = this.#head;
     const more = this.#more;
     this.#head = null;
-    this.#more = this.#moreLengths = null;
+    this.#more = null;
     this.#offset = 0;
     this.queued = 0;
     if (head !== null) this.release(head);
-    if (more !== null) for (const chunk of more) this.release(chunk);
+    if (more !== null) for (let i = 0; i < more.length; i += 2) this.release(more[i] as Uint8Array);
   }
 
   /** A chunk was read to its end, or dropped: give it back if it was lent. */
