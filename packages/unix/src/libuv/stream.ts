@@ -136,17 +136,9 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
     return this.stream;
   }
 
-  /**
-   * Reading starts (a connection accepted with `pauseOnConnect` is read once
-   * a task accepts it): flowing, and the handle reading at once, as `net`
-   * starts a socket it did not pause. `resume()` would start it in a
-   * `nextTick`, which from the loop's slice runs outside any async resource
-   * and makes Node remake its stack of them, for every connection accepted.
-   */
+  /** Reading starts (a connection accepted with `pauseOnConnect` is read once a task accepts it). */
   start(): void {
-    const stream = this.stream as net.Socket & { readableFlowing: boolean | null };
-    stream.readableFlowing = true;
-    stream.read(0);
+    this.stream.resume();
   }
 
   protected override pause(): void {
