@@ -13,7 +13,7 @@ import { SocketClosed } from "../errors.js";
 import { BufferOp } from "./buffer-op.js";
 import { Parked } from "./parked.js";
 import type { BackendSocket } from "./socket.js";
-import { WaitQueue } from "./wait-queue.js";
+import { type ParkedCount, WaitQueue } from "./wait-queue.js";
 
 /** What `read` returns while nothing is there yet. */
 const AGAIN = -1;
@@ -63,9 +63,7 @@ const PAUSED = 8;
  * ```
  * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
  */
-export class ReceiveQueue implements ChunkLender<Uint8Array> {
-  /** The reads waiting for bytes (or for the end). */
-  readonly readers: WaitQueue;
+export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   /** Bytes queued and not read yet. */
   queued = 0;
   /** The stream failed: reads throw it once the queued bytes are read. */
@@ -93,11 +91,20 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
 
   /**
    * @param highWater bytes queued at which the source is paused (`Infinity`: never).
-   * @param readers the queue of readers, for a backend that counts its parked operations (see `ParkedCount`).
+   * @param count counts the reads parked here with the backend's other parked operations (see `ParkedCount`).
    */
-  constructor(highWater = Infinity, readers: WaitQueue = new WaitQueue()) {
+  constructor(highWater = Infinity, count: ParkedCount | null = null) {
+    super(count);
     this.#highWater = highWater;
-    this.readers = readers;
+  }
+
+  /**
+   * The reads waiting for bytes (or for the end): the queue itself, which is
+   * the wait queue its readers park in (a queue of its own would cost every
+   * idle connection an object).
+   */
+  get readers(): WaitQueue {
+    return this;
   }
 
   /** The peer ended the stream: reads return 0 once the queued bytes are read. */
@@ -186,7 +193,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     if (this.closed) throw new SocketClosed("read()");
     if (this.receiveShut) return 0;
     if (this.queued !== 0) {
-      const n = this.take(buf, off, len);
+      const n = this.copyOut(buf, off, len);
       if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
       return n;
     }
@@ -260,7 +267,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
   }
 
   /** Copies up to `len` queued bytes into `buf[off…]` and returns how many; read chunks are released, the source resumed below half the mark. */
-  protected take(buf: Uint8Array, off: number, len: number): number {
+  protected copyOut(buf: Uint8Array, off: number, len: number): number {
     let n = 0;
     for (let chunk = this.#head; n < len && chunk !== null; chunk = this.#head) {
       const from = this.#offset;
