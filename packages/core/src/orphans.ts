@@ -5,6 +5,7 @@
  */
 
 import { describe } from "./describe.js";
+import { HeldTasks } from "./held-tasks.js";
 import { currentTask } from "./kernel/current.js";
 import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import { RunQueue } from "./kernel/run-queue.js";
@@ -32,7 +33,7 @@ import { failed, ok, type Result } from "./result.js";
 export class Orphans<T = unknown> {
   /** @internal */ private owner: Task | null = null;
   /** @internal Every task the collector holds, in the order they were spawned. */
-  private readonly held = new Set<Task<T>>();
+  private readonly held = new HeldTasks<Task<T>>();
   /** @internal Held tasks that have ended, in the order they ended (some may have been taken since). */
   private readonly endedTasks = new RunQueue<Task<T>>(16);
   /** @internal A task parked in `get`. */
@@ -85,8 +86,8 @@ export class Orphans<T = unknown> {
 
   /** @internal Any held task, handed out at once (the oldest), or `undefined`. */
   any(): Task<T> | undefined {
-    const first = this.held.values().next();
-    return first.done === true ? undefined : this.release(first.value);
+    const first = this.held.first();
+    return first === undefined ? undefined : this.release(first);
   }
 
   /** @internal The ended tasks still held. */

@@ -7,7 +7,14 @@
  * end (a task's start is its first `run`) — as a few stores into this ring's
  * typed arrays at each point, written there rather than called: a call per
  * event cost more than its stores, and V8 does not inline a call that a
- * process ran rarely before (one run after many without a recorder). The
+ * process ran rarely before (one run after many without a recorder). V8
+ * inlines a call only where it ran for a good share of its function's calls
+ * (`--min-inlining-frequency`, counted over the process's life), which a
+ * call under `if (recorder !== null)` never reaches after many runs without
+ * one: with the five points as methods of the ring, after the diagnostics
+ * channels' bench row (2M tasks spawned and ended without a recorder) V8 inlined
+ * none of the spawn's, wake's or end's into `adopt` or `terminate`
+ * (`--trace-turbo-inlining`), and all of them with that threshold at 0. The
  * loop reports three more: a step begins (`run`), the events backend
  * reported points ready (`io`), a slice ends (`idle`). An event is numbers
  * (and, for a park or an end, what the task waits on or what names it);

@@ -6,7 +6,7 @@
  * for the send in flight.
  */
 import type { ShutdownCommand } from "@bobbin/unix";
-import { ReceiveQueue, WaitQueue } from "@bobbin/unix/backend";
+import { ReceiveQueue } from "@bobbin/unix/backend";
 import { errnoException } from "../errno.js";
 import { Errno } from "../syscalls.js";
 import { RECV, SEND, type UringIo } from "./requests.js";
@@ -20,7 +20,7 @@ class UringInput extends ReceiveQueue {
     private readonly io: UringIo,
     private readonly sock: UringSocket,
   ) {
-    super(io.readAhead, new WaitQueue(io.parked));
+    super(io.readAhead, io.parked);
   }
 
   /** A buffer was read to its end (or dropped): it goes back to the kernel. */

@@ -52,12 +52,8 @@ export function afterHandleClose(fn: () => void): void {
  * @throws never
  */
 export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extends BackendSocket<B> {
-  /** The `close` operations waiting for the socket to be released: made by the first that waits (an open socket holds none). */
-  #closers: WaitQueue | null = null;
-  /** The `bindAndListen` or `connect` operation in progress (Node binds, listens and connects in callbacks). */
-  opener: Parked<unknown> | null = null;
-  /** Why the last bind, listen or connect failed, for its operation. */
-  openError: Error | null = null;
+  /** Its opening and its closes: made by the first bind, listen, connect or close (an accepted connection has none while open). */
+  #waits: Waits | null = null;
   #holds = 0;
   readonly #live: LiveSockets<NodeSocket> | null;
 
@@ -75,6 +71,24 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
    */
   abstract closeNow(): void;
 
+  /** The `bindAndListen` or `connect` operation in progress (Node binds, listens and connects in callbacks). */
+  get opener(): Parked<unknown> | null {
+    return this.#waits?.opener ?? null;
+  }
+
+  set opener(op: Parked<unknown> | null) {
+    if (op !== null || this.#waits !== null) (this.#waits ??= new Waits()).opener = op;
+  }
+
+  /** Why the last bind, listen or connect failed, for its operation. */
+  get openError(): Error | null {
+    return this.#waits?.openError ?? null;
+  }
+
+  set openError(error: Error | null) {
+    if (error !== null || this.#waits !== null) (this.#waits ??= new Waits()).openError = error;
+  }
+
   /** Nothing of Node's is left: no handle, no lookup in flight. */
   get released(): boolean {
     return this.#holds === 0;
@@ -89,17 +103,18 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
   release(): void {
     if (--this.#holds !== 0) return;
     this.#live?.delete(this);
-    this.#closers?.wakeAll();
+    this.#waits?.closers?.wakeAll();
   }
 
   /** `close` waits until the socket is released. */
   waitReleased(op: CloseOp): void {
-    (this.#closers ??= new WaitQueue()).add(op);
+    const waits = (this.#waits ??= new Waits());
+    (waits.closers ??= new WaitQueue()).add(op);
   }
 
   /** A `close` that waited left (its task was cancelled or interrupted). */
   leaveReleased(op: CloseOp): void {
-    this.#closers?.leave(op);
+    this.#waits?.closers?.leave(op);
   }
 
   /** The bind, listen or connect in progress has an outcome (the state says which): its operation attempts again. */
@@ -130,6 +145,18 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
       this.release();
     });
   }
+}
+
+/**
+ * What a {@link NodeSocket}'s opening and closing wait on, apart from the
+ * socket: one field there for the three, since a connection that was
+ * accepted, not opened, holds none of them while it is open.
+ */
+class Waits {
+  opener: Parked<unknown> | null = null;
+  openError: Error | null = null;
+  /** The `close` operations waiting for the socket to be released: made by the first that waits. */
+  closers: WaitQueue | null = null;
 }
 
 /**

@@ -39,6 +39,10 @@ export class NodeWrites {
   #errorAt = 0;
   /** After `close`: callbacks that come are for writes `destroy()` dropped. */
   #closed = false;
+  /** Shut down for sending: the stream was ended (its writer's to set and read). */
+  sendShut = false;
+  /** `write`'s operation, kept for reuse while idle (see {@link NodeWrites.writeOp}). */
+  #op: NodeWriteOp | null = null;
   readonly #written = (error?: Error | null): void => {
     this.#done++;
     // Node calls back without an error for the writes its destroy() dropped:
@@ -63,6 +67,13 @@ export class NodeWrites {
     const error = stream.errored;
     if (error) throw error;
     return 0;
+  }
+
+  /** `write(sock, buf, off, len)` to `to`: the kept operation while it is idle, else a new one (another write is in progress). */
+  writeOp(to: NodeWriter, buf: Uint8Array, off: number, len: number): NodeWriteOp {
+    let op = (this.#op ??= new NodeWriteOp(to));
+    if (op.busy) op = new NodeWriteOp(to);
+    return op.init(buf, off, len);
   }
 
   /** Whether write `n` is over: Node called it back (or the stream is gone). */

@@ -13,7 +13,7 @@ import { SocketClosed } from "../errors.js";
 import { BufferOp } from "./buffer-op.js";
 import { Parked } from "./parked.js";
 import type { BackendSocket } from "./socket.js";
-import { WaitQueue } from "./wait-queue.js";
+import { type ParkedCount, WaitQueue } from "./wait-queue.js";
 
 /** What `read` returns while nothing is there yet. */
 const AGAIN = -1;
@@ -63,37 +63,48 @@ const PAUSED = 8;
  * ```
  * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
  */
-export class ReceiveQueue implements ChunkLender<Uint8Array> {
-  /** The reads waiting for bytes (or for the end). */
-  readonly readers: WaitQueue;
+export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   /** Bytes queued and not read yet. */
   queued = 0;
   /** The stream failed: reads throw it once the queued bytes are read. */
   error: Error | null = null;
   /** ENDED, RECEIVE_SHUT, CLOSED and PAUSED. */
   #flags = 0;
-  // The first chunk is kept inline, the others in arrays made only while
-  // more than one is queued: an idle socket's queue holds no array.
+  // The first chunk is kept inline, the others in an array made only while
+  // more than one is queued (each chunk followed by its length): an idle
+  // socket's queue holds no array.
   #head: Uint8Array | null = null;
   /** How many bytes of the first chunk are data. */
   #headLength = 0;
-  #more: Uint8Array[] | null = null;
-  #moreLengths: number[] | null = null;
+  #more: (Uint8Array | number)[] | null = null;
   /** Bytes of the first chunk already read. */
   #offset = 0;
   readonly #highWater: number;
   /** The chunk lent by `readChunk` and not given back yet. */
   #lent: LentChunk<Uint8Array> | null = null;
-  /** `readChunk`'s operation, kept while idle. */
-  #chunkOp: ChunkOp | null = null;
+  /**
+   * The read operation kept for reuse: `readChunk`'s, or `read`'s through
+   * {@link ReceiveQueue.readOp} (one field for both: a socket is read one
+   * way or the other, and each idle connection would pay a second one).
+   */
+  #op: ChunkOp | ReadOp | null = null;
 
   /**
    * @param highWater bytes queued at which the source is paused (`Infinity`: never).
-   * @param readers the queue of readers, for a backend that counts its parked operations (see `ParkedCount`).
+   * @param count counts the reads parked here with the backend's other parked operations (see `ParkedCount`).
    */
-  constructor(highWater = Infinity, readers: WaitQueue = new WaitQueue()) {
+  constructor(highWater = Infinity, count: ParkedCount | null = null) {
+    super(count);
     this.#highWater = highWater;
-    this.readers = readers;
+  }
+
+  /**
+   * The reads waiting for bytes (or for the end): the queue itself, which is
+   * the wait queue its readers park in (a queue of its own would cost every
+   * idle connection an object).
+   */
+  get readers(): WaitQueue {
+    return this;
   }
 
   /** The peer ended the stream: reads return 0 once the queued bytes are read. */
@@ -136,8 +147,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       this.#head = chunk;
       this.#headLength = length;
     } else {
-      (this.#more ??= []).push(chunk);
-      (this.#moreLengths ??= []).push(length);
+      (this.#more ??= []).push(chunk, length);
     }
     this.queued += length;
     if ((this.#flags & PAUSED) === 0 && this.queued >= this.#highWater) {
@@ -183,7 +193,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     if (this.closed) throw new SocketClosed("read()");
     if (this.receiveShut) return 0;
     if (this.queued !== 0) {
-      const n = this.take(buf, off, len);
+      const n = this.copyOut(buf, off, len);
       if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
       return n;
     }
@@ -200,10 +210,29 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
    * @throws ChunkMisuse when a `readChunk` of the queue is in progress.
    */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
-    const op = (this.#chunkOp ??= new ChunkOp(this, sock));
-    if (op.busy) throw concurrentReadChunk();
+    let op = this.#op;
+    if (!(op instanceof ChunkOp)) {
+      // A read in progress goes on with its own operation; this one is kept.
+      op = new ChunkOp(this, sock);
+      this.#op = op;
+    } else if (op.busy) throw concurrentReadChunk();
     this.#lent?.takeBack();
     return op.begin();
+  }
+
+  /**
+   * `read(sock, buf, off, len)` over this queue: the kept read operation
+   * while it is idle, else a new one (another read of the socket is in
+   * progress, or a `readChunk`, whose operation stays kept).
+   */
+  readOp(sock: BackendSocket, buf: Uint8Array, off: number, len: number): ReadOp {
+    let op = this.#op;
+    if (!(op instanceof ReadOp) || op.busy) {
+      const kept = op;
+      op = new ReadOp(this, sock);
+      if (kept === null || !kept.busy) this.#op = op;
+    }
+    return op.init(buf, off, len);
   }
 
   /**
@@ -238,7 +267,7 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
   }
 
   /** Copies up to `len` queued bytes into `buf[off…]` and returns how many; read chunks are released, the source resumed below half the mark. */
-  protected take(buf: Uint8Array, off: number, len: number): number {
+  protected copyOut(buf: Uint8Array, off: number, len: number): number {
     let n = 0;
     for (let chunk = this.#head; n < len && chunk !== null; chunk = this.#head) {
       const from = this.#offset;
@@ -268,9 +297,9 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
       this.#head = null;
       return;
     }
-    this.#head = more.shift()!;
-    this.#headLength = this.#moreLengths!.shift()!;
-    if (more.length === 0) this.#more = this.#moreLengths = null;
+    this.#head = more.shift() as Uint8Array;
+    this.#headLength = more.shift() as number;
+    if (more.length === 0) this.#more = null;
   }
 
   /** @internal `n` bytes left the queue: the source resumes below half the mark. */
@@ -288,11 +317,11 @@ export class ReceiveQueue implements ChunkLender<Uint8Array> {
     const head = this.#head;
     const more = this.#more;
     this.#head = null;
-    this.#more = this.#moreLengths = null;
+    this.#more = null;
     this.#offset = 0;
     this.queued = 0;
     if (head !== null) this.release(head);
-    if (more !== null) for (const chunk of more) this.release(chunk);
+    if (more !== null) for (let i = 0; i < more.length; i += 2) this.release(more[i] as Uint8Array);
   }
 
   /** A chunk was read to its end, or dropped: give it back if it was lent. */

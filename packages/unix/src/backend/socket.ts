@@ -26,6 +26,10 @@ import type { Socket, SocketBackend, SocketKind, SocketState } from "../contract
 export abstract class BackendSocket<B extends SocketBackend = SocketBackend> implements Socket {
   /** Where the socket stands; the backend moves it. */
   state: SocketState = "fresh";
+  /** @internal Its neighbours in its backend's `LiveSockets` while it is there (the list's to set). */
+  livePrev: BackendSocket | null = null;
+  /** @internal */
+  liveNext: BackendSocket | null = null;
 
   constructor(
     readonly kind: SocketKind,

@@ -48,7 +48,8 @@ export class LibuvBackend extends NodeBackend implements Backend {
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    return (sock as UvSocket).stream!.readOp(buf, off, len);
+    const stream = (sock as UvSocket).stream!;
+    return stream.readOp(sock as UvSocket, buf, off, len);
   }
 
   /** Node's chunks, lent as its `'data'` events gave them. */
@@ -57,7 +58,8 @@ export class LibuvBackend extends NodeBackend implements Backend {
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    return (sock as UvSocket).stream!.writeOp(buf, off, len);
+    const stream = (sock as UvSocket).stream!;
+    return stream.writes.writeOp(stream, buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {

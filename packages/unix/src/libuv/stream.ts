@@ -8,8 +8,8 @@
 import type * as net from "node:net";
 import type { Writable } from "node:stream";
 import type { NodeSocket } from "../backend/node-socket.js";
-import { NodeWriteOp, type NodeWriter, NodeWrites } from "../backend/node-writes.js";
-import { ReadOp, ReceiveQueue } from "../backend/receive-queue.js";
+import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
+import { ReceiveQueue } from "../backend/receive-queue.js";
 import type { ShutdownCommand } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { systemError } from "../system-error.js";
@@ -70,13 +70,12 @@ function onClose(this: OwnedStream): void {
 
 /** @internal The connection of a stream socket. */
 export class UvStream extends ReceiveQueue implements NodeWriter {
-  /** The writes Node has not called back yet: made at the first write (an idle connection holds none). */
+  /**
+   * The writes Node has not called back yet, the write operation kept for
+   * reuse and whether the stream was shut down for sending: made at the
+   * first write or shutdown (an idle connection holds none).
+   */
   #writes: NodeWrites | null = null;
-  /** Shut down for sending: the stream was ended. */
-  sendShut = false;
-  /** The read and write operations reused while idle. */
-  #reader: ReadOp | null = null;
-  #writer: NodeWriteOp | null = null;
 
   constructor(
     private readonly sock: NodeSocket,
@@ -128,25 +127,11 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
     return this.#writes;
   }
 
-  /** `read`: the kept read operation while it is idle, else a new one. */
-  readOp(buf: Uint8Array, off: number, len: number): ReadOp {
-    let op = (this.#reader ??= new ReadOp(this, this.sock));
-    if (op.busy) op = new ReadOp(this, this.sock); // another read of the socket is in progress
-    return op.init(buf, off, len);
-  }
-
-  /** `write`: the kept write operation while it is idle, else a new one. */
-  writeOp(buf: Uint8Array, off: number, len: number): NodeWriteOp {
-    let op = (this.#writer ??= new NodeWriteOp(this));
-    if (op.busy) op = new NodeWriteOp(this);
-    return op.init(buf, off, len);
-  }
-
   /** A write's stream. @throws SocketClosed, the stream's error, `EPIPE` after `shutdown` or once the connection is gone. */
   writable(): Writable {
     if (this.sock.state === "closed") throw new SocketClosed("write()");
     if (this.error !== null) throw this.error;
-    if (this.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    if (this.#writes?.sendShut === true) throw systemError("EPIPE", "write", "the socket was shut down for sending");
     if (this.stream.destroyed) throw systemError("EPIPE", "write", "the connection is closed");
     return this.stream;
   }
@@ -165,8 +150,8 @@ export class UvStream extends ReceiveQueue implements NodeWriter {
   }
 
   shutdown(how: ShutdownCommand): void {
-    if (how !== "receive" && !this.sendShut) {
-      this.sendShut = true;
+    if (how !== "receive" && !this.writes.sendShut) {
+      this.writes.sendShut = true;
       if (!this.stream.destroyed) this.stream.end();
     }
     if (how !== "send" && !this.receiveShut) this.shutdownReceive();

@@ -32,6 +32,35 @@ describe("afterHandleClose", () => {
   });
 });
 
+describe("LiveSockets", () => {
+  it("keeps its sockets in the order they came, whichever leaves (first, middle, last), and settles drained() when the last one does", async () => {
+    const live = new LiveSockets<NodeSocket>();
+    const [a, b, c, d] = [1, 2, 3, 4].map(() => new Sock("tcp4", backend, null));
+    for (const s of [a!, b!, c!]) live.add(s);
+    live.add(b!);
+    expect(live.all(), "an added socket is added once").toEqual([a, b, c]);
+    live.delete(b!);
+    expect(live.all()).toEqual([a, c]);
+    expect([live.has(b!), live.size]).toEqual([false, 2]);
+    live.delete(b!);
+    expect(live.size, "deleting a socket not there changes nothing").toBe(2);
+    live.add(d!);
+    live.delete(a!);
+    expect(live.all()).toEqual([c, d]);
+    live.add(b!);
+    live.delete(b!);
+    expect(live.all(), "the last one left").toEqual([c, d]);
+    let drained = false;
+    const done = live.drained().then(() => (drained = true));
+    live.delete(d!);
+    await Promise.resolve();
+    expect(drained, "one left").toBe(false);
+    live.delete(c!);
+    await done;
+    expect([live.all(), live.size, live.has(c!)]).toEqual([[], 0, false]);
+  });
+});
+
 describe("NodeSocket", () => {
   it("is live while it holds something, and its close returns once it holds nothing", async () => {
     const live = new LiveSockets<NodeSocket>();

@@ -1,8 +1,10 @@
 // ReceiveQueue: received chunks waiting for readers, how a stream ends, and back-pressure on the source.
+
+import * as B from "@bobbin/core";
 import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { BackendSocket, ReadOp, ReceiveQueue, type SocketBackend } from "../../src/backend/index.js";
-import { run, SocketClosed, sleep } from "../../src/index.js";
+import { ChunkMisuse, run, SocketClosed, sleep } from "../../src/index.js";
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array, n: number): string => new TextDecoder().decode(b.subarray(0, n));
@@ -105,6 +107,59 @@ describe("ReceiveQueue", () => {
     expect(q.read(buf, 0, 4)).toBe(0);
     q.close();
     expect(thrownBy(() => q.read(buf, 0, 4))).toBeInstanceOf(SocketClosed);
+  });
+
+  it("a chunk pushed with a length gives that many bytes: three queued, read across, lent and cleared", () => {
+    const q = new Logged();
+    const sock = new Sock("tcp4", {} as SocketBackend);
+    sock.state = "connected";
+    q.push(bytes("ab--"), 2);
+    q.push(bytes("cd-"), 2);
+    q.push(bytes("ef"), 2);
+    q.push(bytes("gh"), 1);
+    const buf = new Uint8Array(3);
+    expect(q.read(buf, 0, 3)).toBe(3);
+    expect(text(buf, 3)).toBe("abc");
+    expect(new TextDecoder().decode(q.lend(sock)!.bytes), "the rest of the second").toBe("d");
+    expect(new TextDecoder().decode(q.lend(sock)!.bytes)).toBe("ef");
+    expect(q.queued).toBe(1);
+    q.clear();
+    expect(q.log.at(-1), "the last one, dropped").toBe("release gh");
+    expect(q.queued).toBe(0);
+  });
+
+  it("keeps one read operation for read and readChunk: reused while idle; a read during a parked readChunk gets its own, and a second readChunk is still refused", async () => {
+    const q = new ReceiveQueue();
+    const sock = new Sock("tcp4", {} as SocketBackend);
+    sock.state = "connected";
+    await run(function* () {
+      const buf = new Uint8Array(4);
+      q.push(bytes("ab"));
+      const kept = q.readOp(sock, buf, 0, 4);
+      expect(yield* kept).toBe(2);
+      q.push(bytes("cd"));
+      const again = q.readOp(sock, buf, 0, 4);
+      // (compared with ===: vitest iterates an operation it compares, which would start it)
+      expect(again === kept, "idle: the same operation").toBe(true);
+      expect(yield* again).toBe(2);
+      const lent = B.spawn(function* () {
+        const chunk = yield* q.readChunk(sock);
+        const got = new TextDecoder().decode(chunk!.bytes);
+        chunk!.release();
+        return got;
+      });
+      yield* sleep(0); // it parks
+      const read = q.readOp(sock, buf, 0, 4);
+      expect(
+        thrownBy(() => q.readChunk(sock)),
+        "readChunk's operation is still the kept one: a second is refused",
+      ).toBeInstanceOf(ChunkMisuse);
+      q.push(bytes("ef"));
+      expect(yield* B.awaitExn(lent)).toBe("ef");
+      q.push(bytes("gh"));
+      expect(yield* read).toBe(2);
+      expect(text(buf, 2)).toBe("gh");
+    });
   });
 
   it("ReadOp: a parked reader wakes when bytes arrive, and fails with SocketClosed when the queue closes under it", async () => {
