@@ -47,14 +47,20 @@ export function asGenerator(gen: Fiber): Fiber {
   return gen.next === generatorNext ? gen : delegate(gen);
 }
 
+/** @internal Whether a step of a task with these flags only resumes it: started, with no cancellation to settle. */
+export function onlyResumes(flags: number): boolean {
+  return (flags & (F.STARTED | F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) === F.STARTED;
+}
+
 /** @internal Runs one step of `task`, which the loop took from the ready queue. */
 export function step(k: Host, task: Task): void {
   let flags = task.flags;
-  // The hot path: a started task with no cancellation to settle.
-  if ((flags & (F.STARTED | F.CANCEL_REQUESTED | F.CANCEL_DELIVERED)) !== F.STARTED) {
-    flags = firstOrCancelledStep(k, task, flags);
-    if (flags < 0) return;
-  }
+  if (!onlyResumes(flags)) flags = firstOrCancelledStep(k, task, flags);
+  if (flags >= 0) resume(k, task, flags);
+}
+
+/** @internal A step's resumption of the generator (after `firstOrCancelledStep` unless it `onlyResumes`): until it returns, throws, parks or yields. */
+export function resume(k: Host, task: Task, flags: number): void {
   toRunning(task, flags);
   const gen = task.gen as Fiber;
   k.current = task;
@@ -88,11 +94,11 @@ function yielded(k: Host, task: Task): void {
 }
 
 /**
- * A step that first starts the fiber, or settles a pending cancellation.
- * Returns the flags the step runs with, or -1 when the task ended instead
- * (cancelled before it ever ran: its body never starts).
+ * @internal A step that first starts the fiber, or settles a pending
+ * cancellation. Returns the flags the step resumes it with, or -1 when the
+ * task ended instead (cancelled before it ever ran: its body never starts).
  */
-function firstOrCancelledStep(k: Host, task: Task, flags: number): number {
+export function firstOrCancelledStep(k: Host, task: Task, flags: number): number {
   if ((flags & F.STARTED) === 0) {
     if ((flags & (F.CANCEL_REQUESTED | F.NO_EARLY_CANCEL)) === F.CANCEL_REQUESTED) {
       endUnborn(k, task);

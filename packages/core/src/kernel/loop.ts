@@ -20,7 +20,7 @@
  */
 
 import { enterKernel } from "./current.js";
-import { step } from "./fiber.js";
+import { firstOrCancelledStep, onlyResumes, resume, step } from "./fiber.js";
 import { runTickHooks } from "./guards.js";
 import { type Host, Waiting } from "./host.js";
 
@@ -125,8 +125,17 @@ export class Loop {
         continue;
       }
       // `=== true`: a compare, where a bare test of a field would test for every falsy value.
-      if (k.plainSteps === true) step(k, task);
-      else {
+      if (k.plainSteps === true) {
+        // `step`, written out so that the loop has one call of the resumption whatever the
+        // step: the compiler inlines a call only while the code it inlines fits a budget,
+        // counting what the callee's own compiled code inlined. Through `step`, whose code
+        // took in the paths of a first step and of an end, a program that had spawned
+        // many tasks left the loop calling it at every later switch; the resumption alone
+        // fits, and the first step, the cold part once tasks run, is the call left out.
+        let flags = task.flags;
+        if (!onlyResumes(flags)) flags = firstOrCancelledStep(k, task, flags);
+        if (flags >= 0) resume(k, task, flags);
+      } else {
         if (k.tickHooks.length !== 0) runTickHooks(k);
         if (watch !== null) watch.step(k, task);
         else {
