@@ -11,7 +11,7 @@
 import type * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import type { Address, Backend, Chunk, HostServices, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
-import { type DeadlineHandle, ReadOp } from "@bobbin/unix/backend";
+import type { DeadlineHandle } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
 import { realSetImmediate } from "./globals.js";
 import type { Host } from "./host.js";
@@ -142,13 +142,9 @@ export class SimBackend implements Backend {
     return new ConnectOp(this.world, sock as SimSocket, addr);
   }
 
-  /** The end's kept read while it is idle, else a new one. */
+  /** The read its end's queue keeps, while it is idle (else a new one). */
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    const s = sock as SimSocket;
-    const e = s.endpoint!;
-    let op = (e.readOp ??= new ReadOp(e.input, s));
-    if (op.busy) op = new ReadOp(e.input, s); // another read of the socket is in progress
-    return op.init(buf, off, len);
+    return (sock as SimSocket).endpoint!.input.readOp(sock as SimSocket, buf, off, len);
   }
 
   /** The end's delivered segments, lent whole. */

@@ -153,8 +153,7 @@ export class Endpoint implements Flow {
   /** Why the connection ended (`ECONNRESET`), or why connecting failed. */
   error: NodeJS.ErrnoException | null = null;
   readonly writers = new WaitQueue();
-  /** The read and write operations reused while idle (see `SimBackend.read`). */
-  readOp: BufferOp<number> | null = null;
+  /** The write operation reused while idle (see `SimBackend.write`; its input keeps the read's). */
   writeOp: BufferOp<void> | null = null;
   connector: Parked<unknown> | null = null;
   private syn: Syn | null = null;

@@ -346,15 +346,13 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
 
 /**
  * `read` over a {@link ReceiveQueue}: the bytes it queued, 0 at the end of
- * the stream. Keep one per socket and reuse it (see {@link BufferOp}).
+ * the stream. The queue keeps one for reuse and hands it out
+ * ({@link ReceiveQueue.readOp}; see {@link BufferOp}).
  *
  * @example
  * ```ts
  * read(sock, buf, off, len) {
- *   const s = sock as MySocket;
- *   let op = (s.readOp ??= new ReadOp(s.input, s));
- *   if (op.busy) op = new ReadOp(s.input, s);
- *   return op.init(buf, off, len);
+ *   return (sock as MySocket).input.readOp(sock as MySocket, buf, off, len);
  * }
  * ```
  * @throws SocketClosed, the stream's error, `Cancelled`, `Timeout`.
