@@ -1,9 +1,12 @@
 /** The kernel outlives its run, for the maps of its records (see kernel/shapes.ts), but nothing the run made does. */
+
+import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { expect, it } from "vitest";
 import * as B from "../../src/index.js";
 import { keptKernel, keptShapes } from "../../src/kernel/shapes.js";
+import { runNode } from "../support/processes.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -23,6 +26,14 @@ it("a settled run's kernel is kept, its result is not: the value it returned is 
   await new Promise((resolve) => setImmediate(resolve));
   gc();
   expect(ref!.deref()).toBeUndefined();
+});
+
+it("the built package keeps it too: a full collection after the run leaves the kernel (and the code compiled against its maps)", async () => {
+  // The build drops a module variable that nothing in it reads: a kernel kept in one was collected.
+  const program = fileURLToPath(new URL("../fixtures/kept-kernel.mjs", import.meta.url));
+  const r = await runNode(["--expose-gc", program]);
+  expect(r.stderr).toBe("");
+  expect(r.stdout.trim()).toBe("kept");
 });
 
 setFlagsFromString("--allow-natives-syntax");
