@@ -8,7 +8,7 @@
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { computeRatios, fmtRatio, fmtValue, interleave } from "./harness.js";
+import { computeRatios, fmtRatio, fmtValue, interleave, SHARED_WARMUP } from "./harness.js";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
@@ -39,7 +39,7 @@ async function scenario(file, bobbinRow) {
   const list = [...anchors, ...rows];
   const expect = mod.expected ?? ((n) => n);
   const clock = mod.INTERLEAVE.clock;
-  const timings = await interleave(list, { rounds, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
+  const timings = await interleave(list, { warmup: SHARED_WARMUP, rounds, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
   for (const [c, t] of timings) if (t.error) throw new Error(`${mod.SCENARIO} ${c.contender}: ${t.error}`);
   const table = list.map((c) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings.get(c).perOp }));
   computeRatios(table);

@@ -70,6 +70,13 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
 }
 
 /**
+ * Warm-up rounds of the scenarios whose contenders share rounds: the third run of
+ * spawn + await's Bobbin row still took about 1.5× its later runs (the compiler was
+ * still at work), so with 2 a measured round or two were still warming up.
+ */
+export const SHARED_WARMUP = 4;
+
+/**
  * Times several contenders ({ contender, n, fn }) round by round: each runs
  * once per round, in an order that rotates, so that a burst of load from
  * another process falls on all of them rather than on one; after `warmup`
@@ -153,7 +160,7 @@ export const errorMessage = (e) => (e?.message ? e.message : String(e));
  * runs, 7 by default), one contender after another, and every checksum must
  * equal `expect(n)` (n by default); `check(c)` runs first if given.
  * `interleave: { iters, clock }` times the contenders together instead, round
- * by round (`interleave`; those marked `apart`, too slow to share
+ * by round (`interleave`, after `SHARED_WARMUP` rounds; those marked `apart`, too slow to share
  * rounds, still one after another), reporting `clock` time ("wall" or "cpu").
  * `measureOne(c)` (→ { perOp, samples }) replaces the timing, e.g. for memory
  * rows (`kind: "bytes"`).
@@ -169,6 +176,7 @@ export async function runContenders(
     try {
       if (check) for (const c of together) await check(c);
       measured = await interleave(together, {
+        warmup: SHARED_WARMUP,
         rounds: shared.iters,
         clock: shared.clock,
         expected: expect,
