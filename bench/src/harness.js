@@ -53,9 +53,8 @@ export function withTimeout(promise, ms, what) {
  */
 export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs = 60_000, label = "bench" }) {
   const samples = [];
-  // One full collection before the contender, none between its runs: a forced
-  // gc() resets V8's young-generation sizing, which would make every run pay
-  // the cold-heap scavenges again instead of measuring the warmed-up steady state.
+  // One full collection before the contender, none between its runs: each run
+  // starts with what the one before left, as in a program that runs for long.
   gc();
   for (let i = 0; i < warmup + iters; i++) {
     const t0 = performance.now();
@@ -71,7 +70,7 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
 
 /**
  * Warm-up rounds of the scenarios whose contenders share rounds: the third run of
- * spawn + await's Bobbin row still took about 1.5× its later runs (the compiler was
+ * spawn + await's Bobbin row still took 1.35–1.5× its later runs (the compiler was
  * still at work), so with 2 a measured round or two were still warming up.
  */
 export const SHARED_WARMUP = 4;
