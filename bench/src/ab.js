@@ -43,7 +43,15 @@ async function scenario(file, bobbinRow) {
   const list = [...anchors, ...rows];
   const expect = mod.expected ?? ((n) => n);
   const clock = mod.INTERLEAVE.clock;
-  const timings = await interleave(list, { warmup: SHARED_WARMUP, rounds, collect, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
+  const timings = await interleave(list, {
+    warmup: SHARED_WARMUP,
+    rounds,
+    collect,
+    clock,
+    expected: expect,
+    timeoutMs: 60_000,
+    label: mod.SCENARIO,
+  });
   for (const [c, t] of timings) if (t.error) throw new Error(`${mod.SCENARIO} ${c.contender}: ${t.error}`);
   const table = list.map((c) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings.get(c).perOp }));
   computeRatios(table);
