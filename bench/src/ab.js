@@ -5,7 +5,7 @@
 //   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N] [--collect]
 //
 // `--collect` runs a full gc() before every run: what a change does to the runs that follow a full
-// collection (a mark-compact falls inside one run in about six of `pnpm bench`'s spawn + await).
+// collection (in `pnpm bench`'s spawn + await a mark-compact falls inside about one round in six).
 //
 // Keep a copy of a build to compare against first: `cp -r packages/core/dist /tmp/core-before`.
 
