@@ -9,6 +9,8 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 
 export const QUICK = process.argv.includes("--quick");
+/** With `--samples`, scenarios whose contenders share rounds print every round's times side by side. */
+export const SAMPLES = process.argv.includes("--samples");
 
 /** Run the collector if node was started with --expose-gc (twice: weak refs, finalizers). */
 export function gc() {
@@ -185,6 +187,7 @@ export async function runContenders(
     } catch (e) {
       for (const c of together) measured.set(c, { error: errorMessage(e) });
     }
+    if (SAMPLES) printRounds(together, measured, shared.clock ?? "wall");
   }
   for (const c of list) {
     const s = c.scenario ?? scenario;
@@ -210,6 +213,18 @@ export async function runContenders(
     }
   }
   return results.rows;
+}
+
+/** Each measured round of contenders that shared rounds, one line per round (`--samples`). */
+function printRounds(contenders, measured, clock) {
+  const timed = contenders.filter((c) => measured.get(c)?.samples);
+  if (timed.length === 0) return;
+  console.log(`    per round, ${clock} time per unit: ${timed.map((c) => c.contender).join(" · ")}`);
+  const rounds = Math.max(...timed.map((c) => measured.get(c).samples.length));
+  for (let r = 0; r < rounds; r++) {
+    const cells = timed.map((c) => fmtValue(measured.get(c).samples[r], "time"));
+    console.log(`    ${String(r + 1).padStart(2)}: ${cells.join(" · ")}`);
+  }
 }
 
 /** The rows of a scenario's `run(results)` alone, with ratios (for callers that do not use `Results`). */
