@@ -2,19 +2,23 @@
 // build beside the scenario's anchors, all in shared rounds in one process (see `interleave`), so
 // that a change to the kernel is measured against what it replaces under the same load.
 //
-//   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N]
+//   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N] [--collect]
+//
+// `--collect` runs a full gc() before every run: what a change does to the runs that follow a full
+// collection (in `pnpm bench`'s spawn + await a mark-compact falls inside about one round in six).
 //
 // Keep a copy of a build to compare against first: `cp -r packages/core/dist /tmp/core-before`.
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { computeRatios, fmtRatio, fmtValue, interleave } from "./harness.js";
+import { computeRatios, fmtRatio, fmtValue, interleave, SHARED_WARMUP } from "./harness.js";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
 const rounds = roundsArg ? Number(roundsArg.slice("--rounds=".length)) : 15;
+const collect = process.argv.includes("--collect");
 if (args.length === 0) {
-  console.error("usage: node --expose-gc bench/src/ab.js <before/index.js> [<after/index.js>] [--rounds=N]");
+  console.error("usage: node --expose-gc bench/src/ab.js <before/index.js> [<after/index.js>] [--rounds=N] [--collect]");
   process.exit(2);
 }
 const load = (path) => import(path === "@bobbin/core" ? path : pathToFileURL(resolve(path)).href);
@@ -39,11 +43,19 @@ async function scenario(file, bobbinRow) {
   const list = [...anchors, ...rows];
   const expect = mod.expected ?? ((n) => n);
   const clock = mod.INTERLEAVE.clock;
-  const timings = await interleave(list, { rounds, clock, expected: expect, timeoutMs: 60_000, label: mod.SCENARIO });
+  const timings = await interleave(list, {
+    warmup: SHARED_WARMUP,
+    rounds,
+    collect,
+    clock,
+    expected: expect,
+    timeoutMs: 60_000,
+    label: mod.SCENARIO,
+  });
   for (const [c, t] of timings) if (t.error) throw new Error(`${mod.SCENARIO} ${c.contender}: ${t.error}`);
   const table = list.map((c) => ({ scenario: mod.SCENARIO, contender: c.contender, anchor: c.anchor, perOp: timings.get(c).perOp }));
   computeRatios(table);
-  console.log(`\n${mod.SCENARIO} (${clock} time, medians of ${rounds} rounds)`);
+  console.log(`\n${mod.SCENARIO} (${clock} time, medians of ${rounds} rounds${collect ? ", a full gc() before each run" : ""})`);
   for (const r of table) {
     const vs = Object.entries(r.vs)
       .filter(([anchor]) => anchor !== r.anchor)

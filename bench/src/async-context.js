@@ -13,7 +13,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { QUICK, runContenders } from "./harness.js";
-import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
+import { asyncParent, expected, INTERLEAVE, makeBobbin, N } from "./spawn-await.js";
 import { asyncPingPong } from "./switch.js";
 
 export const SCENARIO = "spawn+await, AsyncLocalStorage";
@@ -107,8 +107,8 @@ function switchContenders({ B, bobbinError }) {
 }
 
 export async function run(results, ctx) {
-  // The rows of a scenario share rounds, as spawn+await's and the context switch's do (see harness.js).
-  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: { iters: 9, clock: "wall" } });
+  // The rows of a scenario share rounds, as spawn+await's and the context switch's do (see harness.js), spawn + await's timed as its row is.
+  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: INTERLEAVE });
   await runContenders(results, switchContenders(ctx), {
     scenario: SWITCH_SCENARIO,
     expect: (n) => n,

@@ -9,6 +9,8 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 
 export const QUICK = process.argv.includes("--quick");
+/** With `--samples`, scenarios whose contenders share rounds print every round's times side by side. */
+export const SAMPLES = process.argv.includes("--samples");
 
 /** Run the collector if node was started with --expose-gc (twice: weak refs, finalizers). */
 export function gc() {
@@ -53,9 +55,8 @@ export function withTimeout(promise, ms, what) {
  */
 export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs = 60_000, label = "bench" }) {
   const samples = [];
-  // One full collection before the contender, none between its runs: a forced
-  // gc() resets V8's young-generation sizing, which would make every run pay
-  // the cold-heap scavenges again instead of measuring the warmed-up steady state.
+  // One full collection before the contender, none between its runs: each run
+  // starts with what the one before left, as in a program that runs for long.
   gc();
   for (let i = 0; i < warmup + iters; i++) {
     const t0 = performance.now();
@@ -68,6 +69,13 @@ export async function measure(fn, { n, warmup = 2, iters = 5, expect, timeoutMs 
   }
   return { perOp: median(samples), samples };
 }
+
+/**
+ * Warm-up rounds of the scenarios whose contenders share rounds: the third run of
+ * spawn + await's Bobbin row still took 1.35–1.5× its later runs (the compiler was
+ * still at work), so with 2 a measured round or two were still warming up.
+ */
+export const SHARED_WARMUP = 4;
 
 /**
  * Times several contenders ({ contender, n, fn }) round by round: each runs
@@ -153,7 +161,7 @@ export const errorMessage = (e) => (e?.message ? e.message : String(e));
  * runs, 7 by default), one contender after another, and every checksum must
  * equal `expect(n)` (n by default); `check(c)` runs first if given.
  * `interleave: { iters, clock }` times the contenders together instead, round
- * by round (`interleave`; those marked `apart`, too slow to share
+ * by round (`interleave`, after `SHARED_WARMUP` rounds; those marked `apart`, too slow to share
  * rounds, still one after another), reporting `clock` time ("wall" or "cpu").
  * `measureOne(c)` (→ { perOp, samples }) replaces the timing, e.g. for memory
  * rows (`kind: "bytes"`).
@@ -169,6 +177,7 @@ export async function runContenders(
     try {
       if (check) for (const c of together) await check(c);
       measured = await interleave(together, {
+        warmup: SHARED_WARMUP,
         rounds: shared.iters,
         clock: shared.clock,
         expected: expect,
@@ -178,6 +187,7 @@ export async function runContenders(
     } catch (e) {
       for (const c of together) measured.set(c, { error: errorMessage(e) });
     }
+    if (SAMPLES) printRounds(together, measured, shared.clock ?? "wall");
   }
   for (const c of list) {
     const s = c.scenario ?? scenario;
@@ -203,6 +213,18 @@ export async function runContenders(
     }
   }
   return results.rows;
+}
+
+/** Each measured round of contenders that shared rounds, one line per round (`--samples`). */
+function printRounds(contenders, measured, clock) {
+  const timed = contenders.filter((c) => measured.get(c)?.samples);
+  if (timed.length === 0) return;
+  console.log(`    per round, ${clock} time per unit: ${timed.map((c) => c.contender).join(" · ")}`);
+  const rounds = Math.max(...timed.map((c) => measured.get(c).samples.length));
+  for (let r = 0; r < rounds; r++) {
+    const cells = timed.map((c) => fmtValue(measured.get(c).samples[r], "time"));
+    console.log(`    ${String(r + 1).padStart(2)}: ${cells.join(" · ")}`);
+  }
 }
 
 /** The rows of a scenario's `run(results)` alone, with ratios (for callers that do not use `Results`). */

@@ -89,7 +89,7 @@ const extraNotes = [
         `load average was ${load.toFixed(1)} at the start and ${loadEnd.toFixed(1)} at the end on ${m.cores} cores: other work shared the CPU, so times are noisier than usual`,
       ]
     : []),
-  "time/op: spawn+await = per child; context switch = per switch (CPU time); depth-100 recursion = per depth-100 chain (100 spawns + awaits; N counts chains). spawn+await and context switch: the anchors and Bobbin in interleaved rounds (9 and 15 after 2 warm-up rounds), the others apart; elsewhere medians of 7 runs after 2 warm-up runs (Effection spawn+await: 3 runs), gc() before each contender but not between its runs. Lower ratios are better.",
+  "time/op: spawn+await = per child (CPU time); context switch = per switch (CPU time); depth-100 recursion = per depth-100 chain (100 spawns + awaits; N counts chains). spawn+await and context switch: the anchors and Bobbin in interleaved rounds (21 and 15 after 4 warm-up rounds), the others apart; elsewhere medians of 7 runs after 2 warm-up runs (Effection spawn+await: 3 runs), gc() before each contender but not between its runs. Lower ratios are better.",
   "suspended fiber memory: heapUsed after gc() with all fibers parked, minus before, divided by N; each contender in its own `node --expose-gc` process; includes the parent's array slots for the wake-up handle and the task (16 B/fiber; 8 B for the raw generator).",
   "1M fibers: the same programs, all contenders in one child process, 7 interleaved rounds each after a full GC; bytes as in suspended fiber memory; times per fiber, in wall time: from the first start until all are parked, the waking calls, then until every one has ended and its result was collected.",
 ];

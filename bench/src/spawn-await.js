@@ -98,8 +98,12 @@ export function contenders({ B, bobbinError }) {
   ];
 }
 
-/** async/await and Bobbin share rounds (see `interleave`); the others run apart. */
-export const INTERLEAVE = { iters: 9, clock: "wall" };
+/**
+ * async/await and Bobbin share rounds (see `interleave`); the others run apart. CPU time, 21
+ * rounds: in wall time over 9 rounds the ratio of one run to the next spread over 1.38–2.99×
+ * on a loaded machine, in CPU time over 21 rounds 1.49–1.69× (bench/README.md, Method).
+ */
+export const INTERLEAVE = { iters: 21, clock: "cpu" };
 
 export async function run(results, ctx) {
   await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: INTERLEAVE });

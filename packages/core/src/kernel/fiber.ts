@@ -120,7 +120,10 @@ function birth(task: Task, flags: number): Task["gen"] {
   const body = task.gen as Body;
   const args = task.value;
   registerBody(body);
-  return (flags & F.ONE_ARG) !== 0 ? body(args) : (flags & F.ARGS) !== 0 ? body(...(args as unknown[])) : body();
+  // A body without arguments is called through `call`: at a direct call the compiler keeps the
+  // function it saw there, and the root's body is often a closure made for its run (`run(function*
+  // () { … })`), so the collection of a run's body threw away the loop's compiled step.
+  return (flags & F.ONE_ARG) !== 0 ? body(args) : (flags & F.ARGS) !== 0 ? body(...(args as unknown[])) : body.call(undefined);
 }
 
 /** The fiber parked: deliver a cancellation that arrived while it ran with an operation's result. */
