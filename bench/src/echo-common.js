@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import v8 from "node:v8";
 import { median, QUICK } from "./harness.js";
 
 /** `--name=<number>` from the command line, or `fallback`. */
@@ -71,8 +72,8 @@ export const loadHttp = () => loadPackage("http", ["@bobbin/http", dist("http")]
 
 /**
  * The servers' stdin protocol: "cpu" → "CPU <user µs> <system µs>"
- * (process.cpuUsage()), "mem" → "MEM <rss> <heapUsed> <external> <count>"
- * after gc(), "quit" → exit.
+ * (process.cpuUsage()), "mem" → "MEM <rss> <heapUsed> <external> <count> <young>"
+ * after gc() (young: the bytes of V8's young generation in memory), "quit" → exit.
  */
 export function serveCommands({ count } = {}) {
   createInterface({ input: process.stdin }).on("line", (line) => {
@@ -83,7 +84,9 @@ export function serveCommands({ count } = {}) {
       globalThis.gc?.();
       globalThis.gc?.();
       const m = process.memoryUsage();
-      process.stdout.write(`MEM ${m.rss} ${m.heapUsed} ${m.external} ${count?.() ?? 0}\n`);
+      // The young generation's pages in use (V8 counts a page up to where allocation reached in it).
+      const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.physical_space_size ?? 0;
+      process.stdout.write(`MEM ${m.rss} ${m.heapUsed} ${m.external} ${count?.() ?? 0} ${young}\n`);
     } else if (line === "quit") process.exit(0);
   });
 }

@@ -311,8 +311,8 @@ export function beforeAfterTable(result) {
 
 async function memOf(server, next) {
   server.stdin.write("mem\n");
-  const [, rss, heap, external, count] = (await next("MEM", 60_000)).split(" ").map(Number);
-  return { rss, heap, external, count };
+  const [, rss, heap, external, count, young] = (await next("MEM", 60_000)).split(" ").map(Number);
+  return { rss, heap, external, count, young };
 }
 
 /** Opens `n` connections to `port` (in batches, so the listen queue never overflows). */
@@ -380,6 +380,7 @@ async function idleRound(mode, n) {
     return {
       rssPerConn: (after.rss - before.rss) / n,
       heapPerConn: (after.heap + after.external - before.heap - before.external) / n,
+      youngPerConn: (after.young - before.young) / n,
     };
   } finally {
     for (const s of sockets) s.destroy();
@@ -402,7 +403,9 @@ export async function measureIdle({ modes = IDLE_MODES, n = IDLE, rounds = IDLE_
     for (const mode of modes) {
       const r = await idleRound(mode, n);
       runs[mode].push(r);
-      log(`  ${mode}: ${r.rssPerConn.toFixed(0)} B RSS, ${r.heapPerConn.toFixed(0)} B heap+external per connection`);
+      log(
+        `  ${mode}: ${r.rssPerConn.toFixed(0)} B RSS (${r.youngPerConn.toFixed(0)} B of it V8's young generation), ${r.heapPerConn.toFixed(0)} B heap+external per connection`,
+      );
     }
   }
   const out = {};
