@@ -10,9 +10,10 @@
 // process's load or a collection does to one round, and those fall on a whole
 // round: each Bobbin row is compared with "recorder off" round by round, and
 // its ratio is the median of those per-round ratios (in 57 processes of these
-// programs at load 3-6, the standard deviation of an A/A's ratio was 0.031
-// this way, 0.050 as the ratio of the two medians). Off, the loop steps with `step` itself: the "off" row is
-// spawn+await's Bobbin program. The target: on, ≤ 1.05× off.
+// programs but the blocking watch's, at load 2-6.5, the standard deviation of
+// an A/A's ratio was 0.031 this way, 0.050 as the ratio of the two medians).
+// Off, the loop steps with `step` itself: the "off" row is spawn+await's
+// Bobbin program. The target: on, ≤ 1.05× off.
 
 import { fmtRatio, median, runContenders } from "./harness.js";
 import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
