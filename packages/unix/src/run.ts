@@ -106,9 +106,10 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
     throw error;
   }
   const finish = (): Promise<void> => {
-    context.signals.dispose();
+    const signalsGone = context.signals.dispose();
     return drainProcesses(backend)
       .then(() => backend.drain())
+      .then(() => signalsGone)
       .finally(() => unregisterContext(context));
   };
   return settled.then(
