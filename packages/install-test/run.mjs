@@ -368,6 +368,21 @@ try {
     });
     check(`${label}: a CommonJS TypeScript module require()s the packages with their types`, tsc.ok, tsc.out);
   }
+  // A user's project takes the newest @types/node, not the line the workspace pins: every
+  // declaration file checked against it catches a Node type the packages name and Node dropped.
+  const newest = sh(process.execPath, [npm, "install", "--no-audit", "--no-fund", "--save-dev", "@types/node@latest"], {
+    cwd: lintDir,
+    timeout: 10 * MINUTE,
+  });
+  if (check("the newest @types/node installs", newest.ok, newest.out)) {
+    const typesVersion = sh(process.execPath, ["-e", "console.log(require('@types/node/package.json').version)"], {
+      cwd: lintDir,
+    }).out.trim();
+    const strict = sh(process.execPath, [join(lintDir, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.types.json"], {
+      cwd: lintDir,
+    });
+    check(`@types/node ${typesVersion}, skipLibCheck off: the packages' declarations type-check`, strict.ok, strict.out);
+  }
 } catch (error) {
   check(`the install test ran to its end (${error.message})`, false);
 } finally {

@@ -287,7 +287,7 @@ export class Deadlock extends BobbinError {
       (cycle === null
         ? `${suspended} task(s) are suspended and nothing can wake them up (no pending ` +
           "syscall, timer, socket, signal handler, other domain or promise with work behind it): " +
-          "a trigger, lock or condition is never signalled"
+          "a trigger, lock or condition is never signalled, or a promise never settles"
         : `tasks wait for each other in a cycle and no task is left to break it: ${cycle}. ` +
           "Take locks in one order everywhere, and never await a child while holding a lock it needs") +
         (dump === null ? "" : `\n${formatDump(dump)}`),

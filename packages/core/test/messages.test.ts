@@ -156,6 +156,24 @@ describe("values in messages", () => {
   });
 });
 
+describe("a definition given a path where its module's URL belongs", () => {
+  it("defineTask, defineEvents, definePortable and defineError say how a CommonJS module makes its URL", () => {
+    const path = "/srv/app/tasks.js"; // what a CommonJS module has: __filename
+    const portable = { test: () => false, encode: () => 0, decode: () => ({}) };
+    const messages = [
+      thrownBy(() => B.defineTask(path, "fib", function* () {})).message,
+      thrownBy(() => L.defineEvents(path, "events", (() => {}) as never)).message,
+      thrownBy(() => B.definePortable(path, "point", portable)).message,
+      thrownBy(() => B.defineError(path, class Quota extends Error {})).message,
+    ];
+    for (const message of messages) {
+      expect(message).toContain("expects the defining module's import.meta.url as url");
+      expect(message).toContain('in a CommonJS module: require("node:url").pathToFileURL(__filename).href');
+      expect(message).toMatch(/got "\/srv\/app\/tasks\.js"$/);
+    }
+  });
+});
+
 describe("spawn({ give })", () => {
   it("refuses what no package can move, whatever other packages did: core checks every element", async () => {
     const messages = await B.run(function* () {

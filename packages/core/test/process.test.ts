@@ -67,6 +67,7 @@ describe("the process", () => {
     `);
     const { message, dump, cycle } = JSON.parse(r.stdout);
     expect(message).toMatch(/^2 task\(s\) are suspended and nothing can wake them up/);
+    expect(message.split("\n")[0]).toMatch(/: a trigger, lock or condition is never signalled, or a promise never settles$/);
     expect(message).toMatch(/\nmain#1 — waiting, \d+ ms: await stuck#2\n└─ stuck#2 — waiting: promise/);
     expect(dump.tasks[0]).toMatchObject({ uid: 1, name: "main", state: "waiting", waitsOn: "await stuck#2" });
     expect(cycle).toBeNull();

@@ -85,7 +85,10 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   }
   const { backend: factory = libuv, ...core } = options;
   if (typeof factory !== "function")
-    throw new TypeError(`run(main, { backend }) expects a function (domain) => Backend, got ${describe(factory)}`);
+    throw new TypeError(
+      "run(main, { backend }) expects a backend factory, a function (domain) => Backend, passed uncalled: " +
+        `libuv (the default), nativeBackend or uringBackend of @bobbin/native-poll, simulated() of @bobbin/sim; got ${describe(factory)}`,
+    );
   const backend = factory(0);
   checkBackend(backend);
   registerBackend(backend);
@@ -103,9 +106,10 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
     throw error;
   }
   const finish = (): Promise<void> => {
-    context.signals.dispose();
+    const signalsGone = context.signals.dispose();
     return drainProcesses(backend)
       .then(() => backend.drain())
+      .then(() => signalsGone)
       .finally(() => unregisterContext(context));
   };
   return settled.then(

@@ -75,13 +75,19 @@ export class SignalTable {
         this.listeners.delete(signal);
         process.off(signal, listener);
       }
-      if (this.handlers.size === 0) this.letGo();
+      if (this.handlers.size === 0) void this.letGo();
     };
   }
 
-  private letGo(): void {
-    this.keepAlive?.close();
+  /** Closes the keep-alive port; resolves once it is gone from Node's loop (its `'close'`), a turn later. */
+  private letGo(): Promise<void> {
+    const port = this.keepAlive;
     this.keepAlive = null;
+    if (port === null) return Promise.resolve();
+    return new Promise((resolve) => {
+      port.once("close", resolve);
+      port.close();
+    });
   }
 
   /** Whether a handler is set for `signal` (`main` leaves such a signal to it). */
@@ -105,14 +111,14 @@ export class SignalTable {
     return this.failure !== NO_FAILURE;
   }
 
-  /** The run is over: stop listening. */
-  dispose(): void {
+  /** The run is over: stop listening; resolves once nothing of the table is left in Node's loop. */
+  dispose(): Promise<void> {
     this.disposed = true;
     for (const [signal, listener] of this.listeners) process.off(signal, listener);
     this.listeners.clear();
     this.handlers.clear();
-    this.letGo();
     this.queue.length = 0;
+    return this.letGo();
   }
 }
 

@@ -40,6 +40,17 @@ describe("onSignal", () => {
     expect(process.listenerCount(SIG)).toBe(listeners); // removed at the end of the run
   });
 
+  it("a run that set a handler settles with nothing of it left in Node's loop (its keep-alive port closed)", async () => {
+    const ports = (): number => process.getActiveResourcesInfo().filter((r) => r === "MessagePort").length;
+    const before = ports();
+    await run(function* () {
+      onSignal(SIG, function* () {});
+      expect(ports()).toBe(before + 1);
+      yield* sleep(0.001);
+    });
+    expect(ports()).toBe(before);
+  });
+
   it("runs the handler once per signal; the returned function removes it", async () => {
     const listeners = process.listenerCount(SIG);
     await run(function* () {

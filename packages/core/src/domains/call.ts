@@ -5,7 +5,7 @@
  * (simulated.ts). Either way the caller gets a task of its own standing for
  * the call, awaited or cancelled like any other.
  */
-import type { TransferListItem } from "node:worker_threads";
+import type { Transferable } from "node:worker_threads";
 import { awaitAll, type Results } from "../await.js";
 import { crossingValues } from "../context.js";
 import { describe } from "../describe.js";
@@ -33,7 +33,7 @@ export interface CallOptions extends SpawnOptions {
   /** Run on this domain (≥ 1, not the caller's); otherwise a random one. */
   readonly pin?: number;
   /** Transferables (ArrayBuffers, MessagePorts…) moved, not copied, to the other domain, as for `postMessage`. */
-  readonly transfer?: readonly TransferListItem[];
+  readonly transfer?: readonly Transferable[];
 }
 
 const PLAIN_FUNCTION =

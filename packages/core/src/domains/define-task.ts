@@ -8,6 +8,7 @@ import { describe } from "../describe.js";
 import type { TaskBody } from "../operation.js";
 import { checkNotAsync } from "../spawn.js";
 import { definitionAdded, loadDefinition } from "./loading.js";
+import { checkModuleUrl } from "./module-url.js";
 
 declare const parallelBrand: unique symbol;
 
@@ -98,8 +99,6 @@ export function isParallelTask(value: unknown): value is ParallelTask<unknown[],
 
 /** @internal Checks the url and name of a definition. */
 export function checkName(url: string, name: string, caller: string): void {
-  if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-    throw new TypeError(`${caller}(url, name, …) expects the defining module's import.meta.url as url, got ${describe(url)}`);
-  }
+  checkModuleUrl(url, `${caller}(url, name, …)`);
   if (typeof name !== "string" || name.length === 0) throw new TypeError(`${caller}(url, name, …) expects a non-empty name`);
 }

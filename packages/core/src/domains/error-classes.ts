@@ -7,6 +7,7 @@
  */
 import { describe } from "../describe.js";
 import { definitionAdded } from "./loading.js";
+import { checkModuleUrl } from "./module-url.js";
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
@@ -43,9 +44,7 @@ const keys = new Map<ErrorClass, Registered>();
  * registered for this module.
  */
 export function defineError(url: string, errorClass: ErrorClass): void {
-  if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-    throw new TypeError(`defineError(url, errorClass) expects the defining module's import.meta.url as url, got ${describe(url)}`);
-  }
+  checkModuleUrl(url, "defineError(url, errorClass)");
   if (typeof errorClass !== "function" || !(errorClass.prototype instanceof Error)) {
     throw new TypeError(`defineError(url, errorClass) expects a class that extends Error, got ${describe(errorClass)}`);
   }

@@ -5,7 +5,7 @@
  * then), or, with `run({ simulateDomains: true })`, simulated on dom0's own
  * thread (simulated.ts); a worker installs its side in its entry (worker.ts).
  */
-import type { TransferListItem } from "node:worker_threads";
+import type { Transferable } from "node:worker_threads";
 import type { DomainHost } from "../kernel/host.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
@@ -28,7 +28,7 @@ export interface CallRequest {
   readonly pinned: boolean;
   /** The last element of `sent` is the caller's context values, not an argument. */
   readonly contexts: boolean;
-  readonly transfer: readonly TransferListItem[];
+  readonly transfer: readonly Transferable[];
   /** Options of the caller's task standing for the call. */
   readonly spawn: SpawnOptions;
 }

@@ -21,7 +21,7 @@
  * domain that sent it, through `onBroken`, with an error that names that
  * domain and the message; it never throws out of a port's handler.
  */
-import { MessagePort, receiveMessageOnPort, type TransferListItem, type Worker } from "node:worker_threads";
+import { MessagePort, receiveMessageOnPort, type Transferable, type Worker } from "node:worker_threads";
 import { describe } from "../describe.js";
 import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
 import { DomainUnresponsive } from "../errors.js";
@@ -128,7 +128,7 @@ export class DomainLink {
     args: unknown[],
     pinned: boolean,
     contexts: boolean,
-    transfer: readonly TransferListItem[],
+    transfer: readonly Transferable[],
     slots: readonly Slot[] | null,
   ): number {
     const dead = this.down.get(domain);
@@ -145,10 +145,10 @@ export class DomainLink {
   }
 
   /** Posts `message` to `domain` now, after what the outbox holds for it. */
-  post(domain: number, message: Message, transfer: readonly TransferListItem[] = []): void {
+  post(domain: number, message: Message, transfer: readonly Transferable[] = []): void {
     const port = this.port(domain);
     this.flushTo(domain, port);
-    port.postMessage(message, transfer as TransferListItem[]);
+    port.postMessage(message, transfer as Transferable[]);
   }
 
   /**

@@ -23,6 +23,7 @@
  */
 import { describe } from "../describe.js";
 import { definitionAdded, importModule } from "./loading.js";
+import { checkModuleUrl } from "./module-url.js";
 
 /**
  * How values of one kind cross domains: see {@link definePortable}.
@@ -110,11 +111,7 @@ export function definePortable(first: string, second: unknown, third?: unknown):
   const module = withModule ? first : null;
   const name = (withModule ? second : first) as string;
   const portable = (withModule ? third : second) as Portable<object, unknown>;
-  if (module !== null && !/^[a-z][a-z0-9+.-]*:/i.test(module)) {
-    throw new TypeError(
-      `definePortable(url, name, portable) expects the defining module's import.meta.url as url, got ${describe(module)}`,
-    );
-  }
+  if (module !== null) checkModuleUrl(module, "definePortable(url, name, portable)");
   if (typeof name !== "string" || name.length === 0) throw new TypeError("definePortable(name, portable) expects a non-empty name");
   if (
     portable === null ||
