@@ -177,6 +177,9 @@ export class Family {
   suspendedAt: Place | null = null;
 }
 
+/** The type a task's body returns, carried by the type alone (a key nobody can name, so not offered as a property). */
+declare const resultType: unique symbol;
+
 /**
  * A task: Miou's promise. It has a `uid`, a parent and a status; it is *not* a
  * JavaScript Promise — get its outcome with `yield* B.awaitTask(task)`.
@@ -189,7 +192,7 @@ export class Family {
  * ```
  */
 export class Task<T = unknown> {
-  declare readonly __result?: T;
+  declare readonly [resultType]?: T;
   /** A number unique within its domain of the run, increasing in spawn order (the root is 1). */
   readonly uid: number;
   /** @internal */ flags: number;
