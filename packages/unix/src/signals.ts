@@ -49,6 +49,8 @@ export class SignalTable {
    * counts or virtualises them (a simulated clock would run to its end).
    */
   private keepAlive: MessagePort | null = null;
+  /** Settles once the last keep-alive port let go of has left Node's loop (its `'close'` comes a turn after `close()`). */
+  private portGone: Promise<void> = Promise.resolve();
 
   /** Sets a handler, from a task of the run on dom0 (the first one starts the dispatcher). */
   set(signal: NodeJS.Signals, handler: SignalHandler): () => void {
@@ -75,16 +77,16 @@ export class SignalTable {
         this.listeners.delete(signal);
         process.off(signal, listener);
       }
-      if (this.handlers.size === 0) void this.letGo();
+      if (this.handlers.size === 0) this.letGo();
     };
   }
 
-  /** Closes the keep-alive port; resolves once it is gone from Node's loop (its `'close'`), a turn later. */
-  private letGo(): Promise<void> {
+  /** Closes the keep-alive port, if one is open (`portGone` says when it has left Node's loop). */
+  private letGo(): void {
     const port = this.keepAlive;
+    if (port === null) return;
     this.keepAlive = null;
-    if (port === null) return Promise.resolve();
-    return new Promise((resolve) => {
+    this.portGone = new Promise((resolve) => {
       port.once("close", resolve);
       port.close();
     });
@@ -118,7 +120,8 @@ export class SignalTable {
     this.listeners.clear();
     this.handlers.clear();
     this.queue.length = 0;
-    return this.letGo();
+    this.letGo();
+    return this.portGone;
   }
 }
 

@@ -51,6 +51,17 @@ describe("onSignal", () => {
     expect(ports()).toBe(before);
   });
 
+  it("so does a run whose last handler was removed as it ended (the port still closing then)", async () => {
+    const ports = (): number => process.getActiveResourcesInfo().filter((r) => r === "MessagePort").length;
+    const before = ports();
+    await run(function* () {
+      const off = onSignal(SIG, function* () {});
+      yield* sleep(0.001);
+      off();
+    });
+    expect(ports()).toBe(before);
+  });
+
   it("runs the handler once per signal; the returned function removes it", async () => {
     const listeners = process.listenerCount(SIG);
     await run(function* () {
