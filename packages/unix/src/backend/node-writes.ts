@@ -123,7 +123,7 @@ export class NodeWrites {
  *   error: Error | null = null;               // set by the stream's 'error' event
  *   writable(): net.Socket {
  *     if (this.sock.state === "closed") throw new SocketClosed("write()");
- *     if (this.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+ *     if (this.writes.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
  *     return this.stream;
  *   }
  *   describe() { return this.sock.describe(); }
@@ -146,16 +146,14 @@ export interface NodeWriter {
 
 /**
  * `write` to a Node stream: hands the bytes over, and returns once Node
- * wrote them (see {@link NodeWrites}). Keep one per socket and reuse it
- * (see {@link BufferOp}).
+ * wrote them (see {@link NodeWrites}). The writer's `NodeWrites` keeps one
+ * for reuse and hands it out ({@link NodeWrites.writeOp}; see {@link BufferOp}).
  *
  * @example
  * ```ts
  * write(sock, buf, off, len) {
- *   const s = sock as MySocket;
- *   let op = (s.writeOp ??= new NodeWriteOp(s.stream));
- *   if (op.busy) op = new NodeWriteOp(s.stream);
- *   return op.init(buf, off, len);
+ *   const stream = (sock as MySocket).stream;   // a NodeWriter
+ *   return stream.writes.writeOp(stream, buf, off, len);
  * }
  * ```
  * @throws SocketClosed, `EPIPE`, the stream's error (`ECONNRESET`…), `Cancelled`, `Timeout`.
