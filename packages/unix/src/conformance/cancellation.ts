@@ -182,7 +182,8 @@ export function cancellationTests(suite: Suite): void {
             timersBefore,
           );
         yield* B.cancel(long);
-        expect(activeHandles().Timeout ?? 0, "a cancelled sleeper leaves no timer behind").toBe(timersBefore);
+        // At most as many as before: one of the test runner's own timers may have fired meanwhile.
+        expect(activeHandles().Timeout ?? 0, "a cancelled sleeper leaves no timer behind").toBeLessThanOrEqual(timersBefore);
         // many sleepers share one timer
         const many = Array.from({ length: 1000 }, (_, i) =>
           B.spawn(function* () {
