@@ -24,7 +24,7 @@ import { type Backend, close, connect, type Socket, tcpv4, tcpv6, toStream, with
  */
 export interface FetchOptions extends Omit<RequestInit, "signal"> {
   /** Seconds for the whole exchange, the response's body included; past it the request is aborted and `Timeout` thrown. */
-  readonly timeout?: number;
+  readonly timeout?: number | undefined;
 }
 
 /**

@@ -25,27 +25,27 @@ import { type Handler, Service, type Settings } from "./service.js";
  */
 export interface ServeOptions {
   /** The address to listen on (default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every interface). */
-  readonly host?: string;
+  readonly host?: string | undefined;
   /** The port; 0 lets the system choose (see `onListening`). */
   readonly port: number;
   /** Called once the server listens, with its address (the port chosen for port 0). */
-  readonly onListening?: (address: ListeningAddress) => void;
+  readonly onListening?: ((address: ListeningAddress) => void) | undefined;
   /** How long a handler may run, in seconds: then it is cancelled and the request answered 504. Default: no deadline. */
-  readonly deadline?: number;
+  readonly deadline?: number | undefined;
   /** How many requests may be in flight at once: more are answered 503 at once. Default: no limit. */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** How long the requests in flight may take to finish once `serve` is cancelled, in seconds; then they are cancelled. Default 5. */
-  readonly grace?: number;
+  readonly grace?: number | undefined;
   /**
    * Hears of a handler's failure (the request was answered 500). Without it,
    * a handler's failure fails `serve` (it stops at once and throws it); what
    * `onError` throws does too.
    */
-  readonly onError?: (error: unknown, req: Request) => void;
+  readonly onError?: ((error: unknown, req: Request) => void) | undefined;
   /** The largest body `req.bytes()`, `text()` and `json()` read, in bytes (default 1 MiB): a larger one is answered 413. */
-  readonly bodyLimit?: number;
+  readonly bodyLimit?: number | undefined;
   /** Options of Node's `http.createServer` (`keepAliveTimeout`, `headersTimeout`, `requestTimeout`, `maxHeaderSize`…). */
-  readonly node?: Omit<http.ServerOptions, "IncomingMessage" | "ServerResponse">;
+  readonly node?: Omit<http.ServerOptions, "IncomingMessage" | "ServerResponse"> | undefined;
 }
 
 const DEFAULT_GRACE = 5;

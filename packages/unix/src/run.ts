@@ -31,7 +31,7 @@ export interface RunOptions extends B.RunOptions {
    * worker domain with its number. Default: {@link libuv}, Node's own libuv
    * (defined so: sockets, `sleep` and `withTimeout` work in parallel tasks).
    */
-  readonly backend?: (domain: number) => Backend;
+  readonly backend?: ((domain: number) => Backend) | undefined;
 }
 
 /**
