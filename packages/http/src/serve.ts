@@ -50,6 +50,19 @@ export interface ServeOptions {
 
 const DEFAULT_GRACE = 5;
 
+/** Every option of {@link ServeOptions}: any other key is a mistake (`timeout` for `deadline`, say) that would be ignored. */
+const OPTION_NAMES: ReadonlySet<string> = new Set<keyof ServeOptions>([
+  "host",
+  "port",
+  "onListening",
+  "deadline",
+  "limit",
+  "grace",
+  "onError",
+  "bodyLimit",
+  "node",
+]);
+
 function seconds(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || Number.isNaN(value) || value <= 0) {
@@ -103,7 +116,7 @@ function count(value: unknown, what: string, fallback: number): number {
  * });
  * ```
  * @throws the listen's error (`EADDRINUSE`, `EACCES`…); a handler's error when there is no `onError`, or what `onError` throws.
- * @throws TypeError / RangeError for bad options or a handler that is not a generator function (at once).
+ * @throws TypeError / RangeError for bad or unknown options, or a handler that is not a generator function (at once).
  * @throws Cancelled when it is cancelled, once every connection is closed.
  */
 export function serve(options: ServeOptions, handler: Handler): B.Operation<void> {
@@ -111,6 +124,10 @@ export function serve(options: ServeOptions, handler: Handler): B.Operation<void
     throw new TypeError(`serve(options, handler) expects options { host, port, … }, got ${describe(options)}`);
   if (typeof handler !== "function")
     throw new TypeError(`serve(options, handler) expects a generator function (function* (req, res) { … }), got ${describe(handler)}`);
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.has(key))
+      throw new TypeError(`serve(options): unknown option "${key}"; the options are ${[...OPTION_NAMES].join(", ")}`);
+  }
   const { host = "127.0.0.1", port, onListening, onError, node = {} } = options;
   if (typeof host !== "string" || host.length === 0)
     throw new TypeError(`serve({ host }): host must be a non-empty string, got ${describe(host)}`);
