@@ -106,7 +106,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-const OPTION_NAMES = new Set([
+/** @internal The names of `run`'s options (`runOptionNames` of `@bobbin/core/lowlevel` lists them for runtimes). */
+export const OPTION_NAMES: ReadonlySet<string> = new Set([
   "domains",
   "workSharing",
   "simulateDomains",
