@@ -27,7 +27,7 @@ export interface ContextOptions {
    * `false` for values that belong to one thread (a logger, a socket): tasks
    * on other domains then see the default.
    */
-  readonly crossesDomains?: boolean;
+  readonly crossesDomains?: boolean | undefined;
 }
 
 /** The contexts of this thread, by name: a name identifies a context's value in every domain. */

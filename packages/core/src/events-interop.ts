@@ -161,9 +161,9 @@ export function once<T extends unknown[] = unknown[]>(source: EventSource, event
  */
 export interface OnOptions {
   /** How many events are kept until the task reads them; one more fails the stream with `EventOverflow`. Default 1024. */
-  readonly capacity?: number;
+  readonly capacity?: number | undefined;
   /** Events that end the stream (e.g. `"end"`, `"close"`): it is done once the events before them are read. */
-  readonly close?: string | symbol | readonly (string | symbol)[];
+  readonly close?: string | symbol | readonly (string | symbol)[] | undefined;
 }
 
 const DEFAULT_CAPACITY = 1024;

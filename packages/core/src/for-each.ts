@@ -19,7 +19,7 @@ import { isGeneratorFunction, makeChild } from "./spawn.js";
  */
 export interface ForEachOptions {
   /** How many items are worked on at once: an integer ≥ 1, or `Infinity` (the default). */
-  readonly concurrency?: number;
+  readonly concurrency?: number | undefined;
 }
 
 /**

@@ -36,11 +36,11 @@ export interface GroupOptions {
    * the others wait, in the order they were spawned, for one to end. An
    * integer ≥ 1, or `Infinity` (the default).
    */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** The name of the body's task (default: the body function's name). */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** Resources to move to the body's task, as `spawn({ give })` does. */
-  readonly give?: readonly unknown[];
+  readonly give?: readonly unknown[] | undefined;
 }
 
 /**

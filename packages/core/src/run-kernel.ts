@@ -8,7 +8,7 @@ import type { SchedulingPolicy } from "./kernel/policy.js";
 import type { RandomSource } from "./kernel/random.js";
 import type { Tracer } from "./kernel/trace.js";
 import type { TaskBody } from "./operation.js";
-import { type RunOptions, startRun } from "./run.js";
+import { OPTION_NAMES, type RunOptions, startRun } from "./run.js";
 
 /**
  * Options of {@link runKernel}: a program's options (`B.RunOptions`) and the
@@ -55,3 +55,17 @@ export interface KernelRunOptions extends RunOptions {
 export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = {}): Promise<T> {
   return startRun("runKernel", main, options, true);
 }
+
+/**
+ * The names of `B.run`'s options, for a runtime whose own `run` takes them and
+ * options of its own (`@bobbin/unix`'s takes `backend`): it can refuse any
+ * other key itself, in a message naming its own `run` and options rather than
+ * `runKernel`'s.
+ *
+ * @example
+ * ```ts
+ * for (const key of Object.keys(options))
+ *   if (key !== "backend" && !L.runOptionNames.includes(key)) throw new TypeError(`run: unknown option "${key}"`);
+ * ```
+ */
+export const runOptionNames: readonly string[] = Object.freeze([...OPTION_NAMES]);

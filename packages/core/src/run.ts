@@ -33,12 +33,12 @@ const MAX_DOMAINS = 1024;
  */
 export interface RunOptions {
   /** How many worker domains `call`/`parallel` may use (dom0 excluded), 0 to 1024. Default `availableParallelism() - 1`. */
-  readonly domains?: number;
+  readonly domains?: number | undefined;
   /**
    * Whether idle worker domains take queued parallel work from busy ones
    * (ParaSail-style work sharing; see the package README). Default true.
    */
-  readonly workSharing?: boolean;
+  readonly workSharing?: boolean | undefined;
   /**
    * Simulate the `domains` worker domains on this thread: `call`/`parallel`
    * run their task here, as the caller's child, with arguments and results
@@ -46,16 +46,16 @@ export interface RunOptions {
    * source, so that a run replays from its seed (no parallelism, no work
    * sharing; see the package README). Default false.
    */
-  readonly simulateDomains?: boolean;
+  readonly simulateDomains?: boolean | undefined;
   /** Seeds every random choice of the run (`awaitOne`/`awaitFirst`/`get` ties, `call` placement). */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /**
    * Keeps each task's spawn time, in every domain, so that dumps show ages
    * (`B.dump()`): a map entry per task, kept while the task lives. Default:
    * on when a dump signal is set, otherwise off (ages are then known for the
    * root, and for tasks spawned while diagnostics channels are subscribed).
    */
-  readonly taskAges?: boolean;
+  readonly taskAges?: boolean | undefined;
   /**
    * Keeps, in every domain, where each task was spawned and where it last
    * suspended: an error a task takes from a child (`awaitExn`, `awaitAll`, a
@@ -66,13 +66,13 @@ export interface RunOptions {
    * Default: the environment's `BOBBIN_TRACES` (`1` on, `0` off) if set,
    * otherwise on when `NODE_ENV` is `development`, off elsewhere.
    */
-  readonly traces?: boolean;
+  readonly traces?: boolean | undefined;
   /**
    * Prints the task tree (`B.formatDump(await B.dump())`) on stderr each time
    * this signal arrives, while the run lasts: `{ dumpSignal: "SIGUSR2" }`, then
    * `kill -USR2 <pid>`. Default: the environment's `BOBBIN_DUMP_SIGNAL`, if set.
    */
-  readonly dumpSignal?: NodeJS.Signals;
+  readonly dumpSignal?: NodeJS.Signals | undefined;
   /**
    * Reports a task whose step — from a resumption to its next wait, yield or
    * end — runs longer than this many ms, keeping every other task of its
@@ -81,7 +81,7 @@ export interface RunOptions {
    * task, its domain and where the step began. The report comes when the
    * step ends. Costs two clock reads per step. Default: none is reported.
    */
-  readonly blockingMs?: number;
+  readonly blockingMs?: number | undefined;
   /**
    * Keeps the last this many kernel events of each domain (spawn, start,
    * each step, park with what it waits on, wake with who woke it, cancel,
@@ -91,22 +91,23 @@ export interface RunOptions {
    * end of each slice of the loop and at each wake from a Node callback.
    * Default: none kept.
    */
-  readonly flightRecorder?: number;
+  readonly flightRecorder?: number | undefined;
   /** Steps between non-blocking polls of the events backend while syscalls are pending (Miou's quanta). Default 64. */
-  readonly pollEvery?: number;
+  readonly pollEvery?: number | undefined;
   /** Longest time, in ms, the scheduler runs before giving Node's event loop a turn. Default 10. */
-  readonly sliceMs?: number;
+  readonly sliceMs?: number | undefined;
   /**
    * How long, in ms, a worker domain may take to end a cancelled parallel task
    * (or to stop at the end of the run) before it is terminated and the run
    * fails with `DomainUnresponsive`. Default 3000.
    */
-  readonly cancelGraceMs?: number;
+  readonly cancelGraceMs?: number | undefined;
   /** Aborting it cancels the root task; `run` then rejects with the abort reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
-const OPTION_NAMES = new Set([
+/** @internal The names of `run`'s options (`runOptionNames` of `@bobbin/core/lowlevel` lists them for runtimes). */
+export const OPTION_NAMES: ReadonlySet<string> = new Set([
   "domains",
   "workSharing",
   "simulateDomains",

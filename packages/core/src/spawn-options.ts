@@ -15,12 +15,12 @@ import type { Orphans } from "./orphans.js";
  */
 export interface SpawnOptions {
   /** Put the task in this collector, to be found again with `care`. */
-  readonly orphans?: Orphans<unknown>;
+  readonly orphans?: Orphans<unknown> | undefined;
   /**
    * Resources to move to the child: values marked `L.givable` (`@bobbin/sync`'s
    * `Resource`), which the spawn hook of the package that made them moves.
    */
-  readonly give?: readonly unknown[];
+  readonly give?: readonly unknown[] | undefined;
   /** The task's name in errors and diagnostics (default: the body function's name). */
-  readonly name?: string;
+  readonly name?: string | undefined;
 }

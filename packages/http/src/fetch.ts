@@ -10,7 +10,7 @@ import * as net from "node:net";
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { describe } from "@bobbin/core/lowlevel";
-import { type Backend, close, connect, type Socket, tcpv4, tcpv6, toStream, withTimeout } from "@bobbin/unix";
+import { type Backend, close, connect, type Socket, Timeout, tcpv4, tcpv6, toStream, withTimeout } from "@bobbin/unix";
 
 /**
  * Options of {@link fetch}: those of Node's `fetch` (`method`, `headers`,
@@ -24,7 +24,7 @@ import { type Backend, close, connect, type Socket, tcpv4, tcpv6, toStream, with
  */
 export interface FetchOptions extends Omit<RequestInit, "signal"> {
   /** Seconds for the whole exchange, the response's body included; past it the request is aborted and `Timeout` thrown. */
-  readonly timeout?: number;
+  readonly timeout?: number | undefined;
 }
 
 /**
@@ -64,12 +64,27 @@ export interface FetchResponse extends Disposable {
   json<T = unknown>(): Generator<B.Instruction, T, unknown>;
 }
 
-/** A moment of the clock of the run's backend (ms), or none. */
-type Deadline = number | undefined;
+/** When a fetch's `timeout` passes (a moment of the run's clock, in ms) and that timeout (s); or none. */
+type Deadline = { readonly at: number; readonly seconds: number } | undefined;
 
-/** `op` within what is left of `deadline` (a `Timeout` once it passed). */
-function within<T>(deadline: Deadline, op: B.Operation<T>): B.Operation<T> {
-  return deadline === undefined ? op : withTimeout(Math.max(0, (deadline - performance.now()) / 1000), op);
+function deadlineOf(timeout: number | undefined): Deadline {
+  return timeout === undefined ? undefined : { at: performance.now() + timeout * 1000, seconds: timeout };
+}
+
+/**
+ * `op` within what is left of `deadline`: once it passed, a `Timeout` that
+ * says the fetch's `timeout` (withTimeout's own would say what was left of it,
+ * and name withTimeout, which the program did not call).
+ */
+function* within<T>(deadline: Deadline, op: B.Operation<T>): Generator<B.Instruction, T, unknown> {
+  if (deadline === undefined) return yield* op;
+  const left = Math.max(0, (deadline.at - performance.now()) / 1000);
+  try {
+    return yield* withTimeout(left, op);
+  } catch (error) {
+    if (error instanceof Timeout && error.seconds === left) throw new Timeout(deadline.seconds, "fetch's timeout");
+    throw error;
+  }
 }
 
 /** Aborts `controller` when `signal` aborts (the task was cancelled, or timed out). */
@@ -127,7 +142,7 @@ function toUrl(url: unknown): URL {
 }
 
 function* fetchWithNode(url: URL, init: RequestInit, timeout: number | undefined): Generator<B.Instruction, FetchResponse, unknown> {
-  const deadline = timeout === undefined ? undefined : performance.now() + timeout * 1000;
+  const deadline = deadlineOf(timeout);
   const controller = new AbortController();
   const response = yield* within(
     deadline,
@@ -204,7 +219,7 @@ function* fetchOverSockets(url: URL, init: RequestInit, timeout: number | undefi
     throw new TypeError(`fetch(): over the simulated network only http: URLs are served (no TLS), got ${url.protocol}`);
   }
   const body = bodyBytes(init.body);
-  const deadline = timeout === undefined ? undefined : performance.now() + timeout * 1000;
+  const deadline = deadlineOf(timeout);
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const sock: Socket = net.isIP(host) === 6 ? tcpv6() : tcpv4();
   try {

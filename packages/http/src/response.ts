@@ -19,9 +19,9 @@ import { stateOf } from "./server-state.js";
  */
 export interface SendOptions {
   /** The status code (default: `res.statusCode`, 200 unless set). */
-  readonly status?: number;
+  readonly status?: number | undefined;
   /** Headers to set before sending (they win over those set before). */
-  readonly headers?: http.OutgoingHttpHeaders;
+  readonly headers?: http.OutgoingHttpHeaders | undefined;
 }
 
 /**

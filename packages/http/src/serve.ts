@@ -25,30 +25,43 @@ import { type Handler, Service, type Settings } from "./service.js";
  */
 export interface ServeOptions {
   /** The address to listen on (default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every interface). */
-  readonly host?: string;
+  readonly host?: string | undefined;
   /** The port; 0 lets the system choose (see `onListening`). */
   readonly port: number;
   /** Called once the server listens, with its address (the port chosen for port 0). */
-  readonly onListening?: (address: ListeningAddress) => void;
+  readonly onListening?: ((address: ListeningAddress) => void) | undefined;
   /** How long a handler may run, in seconds: then it is cancelled and the request answered 504. Default: no deadline. */
-  readonly deadline?: number;
+  readonly deadline?: number | undefined;
   /** How many requests may be in flight at once: more are answered 503 at once. Default: no limit. */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** How long the requests in flight may take to finish once `serve` is cancelled, in seconds; then they are cancelled. Default 5. */
-  readonly grace?: number;
+  readonly grace?: number | undefined;
   /**
    * Hears of a handler's failure (the request was answered 500). Without it,
    * a handler's failure fails `serve` (it stops at once and throws it); what
    * `onError` throws does too.
    */
-  readonly onError?: (error: unknown, req: Request) => void;
+  readonly onError?: ((error: unknown, req: Request) => void) | undefined;
   /** The largest body `req.bytes()`, `text()` and `json()` read, in bytes (default 1 MiB): a larger one is answered 413. */
-  readonly bodyLimit?: number;
+  readonly bodyLimit?: number | undefined;
   /** Options of Node's `http.createServer` (`keepAliveTimeout`, `headersTimeout`, `requestTimeout`, `maxHeaderSize`…). */
-  readonly node?: Omit<http.ServerOptions, "IncomingMessage" | "ServerResponse">;
+  readonly node?: Omit<http.ServerOptions, "IncomingMessage" | "ServerResponse"> | undefined;
 }
 
 const DEFAULT_GRACE = 5;
+
+/** Every option of {@link ServeOptions}: any other key is a mistake (`timeout` for `deadline`, say) that would be ignored. */
+const OPTION_NAMES: ReadonlySet<string> = new Set<keyof ServeOptions>([
+  "host",
+  "port",
+  "onListening",
+  "deadline",
+  "limit",
+  "grace",
+  "onError",
+  "bodyLimit",
+  "node",
+]);
 
 function seconds(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -103,7 +116,7 @@ function count(value: unknown, what: string, fallback: number): number {
  * });
  * ```
  * @throws the listen's error (`EADDRINUSE`, `EACCES`…); a handler's error when there is no `onError`, or what `onError` throws.
- * @throws TypeError / RangeError for bad options or a handler that is not a generator function (at once).
+ * @throws TypeError / RangeError for bad or unknown options, or a handler that is not a generator function (at once).
  * @throws Cancelled when it is cancelled, once every connection is closed.
  */
 export function serve(options: ServeOptions, handler: Handler): B.Operation<void> {
@@ -111,6 +124,10 @@ export function serve(options: ServeOptions, handler: Handler): B.Operation<void
     throw new TypeError(`serve(options, handler) expects options { host, port, … }, got ${describe(options)}`);
   if (typeof handler !== "function")
     throw new TypeError(`serve(options, handler) expects a generator function (function* (req, res) { … }), got ${describe(handler)}`);
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.has(key))
+      throw new TypeError(`serve(options): unknown option "${key}"; the options are ${[...OPTION_NAMES].join(", ")}`);
+  }
   const { host = "127.0.0.1", port, onListening, onError, node = {} } = options;
   if (typeof host !== "string" || host.length === 0)
     throw new TypeError(`serve({ host }): host must be a non-empty string, got ${describe(host)}`);

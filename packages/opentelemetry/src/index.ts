@@ -20,8 +20,8 @@ export { type TraceOptions, traceTasks } from "./spans.js";
  * ```
  */
 export interface InstrumentOptions extends TraceOptions {
-  readonly tracer?: Tracer;
-  readonly meter?: Meter;
+  readonly tracer?: Tracer | undefined;
+  readonly meter?: Meter | undefined;
 }
 
 /**

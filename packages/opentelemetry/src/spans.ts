@@ -31,7 +31,7 @@ import { type BlockedMessage, type CallMessage, listen, type TaskMessage } from 
  * ```
  */
 export interface TraceOptions {
-  readonly filter?: (task: B.Task<unknown>) => boolean;
+  readonly filter?: ((task: B.Task<unknown>) => boolean) | undefined;
 }
 
 /** A span's context as it crosses domains (a plain object: it is cloned). */

@@ -48,6 +48,7 @@ const LOWLEVEL = [
   "spawnSystem",
   "describe",
   "runKernel",
+  "runOptionNames",
   "KernelRunOptions",
   "currentEvents",
   "giveContext",

@@ -21,22 +21,22 @@ import { type Build, DEFAULT_STEPS, KEEP, Sim } from "./sim.js";
  */
 export interface CheckOptions {
   /** How many runs (default 100). */
-  readonly runs?: number;
+  readonly runs?: number | undefined;
   /** The seed the runs' seeds come from (default: a random one, named in the failure). */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** The schedule of every run (default `"random"`). */
-  readonly policy?: PolicyName;
+  readonly policy?: PolicyName | undefined;
   /** PCT's bug depth (default 3). */
-  readonly depth?: number;
+  readonly depth?: number | undefined;
   /** Each run's limit in virtual seconds (see `SimOptions.limit`). */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** Each run's simulated worker domains (see `SimOptions.domains`). */
-  readonly domains?: number;
+  readonly domains?: number | undefined;
   /**
    * How many runs shrinking a failure may take (default 300); 0 or false
    * reports the failing run as found, `true` the default.
    */
-  readonly shrink?: number | boolean;
+  readonly shrink?: number | boolean | undefined;
 }
 
 /**
@@ -126,7 +126,7 @@ function shrinkBudget(shrink: unknown): number {
  */
 export interface ReplayOptions {
   /** Keep a trace (`sim.trace()` on the `Sim` that `build` gets). Default false. */
-  readonly trace?: boolean;
+  readonly trace?: boolean | undefined;
 }
 
 /**

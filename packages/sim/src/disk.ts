@@ -50,7 +50,7 @@ const FLAGS: readonly OpenFlags[] = ["r", "r+", "w", "w+", "a", "a+"];
  */
 export interface DiskOptions {
   /** How long a `sync` takes, in seconds (as a link's latency; default 1 to 5 ms). */
-  readonly sync?: Latency;
+  readonly sync?: Latency | undefined;
 }
 
 const DEFAULT_SYNC: Latency = { min: 0.001, max: 0.005 };

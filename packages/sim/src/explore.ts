@@ -60,15 +60,15 @@ export interface ExploreOptions {
    * How far to look: a number of preemptions, or `{ preemptions, steps }`
    * (default `{ preemptions: 2 }`, every step).
    */
-  readonly bound?: number | { readonly preemptions?: number; readonly steps?: number };
+  readonly bound?: number | { readonly preemptions?: number | undefined; readonly steps?: number | undefined } | undefined;
   /** The most runs (default 10,000): when they are spent, the report says the space was not exhausted. */
-  readonly runs?: number;
+  readonly runs?: number | undefined;
   /** Run one order of steps that commute (default true); false runs them all (the naive count). */
-  readonly reduce?: boolean;
+  readonly reduce?: boolean | undefined;
   /** Each run's limit in virtual seconds (see `SimOptions.limit`). */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** Each run's simulated worker domains (see `SimOptions.domains`). */
-  readonly domains?: number;
+  readonly domains?: number | undefined;
 }
 
 /**

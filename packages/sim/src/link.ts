@@ -34,11 +34,11 @@ export type Latency = number | { readonly min: number; readonly max: number } | 
  */
 export interface LinkOptions {
   /** The latency of each packet (TCP segments too, which still arrive in order). */
-  readonly latency?: Latency;
+  readonly latency?: Latency | undefined;
   /** The probability that a UDP datagram is lost (0 to 1). TCP loses nothing. */
-  readonly loss?: number;
+  readonly loss?: number | undefined;
   /** The probability that a UDP datagram is held back by one more latency, so later ones overtake it (0 to 1). */
-  readonly reorder?: number;
+  readonly reorder?: number | undefined;
 }
 
 /** @internal One direction of a connection: its packets arrive in the order they were sent. */

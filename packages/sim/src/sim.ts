@@ -37,22 +37,22 @@ const DEFAULT_DEPTH = 3;
  */
 export interface SimOptions {
   /** Seeds every random choice of the world. Default: a random seed (see `sim.repro`). */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Which ready task runs next: `"fifo"` (default), `"random"` or `"pct"`. */
-  readonly policy?: PolicyName;
+  readonly policy?: PolicyName | undefined;
   /** PCT's bug depth (≥ 1; default 3): how many ordering constraints a bug may need. */
-  readonly depth?: number;
+  readonly depth?: number | undefined;
   /** PCT's horizon: the change points fall among the first `steps` scheduling choices (default 100). */
-  readonly steps?: number;
+  readonly steps?: number | undefined;
   /** Keep a trace of the run (`sim.trace()`). Default false. */
-  readonly trace?: boolean;
+  readonly trace?: boolean | undefined;
   /** The longest the world may run, in virtual seconds (default one day); past it the run fails with `SimTimeLimit`. */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /**
    * How many worker domains `B.call`/`B.parallel` may use, simulated on the
    * world's thread (default 2, whatever the machine: see "Parallel tasks" in the README).
    */
-  readonly domains?: number;
+  readonly domains?: number | undefined;
 }
 
 const OPTION_NAMES = ["seed", "policy", "depth", "steps", "trace", "limit", "domains"];

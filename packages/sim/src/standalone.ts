@@ -21,7 +21,7 @@ import { World } from "./world.js";
  */
 export interface SimulatedOptions {
   /** Seeds the world's generator (`Math.random` inside the run, latencies). Default 0. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
 }
 
 /**

@@ -23,7 +23,7 @@ import { test } from "vitest";
  */
 export interface SimTestOptions extends CheckOptions {
   /** The test's timeout in ms (default: vitest's). */
-  readonly timeout?: number;
+  readonly timeout?: number | undefined;
 }
 
 /**

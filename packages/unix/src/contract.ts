@@ -83,9 +83,9 @@ export interface ListenOptions {
    * an integer from 0 to 2^31 − 1, which the system clamps to its own limit
    * (Linux: `net.core.somaxconn`). Default 511, as Node.
    */
-  readonly backlog?: number;
+  readonly backlog?: number | undefined;
   /** Allow binding an address in TIME_WAIT or shared (UDP `SO_REUSEADDR`). Default `true`. */
-  readonly reuseAddr?: boolean;
+  readonly reuseAddr?: boolean | undefined;
 }
 
 /**

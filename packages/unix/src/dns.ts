@@ -29,7 +29,7 @@ export interface LookupAddress {
  */
 export interface LookupOptions {
   /** Only addresses of this family (default 0: either, in the order the system prefers). */
-  readonly family?: 0 | 4 | 6;
+  readonly family?: 0 | 4 | 6 | undefined;
 }
 
 /**

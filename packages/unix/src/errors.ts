@@ -28,8 +28,10 @@ export class Timeout extends BobbinError {
   constructor(
     /** The delay that expired, in seconds. */
     readonly seconds: number,
+    /** What set the delay, for the message (`withTimeout`, or an operation's own `timeout` option). */
+    source = "withTimeout",
   ) {
-    super(`the operation did not finish within ${seconds} s (withTimeout)`);
+    super(`the operation did not finish within ${seconds} s (${source})`);
   }
 }
 

@@ -29,7 +29,7 @@ export interface MainOptions extends RunOptions {
    * `process.exitCode` here (or in the program) changes the code. Not called
    * when a second signal forces the exit.
    */
-  readonly onExit?: (code: number) => void;
+  readonly onExit?: ((code: number) => void) | undefined;
 }
 
 /** The signals that stop a program run by `main`. */

@@ -41,17 +41,17 @@ export type StdioMode = "pipe" | "inherit" | "ignore";
  */
 export interface SpawnProcessOptions {
   /** The child's working directory (default: the parent's). */
-  readonly cwd?: string;
+  readonly cwd?: string | undefined;
   /** The child's environment (default: the parent's). */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: NodeJS.ProcessEnv | undefined;
   /** Its stdin (default `"pipe"`). */
-  readonly stdin?: StdioMode;
+  readonly stdin?: StdioMode | undefined;
   /** Its stdout (default `"pipe"`). */
-  readonly stdout?: StdioMode;
+  readonly stdout?: StdioMode | undefined;
   /** Its stderr (default `"pipe"`). */
-  readonly stderr?: StdioMode;
+  readonly stderr?: StdioMode | undefined;
   /** Seconds between the SIGTERM and the SIGKILL of a process its owner left running (default 5). */
-  readonly grace?: number;
+  readonly grace?: number | undefined;
 }
 
 /**

@@ -7,7 +7,7 @@
  * Promise settles.
  */
 import type * as B from "@bobbin/core";
-import { describe, runKernel } from "@bobbin/core/lowlevel";
+import { describe, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
@@ -15,6 +15,9 @@ import { libuv } from "./libuv/factory.js";
 import { drainProcesses } from "./process.js";
 import { shareSockets } from "./share.js";
 import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
+
+/** The kernel's seams that `runOnBackend` passes on and a program's `run` refuses. */
+const KERNEL_SEAMS: readonly string[] = ["policy", "random", "tracer"];
 
 /**
  * Options of {@link run}: core's options, and `backend`.
@@ -31,7 +34,7 @@ export interface RunOptions extends B.RunOptions {
    * worker domain with its number. Default: {@link libuv}, Node's own libuv
    * (defined so: sockets, `sleep` and `withTimeout` work in parallel tasks).
    */
-  readonly backend?: (domain: number) => Backend;
+  readonly backend?: ((domain: number) => Backend) | undefined;
 }
 
 /**
@@ -76,12 +79,20 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
       `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`,
     );
   }
-  for (const seam of ["policy", "random", "tracer"]) {
+  for (const seam of KERNEL_SEAMS) {
     if (!seams && (options as Record<string, unknown>)[seam] !== undefined) {
       throw new TypeError(
         `run(main, { ${seam} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
       );
     }
+  }
+  // Checked here, before a backend is made, so that the message names this
+  // entry and its options (`runKernel`'s would name the kernel's seams).
+  const names = ["backend", ...runOptionNames, ...(seams ? KERNEL_SEAMS : [])];
+  for (const key of Object.keys(options)) {
+    const unsetSeam = (key === "events" || KERNEL_SEAMS.includes(key)) && (options as Record<string, unknown>)[key] === undefined;
+    if (!names.includes(key) && !unsetSeam)
+      throw new TypeError(`${name}(main, options): unknown option "${key}"; the options are ${names.join(", ")}`);
   }
   const { backend: factory = libuv, ...core } = options;
   if (typeof factory !== "function")

@@ -31,9 +31,9 @@ import { encodePortables } from "./portable.js";
  */
 export interface CallOptions extends SpawnOptions {
   /** Run on this domain (≥ 1, not the caller's); otherwise a random one. */
-  readonly pin?: number;
+  readonly pin?: number | undefined;
   /** Transferables (ArrayBuffers, MessagePorts…) moved, not copied, to the other domain, as for `postMessage`. */
-  readonly transfer?: readonly Transferable[];
+  readonly transfer?: readonly Transferable[] | undefined;
 }
 
 const PLAIN_FUNCTION =

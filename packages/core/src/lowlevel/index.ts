@@ -35,7 +35,7 @@ export { keepShapes } from "../kernel/shapes.js";
 export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
 export { park, unpark } from "../park.js";
-export { type KernelRunOptions, runKernel } from "../run-kernel.js";
+export { type KernelRunOptions, runKernel, runOptionNames } from "../run-kernel.js";
 export { Choice, SelectCase } from "../select.js";
 export { Suspender } from "../suspender.js";
 export { Syscall, signal, suspend, syscall, uid } from "../syscall.js";

@@ -15,5 +15,5 @@ export interface LibuvOptions {
    * everything one poll of libuv made ready; `"microtask"` hands over each
    * callback's readiness at once.
    */
-  readonly flush?: FlushMode;
+  readonly flush?: FlushMode | undefined;
 }

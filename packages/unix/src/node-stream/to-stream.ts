@@ -44,9 +44,9 @@ import { type Chunk, Outgoing } from "./outgoing.js";
  */
 export interface ToStreamOptions {
   /** The peer's address (what `accept` returned), for `remoteAddress`, `remotePort` and `remoteFamily`. */
-  readonly peer?: Address;
+  readonly peer?: Address | undefined;
   /** Put the pumping task in this collector (`B.orphans()`) rather than leaving it a plain child of the caller. */
-  readonly orphans?: B.Orphans<void>;
+  readonly orphans?: B.Orphans<void> | undefined;
 }
 
 /**
