@@ -167,6 +167,25 @@ describe("ReceiveQueue", () => {
     });
   });
 
+  it("a parked readChunk waits on the socket record itself (no object of its own), and a socket is not iterable: deep equality does not start a read", async () => {
+    const q = new Sock();
+    expect(typeof (q as unknown as Partial<Iterable<unknown>>)[Symbol.iterator], "not iterable").toBe("undefined");
+    await run(function* () {
+      const reader = B.spawn(function* () {
+        const chunk = yield* q.readChunk();
+        return new TextDecoder().decode(chunk!.bytes);
+      });
+      yield* sleep(0); // it parks
+      expect(q.readerCount).toBe(1);
+      expect(q.firstReader === q, "the reader that waits is the record").toBe(true);
+      expect(q.describe()).toBe("readChunk tcp4");
+      expect([q]).toEqual([q]);
+      q.push(bytes("hi"));
+      expect(yield* B.awaitExn(reader)).toBe("hi");
+      expect(q.readerCount).toBe(0);
+    });
+  });
+
   it("ReadOp: a parked reader wakes when bytes arrive, and fails with SocketClosed when the queue closes under it", async () => {
     const q = new Sock();
     await run(function* () {
