@@ -285,7 +285,8 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   /**
    * `readChunk(sock)` over this queue: the first queued chunk (what is left
    * of it), lent whole; `null` at the end of the stream. Takes back the
-   * chunk lent before. The operation is the record itself.
+   * chunk lent before. It parks on the record itself (`yield*` is handed
+   * a `ChunkRead` whose iterator is the record).
    * @throws ChunkMisuse when a `readChunk` of the socket is in progress.
    */
   readChunk(): B.Operation<Chunk | null> {
