@@ -142,14 +142,14 @@ export class SimBackend implements Backend {
     return new ConnectOp(this.world, sock as SimSocket, addr);
   }
 
-  /** The read its end's queue keeps, while it is idle (else a new one). */
+  /** The socket's kept read, while it is idle (else a new one). */
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    return (sock as SimSocket).endpoint!.input.readOp(sock as SimSocket, buf, off, len);
+    return (sock as SimSocket).readOp(buf, off, len);
   }
 
-  /** The end's delivered segments, lent whole. */
+  /** The delivered segments the socket queued, lent whole. */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
-    return (sock as SimSocket).endpoint!.input.readChunk(sock);
+    return (sock as SimSocket).readChunk();
   }
 
   /** The end's kept write while it is idle, else a new one. */
@@ -174,17 +174,17 @@ export class SimBackend implements Backend {
 
   close(sock: Socket): B.Operation<void> {
     const s = sock as SimSocket;
-    return new InstantOp("close", () => s.close(false));
+    return new InstantOp("close", () => s.closeSocket(false));
   }
 
   closeNow(sock: Socket): void {
-    (sock as SimSocket).close(false);
+    (sock as SimSocket).closeSocket(false);
   }
 
   /** A host crashed: its sockets close (their peers get an RST; their waiters are being cancelled), its ports are free. */
   crashed(host: Host): void {
     const sockets = this.sockets.on(host);
-    for (const sock of [...sockets.open]) sock.close(true);
+    for (const sock of [...sockets.open]) sock.closeSocket(true);
     sockets.ports.clear();
   }
 
@@ -210,7 +210,7 @@ export class SimBackend implements Backend {
   }
 
   drain(): Promise<void> {
-    for (const host of this.world.network.hosts) for (const sock of [...this.sockets.on(host).open]) sock.close(false);
+    for (const host of this.world.network.hosts) for (const sock of [...this.sockets.on(host).open]) sock.closeSocket(false);
     this.world.drained();
     return Promise.resolve();
   }

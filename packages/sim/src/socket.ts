@@ -102,8 +102,20 @@ export class SimSocket extends BackendSocket<Backend> implements StreamSocket {
     return this.isUnix ? this.path || "(unnamed)" : `${this.family === 6 ? `[${this.ip}]` : this.ip}:${this.port}`;
   }
 
-  override describe(): string {
+  override where(): string {
     return `${this.kind} ${this.toString()}`;
+  }
+
+  /** Reads took `n` bytes: the peer's window opens by as much. */
+  protected override consumed(n: number): void {
+    this.endpoint?.peer?.acknowledge(n);
+  }
+
+  /** Bytes dropped unread open the peer's window too. */
+  override clear(): void {
+    const dropped = this.queued;
+    super.clear();
+    if (dropped !== 0) this.endpoint?.peer?.acknowledge(dropped);
   }
 
   /** Takes `ip:port` (or `path`, set first) in the host's namespace. */
@@ -227,7 +239,7 @@ export class SimSocket extends BackendSocket<Backend> implements StreamSocket {
    * and the tasks waiting on it are not woken: they are being cancelled, and
    * see nothing of the crash.
    */
-  close(crashed: boolean): void {
+  closeSocket(crashed: boolean): void {
     if (this.state === "closed") return;
     this.state = "closed";
     this.sockets.on(this.host).open.delete(this);

@@ -18,7 +18,7 @@
  * Linux does), after which the connect fails with `ETIMEDOUT`.
  */
 import type { Address, SocketState } from "@bobbin/unix";
-import { type BufferOp, type Parked, ReceiveQueue, systemError, WaitQueue } from "@bobbin/unix/backend";
+import { type BufferOp, type Parked, type ReceiveQueue, systemError, WaitQueue } from "@bobbin/unix/backend";
 import type { Family } from "./address.js";
 import { CallbackEvent } from "./clock.js";
 import type { Host } from "./host.js";
@@ -26,8 +26,13 @@ import type { Flow } from "./link.js";
 import type { Network } from "./network.js";
 import { type Carrier, Packet } from "./packet.js";
 
-/** @internal What an end of a connection needs of its socket. */
-export interface StreamSocket {
+/**
+ * @internal What an end of a connection needs of its socket: the socket
+ * record's receiving side holds the bytes received and not read yet (reading
+ * them opens the peer's window), then the peer's FIN or the reset.
+ */
+export interface StreamSocket
+  extends Pick<ReceiveQueue, "push" | "end" | "fail" | "clear" | "close" | "closed" | "shutdownReceive" | "receiveShut" | "queued"> {
   readonly host: Host;
   /** The bound address (`ip`, `port`); a Unix socket has none. */
   readonly ip: string;
@@ -144,8 +149,6 @@ export class Endpoint implements Flow {
   peer: Endpoint | null = null;
   /** The other end's address, as `accept` reports it. */
   remote: Address = { path: "" };
-  /** Bytes received and not read yet (reading them opens the peer's window), then the peer's FIN or the reset. */
-  readonly input: Received;
   /** `shutdown(…, "send")`: the FIN is sent; writes fail with `EPIPE`. */
   sendShut = false;
   /** Bytes sent that the peer has not read yet. */
@@ -153,7 +156,7 @@ export class Endpoint implements Flow {
   /** Why the connection ended (`ECONNRESET`), or why connecting failed. */
   error: NodeJS.ErrnoException | null = null;
   readonly writers = new WaitQueue();
-  /** The write operation reused while idle (see `SimBackend.write`; its input keeps the read's). */
+  /** The write operation reused while idle (see `SimBackend.write`; its socket keeps the read's). */
   writeOp: BufferOp<void> | null = null;
   connector: Parked<unknown> | null = null;
   private syn: Syn | null = null;
@@ -165,9 +168,7 @@ export class Endpoint implements Flow {
     readonly network: Network,
     /** Where its SYNs find their listener. */
     readonly switchboard: Switchboard,
-  ) {
-    this.input = new Received(this);
-  }
+  ) {}
 
   // -- connecting ------------------------------------------------------------
 
@@ -231,16 +232,16 @@ export class Endpoint implements Flow {
           return;
         }
         const bytes = segment.bytes!;
-        if (this.input.receiveShut) {
+        if (this.socket.receiveShut) {
           segment.sender!.acknowledge(bytes.length);
           return;
         }
-        this.input.push(bytes);
+        this.socket.push(bytes);
         return;
       }
       case Kind.Fin:
         if (state !== "connected" || this.peer !== segment.sender) return;
-        this.input.end();
+        this.socket.end();
         return;
       case Kind.Rst:
         if (state === "connecting" && this.syn !== null) {
@@ -265,10 +266,10 @@ export class Endpoint implements Flow {
     const error = systemError("ECONNRESET", "read", "the connection was reset by the peer");
     error.message = "read ECONNRESET: the connection was reset by the peer";
     this.error = error;
-    this.input.clear();
+    this.socket.clear();
     this.peer = null;
     this.unacked = 0;
-    this.input.fail(error);
+    this.socket.fail(error);
     this.writers.wakeAll();
     this.wakeConnector();
   }
@@ -311,7 +312,7 @@ export class Endpoint implements Flow {
       if (this.peer !== null) new Segment(this.network, Kind.Fin, this, this.peer, this.socket.host, null).send();
       this.writers.wakeAll();
     }
-    if (receive && !this.input.receiveShut) this.input.shutdownReceive();
+    if (receive && !this.socket.receiveShut) this.socket.shutdownReceive();
   }
 
   /**
@@ -323,17 +324,17 @@ export class Endpoint implements Flow {
     this.stopConnecting();
     const peer = this.peer;
     if (peer !== null && this.error === null) {
-      if (abort || this.input.queued !== 0) new Segment(this.network, Kind.Rst, this, peer, this.socket.host, null).send();
+      if (abort || this.socket.queued !== 0) new Segment(this.network, Kind.Rst, this, peer, this.socket.host, null).send();
       else if (!this.sendShut) new Segment(this.network, Kind.Fin, this, peer, this.socket.host, null).send();
     }
     this.sendShut = true;
     if (!wake) {
       // A crash: the tasks waiting here are being cancelled, and see nothing of it.
-      this.input.closed = true;
-      this.input.clear();
+      this.socket.closed = true;
+      this.socket.clear();
       return;
     }
-    this.input.close();
+    this.socket.close();
     this.writers.wakeAll();
     this.wakeConnector();
   }
@@ -342,26 +343,6 @@ export class Endpoint implements Flow {
     const c = this.connector;
     this.connector = null;
     c?.ready();
-  }
-}
-
-/** The bytes an end received and no read took yet: reading them (or dropping them) opens the peer's window. */
-class Received extends ReceiveQueue {
-  readonly #owner: Endpoint;
-
-  constructor(owner: Endpoint) {
-    super();
-    this.#owner = owner;
-  }
-
-  protected override consumed(n: number): void {
-    this.#owner.peer?.acknowledge(n);
-  }
-
-  override clear(): void {
-    const dropped = this.queued;
-    super.clear();
-    if (dropped !== 0) this.#owner.peer?.acknowledge(dropped);
   }
 }
 

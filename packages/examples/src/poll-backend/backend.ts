@@ -80,7 +80,7 @@ export class PollBackend extends NodeBackend implements Backend {
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as PollSocket;
-    return new PollOp(s, s.waiters, "read", () => s.read(buf, off, len));
+    return new PollOp(s, s.waiters, "read", () => s.take(buf, off, len));
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
@@ -101,7 +101,7 @@ export class PollBackend extends NodeBackend implements Backend {
     const s = sock as PollSocket;
     if (how !== "receive" && !s.sendShut) s.stream!.end();
     s.sendShut ||= how !== "receive";
-    s.receiveShut ||= how !== "send";
+    s.readShut ||= how !== "send";
     s.changed();
   }
 

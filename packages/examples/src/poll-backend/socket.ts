@@ -22,14 +22,15 @@ import {
 export class PollSocket extends NodeSocket<Backend> implements NodeWriter {
   readonly waiters = new WaitQueue(); // the operations waiting for the socket to change
   readonly writes = new NodeWrites();
-  /** A failure after opening (reset, an accept error), for the next operation. */
-  error: Error | null = null;
+  /** A failure after opening (reset, an accept error), for the next operation (the kit's `error` field, which its own reads would throw). */
+  override error: Error | null = null;
   stream: net.Socket | null = null;
   server: NodeServer | null = null;
   udp: NodeDatagram | null = null;
   readonly backlog: PollSocket[] = [];
   sendShut = false;
-  receiveShut = false;
+  /** Shut down for receiving (the kit's `receiveShut` is its own reads'). */
+  readShut = false;
   /** A listener given to other domains keeps its guard (see `describeListener`); one adopted, its relay. */
   guard: ShareGuard | null = null;
   relay: AdoptedServer | null = null;
@@ -66,10 +67,14 @@ export class PollSocket extends NodeSocket<Backend> implements NodeWriter {
     });
   }
 
-  /** Up to `len` bytes Node buffered; 0 at the end of the stream. */
-  read(buf: Uint8Array, off: number, len: number): number | typeof AGAIN {
+  /**
+   * Up to `len` bytes Node buffered; 0 at the end of the stream. (The kit's
+   * `BackendSocket` would queue the bytes itself, for a backend that is
+   * handed them; this one leaves them in Node's buffer.)
+   */
+  take(buf: Uint8Array, off: number, len: number): number | typeof AGAIN {
     const stream = this.stream!;
-    if (this.receiveShut) return 0;
+    if (this.readShut) return 0;
     const n = Math.min(len, stream.readableLength);
     if (n !== 0) {
       buf.set(stream.read(n) as Buffer, off);
@@ -80,6 +85,11 @@ export class PollSocket extends NodeSocket<Backend> implements NodeWriter {
     if (stream.destroyed) return 0;
     stream.read(0); // asks Node to read on (and to emit 'end' at the end)
     return AGAIN;
+  }
+
+  /** The error a failed write reports (the kit's `NodeWriteOp` asks). */
+  streamError(): Error | null {
+    return this.error;
   }
 
   /** The stream, when a write may go to it (the kit's `NodeWriteOp` asks). */

@@ -16,7 +16,7 @@ export function receive(io: EpollIo, s: NativeSocket, buf: Uint8Array, off: numb
   const out: NativeAddressOut = {};
   const n = io.sys.recvfrom(s.fd, buf, off, len, out);
   if (n >= 0) {
-    if (s.readers.length !== 0) io.passRead(s);
+    if (s.readerCount !== 0) io.passRead(s);
     return [n, out as Address];
   }
   if (wouldBlock(n)) {

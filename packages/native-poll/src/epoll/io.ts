@@ -11,7 +11,7 @@ import type { NativeSyscalls } from "../load.js";
 import { PollEvent, type Poller } from "../poller.js";
 import { FdTable } from "../raw/fd-table.js";
 import type { RawIo } from "../raw/io.js";
-import { type NativeSocket, STAGE_MAX } from "./socket.js";
+import { type NativeSocket, type Reader, STAGE_MAX } from "./socket.js";
 
 const { READABLE, WRITABLE } = PollEvent;
 /** Rooms for unsent bytes kept for the next socket that backs up (more are left to the GC). */
@@ -86,7 +86,7 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.guard?.seal();
     this.closeFd(s);
     s.unlinkPath();
-    s.readers.wakeAll();
+    s.wakeReaders();
     s.writers.wakeAll();
     s.closers.wakeAll();
   }
@@ -106,7 +106,7 @@ export class EpollIo implements RawIo<NativeSocket> {
 
   /** Wakes the socket's first reader. */
   wakeReader(s: NativeSocket): void {
-    s.readers.wakeFirst();
+    s.wakeReader();
     this.syncWant(s);
   }
 
@@ -117,13 +117,13 @@ export class EpollIo implements RawIo<NativeSocket> {
    */
   syncWant(s: NativeSocket): void {
     if (s.fd < 0) return;
-    const first = s.readers.first;
+    const first = s.firstReader as Reader | undefined;
     this.poller.want(s.fd, first !== undefined && s.delivered === null ? (first.wanted ?? 0) : 0);
   }
 
   /** Readiness a finished or cancelled reader did not use goes to the next one (not past a reader woken with bytes). */
   passRead(s: NativeSocket): void {
-    if (s.readers.length !== 0 && s.delivered === null && (s.readable || s.state === "closed")) this.wakeReader(s);
+    if (s.readerCount !== 0 && s.delivered === null && (s.readable || s.state === "closed")) this.wakeReader(s);
   }
 
   /** The same for writers (a write in progress keeps the side). */

@@ -75,7 +75,7 @@ export class ReadOp extends SocketBufferOp<NativeSocket, number, EpollIo> implem
     if (n >= 0) {
       // A short read emptied the receive queue: the next arrival is a new edge.
       if (n < this.len && n !== 0 && !s.hup) s.readable = false;
-      else if (s.readers.length !== 0) this.io.passRead(s);
+      else if (s.readerCount !== 0) this.io.passRead(s);
       this.value = n;
       return true;
     }
@@ -84,12 +84,12 @@ export class ReadOp extends SocketBufferOp<NativeSocket, number, EpollIo> implem
   }
 
   protected wait(): void {
-    this.sock.readers.add(this);
+    this.sock.addReader(this);
     this.io.syncWant(this.sock);
   }
 
   protected leave(): void {
-    this.sock.readers.leave(this);
+    this.sock.leaveReader(this);
     this.io.syncWant(this.sock);
   }
 }

@@ -29,7 +29,7 @@ export function onEvent(io: EpollIo, fd: number, events: number, read: number, a
       // Nothing to read after all: the reader stays parked until the next edge.
       if (wouldBlock(read)) s.readable = false;
       else takeAhead(io, s, read, at);
-    } else if (s.readers.length !== 0) io.wakeReader(s);
+    } else if (s.readerCount !== 0) io.wakeReader(s);
   }
   if ((events & WRITE_BITS) !== 0) {
     s.writable = true;

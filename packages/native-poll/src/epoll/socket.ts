@@ -45,7 +45,7 @@ export interface Reader extends Parked<unknown> {
 export const STAGE_MAX = 16 * 1024;
 
 /** @internal */
-export class NativeSocket extends RawSocket<Backend, Reader> {
+export class NativeSocket extends RawSocket<Backend> {
   readable = true;
   writable = true;
   /** The peer hung up (or the socket has an error): reads go on until 0/error. */
@@ -72,7 +72,6 @@ export class NativeSocket extends RawSocket<Backend, Reader> {
   lent: LentChunk<Slot> | null = null;
   /** A `readChunk` is in progress (one at a time). */
   chunkReading = false;
-  /** The read and write operations reused while idle. */
-  readOp: BufferOp<number> | null = null;
+  /** The write operation reused while idle (the read's: `keptRead`). */
   writeOp: BufferOp<void> | null = null;
 }

@@ -16,7 +16,7 @@ const NOT_SENT = Poller.NOT_SENT;
 
 /** @internal The batch read for the socket's first reader (the only one the poller reads for: see `syncWant`). */
 export function takeAhead(io: EpollIo, s: NativeSocket, read: number, at: number): void {
-  const reader = s.readers.first!;
+  const reader = s.firstReader as Reader;
   if (!reader.wanted || reader.takeAhead === undefined) {
     throw new Error(`native backend: bytes were read ahead for ${s} but no read waits for them`);
   }
@@ -148,9 +148,8 @@ export function shutdown(io: EpollIo, s: NativeSocket, how: ShutdownCommand): vo
     s.writers.wakeAll(); // they fail with EPIPE when they retry
   }
   if (how !== "send" && !s.receiveShut) {
-    s.receiveShut = true;
     io.sys.shutdown(s.fd, 0);
-    s.readers.wakeAll();
+    s.shutdownReceive(); // its readers wake, and return 0
     io.syncWant(s);
   }
 }

@@ -16,9 +16,8 @@ import type { RawIo } from "./io.js";
 import { ConnectOp, ListenOp, SendToOp, type TakingTurns } from "./ops.js";
 import type { RawSocket } from "./socket.js";
 
-/** @internal A socket of a raw backend that keeps its read and write operations for the next call. */
+/** @internal A socket of a raw backend that keeps its write operation for the next call (its read: `keptRead`, the record's). */
 export interface Keeping extends RawSocket, TakingTurns {
-  readOp: BufferOp<number> | null;
   writeOp: BufferOp<void> | null;
 }
 
@@ -96,7 +95,7 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
   /** The socket's kept read while it is idle, else a new one. */
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
     const s = sock as S;
-    let op = (s.readOp ??= this.newRead(s));
+    let op = (s.keptRead ??= this.newRead(s));
     if (op.busy) op = this.newRead(s); // another read of the socket is in progress
     return op.init(buf, off, len);
   }

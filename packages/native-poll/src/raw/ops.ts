@@ -65,11 +65,11 @@ export abstract class TakeOp<S extends RawSocket, T, I extends RawIo<S> = RawIo<
   }
 
   protected wait(): void {
-    this.sock.readers.add(this);
+    this.sock.addReader(this);
   }
 
   protected leave(): void {
-    this.sock.readers.leave(this);
+    this.sock.leaveReader(this);
   }
 }
 

@@ -7,7 +7,6 @@ import type { SocketKind } from "@bobbin/unix";
 import {
   BackendSocket,
   isStreamKind,
-  type Parked,
   type ParkedCount,
   type ShareGuard,
   type SocketBackend,
@@ -15,21 +14,19 @@ import {
   WaitQueue,
 } from "@bobbin/unix/backend";
 
-/** @internal A socket over a raw descriptor; `R` is what waits on its receiving side. */
-export abstract class RawSocket<
-  B extends SocketBackend = SocketBackend,
-  R extends Parked<unknown> = Parked<unknown>,
-> extends BackendSocket<B> {
+/**
+ * @internal A socket over a raw descriptor. Its receiving side's operations
+ * (read, accept, recvfrom) park among the record's readers (see `ReceiveQueue`).
+ */
+export abstract class RawSocket<B extends SocketBackend = SocketBackend> extends BackendSocket<B> {
   /** The descriptor, or -1 while there is none. */
   fd = -1;
-  /** Parked on the receiving side: read, accept, recvfrom. */
-  readonly readers: WaitQueue<R>;
   /** Parked on the sending side: write, connect, sendto. */
   readonly writers: WaitQueue;
   /** `close` operations waiting for what the socket still has to do. */
   readonly closers: WaitQueue;
+  readonly #parked: ParkedCount;
   sendShut = false;
-  receiveShut = false;
   /** A Unix listener's socket file, unlinked when it closes (as libuv does); never set for an adopted listener. */
   file: SocketFile | null = null;
   /** A listener's backlog (for `share`). */
@@ -40,9 +37,13 @@ export abstract class RawSocket<
   /** @param parked the backend's count of parked operations, which holds its handle in Node's loop. */
   constructor(kind: SocketKind, backend: B, parked: ParkedCount) {
     super(kind, backend);
-    this.readers = new WaitQueue<R>(parked);
+    this.#parked = parked;
     this.writers = new WaitQueue(parked);
     this.closers = new WaitQueue(parked);
+  }
+
+  protected override get parkedCount(): ParkedCount {
+    return this.#parked;
   }
 
   get isStream(): boolean {

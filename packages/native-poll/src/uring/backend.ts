@@ -25,7 +25,7 @@ import type { UringBackend, UringBackendOptions } from "./options.js";
 import { UringIo } from "./requests.js";
 import { Ring } from "./ring.js";
 import { UringSocket } from "./socket.js";
-import { inputOf, sendPiece, shutdown } from "./stream.js";
+import { sendPiece, shutdown } from "./stream.js";
 import { requireUring } from "./support.js";
 
 const TASK_RUN = { auto: 0, defer: 1, coop: 2, signal: 3 } as const;
@@ -128,12 +128,12 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
   }
 
   protected newRead(s: UringSocket): BufferOp<number> {
-    return new ReadOp(inputOf(this.io, s), s);
+    return new ReadOp(s);
   }
 
   /** The provided buffers the multishot recv filled, lent whole (back to the ring once released). */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
-    return inputOf(this.io, sock as UringSocket).readChunk(sock);
+    return (sock as UringSocket).readChunk();
   }
 
   /** A piece that fits a staging slot, while no send of the socket is in flight and no write waits for a slot. */

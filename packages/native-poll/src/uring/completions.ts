@@ -31,7 +31,7 @@ export function complete(io: UringIo, fd: number, tag: number, res: number, flag
       break;
     case POLL_IN:
       s.pollIn = false;
-      s.readers.wakeFirst();
+      s.wakeReader();
       break;
     default:
       s.pollOut = false;

@@ -24,12 +24,12 @@ export function accepted(io: UringIo, s: UringSocket, res: number, flags: number
     s.acceptArmed = false;
     // The connection died before it was taken: go on with the next one.
     if (res < 0 && res !== ECANCELED && res !== ECONNABORTED && res !== EPROTO) s.acceptError = errnoException(res, "accept");
-    if (s.readers.length > s.accepted.length) io.armAccept(s); // for acceptors the queue will not serve
+    if (s.readerCount > s.accepted.length) io.armAccept(s); // for acceptors the queue will not serve
   } else if (s.accepted.length >= ACCEPT_AHEAD && !s.acceptPaused) {
     s.acceptPaused = true;
     io.cancel(s, ACCEPT);
   }
-  if (s.accepted.length !== 0 || s.acceptError !== null) s.readers.wakeFirst();
+  if (s.accepted.length !== 0 || s.acceptError !== null) s.wakeReader();
 }
 
 /**

@@ -125,9 +125,8 @@ export class UringIo implements RawIo<UringSocket> {
     s.writing = null;
     s.guard?.seal();
     s.unlinkPath();
-    const input = s.input;
     if (s.fd >= 0) {
-      if (s.recvArmed && input !== null && !input.paused) this.cancel(s, RECV);
+      if (s.recvArmed && !s.paused) this.cancel(s, RECV);
       if (s.acceptArmed && !s.acceptPaused) this.cancel(s, ACCEPT);
       if (s.pollIn) this.cancel(s, POLL_IN);
       if (s.pollOut) this.cancel(s, POLL_OUT);
@@ -136,8 +135,7 @@ export class UringIo implements RawIo<UringSocket> {
       s.accepted.length = 0;
       s.closing = true;
     }
-    input?.close();
-    s.readers.wakeAll();
+    s.close(); // its readers wake, and fail with SocketClosed
     s.writers.wakeAll();
     this.slotWaiters.wakeWhere((op) => op.sock === s);
     if (s.closing) this.finishClose(s);
@@ -147,9 +145,8 @@ export class UringIo implements RawIo<UringSocket> {
 
   /** Arms the socket's multishot recv, unless it is armed, paused, starved or over. */
   armRecv(s: UringSocket): void {
-    const input = s.input;
-    if (input === null || s.recvArmed || input.paused || s.recvStarved || s.state !== "connected") return;
-    if (input.ended || input.error !== null || input.receiveShut) return;
+    if (s.recvArmed || s.paused || s.recvStarved || s.state !== "connected") return;
+    if (s.ended || s.error !== null || s.receiveShut) return;
     s.recvArmed = true;
     s.requests++;
     this.ring.recv(s.fd, this.tag(s, RECV));
@@ -221,8 +218,8 @@ export class UringIo implements RawIo<UringSocket> {
 
   /** Readiness a finished or cancelled reader did not use goes to the next one. */
   passRead(s: UringSocket): void {
-    if (s.readers.length === 0) return;
-    if (s.accepted.length !== 0 || s.acceptError !== null || s.state === "closed") s.readers.wakeFirst();
+    if (s.readerCount === 0) return;
+    if (s.accepted.length !== 0 || s.acceptError !== null || s.state === "closed") s.wakeReader();
   }
 
   /** The sending side is free: the next queued write goes on. */

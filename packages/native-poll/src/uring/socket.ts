@@ -4,12 +4,13 @@
  * left for its operations — a stream's received bytes and its send in
  * flight, a listener's accepted connections.
  */
-import type { Backend } from "@bobbin/unix";
-import type { BufferOp, Parked, ReceiveQueue } from "@bobbin/unix/backend";
+import type { BufferOp, Parked } from "@bobbin/unix/backend";
 import { RawSocket } from "../raw/socket.js";
+import type { IoUringBackend } from "./backend.js";
+import { RECV } from "./requests.js";
 
 /** @internal */
-export class UringSocket extends RawSocket<Backend> {
+export class UringSocket extends RawSocket<IoUringBackend> {
   /** This fd's generation in the backend: part of every request's user data. */
   gen = 0;
   /** Requests in flight whose last completion has not come (the fd is closed only once this is 0). */
@@ -17,9 +18,8 @@ export class UringSocket extends RawSocket<Backend> {
   /** Closed by the program; the fd goes once no request is in flight. */
   closing = false;
 
-  // -- receiving (streams: a multishot recv into provided buffers, read ahead) --
-  /** The bytes received and not read yet, made when the stream connects. */
-  input: ReceiveQueue | null = null;
+  // -- receiving (streams: a multishot recv into provided buffers, read ahead,
+  // queued in the record: see ReceiveQueue) --
   /** A multishot recv is in flight. */
   recvArmed = false;
   /** The recv ended for want of provided buffers: it is armed again when one comes back. */
@@ -59,9 +59,33 @@ export class UringSocket extends RawSocket<Backend> {
   pollIn = false;
   pollOut = false;
 
-  /** The read and write operations reused while idle. */
-  readOp: BufferOp<number> | null = null;
+  /** The write operation reused while idle (the read's: `keptRead`). */
   writeOp: BufferOp<void> | null = null;
+
+  /** Read ahead up to the mark, then paused until `read` catches up. */
+  protected override get highWater(): number {
+    return this.backend.io.readAhead;
+  }
+
+  /** A buffer was read to its end (or dropped): it goes back to the kernel. */
+  protected override releaseChunk(chunk: Uint8Array): void {
+    const io = this.backend.io;
+    io.giveBuffer(io.bufferOf(chunk));
+  }
+
+  /** At the mark, the recv is cancelled until `read` catches up (what lands meanwhile is kept). */
+  protected override pauseSource(): void {
+    if (this.recvArmed) this.backend.io.cancel(this, RECV);
+  }
+
+  protected override resumeSource(): void {
+    this.backend.io.armRecv(this);
+  }
+
+  /** A read found nothing: the recv is armed, if it is not. */
+  protected override wanted(): void {
+    this.backend.io.armRecv(this);
+  }
 
   /** A send is in flight. */
   get sending(): boolean {

@@ -6,7 +6,6 @@
  * for the send in flight.
  */
 import type { ShutdownCommand } from "@bobbin/unix";
-import { ReceiveQueue } from "@bobbin/unix/backend";
 import { errnoException } from "../errno.js";
 import { Errno } from "../syscalls.js";
 import { RECV, SEND, type UringIo } from "./requests.js";
@@ -14,57 +13,21 @@ import type { UringSocket } from "./socket.js";
 
 const { ENOBUFS, ECANCELED } = Errno;
 
-/** The bytes a stream received ahead of `read`, in provided buffers of the ring. */
-class UringInput extends ReceiveQueue {
-  constructor(
-    private readonly io: UringIo,
-    private readonly sock: UringSocket,
-  ) {
-    super(io.readAhead, io.parked);
-  }
-
-  /** A buffer was read to its end (or dropped): it goes back to the kernel. */
-  protected override release(chunk: Uint8Array): void {
-    this.io.giveBuffer(this.io.bufferOf(chunk));
-  }
-
-  /** Read ahead up to the mark: the recv is cancelled until `read` catches up (what lands meanwhile is kept). */
-  protected override pause(): void {
-    if (this.sock.recvArmed) this.io.cancel(this.sock, RECV);
-  }
-
-  protected override resume(): void {
-    this.io.armRecv(this.sock);
-  }
-
-  /** A read found nothing: the recv is armed, if it is not. */
-  protected override wanted(): void {
-    this.io.armRecv(this.sock);
-  }
-}
-
-/** @internal The stream's received bytes (made at its first read or shutdown). */
-export function inputOf(io: UringIo, s: UringSocket): ReceiveQueue {
-  s.input ??= new UringInput(io, s);
-  return s.input;
-}
-
 /** @internal A completion of the stream's multishot recv. */
 export function received(io: UringIo, s: UringSocket, res: number, flags: number): void {
   const c = io.ring.constants;
-  const input = inputOf(io, s);
   if ((flags & c.CQE_F_BUFFER) !== 0) {
     io.ring.buffersInRing--;
     const bid = flags >>> c.CQE_BUFFER_SHIFT;
-    if (res > 0) input.push(io.view(bid), res);
+    if (res > 0) s.push(io.view(bid), res);
     else io.giveBuffer(bid);
   }
   if ((flags & c.CQE_F_MORE) !== 0) return;
   s.recvArmed = false;
-  if (res === 0) input.end();
+  if (res === 0) s.end();
   else if (res === ENOBUFS) {
     if (io.ring.buffersInRing === 0) io.starve(s);
-  } else if (res < 0 && res !== ECANCELED) input.fail(errnoException(res, "read"));
+  } else if (res < 0 && res !== ECANCELED) s.fail(errnoException(res, "read"));
   io.armRecv(s);
 }
 
@@ -101,11 +64,10 @@ export function shutdown(io: UringIo, s: UringSocket, how: ShutdownCommand): voi
     else io.sys.shutdown(s.fd, 1);
     s.writers.wakeAll(); // they fail with EPIPE when they retry
   }
-  const input = inputOf(io, s);
-  if (how !== "send" && !input.receiveShut) {
+  if (how !== "send" && !s.receiveShut) {
     io.sys.shutdown(s.fd, 0);
-    if (s.recvArmed && !input.paused) io.cancel(s, RECV);
-    input.shutdownReceive();
+    if (s.recvArmed && !s.paused) io.cancel(s, RECV);
+    s.shutdownReceive();
   }
 }
 

@@ -24,12 +24,12 @@ const EMPTY = new Uint8Array(0);
  *     this.value = n;
  *     return true;
  *   }
- *   protected wait() { this.sock.readers.add(this); }
- *   protected leave() { this.sock.readers.leave(this); }
+ *   protected wait() { this.sock.addReader(this); }
+ *   protected leave() { this.sock.leaveReader(this); }
  * }
- * // in the backend:
+ * // in the backend (a socket record keeps its read in `keptRead`):
  * read(sock, buf, off, len) {
- *   let op = (sock.readOp ??= new MyReadOp(sock));
+ *   let op = (sock.keptRead ??= new MyReadOp(sock));
  *   if (op.busy) op = new MyReadOp(sock);
  *   return op.init(buf, off, len);
  * }

@@ -171,7 +171,7 @@ export class DatagramRecvOp extends BufferOp<[number, Address]> {
   }
 
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
+    return `${super.describe()} ${this.sock.where()}`;
   }
 }
 
@@ -246,6 +246,6 @@ export class DatagramSendOp extends Parked<number> {
   }
 
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
+    return `${super.describe()} ${this.sock.where()}`;
   }
 }

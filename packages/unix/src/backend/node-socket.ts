@@ -225,7 +225,7 @@ export class OpenOp extends Parked<void> {
   }
 
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
+    return `${super.describe()} ${this.sock.where()}`;
   }
 }
 
@@ -264,6 +264,6 @@ export class CloseOp extends Parked<void> {
   }
 
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
+    return `${super.describe()} ${this.sock.where()}`;
   }
 }

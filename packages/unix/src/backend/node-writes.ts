@@ -121,12 +121,13 @@ export class NodeWrites {
  * class MyStream implements NodeWriter {
  *   readonly writes = new NodeWrites();
  *   error: Error | null = null;               // set by the stream's 'error' event
+ *   streamError() { return this.error; }
  *   writable(): net.Socket {
  *     if (this.sock.state === "closed") throw new SocketClosed("write()");
  *     if (this.writes.sendShut) throw systemError("EPIPE", "write", "the socket was shut down for sending");
  *     return this.stream;
  *   }
- *   describe() { return this.sock.describe(); }
+ *   where() { return this.sock.where(); }
  * }
  * ```
  * @throws never (an interface).
@@ -134,14 +135,14 @@ export class NodeWrites {
 export interface NodeWriter {
   readonly writes: NodeWrites;
   /** The stream's error, if it failed (a write that fails says it rather than its own). */
-  readonly error: Error | null;
+  streamError(): Error | null;
   /**
    * The stream to write to.
    * @throws SocketClosed, `EPIPE` (shut down for sending, ended, destroyed), the stream's error.
    */
   writable(): Writable;
   /** Where the socket is, for dumps. */
-  describe(): string;
+  where(): string;
 }
 
 /**
@@ -176,7 +177,7 @@ export class NodeWriteOp extends BufferOp<void> {
     if (n !== 0) {
       const writes = this.to.writes;
       if (!writes.done(n)) return false;
-      const error = writes.failure(n, this.to.error);
+      const error = writes.failure(n, this.to.streamError());
       if (error !== null) throw error;
       return true;
     }
@@ -200,6 +201,6 @@ export class NodeWriteOp extends BufferOp<void> {
   }
 
   override describe(): string {
-    return `${super.describe()} ${this.to.describe()}`;
+    return `${super.describe()} ${this.to.where()}`;
   }
 }

@@ -1,18 +1,18 @@
 /**
- * The receiving side of a stream socket for backends that are handed the
+ * The receiving side of a socket record, for backends that are handed the
  * bytes (a Node `'data'` callback, an io_uring completion, a simulated
  * segment): the chunks not read yet, then the stream's end or its error, and
- * the reads waiting for them. `read` copies across chunks into the caller's
+ * the reads waiting for them — the socket's own `readChunk` among them, which
+ * parks on the record itself. `read` copies across chunks into the caller's
  * buffer, so a read takes what it asks for and leaves the rest; back-pressure
  * stops the source above a high-water mark and starts it again below half.
  */
 import type * as B from "@bobbin/core";
 import { type Chunk, type ChunkLender, concurrentReadChunk, LentChunk } from "../chunk.js";
-import type { Socket } from "../contract.js";
+import type { Socket, SocketBackend, SocketKind, SocketState } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { BufferOp } from "./buffer-op.js";
 import { Parked } from "./parked.js";
-import type { BackendSocket } from "./socket.js";
 import { type ParkedCount, WaitQueue } from "./wait-queue.js";
 
 /** What `read` returns while nothing is there yet. */
@@ -30,40 +30,47 @@ const CLOSED = 4;
 const PAUSED = 8;
 
 /**
- * Bytes a stream socket received and no read took yet, in chunks, followed
- * by how the stream ended; and its readers. The source `push`es chunks,
- * `end`s or `fail`s the stream; a {@link ReadOp} (or an operation of the
- * backend's own) `read`s. Each arrival wakes the first reader, which wakes
- * the next if it left bytes behind; an end, an error or a close wakes them
- * all.
+ * The receiving side of a socket record (the base of {@link BackendSocket}):
+ * bytes its stream received and no read took yet, in chunks, followed by
+ * how the stream ended; and its readers. The source `push`es chunks, `end`s
+ * or `fail`s the stream; a {@link ReadOp} (or an operation of the backend's
+ * own) `read`s. Each arrival wakes the first reader, which wakes the next if
+ * it left bytes behind; an end, an error or a close wakes them all.
  *
  * It also lends its chunks whole, without a copy (`readChunk`, through
  * {@link ReceiveQueue.readChunk}): one at a time, given back when the
- * holder releases it, at the next `readChunk`, or when the queue closes.
+ * holder releases it, at the next `readChunk`, or when the socket closes.
+ * The record is itself the operation its `readChunk` parks on, so an idle
+ * connection waiting for its next chunk holds no object of its own beyond
+ * the record.
  *
- * Subclass it to hear of the flow: `release(chunk)` when a chunk was read to
- * its end, dropped, or given back after a loan (give a borrowed buffer back),
- * `consumed(n)` when reads or loans took `n` bytes out of the queue, `pause()` once `queued`
- * reached `highWater` and `resume()` once reads brought it to half of it
- * (stop and restart the source), `wanted()` when a read found nothing (start
- * receiving, if the source waits to be asked).
+ * The readers of the socket wait here (`addReader`, `wakeReader`…): a
+ * backend's accepts and datagram receives too, on a socket that is not a
+ * stream. Override `releaseChunk(chunk)` to hear that a chunk was read to its
+ * end, dropped, or given back after a loan (give a borrowed buffer back),
+ * `consumed(n)` when reads or loans took `n` bytes out of the queue,
+ * `pauseSource()` once `queued` reached `highWater` and `resumeSource()` once reads
+ * brought it to half of it (stop and restart the source), `wanted()` when a
+ * read found nothing (start receiving, if the source waits to be asked);
+ * `highWater` and `parkedCount` are getters, the same for every socket of a
+ * backend.
  *
  * @example
  * ```ts
- * class Input extends ReceiveQueue {
- *   constructor(private readonly stream: net.Socket) { super(64 * 1024); }
- *   protected override pause() { this.stream.pause(); }
- *   protected override resume() { this.stream.resume(); }
+ * class MySocket extends BackendSocket<MyBackend> {
+ *   constructor(kind: SocketKind, backend: MyBackend, readonly stream: net.Socket) { super(kind, backend); }
+ *   protected override get highWater() { return 64 * 1024; }
+ *   protected override pauseSource() { this.stream.pause(); }
+ *   protected override resumeSource() { this.stream.resume(); }
  * }
- * const input = new Input(stream);
- * stream.on("data", (chunk) => input.push(chunk));
- * stream.on("end", () => input.end());
- * stream.on("error", (error) => input.fail(error));
- * // the backend's read(sock, buf, off, len): a kept ReadOp over input, `op.init(buf, off, len)`
+ * stream.on("data", (chunk) => sock.push(chunk));
+ * stream.on("end", () => sock.end());
+ * stream.on("error", (error) => sock.fail(error));
+ * // the backend's read(sock, buf, off, len): sock.readOp(buf, off, len); its readChunk(sock): sock.readChunk()
  * ```
  * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
  */
-export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
+export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socket, ChunkLender<Uint8Array> {
   /** Bytes queued and not read yet. */
   queued = 0;
   /** The stream failed: reads throw it once the queued bytes are read. */
@@ -79,32 +86,104 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   #more: (Uint8Array | number)[] | null = null;
   /** Bytes of the first chunk already read. */
   #offset = 0;
-  readonly #highWater: number;
   /** The chunk lent by `readChunk` and not given back yet. */
   #lent: LentChunk<Uint8Array> | null = null;
   /**
-   * The read operation kept for reuse: `readChunk`'s, or `read`'s through
-   * {@link ReceiveQueue.readOp} (one field for both: a socket is read one
-   * way or the other, and each idle connection would pay a second one).
+   * Its readers: none, the one waiting (most often the record itself, in
+   * its `readChunk`), or a queue of them once a second one waits (one field
+   * for the three: an idle connection holds no queue).
    */
-  #op: ChunkOp | ReadOp | null = null;
-
+  #readers: Parked<unknown> | WaitQueue | null = null;
   /**
-   * @param highWater bytes queued at which the source is paused (`Infinity`: never).
-   * @param count counts the reads parked here with the backend's other parked operations (see `ParkedCount`).
+   * `read`'s operation, kept for reuse while idle: the backend's
+   * (`keptRead`), or the kit's {@link ReadOp} (see {@link ReceiveQueue.readOp}).
    */
-  constructor(highWater = Infinity, count: ParkedCount | null = null) {
-    super(count);
-    this.#highWater = highWater;
+  keptRead: BufferOp<number> | null = null;
+
+  // The socket's own (a BackendSocket's): the record is the socket.
+  abstract readonly kind: SocketKind;
+  abstract state: SocketState;
+  abstract readonly backend: SocketBackend;
+  abstract [Symbol.dispose](): void;
+  /** Where the socket is, for dumps ("tcp4 127.0.0.1:3000 ← 127.0.0.1:51234"). */
+  abstract where(): string;
+
+  constructor() {
+    super("readChunk");
   }
 
-  /**
-   * The reads waiting for bytes (or for the end): the queue itself, which is
-   * the wait queue its readers park in (a queue of its own would cost every
-   * idle connection an object).
-   */
-  get readers(): WaitQueue {
-    return this;
+  /** Bytes queued at which the source is paused (`Infinity`: never): the same for every socket of a backend. */
+  protected get highWater(): number {
+    return Infinity;
+  }
+
+  /** Counts the reads parked here with the backend's other parked operations (see `ParkedCount`); null: none. */
+  protected get parkedCount(): ParkedCount | null {
+    return null;
+  }
+
+  // -- its readers --
+
+  /** How many operations wait to read (or accept, or receive). */
+  get readerCount(): number {
+    const readers = this.#readers;
+    return readers === null ? 0 : readers instanceof WaitQueue ? readers.length : 1;
+  }
+
+  /** The reader that waits longest, if any. */
+  get firstReader(): Parked<unknown> | undefined {
+    const readers = this.#readers;
+    return readers === null ? undefined : readers instanceof WaitQueue ? readers.first : readers;
+  }
+
+  /** Parks `op` among the readers, at the end. */
+  addReader(op: Parked<unknown>): void {
+    const readers = this.#readers;
+    if (readers === null) this.#readers = op;
+    else if (readers instanceof WaitQueue) readers.add(op);
+    else {
+      // A second reader: the queue is made now, and kept.
+      const queue = new WaitQueue();
+      queue.add(readers);
+      queue.add(op);
+      this.#readers = queue;
+    }
+    this.parkedCount?.parked();
+  }
+
+  /** `op` leaves the readers without being woken (its task was cancelled or interrupted); returns whether it was there. */
+  leaveReader(op: Parked<unknown>): boolean {
+    const readers = this.#readers;
+    if (readers === op) this.#readers = null;
+    else if (!(readers instanceof WaitQueue) || !readers.leave(op)) return false;
+    this.parkedCount?.left();
+    return true;
+  }
+
+  /** Takes the first reader off without waking it (the caller hands it something, then calls its `ready()`). */
+  takeReader(): Parked<unknown> | undefined {
+    const readers = this.#readers;
+    let op: Parked<unknown> | undefined;
+    if (readers instanceof WaitQueue) op = readers.take();
+    else if (readers !== null) {
+      op = readers;
+      this.#readers = null;
+    }
+    if (op !== undefined) this.parkedCount?.left();
+    return op;
+  }
+
+  /** Wakes the reader that waits longest; false when none waits. */
+  wakeReader(): boolean {
+    const op = this.takeReader();
+    if (op === undefined) return false;
+    op.ready();
+    return true;
+  }
+
+  /** Wakes every reader (each attempts again and sees why: closed, ended, shut down). */
+  wakeReaders(): void {
+    while (this.wakeReader());
   }
 
   /** The peer ended the stream: reads return 0 once the queued bytes are read. */
@@ -140,7 +219,7 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   push(chunk: Uint8Array, length: number = chunk.length): void {
     // An empty chunk is not queued: a lent chunk has at least one byte.
     if ((this.#flags & (RECEIVE_SHUT | CLOSED)) !== 0 || length === 0) {
-      this.release(chunk);
+      this.releaseChunk(chunk);
       return;
     }
     if (this.#head === null) {
@@ -150,30 +229,30 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
       (this.#more ??= []).push(chunk, length);
     }
     this.queued += length;
-    if ((this.#flags & PAUSED) === 0 && this.queued >= this.#highWater) {
+    if ((this.#flags & PAUSED) === 0 && this.queued >= this.highWater) {
       this.#flags |= PAUSED;
-      this.pause();
+      this.pauseSource();
     }
-    this.readers.wakeFirst();
+    this.wakeReader();
   }
 
   /** The peer ended the stream (after what is queued). */
   end(): void {
     this.#flags |= ENDED;
-    this.readers.wakeAll();
+    this.wakeReaders();
   }
 
   /** The stream failed (after what is queued); the first error stays. */
   fail(error: Error): void {
     this.error ??= error;
-    this.readers.wakeAll();
+    this.wakeReaders();
   }
 
   /** `shutdown(sock, "receive")`: drops what is queued; reads return 0 from now on. */
   shutdownReceive(): void {
     this.#flags |= RECEIVE_SHUT;
     this.clear();
-    this.readers.wakeAll();
+    this.wakeReaders();
   }
 
   /** The socket closed: drops what is queued and takes the lent chunk back; reads throw `SocketClosed`. */
@@ -181,7 +260,7 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
     this.#flags |= CLOSED;
     this.#lent?.takeBack();
     this.clear();
-    this.readers.wakeAll();
+    this.wakeReaders();
   }
 
   /**
@@ -194,7 +273,7 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
     if (this.receiveShut) return 0;
     if (this.queued !== 0) {
       const n = this.copyOut(buf, off, len);
-      if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
+      if (this.queued !== 0 || this.ended || this.error !== null) this.wakeReader();
       return n;
     }
     if (this.error !== null) throw this.error;
@@ -206,33 +285,47 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   /**
    * `readChunk(sock)` over this queue: the first queued chunk (what is left
    * of it), lent whole; `null` at the end of the stream. Takes back the
-   * chunk lent before.
-   * @throws ChunkMisuse when a `readChunk` of the queue is in progress.
+   * chunk lent before. It parks on the record itself (`yield*` is handed
+   * a `ChunkRead` whose iterator is the record).
+   * @throws ChunkMisuse when a `readChunk` of the socket is in progress.
    */
-  readChunk(sock: Socket): B.Operation<Chunk | null> {
-    let op = this.#op;
-    if (!(op instanceof ChunkOp)) {
-      // A read in progress goes on with its own operation; this one is kept.
-      op = new ChunkOp(this, sock);
-      this.#op = op;
-    } else if (op.busy) throw concurrentReadChunk();
+  readChunk(): B.Operation<Chunk | null> {
+    if (this.busy) throw concurrentReadChunk();
     this.#lent?.takeBack();
-    return op.begin();
+    return new ChunkRead(this.claim());
   }
 
   /**
    * `read(sock, buf, off, len)` over this queue: the kept read operation
    * while it is idle, else a new one (another read of the socket is in
-   * progress, or a `readChunk`, whose operation stays kept).
+   * progress).
    */
-  readOp(sock: BackendSocket, buf: Uint8Array, off: number, len: number): ReadOp {
-    let op = this.#op;
-    if (!(op instanceof ReadOp) || op.busy) {
-      const kept = op;
-      op = new ReadOp(this, sock);
-      if (kept === null || !kept.busy) this.#op = op;
-    }
+  readOp(buf: Uint8Array, off: number, len: number): BufferOp<number> {
+    let op = (this.keptRead ??= new ReadOp(this));
+    if (op.busy) op = new ReadOp(this);
     return op.init(buf, off, len);
+  }
+
+  // The record as its own `readChunk`'s operation.
+
+  protected attempt(): boolean {
+    const chunk = this.lend();
+    if (chunk === undefined) return false;
+    this.value = chunk;
+    return true;
+  }
+
+  protected wait(): void {
+    this.addReader(this);
+  }
+
+  protected leave(): void {
+    this.leaveReader(this);
+  }
+
+  /** "readChunk tcp4 127.0.0.1:3000 ← 127.0.0.1:51234": what a task parked in the socket's `readChunk` waits on. */
+  override describe(): string {
+    return `${super.describe()} ${this.where()}`;
   }
 
   /**
@@ -240,7 +333,7 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
    * end of the stream, or `undefined` when nothing is there yet.
    * @throws SocketClosed once closed; the stream's error once the queued bytes are read.
    */
-  lend(sock: Socket): LentChunk<Uint8Array> | null | undefined {
+  lend(): LentChunk<Uint8Array> | null | undefined {
     if (this.closed) throw new SocketClosed("readChunk()");
     if (this.receiveShut) return null;
     if (this.queued !== 0) {
@@ -248,10 +341,10 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
       const length = this.#headLength;
       const from = this.#offset;
       this.advance();
-      const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), sock, this, chunk);
+      const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), this, this, chunk);
       this.#lent = lent;
       this.taken(length - from);
-      if (this.queued !== 0 || this.ended || this.error !== null) this.readers.wakeFirst();
+      if (this.queued !== 0 || this.ended || this.error !== null) this.wakeReader();
       return lent;
     }
     if (this.error !== null) throw this.error;
@@ -263,7 +356,7 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   /** A lent chunk came back: its buffer is released. */
   giveBack(_sock: Socket, chunk: LentChunk<Uint8Array>, buffer: Uint8Array): void {
     if (this.#lent === chunk) this.#lent = null;
-    this.release(buffer);
+    this.releaseChunk(buffer);
   }
 
   /** Copies up to `len` queued bytes into `buf[off…]` and returns how many; read chunks are released, the source resumed below half the mark. */
@@ -276,7 +369,7 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
       n += count;
       if (from + count === this.#headLength) {
         this.advance();
-        this.release(chunk);
+        this.releaseChunk(chunk);
       } else {
         this.#offset = from + count;
       }
@@ -306,9 +399,9 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   private taken(n: number): void {
     this.queued -= n;
     this.consumed(n);
-    if ((this.#flags & PAUSED) !== 0 && this.queued <= this.#highWater / 2) {
+    if ((this.#flags & PAUSED) !== 0 && this.queued <= this.highWater / 2) {
       this.#flags &= ~PAUSED;
-      this.resume();
+      this.resumeSource();
     }
   }
 
@@ -320,12 +413,12 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
     this.#more = null;
     this.#offset = 0;
     this.queued = 0;
-    if (head !== null) this.release(head);
-    if (more !== null) for (let i = 0; i < more.length; i += 2) this.release(more[i] as Uint8Array);
+    if (head !== null) this.releaseChunk(head);
+    if (more !== null) for (let i = 0; i < more.length; i += 2) this.releaseChunk(more[i] as Uint8Array);
   }
 
   /** A chunk was read to its end, or dropped: give it back if it was lent. */
-  protected release(chunk: Uint8Array): void {
+  protected releaseChunk(chunk: Uint8Array): void {
     void chunk;
   }
 
@@ -335,34 +428,50 @@ export class ReceiveQueue extends WaitQueue implements ChunkLender<Uint8Array> {
   }
 
   /** `queued` reached the high-water mark: stop the source. */
-  protected pause(): void {}
+  protected pauseSource(): void {}
 
   /** Reads brought `queued` to half the mark: start the source again. */
-  protected resume(): void {}
+  protected resumeSource(): void {}
 
   /** A read found nothing: start receiving, if the source waits to be asked. */
   protected wanted(): void {}
 }
 
+// A socket is not iterable: deep equality (a test's `toEqual`) and spreads
+// iterate what is, and would start its `readChunk`. `yield*` reaches the
+// record through the `ChunkRead` that `readChunk` returns.
+Object.defineProperty(ReceiveQueue.prototype, Symbol.iterator, { value: undefined });
+
+/**
+ * `readChunk`'s operation as `yield*` takes it: its iterator is the socket
+ * record (parked there), and it is dropped once `yield*` began, so that an
+ * idle connection's wait holds no object of its own.
+ */
+class ChunkRead implements B.Operation<Chunk | null> {
+  constructor(private readonly sock: ReceiveQueue) {}
+
+  [Symbol.iterator](): Iterator<B.Instruction, Chunk | null, unknown> {
+    return this.sock;
+  }
+}
+
 /**
  * `read` over a {@link ReceiveQueue}: the bytes it queued, 0 at the end of
- * the stream. The queue keeps one for reuse and hands it out
+ * the stream. The socket keeps one for reuse and hands it out
  * ({@link ReceiveQueue.readOp}; see {@link BufferOp}).
  *
  * @example
  * ```ts
  * read(sock, buf, off, len) {
- *   return (sock as MySocket).input.readOp(sock as MySocket, buf, off, len);
+ *   return (sock as MySocket).readOp(buf, off, len);
  * }
  * ```
  * @throws SocketClosed, the stream's error, `Cancelled`, `Timeout`.
  */
 export class ReadOp extends BufferOp<number> {
   constructor(
-    /** The queue it reads. */
+    /** The socket it reads. */
     readonly input: ReceiveQueue,
-    /** Its socket, which says where it is in dumps ("read tcp4 127.0.0.1:3000 ← 127.0.0.1:51234"). */
-    private readonly sock: BackendSocket,
   ) {
     super("read");
   }
@@ -375,48 +484,14 @@ export class ReadOp extends BufferOp<number> {
   }
 
   protected wait(): void {
-    this.input.readers.add(this);
+    this.input.addReader(this);
   }
 
   protected leave(): void {
-    this.input.readers.leave(this);
+    this.input.leaveReader(this);
   }
 
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
-  }
-}
-
-/** `readChunk` over a {@link ReceiveQueue}: parks holding nothing, then lends the first chunk. Kept by its queue. */
-class ChunkOp extends Parked<Chunk | null> {
-  constructor(
-    private readonly input: ReceiveQueue,
-    private readonly sock: Socket & { describe?(): string },
-  ) {
-    super("readChunk");
-  }
-
-  /** Claims it for one call. */
-  begin(): this {
-    return this.claim();
-  }
-
-  protected attempt(): boolean {
-    const chunk = this.input.lend(this.sock);
-    if (chunk === undefined) return false;
-    this.value = chunk;
-    return true;
-  }
-
-  protected wait(): void {
-    this.input.readers.add(this);
-  }
-
-  protected leave(): void {
-    this.input.readers.leave(this);
-  }
-
-  override describe(): string {
-    return `${super.describe()} ${this.sock.describe?.() ?? this.sock.kind}`;
+    return `${super.describe()} ${this.input.where()}`;
   }
 }

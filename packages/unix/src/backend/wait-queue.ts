@@ -1,6 +1,7 @@
 /**
- * Where parked operations wait: a queue per side of a socket (its readers,
- * its writers, its acceptors…), first in, first woken. An operation joins
+ * Where parked operations wait: a queue per side of a socket (its writers,
+ * its closes…; its readers wait in the socket record itself, see
+ * `ReceiveQueue`), first in, first woken. An operation joins
  * it in `wait`, leaves it in `leave`; the backend wakes the first (some
  * readiness for one) or all of them (the socket closed, the stream ended).
  */
@@ -55,10 +56,10 @@ export class ParkedCount {
  *
  * @example
  * ```ts
- * readonly readers = new WaitQueue();
- * // ReadOp: wait() { sock.readers.add(this) }   leave() { sock.readers.leave(this) }
- * // a Node callback: sock.chunks.push(chunk); sock.readers.wakeFirst();
- * // closing: sock.readers.wakeAll();             // each attempt throws SocketClosed
+ * readonly writers = new WaitQueue();
+ * // WriteOp: wait() { sock.writers.add(this) }   leave() { sock.writers.leave(this) }
+ * // a Node callback: the socket is writable again: sock.writers.wakeFirst();
+ * // closing: sock.writers.wakeAll();             // each attempt throws SocketClosed
  * ```
  * @throws never
  */

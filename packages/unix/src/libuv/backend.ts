@@ -1,8 +1,9 @@
 /**
  * The default backend: Node's own libuv through `net`, `dgram` and one
  * timer. Works everywhere Node does; in every domain of a run. This file
- * holds the contract's entry points; a socket's behaviour is its role's
- * (`stream.ts`, `listener.ts`, `datagram.ts`), the waits are `ops.ts`'s.
+ * holds the contract's entry points; a socket's behaviour is its record's
+ * (`socket.ts`, which queues a stream's bytes) and its role's (`stream.ts`,
+ * `listener.ts`, the kit's `NodeDatagram`), the waits are `ops.ts`'s.
  */
 import type * as B from "@bobbin/core";
 import { NodeBackend } from "../backend/node-backend.js";
@@ -48,18 +49,17 @@ export class LibuvBackend extends NodeBackend implements Backend {
   }
 
   read(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<number> {
-    const stream = (sock as UvSocket).stream!;
-    return stream.readOp(sock as UvSocket, buf, off, len);
+    return (sock as UvSocket).readOp(buf, off, len);
   }
 
   /** Node's chunks, lent as its `'data'` events gave them. */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
-    return (sock as UvSocket).stream!.readChunk(sock);
+    return (sock as UvSocket).readChunk();
   }
 
   write(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<void> {
-    const stream = (sock as UvSocket).stream!;
-    return stream.writes.writeOp(stream, buf, off, len);
+    const s = sock as UvSocket;
+    return s.writes.writeOp(s, buf, off, len);
   }
 
   recvfrom(sock: Socket, buf: Uint8Array, off: number, len: number): B.Operation<[number, Address]> {
@@ -73,7 +73,7 @@ export class LibuvBackend extends NodeBackend implements Backend {
   }
 
   shutdown(sock: Socket, how: ShutdownCommand): void {
-    (sock as UvSocket).stream!.shutdown(how);
+    (sock as UvSocket).shutdown(how);
   }
 
   close(sock: Socket): B.Operation<void> {
@@ -88,7 +88,7 @@ export class LibuvBackend extends NodeBackend implements Backend {
     const s = sock as UvSocket;
     if (s.listener !== null) return s.listener.address();
     if (s.datagram !== null) return s.datagram.address();
-    const a = s.stream?.stream.address();
+    const a = s.stream?.address();
     if (s.kind === "unix") return { path: "" };
     if (a != null && "port" in a) return { host: a.address, port: a.port };
     throw new TypeError(`localAddress(): the ${s.kind} socket is not bound yet`);

@@ -11,7 +11,6 @@ import type { Address, InetAddress, ListenOptions } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { UvListener } from "./listener.js";
 import type { UvSocket } from "./socket.js";
-import { UvStream } from "./stream.js";
 
 /** What Node's TCP handle tells of its peer. */
 type PeerHandle = { getpeername?(out: { address?: string; port?: number }): number };
@@ -26,7 +25,7 @@ const peerOut: { address?: string; port?: number } = {};
  */
 function peerOf(client: UvSocket): Address {
   if (client.kind === "unix") return { path: "" };
-  const stream = client.stream!.stream;
+  const stream = client.stream!;
   const handle = (stream as unknown as { _handle?: PeerHandle | null })._handle;
   if (handle?.getpeername?.(peerOut) === 0) return { host: peerOut.address ?? "", port: peerOut.port ?? 0 };
   return { host: stream.remoteAddress ?? "", port: stream.remotePort ?? 0 };
@@ -45,14 +44,14 @@ export class AcceptOp extends Parked<[UvSocket, Address]> {
 
   /** "accept tcp4 127.0.0.1:3000 (listening)" (a dump). */
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
+    return `${super.describe()} ${this.sock.where()}`;
   }
 
   protected attempt(): boolean {
     if (this.sock.state === "closed") throw new SocketClosed("accept()");
     const client = this.sock.listener!.take();
     if (client === undefined) return false;
-    client.stream!.start();
+    client.startReading();
     this.value = [client, peerOf(client)];
     return true;
   }
@@ -98,7 +97,7 @@ export function listenerOf(s: UvSocket): UvListener<UvSocket> {
   s.listener = new UvListener(s, (stream: net.Socket) => {
     const client = s.backend.socket(s.kind) as UvSocket;
     client.state = "connected";
-    client.stream = new UvStream(client, stream);
+    client.connectTo(stream);
     return client;
   });
   return s.listener;
@@ -117,10 +116,9 @@ export function connectOp(s: UvSocket, addr: Address): OpenOp {
   const begin = (): void => {
     const stream = new net.Socket({ allowHalfOpen: true });
     s.state = "connecting";
-    const connection = new UvStream(s, stream);
-    s.stream = connection;
+    s.connectTo(stream);
     stream.once("connect", () => {
-      if (s.stream !== connection || s.state !== "connecting") return;
+      if (s.stream !== stream || s.state !== "connecting") return;
       s.state = "connected";
       s.opened();
     });
@@ -128,7 +126,7 @@ export function connectOp(s: UvSocket, addr: Address): OpenOp {
     const { host, port } = addr;
     if (net.isIP(host) !== 0) return void stream.connect({ host, port });
     s.lookup(host, (error, ip) => {
-      if (s.stream !== connection || s.state !== "connecting") return;
+      if (s.stream !== stream || s.state !== "connecting") return;
       if (error)
         stream.destroy(error); // as a failed connect: "error", then "close"
       else stream.connect({ host: ip, port });
@@ -139,6 +137,6 @@ export function connectOp(s: UvSocket, addr: Address): OpenOp {
     "connect",
     begin,
     () => s.state === "connected",
-    () => (s.stream = null),
+    () => s.dropStream(),
   );
 }

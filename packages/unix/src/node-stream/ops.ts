@@ -21,15 +21,15 @@ export class StreamRead extends BufferOp<number> {
   }
 
   protected wait(): void {
-    this.sock.readers.add(this);
+    this.sock.addReader(this);
   }
 
   protected leave(): void {
-    this.sock.readers.leave(this);
+    this.sock.leaveReader(this);
   }
 
   /** "read stream TLSSocket 127.0.0.1:3000 ← …" (a dump). */
   override describe(): string {
-    return `${super.describe()} ${this.sock.describe()}`;
+    return `${super.describe()} ${this.sock.where()}`;
   }
 }

@@ -9,7 +9,6 @@
 import type { Readable, Writable } from "node:stream";
 import { NodeSocket } from "../backend/node-socket.js";
 import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
-import { WaitQueue } from "../backend/wait-queue.js";
 import type { ShutdownCommand, SocketBackend } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { systemError } from "../system-error.js";
@@ -45,22 +44,21 @@ function prematureClose(syscall: string): NodeJS.ErrnoException {
 
 /** @internal A socket over a Node stream: it holds the stream until the stream emitted `'close'`. */
 export class StreamSocket extends NodeSocket implements NodeWriter {
-  readonly readers = new WaitQueue();
   readonly writes = new NodeWrites();
   #sendShut = false;
   #receiveShut = false;
   readonly #stream: AnyStream;
-  readonly #onReadable = (): void => this.readers.wakeAll();
+  readonly #onReadable = (): void => this.wakeReaders();
   /** Keeps the stream's errors away from the process: they are the operations' (see `take`, `write`). */
   readonly #onError = (): void => {
-    this.readers.wakeAll();
+    this.wakeReaders();
     this.writes.writers.wakeAll();
   };
   readonly #onClose = (): void => {
     this.#detach();
     const stream = this.#stream;
     this.writes.abandon(stream.errored ?? systemError("EPIPE", "write", "the Node stream closed before the bytes were written"));
-    this.readers.wakeAll();
+    this.wakeReaders();
     this.release();
   };
 
@@ -90,7 +88,7 @@ export class StreamSocket extends NodeSocket implements NodeWriter {
   }
 
   /** "stream TLSSocket 127.0.0.1:3000 ← 127.0.0.1:51234", or "stream Socket" for a pipe (a dump). */
-  override describe(): string {
+  override where(): string {
     const { localAddress, localPort, remoteAddress, remotePort } = this.#stream as unknown as Partial<Record<string, unknown>>;
     const kind = `stream ${this.#stream.constructor?.name || "(anonymous)"}`;
     if (typeof remoteAddress !== "string") return kind;
@@ -137,7 +135,7 @@ export class StreamSocket extends NodeSocket implements NodeWriter {
   }
 
   /** The stream's error, if it failed: a failed write says it rather than what its callback got after. */
-  get error(): Error | null {
+  streamError(): Error | null {
     return this.#stream.errored;
   }
 
@@ -164,7 +162,7 @@ export class StreamSocket extends NodeSocket implements NodeWriter {
     }
     if (how !== "send" && !this.#receiveShut) {
       this.#receiveShut = true;
-      this.readers.wakeAll();
+      this.wakeReaders();
     }
   }
 
@@ -172,7 +170,7 @@ export class StreamSocket extends NodeSocket implements NodeWriter {
   closeNow(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    this.readers.wakeAll();
+    this.wakeReaders();
     this.writes.close();
     if (!this.released) this.#stream.destroy();
   }

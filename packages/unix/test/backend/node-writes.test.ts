@@ -18,7 +18,7 @@ const quickStream = (): Writable => new Writable({ write: (_chunk, _encoding, ca
 
 /** The writer a NodeWriteOp writes through. */
 function writer(stream: Writable): NodeWriter & { writes: NodeWrites } {
-  return { writes: new NodeWrites(), error: null, writable: () => stream, describe: () => "test stream" };
+  return { writes: new NodeWrites(), streamError: () => null, writable: () => stream, where: () => "test stream" };
 }
 
 const bytes = Buffer.from("hello");

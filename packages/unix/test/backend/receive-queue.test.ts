@@ -3,30 +3,41 @@
 import * as B from "@bobbin/core";
 import { failure, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
-import { BackendSocket, ReadOp, ReceiveQueue, type SocketBackend } from "../../src/backend/index.js";
+import { BackendSocket, ReadOp, type SocketBackend } from "../../src/backend/index.js";
 import { ChunkMisuse, run, SocketClosed, sleep } from "../../src/index.js";
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array, n: number): string => new TextDecoder().decode(b.subarray(0, n));
 
-/** A queue that logs what it tells its source. */
-class Logged extends ReceiveQueue {
+class Sock extends BackendSocket {
+  constructor() {
+    super("tcp4", {} as SocketBackend);
+    this.state = "connected";
+  }
+}
+
+/** A socket whose receiving side logs what it tells its source. */
+class Logged extends Sock {
   readonly log: string[] = [];
-  protected override release(chunk: Uint8Array): void {
+  constructor(private readonly mark = Infinity) {
+    super();
+  }
+  protected override get highWater(): number {
+    return this.mark;
+  }
+  protected override releaseChunk(chunk: Uint8Array): void {
     this.log.push(`release ${new TextDecoder().decode(chunk)}`);
   }
-  protected override pause(): void {
+  protected override pauseSource(): void {
     this.log.push("pause");
   }
-  protected override resume(): void {
+  protected override resumeSource(): void {
     this.log.push("resume");
   }
   protected override wanted(): void {
     this.log.push("wanted");
   }
 }
-
-class Sock extends BackendSocket {}
 
 describe("ReceiveQueue", () => {
   it("a read takes what it asks for, across chunks, and leaves the rest; each chunk is released once read to its end", () => {
@@ -51,7 +62,7 @@ describe("ReceiveQueue", () => {
     q.end();
     expect(q.read(buf, 0, 4), "the queued bytes first").toBe(2);
     expect(q.read(buf, 0, 4), "then the end").toBe(0);
-    const failed = new ReceiveQueue();
+    const failed = new Sock();
     failed.push(bytes("x"));
     failed.fail(new Error("ECONNRESET"));
     expect(failed.read(buf, 0, 4)).toBe(1);
@@ -60,22 +71,20 @@ describe("ReceiveQueue", () => {
 
   it("lends the first chunk whole (the rest of one partly read), never an empty one; the buffer goes back at release, the next lend or the close", () => {
     const q = new Logged();
-    const sock = new Sock("tcp4", {} as SocketBackend);
-    sock.state = "connected";
     q.push(bytes("hello"));
     q.push(bytes(""));
     q.push(bytes("world"));
     const buf = new Uint8Array(2);
     expect(q.read(buf, 0, 2)).toBe(2);
-    const rest = q.lend(sock)!;
+    const rest = q.lend()!;
     expect(new TextDecoder().decode(rest.bytes), "what the read left of the first chunk").toBe("llo");
     expect(q.log, "the empty chunk went back at once; the lent one is still out").toEqual(["release "]);
     rest.release();
     expect(q.log.at(-1), "released: the whole buffer goes back").toBe("release hello");
-    const world = q.lend(sock)!;
+    const world = q.lend()!;
     expect(new TextDecoder().decode(world.bytes)).toBe("world");
     expect(q.queued).toBe(0);
-    expect(q.lend(sock), "nothing yet").toBeUndefined();
+    expect(q.lend(), "nothing yet").toBeUndefined();
     q.close();
     expect(q.log.at(-1), "the close takes the lent chunk back").toBe("release world");
     expect(() => world.release(), "a chunk taken back is not released twice").not.toThrow();
@@ -111,8 +120,6 @@ describe("ReceiveQueue", () => {
 
   it("a chunk pushed with a length gives that many bytes: three queued, read across, lent and cleared", () => {
     const q = new Logged();
-    const sock = new Sock("tcp4", {} as SocketBackend);
-    sock.state = "connected";
     q.push(bytes("ab--"), 2);
     q.push(bytes("cd-"), 2);
     q.push(bytes("ef"), 2);
@@ -120,39 +127,37 @@ describe("ReceiveQueue", () => {
     const buf = new Uint8Array(3);
     expect(q.read(buf, 0, 3)).toBe(3);
     expect(text(buf, 3)).toBe("abc");
-    expect(new TextDecoder().decode(q.lend(sock)!.bytes), "the rest of the second").toBe("d");
-    expect(new TextDecoder().decode(q.lend(sock)!.bytes)).toBe("ef");
+    expect(new TextDecoder().decode(q.lend()!.bytes), "the rest of the second").toBe("d");
+    expect(new TextDecoder().decode(q.lend()!.bytes)).toBe("ef");
     expect(q.queued).toBe(1);
     q.clear();
     expect(q.log.at(-1), "the last one, dropped").toBe("release gh");
     expect(q.queued).toBe(0);
   });
 
-  it("keeps one read operation for read and readChunk: reused while idle; a read during a parked readChunk gets its own, and a second readChunk is still refused", async () => {
-    const q = new ReceiveQueue();
-    const sock = new Sock("tcp4", {} as SocketBackend);
-    sock.state = "connected";
+  it("keeps one read operation, reused while idle; readChunk parks on the socket itself: a read during a parked readChunk goes on, and a second readChunk is refused", async () => {
+    const q = new Sock();
     await run(function* () {
       const buf = new Uint8Array(4);
       q.push(bytes("ab"));
-      const kept = q.readOp(sock, buf, 0, 4);
+      const kept = q.readOp(buf, 0, 4);
       expect(yield* kept).toBe(2);
       q.push(bytes("cd"));
-      const again = q.readOp(sock, buf, 0, 4);
+      const again = q.readOp(buf, 0, 4);
       // (compared with ===: vitest iterates an operation it compares, which would start it)
       expect(again === kept, "idle: the same operation").toBe(true);
       expect(yield* again).toBe(2);
       const lent = B.spawn(function* () {
-        const chunk = yield* q.readChunk(sock);
+        const chunk = yield* q.readChunk();
         const got = new TextDecoder().decode(chunk!.bytes);
         chunk!.release();
         return got;
       });
       yield* sleep(0); // it parks
-      const read = q.readOp(sock, buf, 0, 4);
+      const read = q.readOp(buf, 0, 4);
       expect(
-        thrownBy(() => q.readChunk(sock)),
-        "readChunk's operation is still the kept one: a second is refused",
+        thrownBy(() => q.readChunk()),
+        "readChunk's operation is the socket, in use: a second is refused",
       ).toBeInstanceOf(ChunkMisuse);
       q.push(bytes("ef"));
       expect(yield* B.awaitExn(lent)).toBe("ef");
@@ -162,17 +167,34 @@ describe("ReceiveQueue", () => {
     });
   });
 
+  it("a parked readChunk waits on the socket record itself (no object of its own), and a socket is not iterable: deep equality does not start a read", async () => {
+    const q = new Sock();
+    expect(typeof (q as unknown as Partial<Iterable<unknown>>)[Symbol.iterator], "not iterable").toBe("undefined");
+    await run(function* () {
+      const reader = B.spawn(function* () {
+        const chunk = yield* q.readChunk();
+        return new TextDecoder().decode(chunk!.bytes);
+      });
+      yield* sleep(0); // it parks
+      expect(q.readerCount).toBe(1);
+      expect(q.firstReader === q, "the reader that waits is the record").toBe(true);
+      expect(q.describe()).toBe("readChunk tcp4");
+      expect([q]).toEqual([q]);
+      q.push(bytes("hi"));
+      expect(yield* B.awaitExn(reader)).toBe("hi");
+      expect(q.readerCount).toBe(0);
+    });
+  });
+
   it("ReadOp: a parked reader wakes when bytes arrive, and fails with SocketClosed when the queue closes under it", async () => {
-    const backend = {} as SocketBackend;
-    const q = new ReceiveQueue();
-    const sock = new Sock("tcp4", backend);
+    const q = new Sock();
     await run(function* () {
       const buf = new Uint8Array(4);
       setTimeout(() => q.push(bytes("ping")), 5);
-      expect(yield* new ReadOp(q, sock).init(buf, 0, 4)).toBe(4);
+      expect(yield* new ReadOp(q).init(buf, 0, 4)).toBe(4);
       expect(text(buf, 4)).toBe("ping");
       setTimeout(() => q.close(), 5);
-      expect(yield* failure(() => new ReadOp(q, sock).init(buf, 0, 4))).toBeInstanceOf(SocketClosed);
+      expect(yield* failure(() => new ReadOp(q).init(buf, 0, 4))).toBeInstanceOf(SocketClosed);
       yield* sleep(0);
     });
   });
