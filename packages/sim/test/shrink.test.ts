@@ -56,7 +56,7 @@ describe("shrinking", () => {
     expect((shrunk as Error).message).toBe("overwritten by other");
     expect((failed.cause as Error).message).toBe("overwritten by other");
     expect((shrunk as { repro: string }).repro).toBe(failed.repro);
-  });
+  }, 60_000); // CPU only (checking and shrinking): 13.5 s with three suites on two cores, near the default 20 s
 
   it("keeps only a failure of the same kind: a run that fails elsewhere is not smaller", async () => {
     // Two bugs: the first run found fails on `late`, which needs a long sleep; a shorter sleep fails on `early` instead.
@@ -89,7 +89,7 @@ describe("shrinking", () => {
     const failed = (await check(looping, { runs: 5, seed: 1, shrink: 60 }).catch((e: unknown) => e)) as CheckFailed;
     expect(failed.message).toMatch(/small draw after/);
     await expect(replay(looping, failed.repro)).rejects.toThrow(/small draw after/);
-  });
+  }, 60_000); // CPU only: 15 s with three suites on two cores, near the default 20 s
 });
 
 describe("a schedule line", () => {

@@ -6,6 +6,13 @@ import { onSignal, run, sleep, withTimeout } from "../src/index.js";
 
 const SIG = "SIGUSR2";
 
+/** Sleeps until `condition` holds (10 s at most: a signal reaches a loaded process late, not that late). */
+function* until(condition: () => boolean): Generator<B.Instruction, void, unknown> {
+  for (const deadline = Date.now() + 10_000; !condition(); yield* sleep(0.002)) {
+    if (Date.now() > deadline) throw new Error("waited 10 s for the handler to run");
+  }
+}
+
 describe("onSignal", () => {
   it("runs the handler as a task on dom0, which can use a Mutex and Condition (the book's SIGINT server)", async () => {
     const listeners = process.listenerCount(SIG);
@@ -71,8 +78,10 @@ describe("onSignal", () => {
       });
       for (let i = 0; i < 3; i++) {
         process.kill(process.pid, SIG);
-        yield* sleep(0.02);
+        // The handler runs once Node's loop has read the signal: on a loaded machine, later than any fixed sleep.
+        yield* until(() => calls > i);
       }
+      yield* sleep(0.02); // room for a wrong second run of a handler
       expect(calls).toBe(3);
       off();
       expect(process.listenerCount(SIG)).toBe(listeners);
@@ -84,7 +93,8 @@ describe("onSignal", () => {
         calls += 100;
       });
       process.kill(process.pid, SIG);
-      yield* sleep(0.02);
+      yield* until(() => calls > 3);
+      yield* sleep(0.02); // room for the replaced handler to run too, were it still there
       expect(calls).toBe(103);
     });
     expect(process.listenerCount(SIG)).toBe(listeners);

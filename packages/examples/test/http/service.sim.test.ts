@@ -38,5 +38,5 @@ describe("the HTTP JSON service, simulated", () => {
     expect(sum((w) => total(w, "retried"))).toBeGreaterThan(0);
     expect(sum((w) => total(w, "checked"))).toBeGreaterThan(0);
     expect(sum((w) => w.services.length)).toBeGreaterThan(30); // restarts made new incarnations
-  });
+  }, 120_000); // 30 simulated runs, CPU only: about 4 s alone, over 30 s with three suites on two cores
 });

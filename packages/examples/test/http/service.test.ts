@@ -2,10 +2,12 @@
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { fetch } from "@bobbin/http";
+import { delay, procFds, until } from "@bobbin/test-support";
 import { run, sleep } from "@bobbin/unix";
 import { afterEach, describe, expect, it } from "vitest";
 import { quote, quoteService } from "../../src/http/quotes.js";
 import { jsonService, newStats, type ServiceStats } from "../../src/http/service.js";
+import { connected, hasRead, listensOn } from "../support/net.js";
 import { Program } from "../support/processes.js";
 import { backends } from "../support/servers.js";
 
@@ -112,17 +114,35 @@ describe("node dist/http-service.js under main", () => {
       const [, port] = await program.waitFor(/HTTP service on http:\/\/127\.0\.0\.1:(\d+)/);
       const url = `http://127.0.0.1:${port}`;
       expect((await globalThis.fetch(`${url}/items`)).status).toBe(200);
-      const slow = globalThis
-        .fetch(`${url}/slow?seconds=0.5`, { headers: { connection: "close" } })
-        .then(async (r) => [r.status, await r.json()]);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The slow request on a connection of its own, so that this test sees when the server has read it.
+      const slowSocket = await connected(Number(port));
+      const slowAnswer = new Promise<string>((resolve, reject) => {
+        let text = "";
+        slowSocket.setEncoding("latin1").on("data", (s: string) => (text += s));
+        slowSocket.on("end", () => resolve(text)).on("error", reject);
+      });
+      let slowDone = false;
+      const slow = slowAnswer.then((text) => {
+        slowDone = true;
+        return [Number(text.match(/^HTTP\/1\.1 (\d+)/)?.[1]), JSON.parse(text.match(/\{.*\}/)?.[0] ?? "null")];
+      });
+      slowSocket.write("GET /slow?seconds=2 HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n");
+      // In flight: the server has it (a fixed wait was too short for a loaded machine). Without /proc, a guess.
+      const pid = program.child.pid!;
+      if (procFds) await until(() => hasRead(pid, slowSocket) === true, { ms: 10_000, what: "the server to read the slow request" });
+      else await delay(100);
       program.child.kill("SIGINT");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const refused = await globalThis.fetch(`${url}/items`, { headers: { connection: "close" } }).then(
-        (r) => r.status,
-        (e: Error) => (e.cause as NodeJS.ErrnoException | undefined)?.code,
+      // The listener closes at once: while the slow request is still in flight.
+      if (procFds) await until(() => listensOn(pid, Number(port)) === false, { ms: 10_000, what: "the listener to close" });
+      else await delay(100);
+      expect(slowDone, "the listener closed before the request in flight was answered").toBe(false);
+      // A new connection, not a fetch: fetch may send on the connection of the first request, which
+      // the server closes as idle at SIGINT, before this process has seen it closed (UND_ERR_SOCKET).
+      const refused = await connected(Number(port)).then(
+        (socket) => void socket.destroy(),
+        (e: NodeJS.ErrnoException) => e.code,
       );
-      expect(await slow).toEqual([200, { waited: 0.5 }]);
+      expect(await slow).toEqual([200, { waited: 2 }]);
       const exit = await program.end();
       expect(refused).toBe("ECONNREFUSED");
       expect(exit.code).toBe(130);

@@ -18,15 +18,8 @@ export function connected(port: number, host = "127.0.0.1"): Promise<Socket> {
   });
 }
 
-/**
- * Whether process `pid` (any of its threads) holds a TCP socket listening on
- * `port`: its descriptors' sockets looked up in `/proc/net/tcp` and `tcp6`.
- * Asked of the process rather than of the port, which another process may
- * listen on once this one let it go (tests run side by side); null where
- * there is no `/proc`.
- */
-export function listensOn(pid: number, port: number): boolean | null {
-  if (!procFds) return null;
+/** The inodes of the sockets process `pid` holds. */
+function socketInodes(pid: number): Set<string> {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -36,14 +29,70 @@ export function listensOn(pid: number, port: number): boolean | null {
       // closed since the listing
     }
   }
-  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  return inodes;
+}
+
+/** A row of `/proc/net/tcp` or `tcp6`: the ports in hexadecimal as written there. */
+interface TcpRow {
+  readonly localPort: string;
+  readonly remotePort: string;
+  readonly state: string;
+  readonly txQueue: number;
+  readonly rxQueue: number;
+  readonly inode: string;
+}
+
+function tcpRows(): TcpRow[] {
+  const rows: TcpRow[] = [];
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
-      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
-      if (state === "0A" && local?.endsWith(`:${hexPort}`) && inodes.has(inode!)) return true;
+      const [, local, remote, state, queues, , , , , inode] = line.trim().split(/\s+/);
+      if (inode === undefined) continue;
+      const [tx, rx] = queues!.split(":");
+      rows.push({
+        localPort: local!.split(":").pop()!,
+        remotePort: remote!.split(":").pop()!,
+        state: state!,
+        txQueue: Number.parseInt(tx!, 16),
+        rxQueue: Number.parseInt(rx!, 16),
+        inode,
+      });
     }
   }
-  return false;
+  return rows;
+}
+
+const hex = (port: number): string => port.toString(16).toUpperCase().padStart(4, "0");
+
+/**
+ * Whether process `pid` (any of its threads) holds a TCP socket listening on
+ * `port`: its descriptors' sockets looked up in `/proc/net/tcp` and `tcp6`.
+ * Asked of the process rather than of the port, which another process may
+ * listen on once this one let it go (tests run side by side); null where
+ * there is no `/proc`.
+ */
+export function listensOn(pid: number, port: number): boolean | null {
+  if (!procFds) return null;
+  const inodes = socketInodes(pid);
+  return tcpRows().some((row) => row.state === "0A" && row.localPort === hex(port) && inodes.has(row.inode));
+}
+
+/**
+ * Whether process `pid` has accepted the connection of `client` (a loopback
+ * socket of this process) and read everything sent on it: the kernel
+ * delivered all of it (nothing unacknowledged on the client's side), and the
+ * server's end of it, held by `pid`, has nothing left to read. Null where
+ * there is no `/proc`.
+ */
+export function hasRead(pid: number, client: Socket): boolean | null {
+  if (!procFds) return null;
+  const ours = hex(client.localPort!);
+  const theirs = hex(client.remotePort!);
+  const rows = tcpRows();
+  const sent = rows.find((row) => row.localPort === ours && row.remotePort === theirs);
+  const inodes = socketInodes(pid);
+  const served = rows.find((row) => row.localPort === theirs && row.remotePort === ours && inodes.has(row.inode));
+  return sent !== undefined && sent.txQueue === 0 && served !== undefined && served.rxQueue === 0;
 }
 
 /**
