@@ -21,13 +21,13 @@ import { loadAddon, type NativeArenaPoolHandle } from "./load.js";
  */
 export interface ArenaPoolOptions {
   /** Bytes per slot (each `slot.buffer` has exactly this length). Default 16384. */
-  readonly slotSize?: number;
+  readonly slotSize?: number | undefined;
   /**
    * Memory cap in bytes (rounded down to whole arenas, at least one arena).
    * When every slot under the cap is taken, `alloc()` returns `null` and
    * `acquire()` waits for a release. Default: no cap.
    */
-  readonly maxBytes?: number;
+  readonly maxBytes?: number | undefined;
   /**
    * Where arenas live: `"mmap"` (anonymous mappings shown as external
    * ArrayBuffers; idle arenas are `madvise(MADV_DONTNEED)`ed), `"js"`
@@ -35,7 +35,7 @@ export interface ArenaPoolOptions {
    * buffers; idle arenas are let go for the GC), or `"auto"` (mmap when the
    * runtime allows external buffers). Default `"auto"`.
    */
-  readonly memory?: "auto" | "mmap" | "js";
+  readonly memory?: "auto" | "mmap" | "js" | undefined;
 }
 
 /**

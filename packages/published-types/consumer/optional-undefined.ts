@@ -10,6 +10,7 @@
 import { EventEmitter } from "node:events";
 import * as B from "@bobbin/core";
 import { fetch, serve } from "@bobbin/http";
+import { nativeBackend, uringBackend } from "@bobbin/native-poll";
 import { instrument } from "@bobbin/opentelemetry";
 import { check, explore, replay, Sim, simulated } from "@bobbin/sim";
 import * as U from "@bobbin/unix";
@@ -78,6 +79,28 @@ export async function start(): Promise<void> {
   });
   await U.run(service, { backend: unset(), domains: unset() });
   await U.run(service, { backend: () => U.libuv({ flush: unset() }) });
+  await U.run(service, {
+    backend: () =>
+      nativeBackend({
+        batchSize: unset(),
+        eagerPoll: unset(),
+        pool: { slotSize: unset(), maxBytes: unset(), memory: unset() },
+      }),
+  });
+  await U.run(service, { backend: () => nativeBackend({ pool: unset() }) });
+  await U.run(service, {
+    backend: () =>
+      uringBackend({
+        entries: unset(),
+        buffers: unset(),
+        bufferSize: unset(),
+        staging: unset(),
+        stagingSize: unset(),
+        readAhead: unset(),
+        taskRun: unset(),
+        eagerPoll: unset(),
+      }),
+  });
   U.main(service, { backend: unset(), onExit: unset() });
   stop();
 }

@@ -14,17 +14,17 @@ import type { PollerStats } from "../poller-stats.js";
  */
 export interface NativeBackendOptions {
   /** Events drained per batch. Default 1024. */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /**
    * Drain the set directly when the run queue empties, before waiting in
    * Node's loop (see the README's "The native backend"). Default `true`.
    */
-  readonly eagerPoll?: boolean;
+  readonly eagerPoll?: boolean | undefined;
   /**
    * The arena pool behind `readSlot` (a pool, or options for a new one).
    * Default: 16 KiB slots, no cap.
    */
-  readonly pool?: ArenaPool | ArenaPoolOptions;
+  readonly pool?: ArenaPool | ArenaPoolOptions | undefined;
 }
 
 /**

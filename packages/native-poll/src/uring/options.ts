@@ -12,22 +12,22 @@ import type { Backend } from "@bobbin/unix";
  */
 export interface UringBackendOptions {
   /** Submission queue entries (the completion queue has four times as many). Default 1024. */
-  readonly entries?: number;
+  readonly entries?: number | undefined;
   /** Provided buffers the kernel receives into, shared by every connection: a power of two ≤ 32768. Default 512. */
-  readonly buffers?: number;
+  readonly buffers?: number | undefined;
   /** Bytes per provided buffer. Default 16384. */
-  readonly bufferSize?: number;
+  readonly bufferSize?: number | undefined;
   /** Staging slots that sends point at, shared by every connection. Default 256. */
-  readonly staging?: number;
+  readonly staging?: number | undefined;
   /** Bytes per staging slot: the largest piece of a write sent at once. Default 16384. */
-  readonly stagingSize?: number;
+  readonly stagingSize?: number | undefined;
   /**
    * Bytes a connection may receive ahead of `read` before its recv is
    * cancelled, until `read` has taken half of them; what arrives before the
    * cancellation lands is kept too (a multishot recv fills up to 32 buffers
    * per run of completion work). Default 4 × `bufferSize`.
    */
-  readonly readAhead?: number;
+  readonly readAhead?: number | undefined;
   /**
    * How the kernel runs completion work: `"defer"` (IORING_SETUP_DEFER_TASKRUN
    * + SINGLE_ISSUER: only when the ring is entered), `"coop"`
@@ -35,9 +35,9 @@ export interface UringBackendOptions {
    * (neither: the kernel interrupts the thread), `"auto"` (default: `"defer"`
    * where the kernel has it, Linux 6.1, else `"coop"`).
    */
-  readonly taskRun?: "auto" | "defer" | "coop" | "signal";
+  readonly taskRun?: "auto" | "defer" | "coop" | "signal" | undefined;
   /** Enter the ring when the run queue empties, before waiting in Node's loop (see the README's "The io_uring backend"). Default `true`. */
-  readonly eagerPoll?: boolean;
+  readonly eagerPoll?: boolean | undefined;
 }
 
 /**
