@@ -67,5 +67,6 @@ export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = 
  * for (const key of Object.keys(options))
  *   if (key !== "backend" && !L.runOptionNames.includes(key)) throw new TypeError(`run: unknown option "${key}"`);
  * ```
+ * @throws never: a frozen array of strings.
  */
 export const runOptionNames: readonly string[] = Object.freeze([...OPTION_NAMES]);
