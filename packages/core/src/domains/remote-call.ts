@@ -15,7 +15,7 @@ import type { Task, Waiter } from "../kernel/task.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
 import { promise } from "../promise.js";
 import { spawnChild } from "../spawn.js";
-import type { CallRequest } from "./host.js";
+import type { CallRequest } from "./contract.js";
 import type { DomainLink } from "./link.js";
 import { decodePortables, importModules, portableModules } from "./portable.js";
 import { decodeError, errorModules } from "./wire.js";
