@@ -58,15 +58,14 @@ export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = 
 
 /**
  * The names of `B.run`'s options, for a runtime whose own `run` takes them and
- * options of its own (`@bobbin/unix`'s takes `backend`): it can refuse any
- * other key itself, in a message naming its own `run` and options rather than
- * `runKernel`'s.
+ * options of its own (`@bobbin/unix`'s takes `backend`): it refuses any other
+ * key itself with `checkOptionNames`, in a message naming its own `run`
+ * and options rather than `runKernel`'s.
  *
  * @example
  * ```ts
- * for (const key of Object.keys(options))
- *   if (key !== "backend" && !L.runOptionNames.includes(key)) throw new TypeError(`run: unknown option "${key}"`);
+ * L.checkOptionNames("run(main, options)", options, ["backend", ...L.runOptionNames]);
  * ```
  * @throws never: a frozen array of strings.
  */
-export const runOptionNames: readonly string[] = Object.freeze([...OPTION_NAMES]);
+export const runOptionNames: readonly string[] = OPTION_NAMES;

@@ -88,9 +88,11 @@ describe("the run queue", () => {
     expect(() => B.run(body, { cancelGraceMs: -1 })).toThrow(RangeError);
     expect(() => L.runKernel(body, { seed: 1, random: { below: () => 0 } })).toThrow(/a seed or a random source, not both/);
     expect(() => L.runKernel(body, { policy: {} as never })).toThrow(/runKernel\(\{ policy \}\) expects \{ pick\(ready\): number \}/);
-    expect(() => B.run(body, { domain: 2 } as never)).toThrow(/unknown option "domain"/);
+    expect(() => B.run(body, { domain: 2 } as never)).toThrow(
+      `run(main, options): unknown option "domain"; the options are ${L.runOptionNames.join(", ")}`,
+    );
     expect(() => L.runKernel(body, { domain: 2 } as never)).toThrow(
-      /runKernel: unknown option "domain"; the options are .*events, random, policy, tracer/,
+      `runKernel(main, options): unknown option "domain"; the options are ${L.runOptionNames.join(", ")}, events, random, policy, tracer`,
     );
     expect(() => B.run("main" as never)).toThrow(/expects a generator function/);
   });
