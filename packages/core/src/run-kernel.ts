@@ -25,16 +25,16 @@ export interface KernelRunOptions extends RunOptions {
    * The events backend of each domain, made once per domain. Define it with
    * `defineEvents` so that worker domains can make theirs too.
    */
-  readonly events?: (domain: number) => Events;
+  readonly events?: ((domain: number) => Events) | undefined;
   /**
    * Where dom0 draws its random choices from, instead of a generator seeded
    * by `seed` (give one or the other). Worker domains use `seed`.
    */
-  readonly random?: RandomSource;
+  readonly random?: RandomSource | undefined;
   /** Chooses which ready task runs next (default: the one that has waited longest). */
-  readonly policy?: SchedulingPolicy;
+  readonly policy?: SchedulingPolicy | undefined;
   /** Hears the life of every task of dom0 (spawn, start, suspend, resume, cancel, end). */
-  readonly tracer?: Tracer;
+  readonly tracer?: Tracer | undefined;
 }
 
 /**

@@ -97,6 +97,18 @@ describe("the run queue", () => {
     expect(() => B.run("main" as never)).toThrow(/expects a generator function/);
   });
 
+  it("runKernel takes each seam explicitly undefined as not given", async () => {
+    const seams = { events: undefined, random: undefined, policy: undefined, tracer: undefined };
+    expect(
+      await L.runKernel(
+        function* () {
+          return 7;
+        },
+        { ...seams, seed: undefined },
+      ),
+    ).toBe(7);
+  });
+
   it("a program's run refuses the kernel's seams, pointing to runKernel", () => {
     const body = function* () {};
     for (const seam of ["events", "random", "policy", "tracer"]) {
