@@ -25,16 +25,16 @@ export interface KernelRunOptions extends RunOptions {
    * The events backend of each domain, made once per domain. Define it with
    * `defineEvents` so that worker domains can make theirs too.
    */
-  readonly events?: (domain: number) => Events;
+  readonly events?: ((domain: number) => Events) | undefined;
   /**
    * Where dom0 draws its random choices from, instead of a generator seeded
    * by `seed` (give one or the other). Worker domains use `seed`.
    */
-  readonly random?: RandomSource;
+  readonly random?: RandomSource | undefined;
   /** Chooses which ready task runs next (default: the one that has waited longest). */
-  readonly policy?: SchedulingPolicy;
+  readonly policy?: SchedulingPolicy | undefined;
   /** Hears the life of every task of dom0 (spawn, start, suspend, resume, cancel, end). */
-  readonly tracer?: Tracer;
+  readonly tracer?: Tracer | undefined;
 }
 
 /**
@@ -58,15 +58,14 @@ export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = 
 
 /**
  * The names of `B.run`'s options, for a runtime whose own `run` takes them and
- * options of its own (`@bobbin/unix`'s takes `backend`): it can refuse any
- * other key itself, in a message naming its own `run` and options rather than
- * `runKernel`'s.
+ * options of its own (`@bobbin/unix`'s takes `backend`): it refuses any other
+ * key itself with `checkOptionNames`, in a message naming its own `run`
+ * and options rather than `runKernel`'s.
  *
  * @example
  * ```ts
- * for (const key of Object.keys(options))
- *   if (key !== "backend" && !L.runOptionNames.includes(key)) throw new TypeError(`run: unknown option "${key}"`);
+ * L.checkOptionNames("run(main, options)", options, ["backend", ...L.runOptionNames]);
  * ```
  * @throws never: a frozen array of strings.
  */
-export const runOptionNames: readonly string[] = Object.freeze([...OPTION_NAMES]);
+export const runOptionNames: readonly string[] = OPTION_NAMES;

@@ -16,6 +16,7 @@ import { SplitMix32 } from "./kernel/random.js";
 import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
 import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
+import { checkOptionNames } from "./option-names.js";
 import type { KernelRunOptions } from "./run-kernel.js";
 import { isGeneratorFunction, startFiber } from "./spawn.js";
 import { EventsDriver } from "./syscall.js";
@@ -107,7 +108,7 @@ export interface RunOptions {
 }
 
 /** @internal The names of `run`'s options (`runOptionNames` of `@bobbin/core/lowlevel` lists them for runtimes). */
-export const OPTION_NAMES: ReadonlySet<string> = new Set([
+export const OPTION_NAMES: readonly string[] = Object.freeze([
   "domains",
   "workSharing",
   "simulateDomains",
@@ -124,7 +125,9 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** The seams of a run, which runtimes and backends set (`runKernel` of `@bobbin/core/lowlevel`). */
-const SEAM_NAMES = new Set(["events", "random", "policy", "tracer"]);
+const SEAM_NAMES: readonly string[] = ["events", "random", "policy", "tracer"];
+/** `runKernel`'s options: a program's and the seams. */
+const KERNEL_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...SEAM_NAMES];
 
 /**
  * Runs `main` as the root task of a new kernel on this thread (dom0) and
@@ -161,17 +164,16 @@ export function startRun<T>(name: string, main: TaskBody<[], T>, options: Kernel
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (OPTION_NAMES.has(key) || (seams && SEAM_NAMES.has(key))) continue;
-    if (SEAM_NAMES.has(key)) {
+  if (!seams) {
+    const seam = SEAM_NAMES.find((key) => Object.hasOwn(options, key));
+    if (seam !== undefined) {
       throw new TypeError(
-        `run({ ${key} }): ${[...SEAM_NAMES].join(", ")} are the seams of runtimes and backends, not a program's options: ` +
+        `run({ ${seam} }): ${SEAM_NAMES.join(", ")} are the seams of runtimes and backends, not a program's options: ` +
           "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)",
       );
     }
-    const names = seams ? [...OPTION_NAMES, ...SEAM_NAMES] : [...OPTION_NAMES];
-    throw new TypeError(`${name}: unknown option "${key}"; the options are ${names.join(", ")}`);
   }
+  checkOptionNames(`${name}(main, options)`, options, seams ? KERNEL_OPTION_NAMES : OPTION_NAMES);
   const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1, 1 << 20);
   const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1, 60_000);
   const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);

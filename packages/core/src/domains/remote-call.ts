@@ -9,6 +9,7 @@
  */
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
+import { waitsAfterCancel } from "../kernel/cancellation.js";
 import { runningTask } from "../kernel/current.js";
 import { runningKernel, type SpawnMode } from "../kernel/kernel.js";
 import type { Task, Waiter } from "../kernel/task.js";
@@ -62,6 +63,7 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
     result = yield* awaitResult(link, id);
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
+    waitsAfterCancel(runningTask()!);
     link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);
     // Once the remote subtree has ended: a cleanup that failed there is this task's outcome.
     result = yield* awaitResult(link, id);
