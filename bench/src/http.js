@@ -70,10 +70,17 @@ async function available(modes) {
   });
 }
 
+/** wrk's `-d` for at least `seconds`: it takes whole seconds only (`-d1.5s` is a usage error, as `--quick`'s windows were). */
+export function wrkDuration(seconds) {
+  return `${Math.max(1, Math.ceil(seconds))}s`;
+}
+
 /** Runs wrk for `seconds` against `url`; returns { count, seconds } from its summary. */
 function wrk(exe, url, seconds) {
   return new Promise((resolve, reject) => {
-    const load = spawn(exe, ["-t1", `-c${CONNS}`, `-d${seconds}s`, "--timeout", "10s", url], { stdio: ["ignore", "pipe", "inherit"] });
+    const load = spawn(exe, ["-t1", `-c${CONNS}`, `-d${wrkDuration(seconds)}`, "--timeout", "10s", url], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     load.stdout.on("data", (d) => {
       out += d;
@@ -127,6 +134,9 @@ async function httpRound(exe, mode, path) {
 
 /** Alternating rounds of every mode on every endpoint: { [endpoint]: { [mode]: medians } }. */
 export async function measureHttp({ modes = MODES, endpoints = Object.keys(ENDPOINTS), log = console.log } = {}) {
+  const unknown = modes.filter((mode) => !MODES.includes(mode.startsWith(BEFORE) ? mode.slice(BEFORE.length) : mode));
+  if (unknown.length !== 0)
+    throw new TypeError(`http.js: unknown mode(s) ${unknown.join(", ")}; the modes are ${MODES.join(", ")} (each also as ${BEFORE}…)`);
   const exe = ensureWrk();
   const runnable = await available(modes);
   const out = {};
@@ -137,7 +147,11 @@ export async function measureHttp({ modes = MODES, endpoints = Object.keys(ENDPO
   return out;
 }
 
-/** The result table of one endpoint, as Markdown. */
+/**
+ * The result table of one endpoint, as Markdown. Ratios and verdicts are to the anchor measured
+ * in the same rounds: modes that left it out (`--modes=bobbin:libuv,fastify`) get their own
+ * figures only.
+ */
 export function httpTable(result) {
   const base = result[ANCHOR];
   const rows = [
@@ -145,11 +159,15 @@ export function httpTable(result) {
     "|---|---:|---:|---:|---:|---|",
   ];
   for (const [mode, r] of Object.entries(result)) {
-    const ratio = r.rps / base.rps;
     const target = TARGETS[mode];
-    const verdict = target === undefined ? "" : `≥ ${target.toFixed(1)}× → ${ratio >= target ? "PASS" : "MISS"}`;
+    let [rpsRatio, cpuRatio, verdict] = ["—", "—", target === undefined ? "" : `no anchor: run with ${ANCHOR}`];
+    if (base !== undefined) {
+      const ratio = r.rps / base.rps;
+      [rpsRatio, cpuRatio] = [`${ratio.toFixed(2)}×`, `${(r.cpuPerRt / base.cpuPerRt).toFixed(2)}×`];
+      if (target !== undefined) verdict = `≥ ${target.toFixed(1)}× → ${ratio >= target ? "PASS" : "MISS"}`;
+    }
     rows.push(
-      `| ${NAMES[mode] ?? mode} | ${Math.round(r.rps).toLocaleString("en")} | ${ratio.toFixed(2)}× | ${r.cpuPerRt.toFixed(2)} µs | ${(r.cpuPerRt / base.cpuPerRt).toFixed(2)}× | ${verdict} |`,
+      `| ${NAMES[mode] ?? mode} | ${Math.round(r.rps).toLocaleString("en")} | ${rpsRatio} | ${r.cpuPerRt.toFixed(2)} µs | ${cpuRatio} | ${verdict} |`,
     );
   }
   return rows.join("\n");

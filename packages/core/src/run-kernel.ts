@@ -1,14 +1,32 @@
 /**
- * `runKernel`: `run` for runtimes and backends, which also hands the kernel
- * its seams. Apart from run.ts so that a program's declarations (`run` and
- * its options) never reach the seams' types.
+ * How a run starts: `runKernel`, `run` for runtimes and backends, which also
+ * hands the kernel its seams, and the start both share — the options
+ * checked, the kernel made, its end awaited (`startKernel`, which a worker
+ * domain's entry uses too). A program's `run` (run.ts) and its options
+ * (run-options.ts) stand apart so that its declarations never reach the
+ * seams' types.
  */
+import { availableParallelism } from "node:os";
+import { unwatchForDeadlock, watchForDeadlock } from "./deadlock/drain.js";
+import { describe } from "./describe.js";
+import { dumpSignalOf, listenForDumps } from "./diagnostics/dump-signal.js";
+import { Tracing } from "./diagnostics/tracing.js";
+import { eventsLocation } from "./domains/define-events.js";
+import { ignoredRun, isWorkerDomainThread } from "./domains/loading.js";
 import type { Events } from "./events.js";
+import type { RunConfig } from "./kernel/config.js";
+import { runningTask } from "./kernel/current.js";
+import { Kernel, type KernelOptions } from "./kernel/kernel.js";
 import type { SchedulingPolicy } from "./kernel/policy.js";
-import type { RandomSource } from "./kernel/random.js";
+import { type RandomSource, SplitMix32 } from "./kernel/random.js";
+import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
 import type { Tracer } from "./kernel/trace.js";
+import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
-import { OPTION_NAMES, type RunOptions, startRun } from "./run.js";
+import { checkOptionNames } from "./option-names.js";
+import { OPTION_NAMES, type RunOptions } from "./run-options.js";
+import { isGeneratorFunction, startFiber } from "./spawn.js";
+import { EventsDriver } from "./syscall.js";
 
 /**
  * Options of {@link runKernel}: a program's options (`B.RunOptions`) and the
@@ -25,16 +43,16 @@ export interface KernelRunOptions extends RunOptions {
    * The events backend of each domain, made once per domain. Define it with
    * `defineEvents` so that worker domains can make theirs too.
    */
-  readonly events?: (domain: number) => Events;
+  readonly events?: ((domain: number) => Events) | undefined;
   /**
    * Where dom0 draws its random choices from, instead of a generator seeded
    * by `seed` (give one or the other). Worker domains use `seed`.
    */
-  readonly random?: RandomSource;
+  readonly random?: RandomSource | undefined;
   /** Chooses which ready task runs next (default: the one that has waited longest). */
-  readonly policy?: SchedulingPolicy;
+  readonly policy?: SchedulingPolicy | undefined;
   /** Hears the life of every task of dom0 (spawn, start, suspend, resume, cancel, end). */
-  readonly tracer?: Tracer;
+  readonly tracer?: Tracer | undefined;
 }
 
 /**
@@ -58,15 +76,188 @@ export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = 
 
 /**
  * The names of `B.run`'s options, for a runtime whose own `run` takes them and
- * options of its own (`@bobbin/unix`'s takes `backend`): it can refuse any
- * other key itself, in a message naming its own `run` and options rather than
- * `runKernel`'s.
+ * options of its own (`@bobbin/unix`'s takes `backend`): it refuses any other
+ * key itself with `checkOptionNames`, in a message naming its own `run`
+ * and options rather than `runKernel`'s.
  *
  * @example
  * ```ts
- * for (const key of Object.keys(options))
- *   if (key !== "backend" && !L.runOptionNames.includes(key)) throw new TypeError(`run: unknown option "${key}"`);
+ * L.checkOptionNames("run(main, options)", options, ["backend", ...L.runOptionNames]);
  * ```
  * @throws never: a frozen array of strings.
  */
-export const runOptionNames: readonly string[] = Object.freeze([...OPTION_NAMES]);
+export const runOptionNames: readonly string[] = OPTION_NAMES;
+
+/** The seams of a run, which runtimes and backends set (`runKernel` of `@bobbin/core/lowlevel`). */
+const SEAM_NAMES: readonly string[] = ["events", "random", "policy", "tracer"];
+/** `runKernel`'s options: a program's and the seams. */
+const KERNEL_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...SEAM_NAMES];
+
+/** The most worker domains a run may ask for. */
+const MAX_DOMAINS = 1024;
+
+/**
+ * @internal `run`, and `runKernel` (`seams` true), which takes the kernel's
+ * seams besides; `name` is the caller's, for messages.
+ */
+export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, seams: boolean): Promise<T> {
+  if (typeof main !== "function")
+    throw new TypeError(`${name}(main) expects a generator function (function* () { … }), got ${describe(main)}`);
+  if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
+  }
+  if (!seams) {
+    const seam = SEAM_NAMES.find((key) => Object.hasOwn(options, key));
+    if (seam !== undefined) {
+      throw new TypeError(
+        `run({ ${seam} }): ${SEAM_NAMES.join(", ")} are the seams of runtimes and backends, not a program's options: ` +
+          "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)",
+      );
+    }
+  }
+  checkOptionNames(`${name}(main, options)`, options, seams ? KERNEL_OPTION_NAMES : OPTION_NAMES);
+  const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1, 1 << 20);
+  const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1, 60_000);
+  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);
+  const cancelGraceMs = checkCount(options.cancelGraceMs, 3000, "cancelGraceMs", 1, 3_600_000);
+  const blockingMs = checkCount(options.blockingMs, 0, "blockingMs", 1, 3_600_000);
+  const flightRecorder = checkCount(options.flightRecorder, 0, "flightRecorder", 1, MAX_FLIGHT_EVENTS);
+  if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
+    throw new RangeError(`run({ seed }) must be a safe integer, got ${describe(options.seed)}`);
+  }
+  if (options.random !== undefined) {
+    if (options.seed !== undefined) throw new TypeError("runKernel({ seed, random }): give a seed or a random source, not both");
+    if (options.random === null || typeof options.random.below !== "function") {
+      throw new TypeError(`runKernel({ random }) expects { below(bound): number }, got ${describe(options.random)}`);
+    }
+  }
+  if (options.workSharing !== undefined && typeof options.workSharing !== "boolean") {
+    throw new TypeError(`run({ workSharing }) expects true or false, got ${describe(options.workSharing)}`);
+  }
+  if (options.simulateDomains !== undefined && typeof options.simulateDomains !== "boolean") {
+    throw new TypeError(`run({ simulateDomains }) expects true or false, got ${describe(options.simulateDomains)}`);
+  }
+  if (options.events !== undefined && typeof options.events !== "function") {
+    throw new TypeError(`runKernel({ events }) expects a function (domain) => Events, got ${describe(options.events)}`);
+  }
+  if (options.policy !== undefined && (options.policy === null || typeof options.policy.pick !== "function")) {
+    throw new TypeError(`runKernel({ policy }) expects { pick(ready): number }, got ${describe(options.policy)}`);
+  }
+  if (options.tracer !== undefined && (options.tracer === null || typeof options.tracer !== "object")) {
+    throw new TypeError(`runKernel({ tracer }) expects an object of trace functions, got ${describe(options.tracer)}`);
+  }
+  if (options.taskAges !== undefined && typeof options.taskAges !== "boolean") {
+    throw new TypeError(`run({ taskAges }) expects true or false, got ${describe(options.taskAges)}`);
+  }
+  if (options.traces !== undefined && typeof options.traces !== "boolean") {
+    throw new TypeError(`run({ traces }) expects true or false, got ${describe(options.traces)}`);
+  }
+  const dumpSignal = dumpSignalOf(options.dumpSignal);
+  const taskAges = options.taskAges ?? dumpSignal !== null;
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError(`run({ signal }) expects an AbortSignal, got ${describe(signal)}`);
+  const events = options.events?.(0) ?? null;
+  if (events !== null && (typeof events?.select !== "function" || typeof events.interrupt !== "function")) {
+    throw new TypeError("runKernel({ events }): the events backend must have select(block, cancelled) and interrupt()");
+  }
+  const seed = options.seed ?? (Math.random() * 2 ** 31) | 0;
+  let onAbort: (() => void) | null = null;
+  const config: RunConfig = {
+    seed,
+    workers,
+    pollEvery,
+    sliceMs,
+    eventsLocation: eventsLocation(options.events),
+    workSharing: options.workSharing ?? true,
+    cancelGraceMs,
+    taskAges,
+    blockingMs,
+    flightRecorder,
+    simulateDomains: options.simulateDomains ?? false,
+    traces: options.traces ?? tracesByDefault(),
+  };
+  const settled = startKernel(
+    main,
+    {
+      config,
+      domain: 0,
+      events,
+      random: options.random ?? new SplitMix32(seed),
+      policy: options.policy ?? null,
+      tracing: new Tracing(options.tracer ?? null, taskAges, 0, flightRecorder),
+    },
+    (kernel) => {
+      if (signal === undefined) return;
+      onAbort = () => kernel.life.fail(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    },
+  );
+  const stopDumps = dumpSignal === null ? null : listenForDumps(dumpSignal);
+  if (signal === undefined && stopDumps === null) return settled;
+  return settled.finally(() => {
+    if (signal !== undefined) signal.removeEventListener("abort", onAbort!);
+    stopDumps?.();
+  });
+}
+
+/**
+ * A worker domain imports the module of each parallel task it runs; when that
+ * module is the program's entry, its top-level `run` must not start a run of
+ * its own (whose `call`s would start workers, which import the entry, and so
+ * on). It does nothing there, and its Promise never settles, so the code after
+ * an awaited `run` does not run in the worker either.
+ */
+function ignoredInWorkerDomain<T>(): Promise<T> {
+  ignoredRun();
+  return new Promise<T>(() => undefined);
+}
+
+/** @internal How a domain's kernel starts (`run` for dom0, the worker entry for the others); the rest is the same everywhere. */
+export type StartOptions = Omit<KernelOptions, "drive" | "deadlocks" | "exitHooks">;
+
+/** What every kernel is handed by the layers above it. */
+const drive = (kernel: Kernel, events: Events): EventsDriver => new EventsDriver(kernel, events);
+
+/**
+ * @internal Starts a kernel with `main` as its root task; settles once the
+ * root ended and the other domains (if any) stopped. `onCreate` runs once the
+ * kernel exists, before the root task's first step.
+ */
+export function startKernel<T>(main: TaskBody<[], T>, options: StartOptions, onCreate?: (kernel: Kernel) => void): Promise<T> {
+  const gen = isGeneratorFunction(main) ? main : startFiber(main, [], "run");
+  const kernel = new Kernel({ ...options, drive, exitHooks });
+  return new Promise<T>((resolve, reject) => {
+    onCreate?.(kernel);
+    // Watched for deadlocks from its start until it settles: a run whose tasks nothing can wake fails.
+    watchForDeadlock(kernel);
+    kernel.life.start(gen as never, (ok, value) => {
+      unwatchForDeadlock(kernel);
+      if (ok) resolve(value as T);
+      else reject(value);
+    });
+  });
+}
+
+/**
+ * Whether a run keeps traces when not told: as `BOBBIN_TRACES` says, or in
+ * development only (a capture at each spawn and park costs many times the
+ * spawn itself, which a test suite's run time would feel too).
+ * @throws RangeError when `BOBBIN_TRACES` is neither `1` nor `0`.
+ */
+function tracesByDefault(): boolean {
+  const env = process.env.BOBBIN_TRACES;
+  if (env === undefined || env === "") return process.env.NODE_ENV === "development";
+  if (env !== "1" && env !== "0") throw new RangeError(`BOBBIN_TRACES must be 1 (keep traces) or 0 (keep none), got ${describe(env)}`);
+  return env === "1";
+}
+
+function checkCount(value: unknown, fallback: number, name: string, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`run({ ${name} }) must be an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return value;
+}

@@ -71,18 +71,22 @@ function deadlineOf(timeout: number | undefined): Deadline {
   return timeout === undefined ? undefined : { at: performance.now() + timeout * 1000, seconds: timeout };
 }
 
+/** The `source` of a fetch's Timeout. */
+const SOURCE = "fetch's timeout";
+
 /**
  * `op` within what is left of `deadline`: once it passed, a `Timeout` that
- * says the fetch's `timeout` (withTimeout's own would say what was left of it,
- * and name withTimeout, which the program did not call).
+ * says the fetch's `timeout` (the scope's own says what was left of it). A
+ * Timeout of another source (an enclosing `withTimeout`'s, or one `op`
+ * threw) goes on as it is.
  */
 function* within<T>(deadline: Deadline, op: B.Operation<T>): Generator<B.Instruction, T, unknown> {
   if (deadline === undefined) return yield* op;
   const left = Math.max(0, (deadline.at - performance.now()) / 1000);
   try {
-    return yield* withTimeout(left, op);
+    return yield* withTimeout(left, op, SOURCE);
   } catch (error) {
-    if (error instanceof Timeout && error.seconds === left) throw new Timeout(deadline.seconds, "fetch's timeout");
+    if (error instanceof Timeout && error.source === SOURCE) throw new Timeout(deadline.seconds, SOURCE);
     throw error;
   }
 }
@@ -141,8 +145,30 @@ function toUrl(url: unknown): URL {
   }
 }
 
+/** Whether this thread has loaded Node's fetch. */
+let nodeFetchLoaded = false;
+/** The name of the task that loads it. */
+const LOADING_NODE_FETCH = "loading Node's fetch (undici, once per thread)";
+
+/**
+ * Node loads its fetch (undici) at the first use of `fetch` or `Headers` on
+ * a thread, synchronously: tens of milliseconds that keep the domain like any
+ * long step. The first fetch of a thread has it done in a step of its own
+ * task, named for it, so that a `blockingMs` report names the load, not the
+ * task that fetched (and its advice about CPU loops, which does not apply).
+ */
+function* loadNodeFetch(): Generator<B.Instruction, void, unknown> {
+  if (nodeFetchLoaded) return;
+  const load = B.spawn({ name: LOADING_NODE_FETCH }, function* () {
+    void new Headers();
+  });
+  yield* B.awaitExn(load);
+  nodeFetchLoaded = true;
+}
+
 function* fetchWithNode(url: URL, init: RequestInit, timeout: number | undefined): Generator<B.Instruction, FetchResponse, unknown> {
   const deadline = deadlineOf(timeout);
+  yield* loadNodeFetch();
   const controller = new AbortController();
   const response = yield* within(
     deadline,

@@ -7,7 +7,7 @@
  */
 import * as http from "node:http";
 import * as B from "@bobbin/core";
-import { describe } from "@bobbin/core/lowlevel";
+import { checkOptionNames, describe } from "@bobbin/core/lowlevel";
 import { Timeout, withTimeout } from "@bobbin/unix";
 import { type ListeningAddress, listen } from "./listen.js";
 import { DEFAULT_BODY_LIMIT, Request } from "./request.js";
@@ -51,7 +51,7 @@ export interface ServeOptions {
 const DEFAULT_GRACE = 5;
 
 /** Every option of {@link ServeOptions}: any other key is a mistake (`timeout` for `deadline`, say) that would be ignored. */
-const OPTION_NAMES: ReadonlySet<string> = new Set<keyof ServeOptions>([
+const OPTION_NAMES: readonly (keyof ServeOptions)[] = [
   "host",
   "port",
   "onListening",
@@ -61,7 +61,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof ServeOptions>([
   "onError",
   "bodyLimit",
   "node",
-]);
+];
 
 function seconds(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -124,10 +124,7 @@ export function serve(options: ServeOptions, handler: Handler): B.Operation<void
     throw new TypeError(`serve(options, handler) expects options { host, port, … }, got ${describe(options)}`);
   if (typeof handler !== "function")
     throw new TypeError(`serve(options, handler) expects a generator function (function* (req, res) { … }), got ${describe(handler)}`);
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.has(key))
-      throw new TypeError(`serve(options): unknown option "${key}"; the options are ${[...OPTION_NAMES].join(", ")}`);
-  }
+  checkOptionNames("serve(options, handler)", options, OPTION_NAMES);
   const { host = "127.0.0.1", port, onListening, onError, node = {} } = options;
   if (typeof host !== "string" || host.length === 0)
     throw new TypeError(`serve({ host }): host must be a non-empty string, got ${describe(host)}`);

@@ -3,7 +3,7 @@
 import * as B from "@bobbin/core";
 import { Sim } from "@bobbin/sim";
 import { run, sleep, Timeout, withTimeout } from "@bobbin/unix";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fetch, serve } from "../src/index.js";
 
 function* slowServer(host: string, port: number, onPort: (port: number) => void): Generator<B.Instruction, void, unknown> {
@@ -28,6 +28,23 @@ function* timedOut(op: B.Operation<unknown>): Generator<B.Instruction, Timeout, 
 }
 
 describe("fetch's timeout", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("leaves a Timeout its request threw with the very seconds left to it as it is (told apart by source, not seconds)", async () => {
+    // A timeout of 0 leaves 0 s to the request's wait; the request throws a Timeout of 0 s of its own.
+    const own = new Timeout(0);
+    vi.stubGlobal("fetch", () => {
+      throw own;
+    });
+    const thrown = await run(function* () {
+      return yield* timedOut(fetch("http://127.0.0.1:1/", { timeout: 0 }));
+    });
+    expect(thrown).toBe(own);
+    expect(thrown.source).toBe("withTimeout");
+  });
+
   it("throws a Timeout naming fetch's timeout and its seconds, for the head and for the body (Node's fetch)", async () => {
     const [head, body] = await run(function* () {
       let port = 0;

@@ -8,7 +8,7 @@ describe("serve's options", () => {
   it("refuses an unknown option, naming it and the options there are", () => {
     expect(() => serve({ port: 0, timeout: 3 } as never, handler)).toThrow(TypeError);
     expect(() => serve({ port: 0, timeout: 3 } as never, handler)).toThrow(
-      'serve(options): unknown option "timeout"; the options are host, port, onListening, deadline, limit, grace, onError, bodyLimit, node',
+      'serve(options, handler): unknown option "timeout"; the options are host, port, onListening, deadline, limit, grace, onError, bodyLimit, node',
     );
   });
 

@@ -9,11 +9,13 @@
  */
 import { EventEmitter } from "node:events";
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { fetch, serve } from "@bobbin/http";
 import { nativeBackend, uringBackend } from "@bobbin/native-poll";
 import { instrument } from "@bobbin/opentelemetry";
 import { check, explore, replay, Sim, simulated } from "@bobbin/sim";
 import * as U from "@bobbin/unix";
+import { runOnBackend } from "@bobbin/unix/backend";
 import { trace } from "@opentelemetry/api";
 
 const unset = (): undefined => undefined;
@@ -103,6 +105,12 @@ export async function start(): Promise<void> {
   });
   U.main(service, { backend: unset(), onExit: unset() });
   stop();
+}
+
+/** A runtime hands on the kernel's seams it was given, each possibly unset. */
+export async function runtime(): Promise<void> {
+  await L.runKernel(service, { events: unset(), random: unset(), policy: unset(), tracer: unset(), seed: unset() });
+  await runOnBackend(service, { backend: unset(), random: unset(), policy: unset(), tracer: unset() });
 }
 
 export async function simulate(): Promise<void> {

@@ -3,6 +3,7 @@
  * and reordering, and its faults (a partition, a hold). Each direction is a
  * link of its own; the faults of `Sim` cut or hold both.
  */
+import { checkOptionNames } from "@bobbin/core/lowlevel";
 
 /** @internal Where a latency's draw comes from. */
 export interface Draws {
@@ -93,6 +94,9 @@ export function drawLatency(latency: Latency, random: Draws): number {
   return latency.min + (latency.max - latency.min) * random.float();
 }
 
+/** Every option of {@link LinkOptions}. */
+const OPTION_NAMES: readonly (keyof LinkOptions)[] = ["latency", "loss", "reorder"];
+
 /**
  * @internal Checks a link's options.
  * @throws TypeError / RangeError naming the bad option.
@@ -102,11 +106,7 @@ export function checkLinkOptions(options: unknown, what: string): LinkOptions {
     throw new TypeError(`${what} expects options { latency, loss, reorder }`);
   }
   const { latency, loss, reorder } = options as LinkOptions;
-  for (const key of Object.keys(options)) {
-    if (key !== "latency" && key !== "loss" && key !== "reorder") {
-      throw new TypeError(`${what}: unknown option "${key}"; the options are latency, loss, reorder`);
-    }
-  }
+  checkOptionNames(what, options, OPTION_NAMES);
   if (latency !== undefined) checkLatency(latency, what);
   checkProbability(loss, "loss", what);
   checkProbability(reorder, "reorder", what);

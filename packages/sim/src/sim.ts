@@ -3,6 +3,7 @@
  * break (partitions, holds, resets, crashes) and read back (its trace).
  */
 import type * as B from "@bobbin/core";
+import { checkOptionNames } from "@bobbin/core/lowlevel";
 import { runOnBackend } from "@bobbin/unix/backend";
 import { isLiteral } from "./address.js";
 import { SimBackend } from "./backend.js";
@@ -55,7 +56,8 @@ export interface SimOptions {
   readonly domains?: number | undefined;
 }
 
-const OPTION_NAMES = ["seed", "policy", "depth", "steps", "trace", "limit", "domains"];
+/** Every option of {@link SimOptions}. */
+const OPTION_NAMES: readonly (keyof SimOptions)[] = ["seed", "policy", "depth", "steps", "trace", "limit", "domains"];
 
 /**
  * @internal The key of the option that gives a world its choices (`check`,
@@ -127,9 +129,7 @@ export class Sim {
 
   constructor(options: SimOptions = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("new Sim(options) expects an options object");
-    for (const key of Object.keys(options)) {
-      if (!OPTION_NAMES.includes(key)) throw new TypeError(`new Sim: unknown option "${key}"; the options are ${OPTION_NAMES.join(", ")}`);
-    }
+    checkOptionNames("new Sim(options)", options, OPTION_NAMES);
     const { seed = Math.floor(Math.random() * 2 ** 32), policy = "fifo", depth = DEFAULT_DEPTH, steps = DEFAULT_STEPS } = options;
     const { trace = false, limit = DEFAULT_LIMIT, domains = DEFAULT_DOMAINS } = options;
     if (!Number.isSafeInteger(seed)) throw new RangeError(`new Sim({ seed }): the seed must be a safe integer, got ${String(seed)}`);

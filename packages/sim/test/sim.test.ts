@@ -149,11 +149,21 @@ describe("declaring", () => {
     expect(() => new Sim({ steps: -1 })).toThrow(RangeError);
     expect(() => new Sim({ limit: 0 })).toThrow(RangeError);
     expect(() => new Sim({ trace: 1 as unknown as boolean })).toThrow(TypeError);
-    expect(() => new Sim({ sed: 1 } as object)).toThrow(/unknown option "sed"/);
+    expect(() => new Sim({ sed: 1 } as object)).toThrow(
+      new TypeError('new Sim(options): unknown option "sed"; the options are seed, policy, depth, steps, trace, limit, domains'),
+    );
     expect(() => new Sim({ seed: 1 }).network({ latency: -1 })).toThrow(RangeError);
     expect(() => new Sim({ seed: 1 }).network({ loss: 2 })).toThrow(RangeError);
     expect(() => new Sim({ seed: 1 }).network({ latency: { min: 2, max: 1 } })).toThrow(RangeError);
-    expect(() => new Sim({ seed: 1 }).network({ jitter: 1 } as object)).toThrow(/unknown option "jitter"/);
+    expect(() => new Sim({ seed: 1 }).network({ jitter: 1 } as object)).toThrow(
+      new TypeError('sim.network(options): unknown option "jitter"; the options are latency, loss, reorder'),
+    );
+    const sim = new Sim({ seed: 1 });
+    sim.host("a", function* () {});
+    sim.host("b", function* () {});
+    expect(() => sim.link("a", "b", { loss: 0, jitter: 1 } as object)).toThrow(
+      new TypeError('sim.link(a, b, options): unknown option "jitter"; the options are latency, loss, reorder'),
+    );
   });
 
   it("checks hosts' names and mains; runs once", async () => {

@@ -266,7 +266,7 @@ const sharing: Sharing<Condition> = {
   agentOf: (c) => c.signals,
   make(id, cells) {
     const c = new Condition();
-    c.signals = new SharedSignals(id, cells, c);
+    c.signals = new SharedSignals(id, cells, c.queue);
     return c;
   },
 };

@@ -10,17 +10,19 @@ import { BobbinError } from "@bobbin/core";
  * the I/O operation the task was waiting in (or the next one it starts inside
  * the timed-out scope). It is made when the deadline passes, and its stack,
  * taken as it leaves the scope, begins at the caller of `withTimeout`; caught
- * inside the scope, it has its message only.
+ * inside the scope, it has its message only. `source` names what set the
+ * deadline: a function that times its work with `withTimeout(seconds, op,
+ * source)` tells its own Timeout from one its work threw by that field.
  *
  * @example
  * ```ts
  * try {
- *   yield* withTimeout(0.5, connect(sock, { host: "127.0.0.1", port }));
+ *   yield* withTimeout(0.5, connect(sock, { host: "127.0.0.1", port }), "connect's timeout");
  * } catch (e) {
- *   if (e instanceof Timeout) console.log(`gave up after ${e.seconds}s`);
+ *   if (e instanceof Timeout && e.source === "connect's timeout") console.log(`gave up after ${e.seconds}s`);
  * }
  * ```
- * @throws never itself: it is what the operations run by `withTimeout` throws.
+ * @throws never itself: it is what the operations run by `withTimeout` throw.
  */
 export class Timeout extends BobbinError {
   /** Always `"ETIMEDOUT"`, as a system timeout would say. */
@@ -28,8 +30,11 @@ export class Timeout extends BobbinError {
   constructor(
     /** The delay that expired, in seconds. */
     readonly seconds: number,
-    /** What set the delay, for the message (`withTimeout`, or an operation's own `timeout` option). */
-    source = "withTimeout",
+    /**
+     * What set the delay, also in the message: `"withTimeout"` (the default),
+     * or the `source` given to `withTimeout` (`"fetch's timeout"`…).
+     */
+    readonly source: string = "withTimeout",
   ) {
     super(`the operation did not finish within ${seconds} s (${source})`);
   }

@@ -7,7 +7,7 @@
  * Promise settles.
  */
 import type * as B from "@bobbin/core";
-import { describe, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
+import { checkOptionNames, describe, type KernelRunOptions, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
@@ -17,7 +17,13 @@ import { shareSockets } from "./share.js";
 import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
 /** The kernel's seams that `runOnBackend` passes on and a program's `run` refuses. */
-const KERNEL_SEAMS: readonly string[] = ["policy", "random", "tracer"];
+const KERNEL_SEAMS = ["policy", "random", "tracer"] as const;
+/** `run`'s options. */
+const OPTION_NAMES: readonly string[] = ["backend", ...runOptionNames];
+/** `runOnBackend`'s options. */
+const SEAM_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...KERNEL_SEAMS];
+/** What `runOnBackend` takes (`run` refuses the seams): its options and `runKernel`'s `events`, which it makes. */
+type KernelOptions = RunOptions & Omit<KernelRunOptions, keyof B.RunOptions>;
 
 /**
  * Options of {@link run}: core's options, and `backend`.
@@ -74,27 +80,25 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   if (typeof main !== "function") throw new TypeError(`${name}(main) expects a generator function, got ${describe(main)}`);
   if (options === null || typeof options !== "object")
     throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
-  if ((options as { events?: unknown }).events !== undefined) {
+  // Checked here, once, before a backend is made, so that the messages name
+  // this entry and its options (`runKernel`'s would name the kernel's seams).
+  // A seam left undefined is taken as not given, as a configuration hands it on.
+  const { backend: factory = libuv, events, policy, random, tracer, ...program } = options as KernelOptions;
+  if (events !== undefined) {
     throw new TypeError(
       `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`,
     );
   }
-  for (const seam of KERNEL_SEAMS) {
-    if (!seams && (options as Record<string, unknown>)[seam] !== undefined) {
+  const given = { policy, random, tracer };
+  if (!seams) {
+    const seam = KERNEL_SEAMS.find((key) => given[key] !== undefined);
+    if (seam !== undefined) {
       throw new TypeError(
         `run(main, { ${seam} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
       );
     }
   }
-  // Checked here, before a backend is made, so that the message names this
-  // entry and its options (`runKernel`'s would name the kernel's seams).
-  const names = ["backend", ...runOptionNames, ...(seams ? KERNEL_SEAMS : [])];
-  for (const key of Object.keys(options)) {
-    const unsetSeam = (key === "events" || KERNEL_SEAMS.includes(key)) && (options as Record<string, unknown>)[key] === undefined;
-    if (!names.includes(key) && !unsetSeam)
-      throw new TypeError(`${name}(main, options): unknown option "${key}"; the options are ${names.join(", ")}`);
-  }
-  const { backend: factory = libuv, ...core } = options;
+  checkOptionNames(`${name}(main, options)`, program, seams ? SEAM_OPTION_NAMES : OPTION_NAMES);
   if (typeof factory !== "function")
     throw new TypeError(
       "run(main, { backend }) expects a backend factory, a function (domain) => Backend, passed uncalled: " +
@@ -110,7 +114,7 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   registerContext(context);
   let settled: Promise<T>;
   try {
-    settled = startWith(factory, backend, (events) => runKernel(main, { ...core, events }));
+    settled = startWith(factory, backend, (events) => runKernel(main, seams ? { ...program, ...given, events } : { ...program, events }));
   } catch (error) {
     unregisterContext(context);
     void backend.drain();

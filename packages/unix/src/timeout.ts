@@ -40,7 +40,7 @@ class Scope {
     this.handle = null;
     if (this.left) return;
     this.fired = true;
-    this.error = unplacedTimeout(this.seconds);
+    this.error = unplacedTimeout(this.seconds, this.source);
     this.rec.expired = this.error; // a later deadline is an enclosing scope's: it wins
     this.interrupt();
   };
@@ -56,6 +56,7 @@ class Scope {
   constructor(
     readonly at: number,
     private readonly seconds: number,
+    private readonly source: string,
     readonly outer: Scope | null,
     readonly rec: TaskTimeouts,
     private readonly task: B.Task<unknown>,
@@ -67,11 +68,11 @@ class Scope {
  * A Timeout with no stack yet: made by the deadline's callback, its stack
  * would show only the backend's timers, not the task it stops.
  */
-function unplacedTimeout(seconds: number): Timeout {
+function unplacedTimeout(seconds: number, source: string): Timeout {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return new Timeout(seconds);
+    return new Timeout(seconds, source);
   } finally {
     Error.stackTraceLimit = limit;
   }
@@ -130,6 +131,12 @@ export function* despiteExpiry<T>(op: B.Operation<T>): Generator<B.Instruction, 
  * `is_valid_timeout`). `op` is an operation, or a function returning one
  * (such as a generator function). Works in every domain.
  *
+ * `source` names the deadline in the Timeout's message and its `source`
+ * field (default `"withTimeout"`): a function that bounds its work with a
+ * timeout of its own names it, so that it tells its own Timeout from one
+ * its work threw (an enclosing scope's, or a Timeout of the work's own with
+ * the same seconds) by `error.source`, not by comparing seconds.
+ *
  * @example
  * ```ts
  * const n = yield* withTimeout(2, read(sock, buf));
@@ -137,14 +144,20 @@ export function* despiteExpiry<T>(op: B.Operation<T>): Generator<B.Instruction, 
  *   yield* connect(sock, { host: "127.0.0.1", port: 8080 });
  *   yield* write(sock, request);
  * });
+ * try {
+ *   yield* withTimeout(3, handshake(sock), "handshake's timeout");
+ * } catch (e) {
+ *   if (e instanceof Timeout && e.source === "handshake's timeout") throw new HandshakeTimedOut();
+ *   throw e;   // a Timeout of an enclosing scope, or one the handshake threw
+ * }
  * ```
  * @throws Timeout when the deadline passed.
  * @throws RangeError when `seconds` is negative or not a number.
- * @throws TypeError when `op` is not an operation, or outside a task of `@bobbin/unix`'s `run`
+ * @throws TypeError when `op` is not an operation or `source` not a non-empty string, or outside a task of `@bobbin/unix`'s `run`
  * (or in a worker domain with no backend: see `defineBackend`).
  * @throws whatever `op` throws.
  */
-export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>)): B.Operation<T> {
+export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>), source = "withTimeout"): B.Operation<T> {
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
     throw new RangeError(`withTimeout(seconds, op): seconds must be a number ≥ 0, got ${L.describe(seconds)}`);
   }
@@ -154,10 +167,12 @@ export function withTimeout<T>(seconds: number, op: B.Operation<T> | (() => B.Op
   ) {
     throw new TypeError("withTimeout(seconds, op) expects an operation (e.g. read(sock, buf)) or a generator function");
   }
-  return timed(seconds, op);
+  if (typeof source !== "string" || source === "")
+    throw new TypeError(`withTimeout(seconds, op, source): source must be a non-empty string, got ${L.describe(source)}`);
+  return timed(seconds, op, source);
 }
 
-function* timed<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>)): Generator<B.Instruction, T, unknown> {
+function* timed<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>), source: string): Generator<B.Instruction, T, unknown> {
   const operation = typeof op === "function" ? op() : op;
   if (operation === null || typeof operation !== "object" || typeof operation[Symbol.iterator] !== "function") {
     throw new TypeError("withTimeout(seconds, fn): fn must return an operation (write it as a generator function)");
@@ -169,7 +184,7 @@ function* timed<T>(seconds: number, op: B.Operation<T> | (() => B.Operation<T>))
   const rec = timeouts.get(task);
   const outer = rec.top;
   if (outer !== null && outer.at <= at) return yield* operation; // cannot fire before the enclosing one
-  const scope = new Scope(at, seconds, outer, rec, task, backend);
+  const scope = new Scope(at, seconds, source, outer, rec, task, backend);
   rec.top = scope;
   activeScopes++;
   scope.handle = backend.deadline(at, scope.fire);

@@ -29,6 +29,23 @@ describe("run's options", () => {
     );
   });
 
+  it("refuses the kernel's seams and events given to a program's run, before a backend is made", () => {
+    let made = 0;
+    const backend = () => {
+      made++;
+      throw new Error("no backend should be made");
+    };
+    for (const seam of ["policy", "random", "tracer"]) {
+      expect(() => run(main, { backend, [seam]: {} } as never)).toThrow(
+        `run(main, { ${seam} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
+      );
+    }
+    expect(() => runOnBackend(main, { backend, events: () => ({}) } as never)).toThrow(
+      /runOnBackend\(main, \{ events \}\): .*makes the events backend itself/,
+    );
+    expect(made).toBe(0);
+  });
+
   it("takes the seams left undefined, as before", async () => {
     expect(await run(main, { events: undefined, policy: undefined, random: undefined, tracer: undefined } as never)).toBe(1);
   });

@@ -241,8 +241,28 @@ describe("withTimeout", () => {
     });
   });
 
+  it("names its source in the Timeout it throws; a caller tells its own from an enclosing scope's by it", async () => {
+    await run(function* () {
+      const plain = (yield* failure(() => withTimeout(0.01, sleep(5)))) as Timeout;
+      expect([plain.source, plain.message]).toEqual(["withTimeout", "the operation did not finish within 0.01 s (withTimeout)"]);
+      const named = (yield* failure(() => withTimeout(0.01, sleep(5), "the handshake's timeout"))) as Timeout;
+      expect([named.source, named.seconds, named.message]).toEqual([
+        "the handshake's timeout",
+        0.01,
+        "the operation did not finish within 0.01 s (the handshake's timeout)",
+      ]);
+      // the enclosing scope fires first: its Timeout carries its own source, not the inner one's
+      const outer = (yield* failure(() => withTimeout(0.01, withTimeout(0.5, sleep(5), "inner")))) as Timeout;
+      expect(outer.source).toBe("withTimeout");
+    });
+  });
+
   it("checks its arguments", async () => {
     await run(function* () {
+      expect(thrownBy(() => withTimeout(1, sleep(1), ""))).toBeInstanceOf(TypeError);
+      expect(thrownBy(() => withTimeout(1, sleep(1), 7 as unknown as string)).message).toMatch(
+        /source must be a non-empty string, got number 7/,
+      );
       expect(thrownBy(() => withTimeout(-1, sleep(1)))).toBeInstanceOf(RangeError);
       expect(thrownBy(() => withTimeout(Number.NaN, sleep(1)))).toBeInstanceOf(RangeError);
       expect(thrownBy(() => withTimeout(1, 42 as unknown as B.Operation<void>))).toBeInstanceOf(TypeError);

@@ -7,34 +7,14 @@
  * under the caller's task that stands for the call.
  */
 
-import type { Domains } from "../domains/host.js";
+import type { Domains } from "../domains/contract.js";
+import type { DomainLink } from "../domains/link.js";
 import { runningTask } from "../kernel/current.js";
 import type { DomainFlight } from "../kernel/flight.js";
-import { describeWaiter } from "../kernel/guards.js";
 import { type Kernel, runningKernel } from "../kernel/kernel.js";
-import { isCancelRequested, isEnding, isParked, isPending, waiterOf } from "../kernel/state.js";
-import type { Task } from "../kernel/task.js";
-import { suspensionPoint } from "../kernel/traces.js";
-import { childrenOf } from "../kernel/tree.js";
-import { ageOf } from "./ages.js";
-import type { Dump, TaskDump, TaskState } from "./dump-data.js";
+import type { Dump, TaskDump } from "./dump-data.js";
 import { runs } from "./runs.js";
-
-/** @internal A task as a domain reports it: `call` names the call it waits for, to graft the other domain's subtree. */
-export interface TaskSnapshot extends Omit<TaskDump, "children"> {
-  readonly children: readonly TaskSnapshot[];
-  readonly call?: number;
-}
-
-/** @internal What a domain reports: its tasks, and which of them serve calls of other domains. */
-export interface DomainSnapshot {
-  readonly domain: number;
-  readonly tasks: readonly TaskSnapshot[];
-  /** For each call it runs: the caller's domain, the call's id there, and the uid of the task running it. */
-  readonly serving: readonly { readonly from: number; readonly id: number; readonly uid: number }[];
-  /** Its flight recorder, when the run keeps one. */
-  readonly flight: DomainFlight | null;
-}
+import { type DomainSnapshot, snapshotDomain, type TaskSnapshot } from "./snapshot.js";
 
 /** How long `dump` waits for the other domains' answers. */
 const ANSWER_MS = 1000;
@@ -61,8 +41,8 @@ export async function dump(): Promise<Dump> {
   const unanswered: number[] = [];
   const flight: DomainFlight[] = [];
   for (const kernel of kernels) {
-    const local = snapshotDomain(kernel, []);
-    const link = (kernel.domains as Domains | null)?.link ?? null;
+    const link = linkOf(kernel);
+    const local = snapshotDomain(kernel, link, []);
     const remote = link === null ? { answers: [], unanswered: [] } : await link.requestSnapshots(ANSWER_MS);
     const graft = grafter([local, ...remote.answers]);
     tasks.push(...local.tasks.map((t) => graft(t, local.domain)));
@@ -74,7 +54,7 @@ export async function dump(): Promise<Dump> {
 
 /** @internal This domain's tasks as a dump sees them (synchronous: dom0's part of a `Deadlock` error). */
 export function localDump(kernel: Kernel): Dump {
-  const local = snapshotDomain(kernel, []);
+  const local = snapshotDomain(kernel, linkOf(kernel), []);
   const graft = grafter([local]);
   return {
     takenAt: Date.now(),
@@ -84,37 +64,9 @@ export function localDump(kernel: Kernel): Dump {
   };
 }
 
-/**
- * @internal A snapshot of a domain's tasks; `serving` lists the tasks that
- * run calls of other domains (a worker's).
- */
-export function snapshotDomain(kernel: Kernel, serving: DomainSnapshot["serving"]): DomainSnapshot {
-  const link = (kernel.domains as Domains | null)?.link ?? null;
-  const snapshot = (task: Task): TaskSnapshot => {
-    const parked = isParked(task);
-    const call = parked ? link?.callWaitedBy(task) : undefined;
-    const base = {
-      uid: task.uid,
-      name: task.name,
-      domain: kernel.domainOf(task),
-      state: stateOf(task),
-      cancelling: isCancelRequested(task) && isPending(task),
-      ageMs: ageOf(task, kernel),
-      waitsOn: parked ? describeWaiter(waiterOf(task)!) : null,
-      suspendedAt: parked ? suspensionPoint(task) : null,
-      children: childrenOf(task).map(snapshot),
-    };
-    return call === undefined ? base : { ...base, call };
-  };
-  return { domain: kernel.domain, tasks: kernel.life.topTasks().map(snapshot), serving, flight: kernel.flight() };
-}
-
-function stateOf(task: Task): TaskState {
-  if (!isPending(task)) return task.status as TaskState;
-  if (task === runningTask()) return "running";
-  if (isParked(task)) return "waiting";
-  if (isEnding(task)) return "ending";
-  return "ready";
+/** The mailbox of `kernel`'s domain to the others, once a call installed it. */
+function linkOf(kernel: Kernel): DomainLink | null {
+  return (kernel.domains as Domains | null)?.link ?? null;
 }
 
 /** Turns snapshots into dumps, putting under each call's task the subtree that runs it elsewhere. */

@@ -17,8 +17,9 @@ import type { Instruction, Operation } from "../operation.js";
 import type { Result } from "../result.js";
 import { checkSpawnOptions } from "../spawn.js";
 import type { SpawnOptions } from "../spawn-options.js";
+import type { CallRequest, Domains } from "./contract.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
-import { type CallRequest, type Domains, domainsOf } from "./host.js";
+import { domainsOf } from "./host.js";
 import { encodePortables } from "./portable.js";
 
 /**

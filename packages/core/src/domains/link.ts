@@ -23,7 +23,7 @@
  */
 import { MessagePort, receiveMessageOnPort, type Transferable, type Worker } from "node:worker_threads";
 import { describe } from "../describe.js";
-import { type DomainSnapshot, snapshotDomain } from "../diagnostics/dump.js";
+import { type DomainSnapshot, snapshotDomain } from "../diagnostics/snapshot.js";
 import { DomainUnresponsive } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
@@ -370,7 +370,11 @@ export class DomainLink {
         this.host?.go();
         return;
       case M.DUMP:
-        this.send(this.connected(message[2]), [M.SNAPSHOT, idOf(message[1]), snapshotDomain(this.kernel, this.host?.serving?.() ?? [])]);
+        this.send(this.connected(message[2]), [
+          M.SNAPSHOT,
+          idOf(message[1]),
+          snapshotDomain(this.kernel, this, this.host?.serving?.() ?? []),
+        ]);
         return;
       case M.SNAPSHOT:
         if (!isSnapshot(message[2])) throw new TypeError("a snapshot is a domain's tasks as dump() reports them");

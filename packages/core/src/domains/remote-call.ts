@@ -9,13 +9,14 @@
  */
 import { publishCallEnd, publishCallStart } from "../diagnostics/channels.js";
 import { Cancelled } from "../errors.js";
+import { waitsAfterCancel } from "../kernel/cancellation.js";
 import { runningTask } from "../kernel/current.js";
 import { runningKernel, type SpawnMode } from "../kernel/kernel.js";
 import type { Task, Waiter } from "../kernel/task.js";
 import { type Instruction, type Operation, SingleShot, SUSPENDED } from "../operation.js";
 import { promise } from "../promise.js";
 import { spawnChild } from "../spawn.js";
-import type { CallRequest } from "./host.js";
+import type { CallRequest } from "./contract.js";
 import type { DomainLink } from "./link.js";
 import { decodePortables, importModules, portableModules } from "./portable.js";
 import { decodeError, errorModules } from "./wire.js";
@@ -62,6 +63,7 @@ function* remoteCall(link: DomainLink, id: number, domain: number): Generator<In
     result = yield* awaitResult(link, id);
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
+    waitsAfterCancel(runningTask()!);
     link.cancelCall(id, runningTask()!, link.kernel.config.cancelGraceMs);
     // Once the remote subtree has ended: a cleanup that failed there is this task's outcome.
     result = yield* awaitResult(link, id);

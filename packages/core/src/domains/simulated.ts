@@ -24,8 +24,8 @@ import type { Kernel } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import type { Instruction } from "../operation.js";
 import { spawn } from "../spawn.js";
+import type { CallRequest, Domains } from "./contract.js";
 import type { ParallelTask } from "./define-task.js";
-import type { CallRequest, Domains } from "./host.js";
 import { decodePortables, encodePortables } from "./portable.js";
 import { decodeError, encodeError, uncloneableArguments, uncloneableResult } from "./wire.js";
 

@@ -10,7 +10,7 @@
  * link.ts), not the thread that reads it.
  */
 import { describe } from "../describe.js";
-import type { DomainSnapshot, TaskSnapshot } from "../diagnostics/dump.js";
+import type { DomainSnapshot, TaskSnapshot } from "../diagnostics/snapshot.js";
 import * as errors from "../errors.js";
 import { adoptOrigin, originFor } from "../kernel/origin.js";
 import { registeredClass, registeredClassOf } from "./error-classes.js";

@@ -18,7 +18,7 @@ import { childrenOf } from "../kernel/tree.js";
 import type { Instruction, TaskBody } from "../operation.js";
 import { care, orphans } from "../orphans.js";
 import { promise } from "../promise.js";
-import { startKernel } from "../run.js";
+import { startKernel } from "../run-kernel.js";
 import { spawn } from "../spawn.js";
 import { Trigger } from "../trigger.js";
 import { loadEvents } from "./define-events.js";

@@ -96,7 +96,8 @@ export function cancelledError(task: Task): Cancelled {
  * Warns once about a cancelled task that keeps running long after it was
  * cancelled. A task with no cold state is timed from its first step after the
  * one that delivered its `Cancelled` (it caught it, or cleans up): the
- * cancelled tasks that end at once make no record for it.
+ * cancelled tasks that end at once make no record for it. One timed from +∞
+ * (`waitsAfterCancel`) is never warned of.
  */
 function watchSwallowedCancel(task: Task, flags: number): number {
   const cold = familyOf(task);
@@ -110,6 +111,18 @@ function watchSwallowedCancel(task: Task, flags: number): number {
     return toWarned(flags);
   }
   return flags;
+}
+
+/**
+ * @internal `task` waits on purpose after its cancellation, for as long as
+ * something else bounds and reports: the proxy of a call, which waits for
+ * the other domain to end the parallel task (that domain watches its own
+ * tasks; one that does not hear the cancellation within the grace is
+ * terminated, and `DomainUnresponsive` says why). Its late steps are no
+ * swallowed cancellation.
+ */
+export function waitsAfterCancel(task: Task): void {
+  familyOf(task).cancelledAt = Number.POSITIVE_INFINITY;
 }
 
 // A Cancelled whose map outlives the cancellations of a run (see shapes.ts).

@@ -164,7 +164,7 @@ export class Family {
   abort: AbortController | null = null;
   /** An explicit name (`spawn({ name })`). */
   name: string | null = null;
-  /** When the cancellation was requested (real time, see cancellation.ts), for the swallowed-cancel warning. */
+  /** When the cancellation was requested (real time, see cancellation.ts), for the swallowed-cancel warning; +∞: not watched. */
   cancelledAt = 0;
   /** While it ends (`ENDING`): its children that failed meanwhile, whose errors join its outcome (see ending.ts). */
   failedChildren: Task[] | null = null;

@@ -34,6 +34,7 @@ export type { RandomSource } from "../kernel/random.js";
 export { keepShapes } from "../kernel/shapes.js";
 export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
+export { checkOptionNames } from "../option-names.js";
 export { park, unpark } from "../park.js";
 export { type KernelRunOptions, runKernel, runOptionNames } from "../run-kernel.js";
 export { Choice, SelectCase } from "../select.js";

@@ -88,11 +88,25 @@ describe("the run queue", () => {
     expect(() => B.run(body, { cancelGraceMs: -1 })).toThrow(RangeError);
     expect(() => L.runKernel(body, { seed: 1, random: { below: () => 0 } })).toThrow(/a seed or a random source, not both/);
     expect(() => L.runKernel(body, { policy: {} as never })).toThrow(/runKernel\(\{ policy \}\) expects \{ pick\(ready\): number \}/);
-    expect(() => B.run(body, { domain: 2 } as never)).toThrow(/unknown option "domain"/);
+    expect(() => B.run(body, { domain: 2 } as never)).toThrow(
+      `run(main, options): unknown option "domain"; the options are ${L.runOptionNames.join(", ")}`,
+    );
     expect(() => L.runKernel(body, { domain: 2 } as never)).toThrow(
-      /runKernel: unknown option "domain"; the options are .*events, random, policy, tracer/,
+      `runKernel(main, options): unknown option "domain"; the options are ${L.runOptionNames.join(", ")}, events, random, policy, tracer`,
     );
     expect(() => B.run("main" as never)).toThrow(/expects a generator function/);
+  });
+
+  it("runKernel takes each seam explicitly undefined as not given", async () => {
+    const seams = { events: undefined, random: undefined, policy: undefined, tracer: undefined };
+    expect(
+      await L.runKernel(
+        function* () {
+          return 7;
+        },
+        { ...seams, seed: undefined },
+      ),
+    ).toBe(7);
   });
 
   it("a program's run refuses the kernel's seams, pointing to runKernel", () => {

@@ -13,7 +13,7 @@
  * already picked owes a token, which it passes on at once (another signal),
  * and the token it was picked with is dropped when it arrives.
  */
-import type { Condition, ConditionWait } from "../condition.js";
+import type { Queued, WaitQueue } from "../waiters.js";
 import { Agent } from "./agent.js";
 import { kind, OWN } from "./layout.js";
 
@@ -26,6 +26,14 @@ export const CONDITION = kind("Condition", 3);
 /** Header word: where the next `signal` starts looking. */
 const CURSOR = OWN;
 
+/** @internal A waiter of this domain, as the shared side sees it. */
+export interface SignalWaiter extends Queued {
+  /** Counted in this domain's slot, so that signals from other domains can reach it. */
+  registered: boolean;
+  /** Resumes it; false when it no longer waits. */
+  wake(): boolean;
+}
+
 /** @internal This domain's side of a shared condition. */
 export class SharedSignals extends Agent {
   /** Tokens to drop when they arrive (see above). */
@@ -34,13 +42,14 @@ export class SharedSignals extends Agent {
   constructor(
     id: string,
     cells: Int32Array,
-    private readonly condition: Condition,
+    /** The condition's waiters of this domain. */
+    private readonly queue: WaitQueue<SignalWaiter>,
   ) {
     super(id, cells, CONDITION);
   }
 
   /** A local waiter was just queued: count it in this domain's slot. */
-  register(w: ConditionWait): void {
+  register(w: SignalWaiter): void {
     const had = this.slot >= 0;
     if (!this.claim()) return; // no slot: woken (spuriously) once one is free
     if (!had) this.wakeUnregistered(w);
@@ -102,9 +111,8 @@ export class SharedSignals extends Agent {
     const paid = Math.min(n, this.debt);
     this.debt -= paid;
     n -= paid;
-    const queue = this.condition.queue;
     while (n > 0) {
-      const w = queue.shift();
+      const w = this.queue.shift();
       if (w === null) break; // cannot happen: every token has its waiter
       if (w.wake()) n--;
       else if (!takeOne(this.cells, this.base(this.slot) + AVAIL)) {
@@ -125,7 +133,7 @@ export class SharedSignals extends Agent {
   }
 
   protected slotFreed(): void {
-    if (this.condition.queue.size !== 0 && this.slot < 0 && this.claim()) this.wakeUnregistered(null);
+    if (this.queue.size !== 0 && this.slot < 0 && this.claim()) this.wakeUnregistered(null);
   }
 
   /**
@@ -133,12 +141,11 @@ export class SharedSignals extends Agent {
    * meanwhile: wake them (a spurious wake-up, which `wait` allows), they wait
    * again with the slot.
    */
-  private wakeUnregistered(except: ConditionWait | null): void {
-    const queue = this.condition.queue;
-    for (let w = queue.head; w !== null; ) {
-      const next = w.after as ConditionWait | null;
+  private wakeUnregistered(except: SignalWaiter | null): void {
+    for (let w = this.queue.head; w !== null; ) {
+      const next = w.after as SignalWaiter | null;
       if (w !== except && !w.registered) {
-        queue.remove(w);
+        this.queue.remove(w);
         w.wake();
       }
       w = next;
@@ -150,7 +157,7 @@ export class SharedSignals extends Agent {
   private idle(): void {
     if (this.slot < 0 || this.debt !== 0) return;
     const base = this.base(this.slot);
-    if (this.condition.queue.size !== 0 || Atomics.load(this.cells, base + TOKENS) !== 0) return;
+    if (this.queue.size !== 0 || Atomics.load(this.cells, base + TOKENS) !== 0) return;
     this.releaseSlot();
   }
 }

@@ -17,7 +17,6 @@
  * other.
  */
 import { Domain } from "@bobbin/core";
-import type { Mutex } from "../mutex.js";
 import { kind, OWN } from "./layout.js";
 import { GRANTED, NONE, TicketAgent, WIDTH } from "./ticket.js";
 
@@ -32,6 +31,11 @@ export const HOLDER_TASK = OWN + 2;
 /** @internal `STATE` of a domain asking for the lock. */
 export const WANT = 1;
 
+/** @internal What a shared lock needs of its mutex: hand the lock to a task of this domain. */
+export interface LocalHolders {
+  serveLocal(): void;
+}
+
 /** @internal This domain's side of a shared mutex. */
 export class SharedLock extends TicketAgent {
   /** This thread's domain (made in a task, or on dom0 before any run). */
@@ -40,7 +44,7 @@ export class SharedLock extends TicketAgent {
   constructor(
     id: string,
     cells: Int32Array,
-    private readonly mutex: Mutex,
+    private readonly mutex: LocalHolders,
   ) {
     super(id, cells, MUTEX);
   }

@@ -13,7 +13,6 @@
  * dispatches at a time: the others leave a note (`DIRTY`) and the dispatcher
  * goes round again, so nothing spins or waits.
  */
-import type { Semaphore } from "../semaphore.js";
 import { kind, OWN } from "./layout.js";
 import { GRANTED, NONE, TicketAgent, WIDTH } from "./ticket.js";
 
@@ -38,6 +37,11 @@ export function checkShared(n: number, name: string): void {
   if (n > MAX_SHARED) throw new RangeError(`${name}: a shared semaphore counts up to 2^31 - 1, got ${n}`);
 }
 
+/** @internal What shared permits need of their semaphore: hand `n` permits to tasks of this domain. */
+export interface LocalTakers {
+  distribute(n: number): void;
+}
+
 /** @internal This domain's side of a shared semaphore. */
 export class SharedPermits extends TicketAgent {
   /** What this domain asks for: its oldest waiter's permits. */
@@ -46,7 +50,7 @@ export class SharedPermits extends TicketAgent {
   constructor(
     id: string,
     cells: Int32Array,
-    private readonly semaphore: Semaphore,
+    private readonly semaphore: LocalTakers,
   ) {
     super(id, cells, SEMAPHORE);
   }
