@@ -40,6 +40,7 @@ export type {
   HostServices,
   InetAddress,
   ListenOptions,
+  ListenSettings,
   ShutdownCommand,
   Socket,
   SocketKind,
