@@ -5,6 +5,7 @@
  */
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
+import { failure } from "@bobbin/test-support";
 import { close, connect, read, SocketClosed, sleep, Timeout, tcpv4 } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { fetch, HttpError, serve } from "../../src/index.js";
@@ -230,6 +231,22 @@ export function serveSuite(backend: BackendCase): void {
       });
       expect(cleaned).toBe(true);
       expect(clientSaw).toBe(""); // the connection closed without an answer
+    });
+
+    it("a handler that fails while a cancelled serve drains is not lost: serve fails with it (no onError)", async () => {
+      const got = await leakFree(backend, function* () {
+        const entered = new L.Trigger();
+        const server = yield* start({ grace: 5 }, function* failing() {
+          entered.signal();
+          yield* sleep(0.05);
+          throw new Error("failed while draining");
+        });
+        const sock = yield* rawRequest(server.port, "GET /late HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* entered.wait();
+        const error = yield* failure<B.Instruction, Error>(() => B.cancel(server.task));
+        return [String(error), (yield* readAll(sock)).split("\r\n")[0]];
+      });
+      expect(got).toEqual(["Error: failed while draining", "HTTP/1.1 500 Internal Server Error"]);
     });
 
     it("a handler's HttpError is its answer; another error is answered 500 and goes to onError", async () => {
