@@ -1,7 +1,7 @@
 import * as B from "@bobbin/core";
 import { handleCount, thrownBy } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
-import { LibuvBackend } from "../src/backend/index.js";
+import { LibuvBackend, runOnBackend } from "../src/backend/index.js";
 import { bindAndListen, DrainTimeout, run, tcpv4 } from "../src/index.js";
 
 /** A libuv backend whose drain never settles. */
@@ -67,6 +67,10 @@ describe("run's end", () => {
     ).rejects.toBeInstanceOf(DrainTimeout);
     await wait(1);
     expect(handleCount("TCPServerWrap")).toBe(servers);
+  });
+
+  it("runOnBackend's end is bounded alike", async () => {
+    await expect(runOnBackend(one, { backend: () => new Stuck(), cancelGraceMs: 20 })).rejects.toBeInstanceOf(DrainTimeout);
   });
 
   it("puts DrainTimeout after the run's own error", async () => {
