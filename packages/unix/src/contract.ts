@@ -6,7 +6,29 @@
  */
 import type { Operation } from "@bobbin/core";
 import type { Events } from "@bobbin/core/lowlevel";
-import type { Chunk } from "./chunk.js";
+
+/**
+ * Bytes `readChunk` returned, lent by the runtime until you `release()` the
+ * chunk, read the socket again with `readChunk`, or close the socket.
+ *
+ * @example
+ * ```ts
+ * const chunk = yield* readChunk(sock);
+ * if (chunk !== null) {
+ *   yield* write(sock, chunk.bytes);
+ *   chunk.release();
+ * }
+ * ```
+ * @throws ChunkMisuse from `bytes` and `length` once the chunk went back, from `release()` when released twice.
+ */
+export interface Chunk {
+  /** The bytes (at least one). A view of lent memory: copy what you keep beyond the loan. */
+  readonly bytes: Uint8Array;
+  /** How many bytes: `bytes.length`. */
+  readonly length: number;
+  /** Gives the memory back now. A chunk the runtime took back already (next `readChunk`, close) is not released twice. */
+  release(): void;
+}
 
 /**
  * The kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream

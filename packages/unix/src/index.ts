@@ -33,10 +33,10 @@
  */
 
 export type { FlushMode } from "./backend/flush-mode.js";
-export type { Chunk } from "./chunk.js";
 export type {
   Address,
   Backend,
+  Chunk,
   HostServices,
   InetAddress,
   ListenOptions,
