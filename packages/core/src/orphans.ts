@@ -90,9 +90,12 @@ export class Orphans<T = unknown> {
     return first === undefined ? undefined : this.release(first);
   }
 
-  /** @internal The ended tasks still held. */
+  /** @internal The ended tasks still held, in the order they ended; those handed out since (by `get`, `take`) leave the queue here, which would keep them alive otherwise. */
   endedHeld(): Task<T>[] {
-    return this.endedTasks.items().filter((t) => this.held.has(t));
+    const ended: Task<T>[] = [];
+    for (let task = this.endedTasks.shift(); task !== undefined; task = this.endedTasks.shift()) if (this.held.has(task)) ended.push(task);
+    for (const task of ended) this.endedTasks.push(task);
+    return ended;
   }
 
   /** @internal */
@@ -109,6 +112,7 @@ export class Orphans<T = unknown> {
   release(task: Task<T>): Task<T> {
     this.held.delete(task);
     if (this.held.size === 0) {
+      while (this.endedTasks.shift() !== undefined); // all handed out: nothing there is held any more
       const family = coldOf(this.owner!)!;
       const collectors = family.collectors!;
       if (collectors.length === 1) family.collectors = null;

@@ -12,6 +12,7 @@ import type { Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
 import { givable, spawnHooks } from "./lifecycle.js";
 import type { Instruction, TaskBody } from "./operation.js";
+import { checkOptionNames } from "./option-names.js";
 import { Orphans } from "./orphans.js";
 import type { SpawnOptions } from "./spawn-options.js";
 
@@ -157,14 +158,19 @@ export function checkNotAsync(fn: unknown, caller: string): void {
   );
 }
 
+/** @internal The options of `spawn` (and of `g.spawn`, which refuses `orphans` by name). */
+export const SPAWN_OPTION_NAMES: readonly string[] = ["orphans", "give", "name"];
+
 /**
- * @internal Checks `spawn`'s (or `call`'s) options object.
+ * @internal Checks `spawn`'s (or `call`'s) options object: its keys among `names`.
  * @throws TypeError naming the bad option.
  */
-export function checkSpawnOptions(options: unknown, caller: string): SpawnOptions {
+export function checkSpawnOptions(options: unknown, caller: string, names: readonly string[] = SPAWN_OPTION_NAMES): SpawnOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options) || isGeneratorObject(options)) {
     throw new TypeError(`${caller} expects a generator function, or options then a generator function; got ${describe(options)}`);
   }
+  // A misspelt option would otherwise spawn a plain child (`{ orphan: bg }`), which fails later as StillHasChildren.
+  for (const key in options) if (!names.includes(key)) checkOptionNames(`${caller}(options, …)`, options, names);
   const { orphans, give, name } = options as SpawnOptions;
   if (orphans !== undefined && !(orphans instanceof Orphans)) {
     throw new TypeError(`${caller}({ orphans }) expects a collector made by B.orphans(), got ${describe(orphans)}`);

@@ -1,7 +1,12 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import * as B from "../src/index.js";
 import { coldOf } from "../src/kernel/tree.js";
 import { errorOf, settle, yieldTimes } from "./support/helpers.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 const job = function* (n: number) {
   yield* yieldTimes(n);
@@ -141,6 +146,35 @@ describe("orphans", () => {
       return yield* B.drain(bg);
     });
     expect(results.map((r) => (r.ok ? r.value : -1)).sort()).toEqual([0, 1, 2]);
+  });
+
+  it("keeps no task it handed out: batches drained one after another stay collectable", async () => {
+    const collected = await B.run(function* () {
+      const bg = B.orphans<number[]>();
+      const body = function* () {
+        return new Array<number>(1000).fill(1);
+      };
+      const refs = yield* (function* () {
+        const made: WeakRef<B.Task<number[]>>[] = [];
+        // Each batch ends together, so that get hands out all but the first from the ended ones.
+        for (let batch = 0; batch < 3; batch++) {
+          for (let i = 0; i < 8; i++) made.push(new WeakRef(B.spawn({ orphans: bg }, body)));
+          expect((yield* B.drain(bg)).length).toBe(8);
+        }
+        return made;
+      })();
+      // A later macrotask: a WeakRef's target is kept until the job that made it ends.
+      return yield* B.promise(
+        () =>
+          new Promise<number>((resolve) =>
+            setTimeout(() => {
+              gc();
+              resolve(refs.filter((ref) => ref.deref() === undefined).length);
+            }, 0),
+          ),
+      );
+    });
+    expect(collected).toBe(24);
   });
 
   it("a forgotten orphan is still a forgotten child", async () => {

@@ -72,6 +72,40 @@ describe("spawn", () => {
     for (const e of errors) expect(e).toBeInstanceOf(TypeError);
   });
 
+  it("refuses an option it does not have, naming it and the ones there are: a typo never spawns a plain child", async () => {
+    const messages = await B.run(function* () {
+      const bg = B.orphans<void>();
+      const tries = [
+        function* () {
+          B.spawn({ orphan: bg } as unknown as B.SpawnOptions, function* () {});
+        },
+        function* () {
+          B.call({ pinned: 1 } as unknown as B.CallOptions, undefined as never); // the options are checked before the task
+        },
+        function* () {
+          yield* B.group(function* (g) {
+            g.spawn({ nam: "x" } as unknown as B.GroupSpawnOptions, function* () {});
+          });
+        },
+      ];
+      const out: string[] = [];
+      for (const f of tries) {
+        try {
+          yield* f();
+          out.push("no error");
+        } catch (e) {
+          out.push(`${(e as Error).name}: ${(e as Error).message}`);
+        }
+      }
+      return out;
+    });
+    expect(messages).toEqual([
+      'TypeError: spawn(options, …): unknown option "orphan"; the options are orphans, give, name',
+      'TypeError: call(options, …): unknown option "pinned"; the options are orphans, give, name, pin, transfer',
+      'TypeError: g.spawn(options, …): unknown option "nam"; the options are orphans, give, name',
+    ]);
+  });
+
   it("names a task after its body, or as spawn({ name }) says; errors say name#uid", async () => {
     await B.run(function* main() {
       const a = B.spawn(function* parser() {});

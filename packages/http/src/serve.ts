@@ -117,7 +117,10 @@ function count(value: unknown, what: string, fallback: number): number {
  * ```
  * @throws the listen's error (`EADDRINUSE`, `EACCES`…); a handler's error when there is no `onError`, or what `onError` throws.
  * @throws TypeError / RangeError for bad or unknown options, or a handler that is not a generator function (at once).
- * @throws Cancelled when it is cancelled, once every connection is closed.
+ * @throws Cancelled when it is cancelled, once every connection is closed; the
+ * server's failure instead when it failed while it stopped (a handler's error
+ * without `onError`), or, stopped by a caller's `Timeout`, core's `Failures`
+ * of that `Timeout` and the failure.
  */
 export function serve(options: ServeOptions, handler: Handler): B.Operation<void> {
   if (options === null || typeof options !== "object")
@@ -160,22 +163,31 @@ function* serving(service: Service, place: Place, grace: number): Generator<B.In
   const running = B.spawn({ name: "serve" }, run, service, place);
   try {
     yield* B.awaitExn(running);
-  } finally {
-    // Cancelled (or a timeout of the caller's): the requests in flight have `grace` seconds.
-    if (running.status === "pending") yield* stopWithin(service, running, grace);
+  } catch (error) {
+    if (running.status !== "pending") throw error; // the server's own failure
+    // Cancelled (or a timeout of the caller's): the requests in flight have `grace` seconds. What the
+    // server fails with meanwhile is not lost: it is serve's error (after a timeout's, not instead).
+    try {
+      yield* stopWithin(service, running, grace);
+    } catch (stopped) {
+      throw error instanceof B.Cancelled ? stopped : new B.Failures([error, stopped]);
+    }
+    throw error;
   }
 }
 
-/** Stops the server, waits `grace` seconds at most for it to drain, then cancels what is left. */
+/** Stops the server, waits `grace` seconds at most for it to drain, then cancels what is left; throws what the server failed with. */
 function* stopWithin(service: Service, running: B.Task<void>, grace: number): Generator<B.Instruction, void, unknown> {
   service.stop();
+  let outcome: B.Result<void> | null = null;
   try {
-    yield* withTimeout(grace, B.awaitTask(running));
+    outcome = yield* withTimeout(grace, B.awaitTask(running));
   } catch (error) {
     if (!(error instanceof Timeout)) throw error;
   } finally {
     if (running.status === "pending") yield* B.cancel(running);
   }
+  if (outcome !== null && !outcome.ok) throw outcome.error;
 }
 
 /** The server's task: its requests run as tasks of its group; it returns once it has stopped and drained. */

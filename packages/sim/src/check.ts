@@ -2,6 +2,7 @@
  * `check` and `replay`: search many runs of a world for a failure, and make
  * a failing run again from its one-line reproduction.
  */
+import { checkOptionNames } from "@bobbin/core/lowlevel";
 import { ChoiceLog, Followed } from "./choices.js";
 import { CheckFailed } from "./errors.js";
 import { simOptions } from "./follow.js";
@@ -77,9 +78,12 @@ const SHRINK_RUNS = 300;
  * @throws (rejects with) CheckFailed for the first failing run; what `build` throws.
  * @throws TypeError / RangeError for invalid options.
  */
+const CHECK_OPTION_NAMES: readonly (keyof CheckOptions)[] = ["runs", "seed", "policy", "depth", "limit", "domains", "shrink"];
+
 export async function check(build: Build, options: CheckOptions = {}): Promise<CheckReport> {
   if (typeof build !== "function") throw new TypeError("check(build, options) expects build to be a function (sim) => { sim.host(…); … }");
   if (options === null || typeof options !== "object") throw new TypeError("check(build, options) expects an options object");
+  checkOptionNames("check(build, options)", options, CHECK_OPTION_NAMES);
   const { runs = 100, seed = Math.floor(Math.random() * 2 ** 32), policy = "random", depth, limit, domains } = options;
   if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`check({ runs }) must be an integer ≥ 1, got ${String(runs)}`);
   if (!Number.isSafeInteger(seed)) throw new RangeError(`check({ seed }) must be a safe integer, got ${String(seed)}`);
@@ -144,12 +148,14 @@ export interface ReplayOptions {
  * try { await check(build); } catch (e) { await replay(build, e.repro); }   // fails the same way
  * ```
  * @throws (rejects with) the run's failure, as `sim.run()` does.
- * @throws TypeError when `repro` is not a reproduction line, or is a schedule
+ * @throws TypeError for an option `replay` does not have; when `repro` is not a reproduction line, or is a schedule
  * that does not fit the world `build` makes (a choice out of range, choices
  * left when the run ended).
  */
 export async function replay(build: Build, repro: string, options: ReplayOptions = {}): Promise<unknown[]> {
   if (typeof build !== "function") throw new TypeError("replay(build, repro) expects build to be a function (sim) => { sim.host(…); … }");
+  if (options === null || typeof options !== "object") throw new TypeError("replay(build, repro, options) expects an options object");
+  checkOptionNames("replay(build, repro, options)", options, ["trace"]);
   const line = parseRepro(repro);
   const settings = { limit: line.limit, domains: line.domains, trace: options.trace };
   if ("schedule" in line) {

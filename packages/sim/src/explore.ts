@@ -36,6 +36,7 @@
  * keeps without it, up to reordering.
  */
 import type * as B from "@bobbin/core";
+import { checkOptionNames } from "@bobbin/core/lowlevel";
 import { ChoiceLog, Followed, type Kind, TIE } from "./choices.js";
 import { CallbackEvent } from "./clock.js";
 import { ExploreFailed } from "./errors.js";
@@ -106,10 +107,13 @@ const DEFAULT_RUNS = 10_000;
  * @throws (rejects with) ExploreFailed for the first failing schedule; what `build` throws.
  * @throws TypeError when two runs of the same choices differ (`build` must make the same world each time); TypeError / RangeError for invalid options.
  */
+const EXPLORE_OPTION_NAMES: readonly (keyof ExploreOptions)[] = ["bound", "runs", "reduce", "limit", "domains"];
+
 export async function explore(build: Build, options: ExploreOptions = {}): Promise<ExploreReport> {
   if (typeof build !== "function")
     throw new TypeError("explore(build, options) expects build to be a function (sim) => { sim.host(…); … }");
   if (options === null || typeof options !== "object") throw new TypeError("explore(build, options) expects an options object");
+  checkOptionNames("explore(build, options)", options, EXPLORE_OPTION_NAMES);
   const bound = boundOf(options.bound);
   const { runs = DEFAULT_RUNS, reduce = true, limit, domains } = options;
   if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`explore({ runs }) must be an integer ≥ 1, got ${String(runs)}`);

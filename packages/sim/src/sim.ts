@@ -545,7 +545,8 @@ export class Sim {
    * ```
    * @throws (rejects with) the first failure of the world — a host's error,
    * `SimDeadlock`, `SimTimeLimit`, core's `StillHasChildren`… — with
-   * `repro`, the line that replays it.
+   * `repro`, the line that replays it; when hosts threw as they were stopped
+   * (their cleanup's errors), core's `Failures` of them all, the first failure first.
    * @throws TypeError when it already ran, or another simulation runs on this thread.
    */
   async run(): Promise<unknown[]> {

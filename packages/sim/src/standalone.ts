@@ -4,6 +4,7 @@
  * time, a loopback network, deterministic clocks and randomness — without
  * declaring a world. (It is how the backend conformance suite runs it.)
  */
+import { checkOptionNames } from "@bobbin/core/lowlevel";
 import type { Backend } from "@bobbin/unix";
 import { SimBackend } from "./backend.js";
 import { Drawn } from "./choices.js";
@@ -41,6 +42,7 @@ export interface SimulatedOptions {
  */
 export function simulated(options: SimulatedOptions = {}): (domain: number) => Backend {
   if (options === null || typeof options !== "object") throw new TypeError("simulated(options) expects an options object");
+  checkOptionNames("simulated(options)", options, ["seed"]);
   const seed = options.seed ?? 0;
   if (!Number.isSafeInteger(seed)) throw new RangeError(`simulated({ seed }): the seed must be a safe integer, got ${String(seed)}`);
   return (domain) => {

@@ -163,8 +163,17 @@ export class World implements Controlled, HostEvents {
       this.news = news;
       yield* L.suspend(news);
     }
-    for (const host of hosts) yield* B.cancel(host.supervisor!);
-    if (this.failure !== null) throw this.failure.error;
+    // Every host is stopped, and no error replaces another: the world's failure
+    // first, then what hosts threw as they were cancelled (their cleanup's).
+    const errors = this.failure !== null ? [this.failure.error] : [];
+    for (const host of hosts) {
+      try {
+        yield* B.cancel(host.supervisor!);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length !== 0) throw errors.length === 1 ? errors[0] : new B.Failures(errors);
     return clients.map((h) => (h.outcome as { result: { value: unknown } }).result.value);
   }
 

@@ -1,7 +1,7 @@
 import * as B from "@bobbin/core";
 import { sleep } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { type Build, CheckFailed, check, replay, type Sim } from "../src/index.js";
+import { type Build, CheckFailed, check, explore, replay, type Sim, simulated } from "../src/index.js";
 
 /**
  * A planted check-then-act race: two withdrawals each check the balance,
@@ -112,6 +112,19 @@ describe("check", () => {
     await expect(replay(bank, "seed=1 colour=red")).rejects.toThrow(/"colour=red" is not one of its fields/);
     await expect(replay(bank, 42 as unknown as string)).rejects.toThrow(TypeError);
     await expect(check(bank, { shrink: -1 })).rejects.toThrow(RangeError);
+  });
+
+  it("check, replay, explore and simulated refuse an option they do not have, naming it and the ones there are", async () => {
+    await expect(check(bank, { run: 5 } as object)).rejects.toThrow(
+      new TypeError('check(build, options): unknown option "run"; the options are runs, seed, policy, depth, limit, domains, shrink'),
+    );
+    await expect(replay(bank, "schedule=.", { traces: true } as object)).rejects.toThrow(
+      new TypeError('replay(build, repro, options): unknown option "traces"; the options are trace'),
+    );
+    await expect(explore(bank, { maxRuns: 3 } as object)).rejects.toThrow(
+      new TypeError('explore(build, options): unknown option "maxRuns"; the options are bound, runs, reduce, limit, domains'),
+    );
+    expect(() => simulated({ sed: 1 } as object)).toThrow(new TypeError('simulated(options): unknown option "sed"; the options are seed'));
   });
 });
 

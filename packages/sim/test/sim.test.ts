@@ -28,6 +28,33 @@ describe("running a world", () => {
     expect(cleaned).toEqual(["server at 2"]);
   });
 
+  it("loses no error as it stops the hosts: the world's failure first, then what each host's cleanup threw", async () => {
+    const sim = new Sim({ seed: 1 });
+    const clientError = new Error("client failed");
+    const cleanups = [new Error("a's cleanup failed"), new Error("b's cleanup failed")];
+    for (const [i, name] of ["a", "b"].entries()) {
+      sim.host(name, function* () {
+        try {
+          yield* sleep(Infinity);
+        } finally {
+          // biome-ignore lint/correctness/noUnsafeFinally: a cleanup that fails is what this test is about
+          throw cleanups[i];
+        }
+      });
+    }
+    sim.client("client", function* () {
+      yield* sleep(1);
+      throw clientError;
+    });
+    const error = await sim.run().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(B.Failures);
+    expect((error as B.Failures).errors).toEqual([clientError, ...cleanups]);
+    expect((error as { repro?: string }).repro).toMatch(/seed/);
+  });
+
   it("without clients, runs until every host's main has returned", async () => {
     const sim = new Sim({ seed: 1 });
     sim.host("a", function* () {

@@ -6,31 +6,8 @@
  * socket closes, whichever comes first; after that its bytes are refused
  * (`ChunkMisuse`) rather than shown while the memory serves someone else.
  */
-import type { Socket } from "./contract.js";
+import type { Chunk, Socket } from "./contract.js";
 import { ChunkMisuse } from "./errors.js";
-
-/**
- * Bytes `readChunk` returned, lent by the runtime until you `release()` the
- * chunk, read the socket again with `readChunk`, or close the socket.
- *
- * @example
- * ```ts
- * const chunk = yield* readChunk(sock);
- * if (chunk !== null) {
- *   yield* write(sock, chunk.bytes);
- *   chunk.release();
- * }
- * ```
- * @throws ChunkMisuse from `bytes` and `length` once the chunk went back, from `release()` when released twice.
- */
-export interface Chunk {
-  /** The bytes (at least one). A view of lent memory: copy what you keep beyond the loan. */
-  readonly bytes: Uint8Array;
-  /** How many bytes: `bytes.length`. */
-  readonly length: number;
-  /** Gives the memory back now. A chunk the runtime took back already (next `readChunk`, close) is not released twice. */
-  release(): void;
-}
 
 /**
  * What lends a chunk's memory, and gets it back: a backend, a socket's

@@ -6,7 +6,29 @@
  */
 import type { Operation } from "@bobbin/core";
 import type { Events } from "@bobbin/core/lowlevel";
-import type { Chunk } from "./chunk.js";
+
+/**
+ * Bytes `readChunk` returned, lent by the runtime until you `release()` the
+ * chunk, read the socket again with `readChunk`, or close the socket.
+ *
+ * @example
+ * ```ts
+ * const chunk = yield* readChunk(sock);
+ * if (chunk !== null) {
+ *   yield* write(sock, chunk.bytes);
+ *   chunk.release();
+ * }
+ * ```
+ * @throws ChunkMisuse from `bytes` and `length` once the chunk went back, from `release()` when released twice.
+ */
+export interface Chunk {
+  /** The bytes (at least one). A view of lent memory: copy what you keep beyond the loan. */
+  readonly bytes: Uint8Array;
+  /** How many bytes: `bytes.length`. */
+  readonly length: number;
+  /** Gives the memory back now. A chunk the runtime took back already (next `readChunk`, close) is not released twice. */
+  release(): void;
+}
 
 /**
  * The kinds of sockets: TCP over IPv4/IPv6, UDP over IPv4/IPv6, Unix stream
@@ -89,6 +111,25 @@ export interface ListenOptions {
 }
 
 /**
+ * What a backend's `bindAndListen` receives: the caller's {@link ListenOptions},
+ * checked, with every default filled in. (`Required<ListenOptions>` is not
+ * this under `exactOptionalPropertyTypes`: it keeps each option's `undefined`.)
+ *
+ * @example
+ * ```ts
+ * bindAndListen(sock: Socket, addr: Address, { backlog, reuseAddr }: ListenSettings): B.Operation<void> {
+ *   return this.listenOn(sock, addr, backlog, reuseAddr);   // a number and a boolean
+ * }
+ * ```
+ */
+export interface ListenSettings {
+  /** The listen(2) backlog: an integer from 0 to 2^31 − 1 (511 when the caller gave none). */
+  readonly backlog: number;
+  /** Whether to allow binding an address in TIME_WAIT or shared (`true` when the caller gave none). */
+  readonly reuseAddr: boolean;
+}
+
+/**
  * Which half of a connection `shutdown` closes (Miou's `SHUTDOWN_SEND`, `SHUTDOWN_RECEIVE`, `SHUTDOWN_ALL`).
  *
  * @example
@@ -166,7 +207,7 @@ export interface SocketBackend {
   readonly name: string;
 
   /** Binds (and for stream sockets listens): `fresh` → `listening` (TCP/Unix) or `bound` (UDP). */
-  bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): Operation<void>;
+  bindAndListen(sock: Socket, addr: Address, options: ListenSettings): Operation<void>;
   /** Waits for a connection on a `listening` socket; the client is `connected`. */
   accept(sock: Socket): Operation<[Socket, Address]>;
   /** Connects a `fresh` stream socket: `connecting`, then `connected` (or back to `fresh`… the backend may also leave it `closed` on failure). */

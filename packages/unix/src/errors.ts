@@ -134,3 +134,37 @@ export class ChunkMisuse extends BobbinError {
     super(message);
   }
 }
+
+/**
+ * The backend's `drain()` did not settle within the run's grace period
+ * (`run`'s `cancelGraceMs`, 3000 ms by default) once the run was over, so
+ * `run` settles without it: with this error, after the run's own error when
+ * it had one (core's `Failures`, the run's error first). The run's processes
+ * and signal handlers were released all the same, and the backend's
+ * `finaliser` had begun closing its sockets; what the drain was waiting for
+ * may outlive the run.
+ *
+ * @example
+ * ```ts
+ * class Stuck extends LibuvBackend { override drain() { return new Promise<void>(() => {}); } }
+ * await run(function* () { return 1; }, { backend: () => new Stuck(), cancelGraceMs: 500 });
+ * // rejects: DrainTimeout: the backend "libuv" (Stuck): its drain() did not settle within 500 ms of the run's end …
+ * ```
+ * @throws never itself: it is what `run` rejects with.
+ */
+export class DrainTimeout extends BobbinError {
+  /** Always `"ERR_BOBBIN_DRAIN_TIMEOUT"`. */
+  readonly code = "ERR_BOBBIN_DRAIN_TIMEOUT";
+  constructor(
+    /** The backend's `name`, and its class when that says more (`"libuv" (Stuck)`). */
+    readonly backend: string,
+    /** The grace period that passed, in ms (the run's `cancelGraceMs`). */
+    readonly graceMs: number,
+  ) {
+    super(
+      `the backend ${backend}: its drain() did not settle within ${graceMs} ms of the run's end, so the run ends without it ` +
+        "and what it waited for may outlive the run: a backend's drain() must settle once its sockets and timers are gone " +
+        "(or give run a larger cancelGraceMs if they take longer to close)",
+    );
+  }
+}

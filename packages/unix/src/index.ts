@@ -33,13 +33,14 @@
  */
 
 export type { FlushMode } from "./backend/flush-mode.js";
-export type { Chunk } from "./chunk.js";
 export type {
   Address,
   Backend,
+  Chunk,
   HostServices,
   InetAddress,
   ListenOptions,
+  ListenSettings,
   ShutdownCommand,
   Socket,
   SocketKind,
@@ -48,7 +49,7 @@ export type {
 } from "./contract.js";
 export { defineBackend } from "./define.js";
 export { type LookupAddress, type LookupOptions, lookup } from "./dns.js";
-export { ChunkMisuse, EndOfFile, SocketClosed, Timeout, Unsupported } from "./errors.js";
+export { ChunkMisuse, DrainTimeout, EndOfFile, SocketClosed, Timeout, Unsupported } from "./errors.js";
 export { appendFile, type FileHandle, type OpenFlags, open, readFile, writeFile } from "./files.js";
 export { libuv } from "./libuv/factory.js";
 export type { LibuvOptions } from "./libuv/options.js";

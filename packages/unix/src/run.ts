@@ -12,7 +12,7 @@ import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
 import { libuv } from "./libuv/factory.js";
-import { drainProcesses } from "./process.js";
+import { endRun, failureWith } from "./run-end.js";
 import { shareSockets } from "./share.js";
 import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
@@ -64,7 +64,11 @@ export interface RunOptions extends B.RunOptions {
  * });
  * ```
  * @throws (rejects with) `main`'s error, a failing signal handler's error,
- * and what core's `run` rejects with (`StillHasChildren`, `ResourceLeaked`, `Deadlock`…).
+ * and what core's `run` rejects with (`StillHasChildren`, `ResourceLeaked`, `Deadlock`…);
+ * `DrainTimeout` when the backend's `drain()` does not settle within the
+ * run's `cancelGraceMs`, or what the end of the run threw (a drain's
+ * rejection): alone when the run succeeded, after the run's own error in a
+ * `Failures` when it failed.
  * @throws TypeError / RangeError for invalid options or a backend missing
  * methods of the contract (synchronously).
  */
@@ -117,21 +121,35 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
     settled = startWith(factory, backend, (events) => runKernel(main, seams ? { ...program, ...given, events } : { ...program, events }));
   } catch (error) {
     unregisterContext(context);
-    void backend.drain();
-    throw error;
+    throw failureWith(dropBackend(backend), error);
   }
-  const finish = (): Promise<void> => {
-    const signalsGone = context.signals.dispose();
-    return drainProcesses(backend)
-      .then(() => backend.drain())
-      .then(() => signalsGone)
-      .finally(() => unregisterContext(context));
-  };
+  // The run's end never rejects: its errors come after the run's own.
+  const finish = (): Promise<unknown[]> =>
+    endRun(backend, context.signals, program.cancelGraceMs).finally(() => unregisterContext(context));
   return settled.then(
-    (value) => finish().then(() => value),
-    (error: unknown) =>
-      finish().then(() => {
-        throw error;
-      }),
+    async (value) => {
+      const ending = await finish();
+      if (ending.length !== 0) throw failureWith(ending);
+      return value;
+    },
+    async (error: unknown) => {
+      throw failureWith(await finish(), error);
+    },
   );
+}
+
+/**
+ * A backend made for a run that did not start (a bad option): its drain has
+ * nothing of a run to close. A drain that throws at once is returned, to go
+ * with the run's error; one that rejects later has nobody left to tell (the
+ * caller has had its error), and must not fail the process as an unhandled
+ * rejection.
+ */
+function dropBackend(backend: Backend): unknown[] {
+  try {
+    backend.drain()?.catch(() => undefined);
+    return [];
+  } catch (error) {
+    return [error];
+  }
 }

@@ -7,8 +7,8 @@
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
-import { type Chunk, type ChunkLender, concurrentReadChunk, LentChunk } from "./chunk.js";
-import type { Address, ShutdownCommand, Socket, SocketKind } from "./contract.js";
+import { type ChunkLender, concurrentReadChunk, LentChunk } from "./chunk.js";
+import type { Address, Chunk, ShutdownCommand, Socket, SocketKind } from "./contract.js";
 import { EndOfFile, SocketClosed } from "./errors.js";
 import { isStreamKind } from "./kinds.js";
 import { systemError } from "./system-error.js";

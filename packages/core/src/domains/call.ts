@@ -15,7 +15,7 @@ import { type Kernel, kernelOf } from "../kernel/kernel.js";
 import type { Task } from "../kernel/task.js";
 import type { Instruction, Operation } from "../operation.js";
 import type { Result } from "../result.js";
-import { checkSpawnOptions } from "../spawn.js";
+import { checkSpawnOptions, SPAWN_OPTION_NAMES } from "../spawn.js";
 import type { SpawnOptions } from "../spawn-options.js";
 import type { CallRequest, Domains } from "./contract.js";
 import { isParallelTask, type ParallelTask } from "./define-task.js";
@@ -149,8 +149,10 @@ function encodeArguments(
   return { sent: packed === null ? all : (packed.value as unknown[]), slots: packed?.slots ?? null, contexts: values !== null };
 }
 
+const CALL_OPTION_NAMES: readonly string[] = [...SPAWN_OPTION_NAMES, "pin", "transfer"];
+
 function checkCallOptions(options: object): CallOptions {
-  const checked = checkSpawnOptions(options, "call") as CallOptions;
+  const checked = checkSpawnOptions(options, "call", CALL_OPTION_NAMES) as CallOptions;
   if (checked.transfer !== undefined && !Array.isArray(checked.transfer)) {
     throw new TypeError(`call({ transfer }) expects an array of transferables, got ${describe(checked.transfer)}`);
   }

@@ -6,7 +6,7 @@
 import * as net from "node:net";
 import type * as B from "@bobbin/core";
 import type { ShutdownCommand, SocketKind } from "@bobbin/unix";
-import { type Address, type Backend, defineBackend, type InetAddress, type ListenOptions, type Socket } from "@bobbin/unix";
+import { type Address, type Backend, defineBackend, type InetAddress, type ListenSettings, type Socket } from "@bobbin/unix";
 import {
   AdoptedServer,
   AGAIN,
@@ -38,7 +38,7 @@ export class PollBackend extends NodeBackend implements Backend {
     return new PollSocket(kind, this, this.live);
   }
 
-  bindAndListen(sock: Socket, addr: Address, { backlog, reuseAddr }: Required<ListenOptions>): B.Operation<void> {
+  bindAndListen(sock: Socket, addr: Address, { backlog, reuseAddr }: ListenSettings): B.Operation<void> {
     const s = sock as PollSocket;
     if (s.kind === "udp4" || s.kind === "udp6") {
       const { host: address, port } = addr as InetAddress;

@@ -5,7 +5,8 @@
  */
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
-import { close, connect, read, SocketClosed, sleep, Timeout, tcpv4 } from "@bobbin/unix";
+import { failure } from "@bobbin/test-support";
+import { close, connect, read, SocketClosed, sleep, Timeout, tcpv4, withTimeout } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { fetch, HttpError, serve } from "../../src/index.js";
 import { type BackendCase, leakFree, type Running, rawRequest, readAll, start } from "./server.js";
@@ -230,6 +231,49 @@ export function serveSuite(backend: BackendCase): void {
       });
       expect(cleaned).toBe(true);
       expect(clientSaw).toBe(""); // the connection closed without an answer
+    });
+
+    it("a handler that fails while a cancelled serve drains is not lost: serve fails with it (no onError)", async () => {
+      const got = await leakFree(backend, function* () {
+        const entered = new L.Trigger();
+        const server = yield* start({ grace: 5 }, function* failing() {
+          entered.signal();
+          yield* sleep(0.05);
+          throw new Error("failed while draining");
+        });
+        const sock = yield* rawRequest(server.port, "GET /late HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* entered.wait();
+        const error = yield* failure<B.Instruction, Error>(() => B.cancel(server.task));
+        return [String(error), (yield* readAll(sock)).split("\r\n")[0]];
+      });
+      expect(got).toEqual(["Error: failed while draining", "HTTP/1.1 500 Internal Server Error"]);
+    });
+
+    it("stopped by a caller's withTimeout, a serve whose handler then fails throws both: Failures, the Timeout first", async () => {
+      const got = await leakFree(backend, function* () {
+        let port = 0;
+        const listening = new L.Trigger();
+        const entered = new L.Trigger();
+        const onListening = (address: { port: number }): void => {
+          port = address.port;
+          listening.signal();
+        };
+        const timed = B.spawn(function* () {
+          const served = serve({ port: 0, grace: 5, onListening }, function* failing() {
+            entered.signal();
+            yield* sleep(0.3);
+            throw new Error("failed while draining");
+          });
+          return yield* failure<B.Instruction, unknown>(() => withTimeout(0.2, served));
+        });
+        yield* listening.wait();
+        const sock = yield* rawRequest(port, "GET /late HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* entered.wait();
+        const error = yield* B.awaitExn(timed);
+        yield* readAll(sock);
+        return error instanceof B.Failures ? error.errors.map(String) : String(error);
+      });
+      expect(got).toEqual([expect.stringMatching(/^Timeout: /), "Error: failed while draining"]);
     });
 
     it("a handler's HttpError is its answer; another error is answered 500 and goes to onError", async () => {

@@ -133,7 +133,7 @@ export class EpollBackend extends RawBackend<NativeSocket, EpollIo> implements N
 
   /** Slots of the arena pool, taken once the socket is readable and lent. */
   readChunk(sock: Socket): B.Operation<Chunk | null> {
-    return readChunkOp(sock as NativeSocket);
+    return readChunkOp(this.io, sock as NativeSocket);
   }
 
   /** A write staged for the next call into the addon, when nothing of the socket's is left unsent and its buffer had room. */

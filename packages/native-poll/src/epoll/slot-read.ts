@@ -9,7 +9,7 @@ import { type ChunkLender, checkTimeouts, concurrentReadChunk, LentChunk } from 
 import type { Slot } from "../arena.js";
 import { errnoException } from "../errno.js";
 import { wouldBlock } from "../raw/io.js";
-import type { EpollBackend } from "./backend.js";
+import type { EpollIo } from "./io.js";
 import { ReadableOp } from "./ops.js";
 import type { NativeSocket } from "./socket.js";
 
@@ -23,13 +23,13 @@ const SLOTS: ChunkLender<Slot> = {
 };
 
 /** @internal The backend's `readChunk`: a slot taken once the socket is readable, lent until the next readChunk, its release or the close. */
-export function* readChunkOp(s: NativeSocket): Generator<B.Instruction, Chunk | null, unknown> {
+export function* readChunkOp(io: EpollIo, s: NativeSocket): Generator<B.Instruction, Chunk | null, unknown> {
   if (s.chunkReading) throw concurrentReadChunk();
   s.lent?.takeBack();
   s.chunkReading = true;
   let slot: Slot | null;
   try {
-    slot = yield* readSlotOp(s, "readChunk");
+    slot = yield* readSlotOp(io, s, "readChunk");
   } finally {
     s.chunkReading = false;
   }
@@ -40,8 +40,7 @@ export function* readChunkOp(s: NativeSocket): Generator<B.Instruction, Chunk | 
 }
 
 /** @internal Reads into a slot once the socket is readable: the slot, or null at the end of the stream. */
-export function* readSlotOp(s: NativeSocket, name: string): Generator<B.Instruction, Slot | null, unknown> {
-  const io = (s.backend as EpollBackend).io;
+export function* readSlotOp(io: EpollIo, s: NativeSocket, name: string): Generator<B.Instruction, Slot | null, unknown> {
   const pool = io.pool;
   for (;;) {
     // Park without a slot until the socket is (maybe) readable, and behind a reader woken with bytes read ahead.

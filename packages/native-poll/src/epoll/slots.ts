@@ -31,14 +31,14 @@ import type { NativeSocket } from "./socket.js";
  * @throws SocketClosed, Node-style system errors, Cancelled and Timeout, as `read`.
  */
 export function readSlot(sock: Socket): B.Operation<Slot | null> {
-  const s = sock as NativeSocket;
+  const s = sock as NativeSocket & { readonly backend: EpollBackend };
   if (!(s?.backend instanceof EpollBackend)) {
     throw new TypeError("readSlot(sock) needs a socket of the native backend (run(main, { backend: nativeBackend }))");
   }
   if (!s.isStream) throw new TypeError(`readSlot(sock) needs a stream socket; this one is ${s.kind}`);
   if (s.state === "closed") throw new SocketClosed("readSlot()");
   if (s.state !== "connected") throw new TypeError(`readSlot(sock) needs a connected socket; this one is ${s.state}`);
-  return readSlotOp(s, "readSlot");
+  return readSlotOp(s.backend.io, s, "readSlot");
 }
 
 /**

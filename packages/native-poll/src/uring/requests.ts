@@ -199,6 +199,11 @@ export class UringIo implements RawIo<UringSocket> {
     this.cancel(s, SEND);
   }
 
+  /** Stops the socket's recv, if one is armed, until `armRecv` (read ahead to the mark; what lands meanwhile is kept). */
+  pauseRecv(s: UringSocket): void {
+    if (s.recvArmed) this.cancel(s, RECV);
+  }
+
   /** Cancels the socket's request of `kind`; its completion says how it ended. */
   cancel(s: UringSocket, kind: number): void {
     this.ring.cancel(s.fd, this.tag(s, kind), this.tag(s, CANCEL));

@@ -4,13 +4,22 @@
  * left for its operations — a stream's received bytes and its send in
  * flight, a listener's accepted connections.
  */
+import type { Backend } from "@bobbin/unix";
 import type { BufferOp, Parked } from "@bobbin/unix/backend";
 import { RawSocket } from "../raw/socket.js";
-import type { IoUringBackend } from "./backend.js";
-import { RECV } from "./requests.js";
+
+/** @internal What a socket asks of its backend's requests (`UringIo`) to receive: its recv kept going, its buffers given back. */
+export interface ReceivingIo {
+  /** Received bytes a connection may hold before its recv is paused. */
+  readonly readAhead: number;
+  bufferOf(chunk: Uint8Array): number;
+  giveBuffer(bid: number): void;
+  armRecv(s: UringSocket): void;
+  pauseRecv(s: UringSocket): void;
+}
 
 /** @internal */
-export class UringSocket extends RawSocket<IoUringBackend> {
+export class UringSocket extends RawSocket<Backend & { readonly io: ReceivingIo }> {
   /** This fd's generation in the backend: part of every request's user data. */
   gen = 0;
   /** Requests in flight whose last completion has not come (the fd is closed only once this is 0). */
@@ -75,7 +84,7 @@ export class UringSocket extends RawSocket<IoUringBackend> {
 
   /** At the mark, the recv is cancelled until `read` catches up (what lands meanwhile is kept). */
   protected override pauseSource(): void {
-    if (this.recvArmed) this.backend.io.cancel(this, RECV);
+    this.backend.io.pauseRecv(this);
   }
 
   protected override resumeSource(): void {

@@ -8,8 +8,8 @@
  * stops the source above a high-water mark and starts it again below half.
  */
 import type * as B from "@bobbin/core";
-import { type Chunk, type ChunkLender, concurrentReadChunk, LentChunk } from "../chunk.js";
-import type { Socket, SocketBackend, SocketKind, SocketState } from "../contract.js";
+import { type ChunkLender, concurrentReadChunk, LentChunk } from "../chunk.js";
+import type { Chunk, Socket, SocketBackend, SocketKind, SocketState } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { BufferOp } from "./buffer-op.js";
 import { ParkedBase } from "./parked.js";

@@ -10,8 +10,17 @@ import { NodeBackend } from "../backend/node-backend.js";
 import { DatagramRecvOp, DatagramSendOp } from "../backend/node-datagram.js";
 import { CloseOp } from "../backend/node-socket.js";
 import { describeListener } from "../backend/sharing.js";
-import type { Chunk } from "../chunk.js";
-import type { Address, Backend, InetAddress, ListenOptions, SharedSocket, ShutdownCommand, Socket, SocketKind } from "../contract.js";
+import type {
+  Address,
+  Backend,
+  Chunk,
+  InetAddress,
+  ListenOptions,
+  SharedSocket,
+  ShutdownCommand,
+  Socket,
+  SocketKind,
+} from "../contract.js";
 import { acceptOp, connectOp, datagramOf, listenerOf, listenOp } from "./ops.js";
 import type { LibuvOptions } from "./options.js";
 import { UvSocket } from "./socket.js";

@@ -3,8 +3,9 @@
  *
  * It starts as `@bobbin/unix`'s own libuv backend, so that the conformance
  * suite passes from the first `npm test`: write yours in its place, one
- * method at a time, with `@bobbin/unix/backend` (the README of
- * `@bobbin/unix`, "How to write a backend", writes a whole one).
+ * method at a time, with `@bobbin/unix/backend` (the tutorial linked from
+ * `@bobbin/unix`'s README, "How to write a backend", writes a whole one:
+ * https://github.com/bobbin-ts/bobbin/blob/main/packages/unix/docs/writing-a-backend.md).
  */
 import { defineBackend } from "@bobbin/unix";
 import { LibuvBackend } from "@bobbin/unix/backend";
