@@ -7,17 +7,23 @@
 import type * as net from "node:net";
 import { NodeServer } from "../backend/node-server.js";
 import type { NodeSocket } from "../backend/node-socket.js";
+import type { Parked } from "../backend/parked.js";
 import { AdoptedServer } from "../backend/relay.js";
 import type { ShareGuard } from "../backend/sharing.js";
 import { WaitQueue } from "../backend/wait-queue.js";
 import type { Address, SharedSocket, SocketKind } from "../contract.js";
-import type { AcceptOp } from "./ops.js";
 
 /**
  * The most connections a listener holds for `accept`, whatever its backlog:
  * Linux's own cap on a listen queue (`net.core.somaxconn`'s default).
  */
 export const MAX_HELD_CONNECTIONS = 4096;
+
+/** @internal `accept`'s operation as a listener keeps it between accepts (ops.ts makes it). */
+export interface KeptAccept<C> extends Parked<[C, Address]> {
+  /** Claims it for one call. */
+  begin(): this;
+}
 
 /** @internal A listening socket; `C` is its clients' socket type. */
 export class UvListener<C extends NodeSocket> {
@@ -29,7 +35,7 @@ export class UvListener<C extends NodeSocket> {
   readonly backlog = new Held<C>();
   readonly acceptors = new WaitQueue();
   /** `accept`'s operation, kept while idle (one per listener, not one per connection). */
-  acceptOp: AcceptOp | null = null;
+  acceptOp: KeptAccept<C> | null = null;
   /** An accept failure (EMFILE…) for the next `accept`. */
   acceptError: Error | null = null;
   /** Why this listener can never accept (an adopted listener that could not be set up), for every `accept`. */

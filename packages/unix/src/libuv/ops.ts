@@ -9,7 +9,7 @@ import { OpenOp } from "../backend/node-socket.js";
 import { Parked } from "../backend/parked.js";
 import type { Address, InetAddress, ListenOptions } from "../contract.js";
 import { SocketClosed } from "../errors.js";
-import { UvListener } from "./listener.js";
+import { type KeptAccept, UvListener } from "./listener.js";
 import type { UvSocket } from "./socket.js";
 
 /** What Node's TCP handle tells of its peer. */
@@ -66,7 +66,7 @@ export class AcceptOp extends Parked<[UvSocket, Address]> {
 }
 
 /** `accept`: the listener's kept operation while it is idle, else a new one. */
-export function acceptOp(s: UvSocket): AcceptOp {
+export function acceptOp(s: UvSocket): KeptAccept<UvSocket> {
   const listener = s.listener;
   if (listener === null) return new AcceptOp(s).begin();
   let op = (listener.acceptOp ??= new AcceptOp(s));

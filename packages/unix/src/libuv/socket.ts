@@ -7,20 +7,20 @@
 import * as net from "node:net";
 import type { Writable } from "node:stream";
 import type { LiveSockets } from "../backend/live.js";
+import type { NodeBackend } from "../backend/node-backend.js";
 import { NodeDatagram } from "../backend/node-datagram.js";
 import { NodeSocket } from "../backend/node-socket.js";
 import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
 import type { Backend, ShutdownCommand } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { systemError } from "../system-error.js";
-import type { LibuvBackend } from "./backend.js";
 import { UvListener } from "./listener.js";
 import { HIGH_WATER, listen, type StreamOwner, streamWhere } from "./stream.js";
 
 type Role = net.Socket | UvListener<UvSocket> | NodeDatagram;
 
 /** @internal A socket of the libuv backend. */
-export class UvSocket extends NodeSocket<Backend> implements NodeWriter, StreamOwner {
+export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeWriter, StreamOwner {
   // One field for the three roles, since a socket takes one at most: a field
   // for each would cost every connection two words holding null.
   #role: Role | null = null;
@@ -33,7 +33,7 @@ export class UvSocket extends NodeSocket<Backend> implements NodeWriter, StreamO
 
   /** The backend's sockets that hold a Node handle or a lookup. */
   protected override get live(): LiveSockets<NodeSocket> {
-    return (this.backend as LibuvBackend).live;
+    return this.backend.live;
   }
 
   protected override get highWater(): number {
