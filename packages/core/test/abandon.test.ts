@@ -47,7 +47,10 @@ describe("abandon", () => {
     let root: B.Task<unknown> | null = null;
     const first = new Error("the run's own failure");
     const controller = new AbortController();
-    const run = B.run(stuckInCleanup((r) => (root = r), []), { signal: controller.signal });
+    const run = B.run(
+      stuckInCleanup((r) => (root = r), []),
+      { signal: controller.signal },
+    );
     await new Promise<void>((resolve) => setImmediate(resolve));
     controller.abort(first); // fails the run: its root is cancelled, and waits for the stuck child
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -69,6 +72,8 @@ describe("abandon", () => {
     });
     expect(refused).toBeInstanceOf(TypeError);
     expect((refused as Error).message).toMatch(/from outside it, and was called from one of its tasks/);
-    expect(() => L.abandon({} as B.Task<unknown>, new Stuck("no task"))).toThrow(new TypeError("abandon(task, error) expects a task, got an object"));
+    expect(() => L.abandon({} as B.Task<unknown>, new Stuck("no task"))).toThrow(
+      new TypeError("abandon(task, error) expects a task, got an object"),
+    );
   });
 });
