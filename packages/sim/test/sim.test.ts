@@ -274,6 +274,22 @@ describe("a run whose hosts cannot stop", () => {
     expect((error as { repro?: string }).repro).toBe("seed=1 policy=fifo");
   });
 
+  it("a crashed host whose cleanup waits forever: the run ends with the clients, then stopping it is abandoned", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.host("stuck", () => stuckInCleanup([]));
+    sim.client("client", function* () {
+      yield* sleep(1);
+      sim.crash("stuck"); // its cleanup never ends: nor does the crash
+      yield* sleep(1);
+      return "done";
+    });
+    const result = await settledWithin(sim.run(), 5000);
+    const error = result.ok ? null : result.error;
+    expect(error).toBeInstanceOf(SimDeadlock);
+    expect([(error as SimDeadlock).time, (error as SimDeadlock).stopping]).toEqual([2, "stuck"]);
+    expect((error as Error).message).toMatch(/stuck \(down\), client \(up\)/);
+  });
+
   it("a host's cleanup that keeps waiting on time ends at the world's limit, with SimTimeLimit naming it", async () => {
     const sim = new Sim({ seed: 1, limit: 60 });
     let ticks = 0;
