@@ -14,6 +14,7 @@ import { publishedPackages } from "./support/packages.js";
 /** What `@bobbin/unix/backend` holds and `@bobbin/unix` must not show. */
 const UNIX_KIT = [
   "Parked",
+  "ParkedBase",
   "BufferOp",
   "NodeLoop",
   "NodeBackend",

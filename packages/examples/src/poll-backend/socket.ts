@@ -41,7 +41,7 @@ export class PollSocket extends NodeSocket<Backend> implements NodeWriter {
     backend: Backend,
     readonly live: LiveSockets<NodeSocket>,
   ) {
-    super(kind, backend, live);
+    super(kind, backend);
   }
 
   /** Makes this socket a stream over `stream` (accepted, or connecting), read in paused mode. */

@@ -88,7 +88,7 @@ export class EpollIo implements RawIo<NativeSocket> {
     s.unlinkPath();
     s.wakeReaders();
     s.writers.wakeAll();
-    s.closers.wakeAll();
+    s.wakeClosers();
   }
 
   /** A room of `STAGE_MAX` bytes for a socket's unsent bytes. */

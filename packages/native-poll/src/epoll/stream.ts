@@ -121,7 +121,7 @@ export function sendsOut(io: EpollIo, s: NativeSocket): boolean {
 function unsentGone(io: EpollIo, s: NativeSocket): void {
   io.dropUnsent(s);
   if (s.shutPending) shutSend(io, s);
-  s.closers.wakeAll();
+  s.wakeClosers();
 }
 
 /** Shuts the sending side down (the unsent bytes, if any, went out first). */

@@ -23,8 +23,11 @@ export abstract class RawSocket<B extends SocketBackend = SocketBackend> extends
   fd = -1;
   /** Parked on the sending side: write, connect, sendto. */
   readonly writers: WaitQueue;
-  /** `close` operations waiting for what the socket still has to do. */
-  readonly closers: WaitQueue;
+  /**
+   * `close` operations waiting for what the socket still has to do: made by
+   * the first that waits (an open connection holds no queue of its own).
+   */
+  #closers: WaitQueue | null = null;
   readonly #parked: ParkedCount;
   sendShut = false;
   /** A Unix listener's socket file, unlinked when it closes (as libuv does); never set for an adopted listener. */
@@ -39,7 +42,17 @@ export abstract class RawSocket<B extends SocketBackend = SocketBackend> extends
     super(kind, backend);
     this.#parked = parked;
     this.writers = new WaitQueue(parked);
-    this.closers = new WaitQueue(parked);
+  }
+
+  /** Where `close` operations wait (made now if none waited yet). */
+  get closers(): WaitQueue {
+    this.#closers ??= new WaitQueue(this.#parked);
+    return this.#closers;
+  }
+
+  /** Wakes the `close` operations waiting, if any. */
+  wakeClosers(): void {
+    this.#closers?.wakeAll();
   }
 
   protected override get parkedCount(): ParkedCount {

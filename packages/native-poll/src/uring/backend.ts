@@ -213,7 +213,7 @@ export class IoUringBackend extends RawBackend<UringSocket, UringIo> implements 
     for (const s of io.fds.live.all()) {
       s.closing = false;
       io.closeFd(s);
-      s.closers.wakeAll();
+      s.wakeClosers();
     }
   }
 }

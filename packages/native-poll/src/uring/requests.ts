@@ -104,7 +104,7 @@ export class UringIo implements RawIo<UringSocket> {
     if (s.requests !== 0) return;
     s.closing = false;
     this.closeFd(s);
-    s.closers.wakeAll();
+    s.wakeClosers();
   }
 
   /** The peer of a connected socket (`{ path: "" }` for Unix sockets). */

@@ -31,7 +31,7 @@ export { NodeLoop } from "./node-loop.js";
 export { NodeServer, type ServerEvents } from "./node-server.js";
 export { afterHandleClose, CloseOp, NodeSocket, OpenOp } from "./node-socket.js";
 export { NodeWriteOp, type NodeWriter, NodeWrites } from "./node-writes.js";
-export { Parked } from "./parked.js";
+export { Parked, ParkedBase } from "./parked.js";
 export { AGAIN, PollOp } from "./poll-op.js";
 export { ReadOp, ReceiveQueue } from "./receive-queue.js";
 export { AdoptedServer, type ServerHooks } from "./relay.js";

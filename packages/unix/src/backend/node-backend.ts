@@ -19,7 +19,7 @@ import type { NodeSocket } from "./node-socket.js";
  * class MyBackend extends NodeBackend implements Backend {
  *   readonly name = "mine";
  *   socket(kind: SocketKind): Socket {
- *     return new MySocket(kind, this, this.live);
+ *     return new MySocket(kind, this); // its `live`: a getter returning this.live
  *   }
  *   // … the contract's other entry points
  * }

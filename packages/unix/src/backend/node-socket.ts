@@ -10,7 +10,7 @@
  *   until it answers, so closing the socket waits for it too.
  */
 import * as dns from "node:dns";
-import type { SocketBackend, SocketKind } from "../contract.js";
+import type { SocketBackend } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import type { LiveSockets } from "./live.js";
 import { Parked } from "./parked.js";
@@ -55,13 +55,14 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
   /** Its opening and its closes: made by the first bind, listen, connect or close (an accepted connection has none while open). */
   #waits: Waits | null = null;
   #holds = 0;
-  readonly #live: LiveSockets<NodeSocket> | null;
 
-  /** @param live the backend's live sockets, which hold this one while it holds something (null: none). */
-  constructor(kind: SocketKind, backend: B, live: LiveSockets<NodeSocket> | null) {
-    super(kind, backend);
-    this.#live = live;
-  }
+  /**
+   * The backend's live sockets, which hold this one while it holds something
+   * (null: none) — its `NodeBackend`'s `live`: a getter (or a field of a
+   * socket class that wants one), since a field here would cost every
+   * connection a word for what is the same for every socket of a backend.
+   */
+  protected abstract get live(): LiveSockets<NodeSocket> | null;
 
   /**
    * Begins closing at once: the state `closed`, every waiter woken (they
@@ -96,13 +97,13 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
 
   /** The socket holds one more thing of Node's. */
   hold(): void {
-    if (this.#holds++ === 0) this.#live?.add(this);
+    if (this.#holds++ === 0) this.live?.add(this);
   }
 
   /** One thing it held is gone; once nothing is left, its closes return. */
   release(): void {
     if (--this.#holds !== 0) return;
-    this.#live?.delete(this);
+    this.live?.delete(this);
     this.#waits?.closers?.wakeAll();
   }
 

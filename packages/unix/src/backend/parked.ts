@@ -45,7 +45,11 @@ const WOKEN = 6;
 /**
  * A backend operation that may park its task. Subclasses implement
  * `attempt` (complete now, or return false), `wait` (register to be woken
- * with `ready()`) and `leave` (forget that registration: the task left).
+ * with `ready()`) and `leave` (forget that registration: the task left), and
+ * name it with `label` — {@link Parked} takes it in its constructor; a getter
+ * here is for a class whose every instance has the same name and that many
+ * idle connections keep (a socket record parked in its `readChunk`), where
+ * a field would cost each of them a word.
  *
  * One object may serve many calls, one at a time (a socket keeps its read
  * operation and hands it out again): `claim()` marks it in use until it is
@@ -54,8 +58,9 @@ const WOKEN = 6;
  *
  * @example
  * ```ts
- * class AcceptOp extends Parked<Client> {
- *   constructor(private server: MyServer) { super("accept"); }
+ * class AcceptOp extends ParkedBase<Client> {
+ *   constructor(private server: MyServer) { super(); }
+ *   protected get label() { return "accept"; }
  *   protected attempt() {
  *     const c = this.server.pending.shift();
  *     if (c === undefined) return false;
@@ -70,17 +75,11 @@ const WOKEN = 6;
  * `Cancelled` when the task is cancelled while parked; `Timeout` when a `withTimeout`
  * deadline interrupts it (or had passed when it started); whatever `attempt` throws.
  */
-export abstract class Parked<T> extends L.Suspender<T> {
-  /** The result, set by `attempt` before it returns true. */
-  protected value: T = undefined as T;
+export abstract class ParkedBase<T> extends L.Suspender<T> {
   #phase = IDLE;
-  readonly #label: string;
 
-  /** @param label names the operation in error messages and dumps ("read", "accept"). */
-  constructor(label: string) {
-    super();
-    this.#label = label;
-  }
+  /** Names the operation in error messages and dumps ("read", "accept"). */
+  protected abstract get label(): string;
 
   /**
    * Tries to complete now: sets `this.value` and returns true, throws on
@@ -104,6 +103,19 @@ export abstract class Parked<T> extends L.Suspender<T> {
    * turn on the socket); a task that leaves gets `leave` instead.
    */
   protected finished(): void {}
+
+  /**
+   * The result, set by `attempt` before it returns true. It is the shared
+   * completion's own (`yield*` reads it at once), not a field: an operation
+   * parked on an idle connection holds no result.
+   */
+  protected get value(): T {
+    return RESULT.value as T;
+  }
+
+  protected set value(value: T) {
+    RESULT.value = value;
+  }
 
   /** Whether the operation is in use: claimed, running, or parked (and not left). */
   get busy(): boolean {
@@ -138,7 +150,7 @@ export abstract class Parked<T> extends L.Suspender<T> {
   /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
   protected start(): IteratorResult<B.Instruction, T> {
     if (this.busy && this.#phase !== CLAIMED) {
-      throw new TypeError(`${this.#label}: this operation is already in progress in another task; make a new one for each use`);
+      throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
     }
     try {
       checkTimeouts();
@@ -157,7 +169,7 @@ export abstract class Parked<T> extends L.Suspender<T> {
 
   /** What the task waits on, in words. */
   override describe(): string {
-    return this.#label;
+    return this.label;
   }
 
   /**
@@ -177,12 +189,9 @@ export abstract class Parked<T> extends L.Suspender<T> {
         throw error;
       }
       if (done) {
-        const result = RESULT as IteratorReturnResult<T>;
-        result.value = this.value;
-        this.value = undefined as T;
         this.#phase = IDLE;
         this.finished();
-        return result;
+        return RESULT as IteratorReturnResult<T>;
       }
       this.#phase = REGISTERING;
       this.wait();
@@ -190,5 +199,40 @@ export abstract class Parked<T> extends L.Suspender<T> {
       this.#phase = PARKED;
       return this.suspend();
     }
+  }
+}
+
+/**
+ * A {@link ParkedBase} named by its constructor's label: the usual base of a
+ * backend's operations (one class may serve several, as `OpenOp` serves
+ * `bindAndListen` and `connect`).
+ *
+ * @example
+ * ```ts
+ * class AcceptOp extends Parked<Client> {
+ *   constructor(private server: MyServer) { super("accept"); }
+ *   protected attempt() {
+ *     const c = this.server.pending.shift();
+ *     if (c === undefined) return false;
+ *     this.value = c;
+ *     return true;
+ *   }
+ *   protected wait() { this.server.acceptors.add(this); }      // the server wakes it later: acceptors.wakeFirst()
+ *   protected leave() { this.server.acceptors.leave(this); }
+ * }
+ * ```
+ * @throws as {@link ParkedBase}.
+ */
+export abstract class Parked<T> extends ParkedBase<T> {
+  readonly #label: string;
+
+  /** @param label names the operation in error messages and dumps ("read", "accept"). */
+  constructor(label: string) {
+    super();
+    this.#label = label;
+  }
+
+  protected get label(): string {
+    return this.#label;
   }
 }

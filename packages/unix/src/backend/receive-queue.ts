@@ -12,7 +12,7 @@ import { type ChunkLender, concurrentReadChunk, LentChunk } from "../chunk.js";
 import type { Chunk, Socket, SocketBackend, SocketKind, SocketState } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { BufferOp } from "./buffer-op.js";
-import { Parked } from "./parked.js";
+import { ParkedBase } from "./parked.js";
 import { type ParkedCount, WaitQueue } from "./wait-queue.js";
 
 /** What `read` returns while nothing is there yet. */
@@ -28,6 +28,13 @@ const RECEIVE_SHUT = 2;
 const CLOSED = 4;
 /** The source is paused. */
 const PAUSED = 8;
+// The socket's kind and state are numbers in the same field: two fields
+// fewer for every connection.
+const KIND_SHIFT = 4;
+const STATE_SHIFT = 8;
+const KINDS: readonly SocketKind[] = ["tcp4", "tcp6", "udp4", "udp6", "unix", "stream"];
+const STATES: readonly SocketState[] = ["fresh", "listening", "bound", "connecting", "connected", "closed"];
+const STATE_CODES: Readonly<Record<SocketState, number>> = { fresh: 0, listening: 1, bound: 2, connecting: 3, connected: 4, closed: 5 };
 
 /**
  * The receiving side of a socket record (the base of {@link BackendSocket}):
@@ -70,13 +77,13 @@ const PAUSED = 8;
  * ```
  * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
  */
-export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socket, ChunkLender<Uint8Array> {
+export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements Socket, ChunkLender<Uint8Array> {
   /** Bytes queued and not read yet. */
   queued = 0;
   /** The stream failed: reads throw it once the queued bytes are read. */
   error: Error | null = null;
-  /** ENDED, RECEIVE_SHUT, CLOSED and PAUSED. */
-  #flags = 0;
+  /** ENDED, RECEIVE_SHUT, CLOSED and PAUSED; the socket's kind and state above them. */
+  #flags: number;
   // The first chunk is kept inline, the others in an array made only while
   // more than one is queued (each chunk followed by its length): an idle
   // socket's queue holds no array.
@@ -86,30 +93,60 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   #more: (Uint8Array | number)[] | null = null;
   /** Bytes of the first chunk already read. */
   #offset = 0;
-  /** The chunk lent by `readChunk` and not given back yet. */
-  #lent: LentChunk<Uint8Array> | null = null;
+  /**
+   * The chunk lent by `readChunk` and not given back yet, else `read`'s
+   * kept operation (see `keptRead`): one field for the two, since a socket
+   * is read one way or the other, and an idle one holds neither.
+   */
+  #side: LentChunk<Uint8Array> | BufferOp<number> | null = null;
   /**
    * Its readers: none, the one waiting (most often the record itself, in
    * its `readChunk`), or a queue of them once a second one waits (one field
    * for the three: an idle connection holds no queue).
    */
-  #readers: Parked<unknown> | WaitQueue | null = null;
-  /**
-   * `read`'s operation, kept for reuse while idle: the backend's
-   * (`keptRead`), or the kit's {@link ReadOp} (see {@link ReceiveQueue.readOp}).
-   */
-  keptRead: BufferOp<number> | null = null;
+  #readers: ParkedBase<unknown> | WaitQueue | null = null;
 
   // The socket's own (a BackendSocket's): the record is the socket.
-  abstract readonly kind: SocketKind;
-  abstract state: SocketState;
   abstract readonly backend: SocketBackend;
   abstract [Symbol.dispose](): void;
   /** Where the socket is, for dumps ("tcp4 127.0.0.1:3000 ← 127.0.0.1:51234"). */
   abstract where(): string;
 
-  constructor() {
-    super("readChunk");
+  /** @param kind the socket's kind (its state is `fresh`). */
+  constructor(kind: SocketKind) {
+    super();
+    const code = KINDS.indexOf(kind);
+    if (code < 0) throw new TypeError(`a socket's kind is one of ${KINDS.join(", ")}; got ${String(kind)}`);
+    this.#flags = code << KIND_SHIFT;
+  }
+
+  /** The socket's kind. */
+  get kind(): SocketKind {
+    return KINDS[(this.#flags >> KIND_SHIFT) & 15]!;
+  }
+
+  /** Where the socket stands; the backend moves it. */
+  get state(): SocketState {
+    return STATES[this.#flags >> STATE_SHIFT]!;
+  }
+
+  set state(state: SocketState) {
+    this.#flags = (this.#flags & ((1 << STATE_SHIFT) - 1)) | (STATE_CODES[state] << STATE_SHIFT);
+  }
+
+  /**
+   * `read`'s operation, kept for reuse while idle: the backend's
+   * (`keptRead`), or the kit's {@link ReadOp} (see {@link ReceiveQueue.readOp}).
+   * None is kept while a chunk `readChunk` lent is out (the chunk takes the
+   * place): the next read makes its own.
+   */
+  get keptRead(): BufferOp<number> | null {
+    const side = this.#side;
+    return side instanceof LentChunk ? null : side;
+  }
+
+  set keptRead(op: BufferOp<number> | null) {
+    if (!(this.#side instanceof LentChunk)) this.#side = op;
   }
 
   /** Bytes queued at which the source is paused (`Infinity`: never): the same for every socket of a backend. */
@@ -131,13 +168,13 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   }
 
   /** The reader that waits longest, if any. */
-  get firstReader(): Parked<unknown> | undefined {
+  get firstReader(): ParkedBase<unknown> | undefined {
     const readers = this.#readers;
     return readers === null ? undefined : readers instanceof WaitQueue ? readers.first : readers;
   }
 
   /** Parks `op` among the readers, at the end. */
-  addReader(op: Parked<unknown>): void {
+  addReader(op: ParkedBase<unknown>): void {
     const readers = this.#readers;
     if (readers === null) this.#readers = op;
     else if (readers instanceof WaitQueue) readers.add(op);
@@ -152,7 +189,7 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   }
 
   /** `op` leaves the readers without being woken (its task was cancelled or interrupted); returns whether it was there. */
-  leaveReader(op: Parked<unknown>): boolean {
+  leaveReader(op: ParkedBase<unknown>): boolean {
     const readers = this.#readers;
     if (readers === op) this.#readers = null;
     else if (!(readers instanceof WaitQueue) || !readers.leave(op)) return false;
@@ -161,9 +198,9 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   }
 
   /** Takes the first reader off without waking it (the caller hands it something, then calls its `ready()`). */
-  takeReader(): Parked<unknown> | undefined {
+  takeReader(): ParkedBase<unknown> | undefined {
     const readers = this.#readers;
-    let op: Parked<unknown> | undefined;
+    let op: ParkedBase<unknown> | undefined;
     if (readers instanceof WaitQueue) op = readers.take();
     else if (readers !== null) {
       op = readers;
@@ -258,7 +295,7 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   /** The socket closed: drops what is queued and takes the lent chunk back; reads throw `SocketClosed`. */
   close(): void {
     this.#flags |= CLOSED;
-    this.#lent?.takeBack();
+    this.takeBackLent();
     this.clear();
     this.wakeReaders();
   }
@@ -291,7 +328,7 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
    */
   readChunk(): B.Operation<Chunk | null> {
     if (this.busy) throw concurrentReadChunk();
-    this.#lent?.takeBack();
+    this.takeBackLent();
     return new ChunkRead(this.claim());
   }
 
@@ -307,6 +344,10 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
   }
 
   // The record as its own `readChunk`'s operation.
+
+  protected get label(): string {
+    return "readChunk";
+  }
 
   protected attempt(): boolean {
     const chunk = this.lend();
@@ -342,7 +383,7 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
       const from = this.#offset;
       this.advance();
       const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), this, this, chunk);
-      this.#lent = lent;
+      this.#side = lent;
       this.taken(length - from);
       if (this.queued !== 0 || this.ended || this.error !== null) this.wakeReader();
       return lent;
@@ -355,7 +396,7 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
 
   /** A lent chunk came back: its buffer is released. */
   giveBack(_sock: Socket, chunk: LentChunk<Uint8Array>, buffer: Uint8Array): void {
-    if (this.#lent === chunk) this.#lent = null;
+    if (this.#side === chunk) this.#side = null;
     this.releaseChunk(buffer);
   }
 
@@ -393,6 +434,12 @@ export abstract class ReceiveQueue extends Parked<Chunk | null> implements Socke
     this.#head = more.shift() as Uint8Array;
     this.#headLength = more.shift() as number;
     if (more.length === 0) this.#more = null;
+  }
+
+  /** @internal The chunk lent before comes back, if one is out. */
+  private takeBackLent(): void {
+    const side = this.#side;
+    if (side instanceof LentChunk) side.takeBack();
   }
 
   /** @internal `n` bytes left the queue: the source resumes below half the mark. */

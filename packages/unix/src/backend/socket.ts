@@ -4,7 +4,7 @@
  * `ReceiveQueue`, which its readers park in), `using`, and how it shows in
  * dumps.
  */
-import type { SocketBackend, SocketKind, SocketState } from "../contract.js";
+import type { SocketBackend, SocketKind } from "../contract.js";
 import { ReceiveQueue } from "./receive-queue.js";
 
 /**
@@ -34,18 +34,16 @@ import { ReceiveQueue } from "./receive-queue.js";
  * @throws never
  */
 export abstract class BackendSocket<B extends SocketBackend = SocketBackend> extends ReceiveQueue {
-  /** Where the socket stands; the backend moves it. */
-  state: SocketState = "fresh";
   /** @internal Its neighbours in its backend's `LiveSockets` while it is there (the list's to set). */
   livePrev: BackendSocket | null = null;
   /** @internal */
   liveNext: BackendSocket | null = null;
 
   constructor(
-    readonly kind: SocketKind,
+    kind: SocketKind,
     readonly backend: B,
   ) {
-    super();
+    super(kind);
   }
 
   /** Where the socket is, for dumps of what a task waits on: override it to name its addresses ("tcp4 127.0.0.1:3000 ← 127.0.0.1:51234"). */

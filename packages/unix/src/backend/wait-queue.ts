@@ -5,7 +5,7 @@
  * it in `wait`, leaves it in `leave`; the backend wakes the first (some
  * readiness for one) or all of them (the socket closed, the stream ended).
  */
-import type { Parked } from "./parked.js";
+import type { ParkedBase } from "./parked.js";
 
 /**
  * Holds a handle of Node's loop while operations are parked, and only then
@@ -63,7 +63,7 @@ export class ParkedCount {
  * ```
  * @throws never
  */
-export class WaitQueue<W extends Parked<unknown> = Parked<unknown>> {
+export class WaitQueue<W extends ParkedBase<unknown> = ParkedBase<unknown>> {
   // Its helpers are TypeScript-private, not `#` methods: a class with `#`
   // methods gives each instance a brand field, a word every idle socket's
   // queue would pay.

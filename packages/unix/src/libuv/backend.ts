@@ -42,7 +42,7 @@ export class LibuvBackend extends NodeBackend implements Backend {
   }
 
   socket(kind: SocketKind): Socket {
-    return new UvSocket(kind, this, this.live);
+    return new UvSocket(kind, this);
   }
 
   bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
@@ -123,7 +123,7 @@ export class LibuvBackend extends NodeBackend implements Backend {
    * accepting once its own descriptor arrived (see the kit's `AdoptedServer`).
    */
   adopt(shared: SharedSocket): Socket {
-    const s = new UvSocket(shared.kind, this, this.live);
+    const s = new UvSocket(shared.kind, this);
     listenerOf(s).adopt(shared);
     return s;
   }

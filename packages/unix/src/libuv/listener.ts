@@ -26,7 +26,7 @@ export class UvListener<C extends NodeSocket> {
   /** A listener adopted from another domain: its server comes through a relay. */
   adopted: AdoptedServer | null = null;
   /** Connections accepted by Node and not yet by a task. */
-  readonly backlog: C[] = [];
+  readonly backlog = new Held<C>();
   readonly acceptors = new WaitQueue();
   /** `accept`'s operation, kept while idle (one per listener, not one per connection). */
   acceptOp: AcceptOp | null = null;
@@ -142,9 +142,57 @@ export class UvListener<C extends NodeSocket> {
   closeNow(): void {
     // Domains duplicating the descriptor finish first (see ShareGuard).
     this.guard?.seal();
-    for (const client of this.backlog.splice(0)) client.backend.closeNow(client);
+    for (let client = this.backlog.shift(); client !== undefined; client = this.backlog.shift()) client.backend.closeNow(client);
     this.adopted?.close();
     this.own?.close();
     this.acceptors.wakeAll();
+  }
+}
+
+/**
+ * Connections held for `accept`, oldest first, in a ring kept for the
+ * listener's life: an array's `shift` trims its store, so that the `push`
+ * of the next connection made a new one — an allocation per connection, the
+ * burst of an accept loop's connections coming one at a time.
+ */
+class Held<C> {
+  #ring: (C | undefined)[] = [];
+  #first = 0;
+  #count = 0;
+
+  get length(): number {
+    return this.#count;
+  }
+
+  /** Holds `c` after the others. */
+  push(c: C): void {
+    const size = this.#ring.length;
+    if (this.#count === size) this.grow(size);
+    const ring = this.#ring;
+    ring[(this.#first + this.#count++) % ring.length] = c;
+  }
+
+  /** The oldest connection, no longer held; undefined when none is. */
+  shift(): C | undefined {
+    if (this.#count === 0) return undefined;
+    const ring = this.#ring;
+    const c = ring[this.#first];
+    ring[this.#first] = undefined;
+    this.#first = (this.#first + 1) % ring.length;
+    this.#count--;
+    return c;
+  }
+
+  /** The held connections, oldest first. */
+  *[Symbol.iterator](): Generator<C> {
+    for (let i = 0; i < this.#count; i++) yield this.#ring[(this.#first + i) % this.#ring.length]!;
+  }
+
+  /** @internal A ring twice as large (4 at first), the held connections first in it. */
+  private grow(size: number): void {
+    const ring = new Array<C | undefined>(Math.max(4, 2 * size)).fill(undefined);
+    for (let i = 0; i < size; i++) ring[i] = this.#ring[(this.#first + i) % size];
+    this.#ring = ring;
+    this.#first = 0;
   }
 }

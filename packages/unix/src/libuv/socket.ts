@@ -10,9 +10,10 @@ import type { LiveSockets } from "../backend/live.js";
 import { NodeDatagram } from "../backend/node-datagram.js";
 import { NodeSocket } from "../backend/node-socket.js";
 import { type NodeWriter, NodeWrites } from "../backend/node-writes.js";
-import type { Backend, ShutdownCommand, SocketKind } from "../contract.js";
+import type { Backend, ShutdownCommand } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { systemError } from "../system-error.js";
+import type { LibuvBackend } from "./backend.js";
 import { UvListener } from "./listener.js";
 import { HIGH_WATER, listen, type StreamOwner, streamWhere } from "./stream.js";
 
@@ -30,13 +31,9 @@ export class UvSocket extends NodeSocket<Backend> implements NodeWriter, StreamO
    */
   #writes: NodeWrites | null = null;
 
-  constructor(
-    kind: SocketKind,
-    backend: Backend,
-    /** The backend's sockets that hold a Node handle or a lookup. */
-    live: LiveSockets<NodeSocket>,
-  ) {
-    super(kind, backend, live);
+  /** The backend's sockets that hold a Node handle or a lookup. */
+  protected override get live(): LiveSockets<NodeSocket> {
+    return (this.backend as LibuvBackend).live;
   }
 
   protected override get highWater(): number {

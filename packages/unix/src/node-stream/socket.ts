@@ -62,6 +62,11 @@ export class StreamSocket extends NodeSocket implements NodeWriter {
     this.release();
   };
 
+  /** In no backend's live sockets: the stream's owner closes it. */
+  protected override get live(): null {
+    return null;
+  }
+
   constructor(
     stream: NodeStream,
     /** The stream has a readable side (`read`). */
@@ -70,7 +75,7 @@ export class StreamSocket extends NodeSocket implements NodeWriter {
     readonly writableSide: boolean,
     backend: SocketBackend,
   ) {
-    super("stream", backend, null);
+    super("stream", backend);
     this.state = "connected";
     this.#stream = stream as AnyStream;
     if (this.#stream.closed === true) return;

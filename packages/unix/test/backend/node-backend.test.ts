@@ -1,16 +1,18 @@
 // The end of a backend over Node handles: finaliser and drain close what is open, and drain
 // settles only once no socket holds anything of Node's.
 import { describe, expect, it } from "vitest";
-import { NodeBackend, NodeSocket, type SocketBackend } from "../../src/backend/index.js";
+import { type LiveSockets, NodeBackend, NodeSocket, type SocketBackend } from "../../src/backend/index.js";
 
 class Backend extends NodeBackend {}
 
 /** A socket that holds a Node handle from the start until `gone()`, as a real one does until its 'close'. */
 class Sock extends NodeSocket {
   closes = 0;
+  protected readonly live: LiveSockets<NodeSocket>;
 
   constructor(backend: Backend) {
-    super("tcp4", backend as unknown as SocketBackend, backend.live);
+    super("tcp4", backend as unknown as SocketBackend);
+    this.live = backend.live;
     this.hold();
   }
 

@@ -4,9 +4,18 @@ import * as net from "node:net";
 import { handleCount } from "@bobbin/test-support";
 import { describe, expect, it } from "vitest";
 import { afterHandleClose, CloseOp, LiveSockets, NodeSocket, type SocketBackend } from "../../src/backend/index.js";
+import type { SocketKind } from "../../src/index.js";
 import { run } from "../../src/index.js";
 
 class Sock extends NodeSocket {
+  constructor(
+    kind: SocketKind,
+    backend: SocketBackend,
+    protected readonly live: LiveSockets<NodeSocket> | null,
+  ) {
+    super(kind, backend);
+  }
+
   closeNow(): void {
     this.state = "closed";
   }

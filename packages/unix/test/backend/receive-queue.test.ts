@@ -186,6 +186,62 @@ describe("ReceiveQueue", () => {
     });
   });
 
+  it("a read while a chunk is lent uses an operation of its own (the lent chunk keeps the kept read's place): the chunk is still taken back at the close", async () => {
+    const q = new Logged();
+    q.push(bytes("ab"));
+    q.push(bytes("cd"));
+    await run(function* () {
+      const buf = new Uint8Array(4);
+      const kept = q.readOp(buf, 0, 2);
+      expect([yield* kept, q.keptRead === kept], "the first chunk, read by the kept operation").toEqual([2, true]);
+      const lent = q.lend()!;
+      expect(q.keptRead, "a lent chunk is out: no read is kept").toBeNull();
+      q.push(bytes("ef"));
+      const own = q.readOp(buf, 0, 4);
+      expect(own === kept, "a new operation").toBe(false);
+      expect(yield* own).toBe(2);
+      expect(text(buf, 2)).toBe("ef");
+      expect(q.keptRead, "still none kept while the chunk is out").toBeNull();
+      q.close();
+      expect(q.log.at(-1), "the close takes the lent chunk back").toBe("release cd");
+      expect(() => lent.release()).not.toThrow();
+      const later = new Logged();
+      later.push(bytes("gh"));
+      later.lend()!.release();
+      const op = later.readOp(buf, 0, 4);
+      expect(later.keptRead === op, "given back: the next read is kept again").toBe(true);
+    });
+  });
+
+  it("a socket's kind and state share one field with the queue's flags: each reads back what was set, whatever the others hold; an unknown kind is refused", () => {
+    for (const kind of ["tcp4", "tcp6", "udp4", "udp6", "unix", "stream"] as const) {
+      const q = new (class extends BackendSocket {
+        constructor() {
+          super(kind, {} as SocketBackend);
+        }
+      })();
+      expect(q.state, "a new socket is fresh").toBe("fresh");
+      q.push(bytes("x"));
+      q.end();
+      for (const state of ["listening", "bound", "connecting", "connected", "closed", "fresh"] as const) {
+        q.state = state;
+        expect([q.kind, q.state, q.ended, q.queued]).toEqual([kind, state, true, 1]);
+      }
+      q.shutdownReceive();
+      q.closed = true;
+      expect([q.kind, q.state, q.receiveShut, q.closed]).toEqual([kind, "fresh", true, true]);
+    }
+    const refused = thrownBy(() => {
+      new (class extends BackendSocket {
+        constructor() {
+          super("sctp" as never, {} as SocketBackend);
+        }
+      })();
+    });
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as Error).message).toMatch(/kind is one of tcp4, .*; got sctp/);
+  });
+
   it("ReadOp: a parked reader wakes when bytes arrive, and fails with SocketClosed when the queue closes under it", async () => {
     const q = new Sock();
     await run(function* () {
