@@ -53,6 +53,7 @@ const LOWLEVEL = [
   "currentEvents",
   "giveContext",
   "keepShapes",
+  "abandon",
 ];
 
 /** The low-level types a program's declarations may name: `select`'s cases are made of them. */

@@ -54,9 +54,13 @@ export class SimBackend implements Backend {
     this.ready.push(L.signal(s));
   }
 
-  /** Whether `select` must run: something is to come (a timer, a packet, a lookup) that moves the world. */
+  /**
+   * Whether `select` must run: something is to come (a timer, a packet, a
+   * lookup) that moves the world, or the world stops its hosts (its root
+   * waits for them, not on its syscall, and only `select` sees them stuck).
+   */
   pending(): boolean {
-    return this.world.clock.pending !== 0 || this.world.lookupsPending;
+    return this.world.clock.pending !== 0 || this.world.lookupsPending || this.world.stopping;
   }
 
   select(block: boolean): L.Signal[] | Promise<L.Signal[]> {

@@ -24,10 +24,21 @@ export class SimDeadlock extends BobbinError {
     readonly time: number,
     /** Each host and whether it is up. */
     hosts: string,
+    /**
+     * The host the world was stopping, which never stops (its cancelled
+     * tasks' cleanup waits): the run was abandoned, leaving its tasks. Null
+     * for a deadlock while the world ran.
+     */
+    readonly stopping: string | null = null,
   ) {
     super(
-      `every task of the simulated world waits at t=${time}s and nothing can wake them (no timer, no packet in flight): ${hosts}. ` +
-        "Look for a wait nobody ends (a lock, a trigger, a read no peer answers), or a task waiting on something outside the simulation (a real Promise)",
+      stopping === null
+        ? `every task of the simulated world waits at t=${time}s and nothing can wake them (no timer, no packet in flight): ${hosts}. ` +
+            "Look for a wait nobody ends (a lock, a trigger, a read no peer answers), or a task waiting on something outside the simulation (a real Promise)"
+        : `the simulated world was stopping its hosts at t=${time}s and ${stopping} never stops: ` +
+            `its cancelled tasks wait and nothing can wake them (no timer, no packet in flight): ${hosts}. ` +
+            "The run was abandoned, leaving its tasks (and those of the hosts not stopped yet). " +
+            "Look for a finally block that waits on what nobody does once the world stops (a trigger, a lock, a read no peer answers), or on something outside the simulation",
     );
   }
 }
@@ -44,10 +55,23 @@ export class SimDeadlock extends BobbinError {
  * @throws never itself: `sim.run()` rejects with it.
  */
 export class SimTimeLimit extends BobbinError {
-  constructor(readonly limit: number) {
+  constructor(
+    /** The limit, in virtual seconds. */
+    readonly limit: number,
+    /**
+     * The host the world was stopping, which had not stopped by the limit
+     * (its cleanup would have run past it): the run was abandoned, leaving
+     * its tasks. Null when the limit came before the clients finished.
+     */
+    readonly stopping: string | null = null,
+  ) {
     super(
-      `the simulation reached its limit of ${limit} virtual seconds before its clients finished; ` +
-        "raise it with new Sim({ limit }) if the clients need longer, or look for a task that never lets them finish",
+      stopping === null
+        ? `the simulation reached its limit of ${limit} virtual seconds before its clients finished; ` +
+            "raise it with new Sim({ limit }) if the clients need longer, or look for a task that never lets them finish"
+        : `the simulation reached its limit of ${limit} virtual seconds while stopping its hosts, and ${stopping} had not stopped: ` +
+            "the run was abandoned, leaving its tasks (and those of the hosts not stopped yet). " +
+            "Look for a finally block that keeps waiting on time (a retry loop), or raise the limit with new Sim({ limit }) if the cleanup needs longer",
     );
   }
 }

@@ -547,6 +547,9 @@ export class Sim {
    * `SimDeadlock`, `SimTimeLimit`, core's `StillHasChildren`… — with
    * `repro`, the line that replays it; when hosts threw as they were stopped
    * (their cleanup's errors), core's `Failures` of them all, the first failure first.
+   * A host whose cleanup never ends once the world stops it (it waits on what
+   * nothing will do, or past the limit) adds `SimDeadlock` or `SimTimeLimit`
+   * naming it (`stopping`): the run settles, its tasks abandoned.
    * @throws TypeError when it already ran, or another simulation runs on this thread.
    */
   async run(): Promise<unknown[]> {

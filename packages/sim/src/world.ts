@@ -85,6 +85,16 @@ export class World implements Controlled, HostEvents {
   private soleHost: Host | null = null;
   /** The root task's wait for news (a host ended, the run failed). */
   private news: L.Syscall | null = null;
+  /** The world's root task, once it runs: abandoning the run names it. */
+  private rootTask: B.Task<unknown> | null = null;
+  /**
+   * Set once the root stops the hosts: the errors the run ends with so far
+   * (the world's failure, then what each host's cleanup threw), none lost if
+   * a cleanup never ends and the run is abandoned.
+   */
+  private stopErrors: unknown[] | null = null;
+  /** The host the root is stopping now (one at a time, in declaration order). */
+  private stoppingHost: Host | null = null;
   /** Name lookups waiting for every task to wait (see lookup.ts). */
   private lookups: Deferred[] = [];
   /** Counts the world's waits for something from outside it, to tell one from the next. */
@@ -150,6 +160,7 @@ export class World implements Controlled, HostEvents {
 
   /** The world's root task: starts every host, waits until the clients are done (or a failure), then stops them all. */
   *root(): Generator<B.Instruction, unknown[], unknown> {
+    this.rootTask = B.self();
     const hosts = this.network.hosts;
     for (const host of hosts) {
       const supervisor = B.spawn({ name: host.name }, supervise, host, this);
@@ -166,7 +177,9 @@ export class World implements Controlled, HostEvents {
     // Every host is stopped, and no error replaces another: the world's failure
     // first, then what hosts threw as they were cancelled (their cleanup's).
     const errors = this.failure !== null ? [this.failure.error] : [];
+    this.stopErrors = errors;
     for (const host of hosts) {
+      this.stoppingHost = host;
       try {
         yield* B.cancel(host.supervisor!);
       } catch (error) {
@@ -263,6 +276,11 @@ export class World implements Controlled, HostEvents {
     return this.lookups.length !== 0;
   }
 
+  /** Whether the root stops the hosts (the clients are done, or the run failed). */
+  get stopping(): boolean {
+    return this.stopErrors !== null;
+  }
+
   /** Whether the root task waits on its syscall (so the scheduler polls the backend while the world runs). */
   get rootWaits(): boolean {
     return this.news !== null;
@@ -280,12 +298,18 @@ export class World implements Controlled, HostEvents {
   /**
    * Every task waits: moves the clock to the next event and fires that
    * instant's events. Returns false when nothing is to come. Past the time
-   * limit, the run fails instead (the clock then runs on, so that tasks can
-   * end their cleanup).
+   * limit, the run fails instead (its hosts are stopped at that instant);
+   * a host's cleanup that would run past the limit is abandoned.
    */
   advance(): boolean {
     const next = this.clock.next;
     if (next === Infinity) return false;
+    if (next > this.limitMs && this.stopping) {
+      // The hosts' cleanup would run past the limit: nothing of the world does.
+      this.clock.now = this.limitMs;
+      this.abandon(new SimTimeLimit(this.limitMs / 1000, this.stoppingHost!.name));
+      return true;
+    }
     if (next > this.limitMs && this.failure === null) {
       this.clock.now = this.limitMs;
       this.fail(new SimTimeLimit(this.limitMs / 1000));
@@ -317,9 +341,25 @@ export class World implements Controlled, HostEvents {
     realSetImmediate(() => {
       if (count !== this.idleCount || !this.backend.isWaiting) return;
       const hosts = this.network.hosts.map((h) => `${h.name} (${h.up ? "up" : "down"})`).join(", ");
-      this.fail(new SimDeadlock(this.clock.now / 1000, hosts));
-      this.backend.interrupt();
+      // While the hosts are stopped, cancelling is done: nothing can end the tasks still waiting.
+      if (this.stopping) this.abandon(new SimDeadlock(this.clock.now / 1000, hosts, this.stoppingHost!.name));
+      else {
+        this.fail(new SimDeadlock(this.clock.now / 1000, hosts));
+        this.backend.interrupt();
+      }
     });
+  }
+
+  /**
+   * A host being stopped never will be (cancelled already, its cleanup
+   * waits on what nothing will do, or would outlive the limit): the run
+   * settles now with the errors it has and `error`, and leaves the tasks
+   * still there (its own, and those of the hosts not stopped yet) where
+   * they wait.
+   */
+  private abandon(error: SimDeadlock | SimTimeLimit): void {
+    const errors = [...this.stopErrors!, error];
+    L.abandon(this.rootTask!, errors.length === 1 ? error : new B.Failures(errors));
   }
 
   // -- the globals -------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
-import { failure } from "@bobbin/test-support";
+import { failure, handleCount } from "@bobbin/test-support";
 import { accept, bindAndListen, sleep, Timeout, tcpv4, withTimeout } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
 import { Sim, SimDeadlock, SimTimeLimit } from "../src/index.js";
@@ -165,6 +165,173 @@ describe("failures", () => {
       });
     });
     await expect(sim.run()).rejects.toBeInstanceOf(B.StillHasChildren);
+  });
+});
+
+/**
+ * `sim.run()` settled within `ms` of real time, or a failure saying it did
+ * not: a run that never settles fails its test rather than hanging the suite.
+ */
+async function settledWithin<T>(run: Promise<T>, ms: number): Promise<B.Result<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`sim.run() did not settle within ${ms} ms of real time`)), ms);
+  });
+  try {
+    return await Promise.race([
+      run.then(
+        (value): B.Result<T> => ({ ok: true, value }),
+        (error: unknown): B.Result<T> => ({ ok: false, error }),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Counts the calls of the world's `select`: the world's loop runs while they go on. */
+function countSelects(sim: Sim): () => number {
+  const backend = sim.simulated.backend as unknown as L.Events;
+  const select = backend.select.bind(backend);
+  let calls = 0;
+  backend.select = (block, cancelled) => {
+    calls++;
+    return select(block, cancelled);
+  };
+  return () => calls;
+}
+
+/** A host whose cleanup, once it is cancelled, waits on a trigger nobody signals. */
+function* stuckInCleanup(log: string[]): Generator<B.Instruction, void, unknown> {
+  try {
+    yield* sleep(Infinity);
+  } finally {
+    log.push("cleanup waits");
+    yield* new L.Trigger().wait();
+    log.push("cleanup ended");
+  }
+}
+
+describe("a run whose hosts cannot stop", () => {
+  it("settles when a host's cleanup waits forever once the world stops: SimDeadlock names it, nothing is left running", async () => {
+    const timeouts = handleCount("Timeout");
+    const sim = new Sim({ seed: 1 });
+    const log: string[] = [];
+    sim.host("stuck", () => stuckInCleanup(log));
+    sim.client("client", function* () {
+      yield* sleep(1);
+      return "done";
+    });
+    const selects = countSelects(sim);
+    const result = await settledWithin(sim.run(), 5000);
+    const error = result.ok ? null : result.error;
+    expect(error).toBeInstanceOf(SimDeadlock);
+    expect((error as SimDeadlock).stopping).toBe("stuck");
+    expect((error as SimDeadlock).time).toBe(1);
+    expect((error as Error).message).toMatch(/stopping its hosts at t=1s and stuck never stops: .*: stuck \(up\), client \(up\)/);
+    expect((error as { repro: string }).repro).toBe("seed=1 policy=fifo");
+    // The world's loop stopped: no select since, no immediate queued, no timer left.
+    const calls = selects();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(selects()).toBe(calls);
+    expect(handleCount("Immediate")).toBe(0);
+    expect(handleCount("Timeout")).toBeLessThanOrEqual(timeouts);
+    expect(log).toEqual(["cleanup waits"]); // the abandoned cleanup never ran again
+    // The next simulation of this thread runs.
+    const next = new Sim({ seed: 2 });
+    next.client("client", function* () {
+      yield* sleep(1);
+      return "next";
+    });
+    expect(await settledWithin(next.run(), 5000)).toEqual({ ok: true, value: ["next"] });
+  });
+
+  it("loses no error: the world's failure, then what other hosts' cleanup threw, then the deadlock", async () => {
+    const sim = new Sim({ seed: 1 });
+    const clientError = new Error("client failed");
+    const cleanupError = new Error("a's cleanup failed");
+    sim.host("a", function* () {
+      try {
+        yield* sleep(Infinity);
+      } finally {
+        // biome-ignore lint/correctness/noUnsafeFinally: a cleanup that fails is what this test is about
+        throw cleanupError;
+      }
+    });
+    sim.host("b", () => stuckInCleanup([]));
+    sim.client("client", function* () {
+      yield* sleep(1);
+      throw clientError;
+    });
+    const result = await settledWithin(sim.run(), 5000);
+    const error = result.ok ? null : result.error;
+    expect(error).toBeInstanceOf(B.Failures);
+    const [first, second, third] = (error as B.Failures).errors;
+    expect([first, second]).toEqual([clientError, cleanupError]);
+    expect(third).toBeInstanceOf(SimDeadlock);
+    expect((third as SimDeadlock).stopping).toBe("b");
+    expect((error as { repro?: string }).repro).toBe("seed=1 policy=fifo");
+  });
+
+  it("a crashed host whose cleanup waits forever: the run ends with the clients, then stopping it is abandoned", async () => {
+    const sim = new Sim({ seed: 1 });
+    sim.host("stuck", () => stuckInCleanup([]));
+    sim.client("client", function* () {
+      yield* sleep(1);
+      sim.crash("stuck"); // its cleanup never ends: nor does the crash
+      yield* sleep(1);
+      return "done";
+    });
+    const result = await settledWithin(sim.run(), 5000);
+    const error = result.ok ? null : result.error;
+    expect(error).toBeInstanceOf(SimDeadlock);
+    expect([(error as SimDeadlock).time, (error as SimDeadlock).stopping]).toEqual([2, "stuck"]);
+    expect((error as Error).message).toMatch(/stuck \(down\), client \(up\)/);
+  });
+
+  it("a host's cleanup that keeps waiting on time ends at the world's limit, with SimTimeLimit naming it", async () => {
+    const sim = new Sim({ seed: 1, limit: 60 });
+    let ticks = 0;
+    sim.host("ticker", function* () {
+      try {
+        yield* sleep(Infinity);
+      } finally {
+        for (;;) {
+          yield* sleep(1);
+          ticks++;
+        }
+      }
+    });
+    sim.client("client", function* () {
+      yield* sleep(1);
+      return "done";
+    });
+    const result = await settledWithin(sim.run(), 5000);
+    const error = result.ok ? null : result.error;
+    expect(error).toBeInstanceOf(SimTimeLimit);
+    expect((error as SimTimeLimit).stopping).toBe("ticker");
+    expect((error as Error).message).toMatch(/limit of 60 virtual seconds while stopping its hosts, and ticker had not stopped/);
+    expect((error as { repro: string }).repro).toBe("seed=1 policy=fifo limit=60");
+    expect(sim.now()).toBe(60);
+    expect(ticks).toBe(59); // at 2, 3… 60: nothing of the world runs past its limit
+  });
+
+  it("a cleanup that takes time within the limit still ends, and the run succeeds", async () => {
+    const sim = new Sim({ seed: 1, limit: 60 });
+    sim.host("server", function* () {
+      try {
+        yield* sleep(Infinity);
+      } finally {
+        yield* sleep(5); // a graceful shutdown
+      }
+    });
+    sim.client("client", function* () {
+      yield* sleep(1);
+      return "done";
+    });
+    expect(await settledWithin(sim.run(), 5000)).toEqual({ ok: true, value: ["done"] });
+    expect(sim.now()).toBe(6);
   });
 });
 

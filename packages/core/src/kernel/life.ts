@@ -97,9 +97,10 @@ export class RunLife implements HostLife {
   }
 
   /**
-   * A run that failed with `error` (a deadlock) but whose tasks cannot end:
-   * cancelling them did not break their cycle (a wait that cannot be
-   * interrupted twice). Settle it now, leaving them, rather than never.
+   * A run that failed with `error` (a deadlock; a runtime's `L.abandon`) but
+   * whose tasks cannot end: cancelling them did not break their wait (one
+   * that cannot be interrupted twice). Settle it now, leaving them, rather
+   * than never.
    */
   abandon(error: unknown): void {
     if (this.settle === null || this.done) return;

@@ -3,8 +3,8 @@
  * use, and a program does not: Miou's events contract and its suspension
  * points, the building blocks of waiting operations and of `select`'s cases,
  * the seams of a run (scheduling, randomness, tracing, tick hooks, spawn and
- * exit hooks, context values given from outside a task's body) and system
- * tasks. A program imports `@bobbin/core`.
+ * exit hooks, context values given from outside a task's body, abandoning a
+ * run whose tasks can never end) and system tasks. A program imports `@bobbin/core`.
  *
  * @example
  * ```ts
@@ -20,6 +20,7 @@
  * @packageDocumentation
  */
 
+export { abandon } from "../abandon.js";
 export { currentEvents } from "../current-events.js";
 export { registerInterrupter } from "../deadlock/cycles.js";
 export { describe } from "../describe.js";
