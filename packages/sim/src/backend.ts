@@ -10,7 +10,7 @@
  */
 import type * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
-import type { Address, Backend, Chunk, HostServices, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { Address, Backend, Chunk, HostServices, InetAddress, ListenSettings, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import type { DeadlineHandle } from "@bobbin/unix/backend";
 import { CallbackEvent } from "./clock.js";
 import { realSetImmediate } from "./globals.js";
@@ -133,7 +133,7 @@ export class SimBackend implements Backend {
     return new SimSocket(kind, this, host, this.sockets);
   }
 
-  bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
+  bindAndListen(sock: Socket, addr: Address, options: ListenSettings): B.Operation<void> {
     const s = sock as SimSocket;
     return new InstantOp("bindAndListen", () => s.listen(addr, options.backlog));
   }

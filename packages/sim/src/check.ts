@@ -58,6 +58,9 @@ export interface CheckReport {
 /** How many runs shrinking a failure takes at most, by default. */
 const SHRINK_RUNS = 300;
 
+/** The options `check` takes. */
+const CHECK_OPTION_NAMES: readonly (keyof CheckOptions)[] = ["runs", "seed", "policy", "depth", "limit", "domains", "shrink"];
+
 /**
  * Runs `build`'s world `runs` times, each with its own seed drawn from
  * `seed`, and stops at the first failure. It then shrinks the failing run —
@@ -78,8 +81,6 @@ const SHRINK_RUNS = 300;
  * @throws (rejects with) CheckFailed for the first failing run; what `build` throws.
  * @throws TypeError / RangeError for invalid options.
  */
-const CHECK_OPTION_NAMES: readonly (keyof CheckOptions)[] = ["runs", "seed", "policy", "depth", "limit", "domains", "shrink"];
-
 export async function check(build: Build, options: CheckOptions = {}): Promise<CheckReport> {
   if (typeof build !== "function") throw new TypeError("check(build, options) expects build to be a function (sim) => { sim.host(…); … }");
   if (options === null || typeof options !== "object") throw new TypeError("check(build, options) expects an options object");

@@ -92,6 +92,9 @@ export interface ExploreReport {
 const DEFAULT_PREEMPTIONS = 2;
 const DEFAULT_RUNS = 10_000;
 
+/** The options `explore` takes. */
+const EXPLORE_OPTION_NAMES: readonly (keyof ExploreOptions)[] = ["bound", "runs", "reduce", "limit", "domains"];
+
 /**
  * Runs every distinct schedule of `build`'s world within the bound, one
  * after another, and stops at the first that fails: it rejects with
@@ -107,8 +110,6 @@ const DEFAULT_RUNS = 10_000;
  * @throws (rejects with) ExploreFailed for the first failing schedule; what `build` throws.
  * @throws TypeError when two runs of the same choices differ (`build` must make the same world each time); TypeError / RangeError for invalid options.
  */
-const EXPLORE_OPTION_NAMES: readonly (keyof ExploreOptions)[] = ["bound", "runs", "reduce", "limit", "domains"];
-
 export async function explore(build: Build, options: ExploreOptions = {}): Promise<ExploreReport> {
   if (typeof build !== "function")
     throw new TypeError("explore(build, options) expects build to be a function (sim) => { sim.host(…); … }");

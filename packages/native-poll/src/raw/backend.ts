@@ -7,7 +7,7 @@
  * domains over `dup(2)`.
  */
 import type * as B from "@bobbin/core";
-import type { Address, Backend, InetAddress, ListenOptions, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
+import type { Address, Backend, InetAddress, ListenSettings, ShutdownCommand, Socket, SocketKind } from "@bobbin/unix";
 import { adoptDescriptor, type BufferOp, describeListener, NodeLoop, type SharedSocket } from "@bobbin/unix/backend";
 import { errnoException } from "../errno.js";
 import type { NativeAddressOut } from "../load.js";
@@ -84,7 +84,7 @@ export abstract class RawBackend<S extends Keeping, I extends RawIo<S>> extends 
     return this.make(kind);
   }
 
-  bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
+  bindAndListen(sock: Socket, addr: Address, options: ListenSettings): B.Operation<void> {
     return new ListenOp(this.io, sock as S, addr, options);
   }
 

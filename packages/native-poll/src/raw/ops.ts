@@ -5,7 +5,7 @@
  * stream's writes. They run the system calls of the
  * addon in the task's fiber and park when the backend says to wait.
  */
-import { type Address, type InetAddress, type ListenOptions, SocketClosed, type UnixAddress } from "@bobbin/unix";
+import { type Address, type InetAddress, type ListenSettings, SocketClosed, type UnixAddress } from "@bobbin/unix";
 import { BufferOp, Parked, SocketFile, systemError } from "@bobbin/unix/backend";
 import { errnoException } from "../errno.js";
 import { Errno, familyOf, typeOf } from "../syscalls.js";
@@ -109,7 +109,7 @@ export class ListenOp<S extends RawSocket> extends ResolvingOp<S, void> {
     io: RawIo<S>,
     sock: S,
     private readonly addr: Address,
-    private readonly options: Required<ListenOptions>,
+    private readonly options: ListenSettings,
   ) {
     super(io, sock, "bindAndListen");
   }

@@ -46,7 +46,7 @@ export interface ServerEvents {
  *
  * @example
  * ```ts
- * bindAndListen(sock: Socket, addr: Address, { backlog }: Required<ListenOptions>) {
+ * bindAndListen(sock: Socket, addr: Address, { backlog }: ListenSettings) {
  *   const s = sock as MySocket;
  *   s.server = new NodeServer(s, { connection: (stream) => s.queue(stream), acceptFailed: (e) => s.fail(e) });
  *   return new OpenOp(s, "bindAndListen", () => s.server!.listen(addr, backlog), () => s.state === "listening");

@@ -15,7 +15,7 @@ import type {
   Backend,
   Chunk,
   InetAddress,
-  ListenOptions,
+  ListenSettings,
   SharedSocket,
   ShutdownCommand,
   Socket,
@@ -45,7 +45,7 @@ export class LibuvBackend extends NodeBackend implements Backend {
     return new UvSocket(kind, this);
   }
 
-  bindAndListen(sock: Socket, addr: Address, options: Required<ListenOptions>): B.Operation<void> {
+  bindAndListen(sock: Socket, addr: Address, options: ListenSettings): B.Operation<void> {
     return listenOp(sock as UvSocket, addr, options);
   }
 

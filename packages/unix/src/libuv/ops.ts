@@ -7,7 +7,7 @@ import * as net from "node:net";
 import { NodeDatagram } from "../backend/node-datagram.js";
 import { OpenOp } from "../backend/node-socket.js";
 import { Parked } from "../backend/parked.js";
-import type { Address, InetAddress, ListenOptions } from "../contract.js";
+import type { Address, InetAddress, ListenSettings } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import { type KeptAccept, UvListener } from "./listener.js";
 import type { UvSocket } from "./socket.js";
@@ -75,7 +75,7 @@ export function acceptOp(s: UvSocket): KeptAccept<UvSocket> {
 }
 
 /** `bindAndListen`: a `net.Server` (TCP/Unix) listening, or a bound `dgram` socket. */
-export function listenOp(s: UvSocket, addr: Address, options: Required<ListenOptions>): OpenOp {
+export function listenOp(s: UvSocket, addr: Address, options: ListenSettings): OpenOp {
   if (s.kind === "udp4" || s.kind === "udp6") {
     const { host, port } = addr as InetAddress;
     const bind = (): void => void datagramOf(s, options.reuseAddr).udp.bind({ address: host, port });
