@@ -145,30 +145,8 @@ function toUrl(url: unknown): URL {
   }
 }
 
-/** Whether this thread has loaded Node's fetch. */
-let nodeFetchLoaded = false;
-/** The name of the task that loads it. */
-const LOADING_NODE_FETCH = "loading Node's fetch (undici, once per thread)";
-
-/**
- * Node loads its fetch (undici) at the first use of `fetch` or `Headers` on
- * a thread, synchronously: tens of milliseconds that keep the domain like any
- * long step. The first fetch of a thread has it done in a step of its own
- * task, named for it, so that a `blockingMs` report names the load, not the
- * task that fetched (and its advice about CPU loops, which does not apply).
- */
-function* loadNodeFetch(): Generator<B.Instruction, void, unknown> {
-  if (nodeFetchLoaded) return;
-  const load = B.spawn({ name: LOADING_NODE_FETCH }, function* () {
-    void new Headers();
-  });
-  yield* B.awaitExn(load);
-  nodeFetchLoaded = true;
-}
-
 function* fetchWithNode(url: URL, init: RequestInit, timeout: number | undefined): Generator<B.Instruction, FetchResponse, unknown> {
   const deadline = deadlineOf(timeout);
-  yield* loadNodeFetch();
   const controller = new AbortController();
   const response = yield* within(
     deadline,
