@@ -230,7 +230,7 @@ function* exchange(service: Service, req: Request, res: Response): Generator<B.I
     outcome = deadline === Number.POSITIVE_INFINITY ? yield* B.awaitTask(worker) : yield* withTimeout(deadline, B.awaitTask(worker));
   } catch (error) {
     if (error !== CLIENT_GONE && !(error instanceof Timeout)) throw error; // cancelled: the handler is cancelled with us
-    yield* B.cancel(worker);
+    yield* cancelHandler(worker);
     if (error instanceof Timeout) answer(res, 504, "Gateway Timeout: the request's deadline passed\n");
     return;
   } finally {
@@ -250,6 +250,19 @@ function* exchange(service: Service, req: Request, res: Response): Generator<B.I
     res,
     new TypeError(`the handler ${worker.name} returned without answering ${req.method} ${req.url}: end the response (yield* res.send(…))`),
   );
+}
+
+/**
+ * Cancels the handler: a send its cleanup made to the client that left
+ * (`ECONNRESET`) is the client leaving, as it is when the handler ends that
+ * way, not a failure to report.
+ */
+function* cancelHandler(worker: B.Task<void>): Generator<B.Instruction, void, unknown> {
+  try {
+    yield* B.cancel(worker);
+  } catch (error) {
+    if (!isClientLeft(error)) throw error;
+  }
 }
 
 /** The handler failed: an `HttpError` is its answer; anything else is answered 500 and reported. */

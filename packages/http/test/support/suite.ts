@@ -8,7 +8,7 @@ import * as L from "@bobbin/core/lowlevel";
 import { failure } from "@bobbin/test-support";
 import { close, connect, read, SocketClosed, sleep, Timeout, tcpv4, withTimeout } from "@bobbin/unix";
 import { describe, expect, it } from "vitest";
-import { fetch, HttpError, serve } from "../../src/index.js";
+import { fetch, HttpError, type Response, serve } from "../../src/index.js";
 import { type BackendCase, leakFree, type Running, rawRequest, readAll, start } from "./server.js";
 
 /** Answers every request with its method and path. */
@@ -406,6 +406,45 @@ export function serveSuite(backend: BackendCase): void {
         return [timedOut instanceof Timeout, client.status];
       });
       expect(got).toEqual([true, "cancelled"]);
+    });
+
+    it("a handler whose cleanup sends to a client that left is the client leaving, not a failure of the server", async () => {
+      const got = await leakFree(backend, function* () {
+        const entered = new L.Trigger();
+        const left = new L.Trigger();
+        let sent: unknown = null;
+        // Cancelled because the client left: this send finds it gone (ECONNRESET) in the cleanup.
+        const sendTooLate = function* (res: Response) {
+          try {
+            yield* res.send("too late");
+          } catch (error) {
+            sent = error;
+            throw error;
+          } finally {
+            left.signal();
+          }
+        };
+        const server = yield* start({}, function* (req, res) {
+          if (req.url !== "/slow") return yield* res.send("fine");
+          entered.signal();
+          try {
+            yield* sleep(3600);
+          } finally {
+            yield* sendTooLate(res);
+          }
+        });
+        const client = B.spawn(function* () {
+          yield* fetch(`${server.url}/slow`);
+        });
+        yield* entered.wait();
+        yield* B.cancel(client);
+        yield* left.wait();
+        const after = yield* fetch(`${server.url}/fine`);
+        const text = yield* after.text();
+        yield* B.cancel(server.task);
+        return [(sent as NodeJS.ErrnoException | null)?.code, text, server.task.status];
+      });
+      expect(got).toEqual(["ECONNRESET", "fine", "cancelled"]);
     });
 
     it("fetch: a response's body is read once; one disposed unread leaves nothing open", async () => {
