@@ -4,6 +4,14 @@ import * as L from "../src/lowlevel/index.js";
 
 class Stuck extends Error {}
 
+/** Gives Node's loop turns until `done()` (the run's slices take as many as a loaded machine makes them). */
+async function until(done: () => boolean): Promise<void> {
+  for (let turns = 0; !done(); turns++) {
+    if (turns === 10_000) throw new Error("the run did not get there in 10,000 turns of Node's loop");
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /** A root that cancels a child whose cleanup waits on a trigger nobody signals: cancelling it never ends. */
 function stuckInCleanup(rootOf: (root: B.Task<unknown>) => void, log: string[]): () => Generator<B.Instruction, void, unknown> {
   return function* () {
@@ -34,7 +42,7 @@ describe("abandon", () => {
       { events: () => events },
     );
     const stuck = new Stuck("stuck for good");
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await until(() => log.length > 0);
     expect(log).toEqual(["cleanup waits"]);
     expect(L.abandon(root!, stuck)).toBe(true);
     await expect(run).rejects.toBe(stuck);
@@ -47,11 +55,12 @@ describe("abandon", () => {
     let root: B.Task<unknown> | null = null;
     const first = new Error("the run's own failure");
     const controller = new AbortController();
+    const log: string[] = [];
     const run = B.run(
-      stuckInCleanup((r) => (root = r), []),
+      stuckInCleanup((r) => (root = r), log),
       { signal: controller.signal },
     );
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await until(() => log.length > 0);
     controller.abort(first); // fails the run: its root is cancelled, and waits for the stuck child
     await new Promise<void>((resolve) => setImmediate(resolve));
     const stuck = new Stuck("stuck for good");
