@@ -123,6 +123,32 @@ describe("the process", () => {
     expect(r.stderr.match(/BOBBIN_SWALLOWED_CANCEL/g)).toHaveLength(1);
   });
 
+  it("does not warn of a cancelled task that waits longer than that for its children to end: their time is theirs", async () => {
+    // A group's owner cancelled while its children clean up for 2.3 s, and an owner that catches
+    // its Cancelled to await a child that finishes its work (as a server drains its requests):
+    // neither runs after its cancellation, each waits on children, which are watched themselves.
+    const r = await runScript(`
+      const later = (ms) => B.promise(() => new Promise((ok) => setTimeout(ok, ms)));
+      await B.run(function* () {
+        const group = B.spawn({ name: "group owner" }, function* () {
+          yield* B.group(function* (g) {
+            g.spawn(function* () { try { yield* later(60_000); } finally { yield* later(2300); } });
+          });
+        });
+        const owner = B.spawn({ name: "draining owner" }, function* () {
+          const work = B.spawn(function* () { yield* later(2300); return "work done"; });
+          try { yield* B.awaitExn(work); } catch { console.log(yield* B.awaitExn(work)); }
+        });
+        yield* later(50);
+        yield* B.cancel(owner);
+        yield* B.cancel(group);
+      });
+      console.log("done");
+    `);
+    expect(r.stdout.trim().split("\n")).toEqual(["work done", "done"]);
+    expect(r.stderr).not.toMatch(/BOBBIN_SWALLOWED_CANCEL.*owner/);
+  });
+
   it("does not warn of a swallowed cancellation for a call whose parallel task runs a loop: nothing swallowed it", async () => {
     // The call's proxy waits past 2 s for the other domain, which hears the cancellation
     // only once its loop yields (here never: it is terminated after the grace, and

@@ -94,13 +94,18 @@ export function cancelledError(task: Task): Cancelled {
 
 /**
  * Warns once about a cancelled task that keeps running long after it was
- * cancelled. A task with no cold state is timed from its first step after the
- * one that delivered its `Cancelled` (it caught it, or cleans up): the
- * cancelled tasks that end at once make no record for it. One timed from +∞
- * (`waitsAfterCancel`) is never warned of.
+ * cancelled; the time it waited for children of its own to end does not
+ * count (`waitsForChildren`). A task with no cold state is timed from its
+ * first step after the one that delivered its `Cancelled` (it caught it, or
+ * cleans up): the cancelled tasks that end at once make no record for it.
+ * One timed from +∞ (`waitsAfterCancel`) is never warned of.
  */
 function watchSwallowedCancel(task: Task, flags: number): number {
   const cold = familyOf(task);
+  if (cold.joinedAt !== 0) {
+    cold.cancelledAt += realNow() - cold.joinedAt;
+    cold.joinedAt = 0;
+  }
   if (cold.cancelledAt === 0) cold.cancelledAt = realNow();
   else if (realNow() - cold.cancelledAt > SWALLOWED_CANCEL_WARNING_MS) {
     process.emitWarning(
@@ -111,6 +116,17 @@ function watchSwallowedCancel(task: Task, flags: number): number {
     return toWarned(flags);
   }
   return flags;
+}
+
+/**
+ * @internal The cancelled `task` parks until children of its own end (a
+ * group's owner stopping its children, a server awaiting its requests'
+ * drain): the time they take is theirs — each is watched itself — not the
+ * task's, whose watch does not count it.
+ */
+export function waitsForChildren(task: Task): void {
+  const cold = coldOf(task);
+  if (cold !== null && cold.cancelledAt !== 0) cold.joinedAt = realNow();
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Events } from "../events.js";
 import { broken } from "./assert.js";
 import { AsyncContexts } from "./async-context.js";
 import { BlockingWatch } from "./blocking.js";
-import { cancelledError, requestCancel } from "./cancellation.js";
+import { cancelledError, requestCancel, waitsForChildren } from "./cancellation.js";
 import type { RunConfig } from "./config.js";
 import { currentTask, registers } from "./current.js";
 import type { DomainFlight } from "./flight.js";
@@ -45,6 +45,7 @@ import {
   toUnjoined,
   toWoken,
   wasCancelled,
+  watchesCancel,
 } from "./state.js";
 import { Task, type Waiter } from "./task.js";
 import type { Tracer, TraceSource } from "./trace.js";
@@ -230,6 +231,7 @@ export class Kernel implements Host {
   /** Parks the running `task` on `waiter` (the operation then returns `SUSPENDED`). */
   park(task: Task, waiter: Waiter): void {
     toParked(task, waiter);
+    if (watchesCancel(task.flags) && waiter.childEnded !== undefined) waitsForChildren(task);
     if (this.traces !== null) this.traces.parked(task);
   }
 

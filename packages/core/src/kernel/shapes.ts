@@ -16,11 +16,12 @@ import { RunQueue } from "./run-queue.js";
 import { Family, State, Task } from "./task.js";
 
 // A family as a parent of several children and a cancelled task have it: a list of
-// children, and the time of a cancellation (a double: a field first given a small
+// children, and the times of a cancellation and of a wait for its children after it (doubles: a field first given a small
 // integer changes map when it gets one).
 const family = new Family();
 family.kids = new RunQueue<Task>(16);
 family.cancelledAt = 0.5;
+family.joinedAt = 0.5;
 family.name = "";
 
 // The first slot holds the last kernel to finish (`keepKernel`; null before the first), not a

@@ -166,6 +166,8 @@ export class Family {
   name: string | null = null;
   /** When the cancellation was requested (real time, see cancellation.ts), for the swallowed-cancel warning; +∞: not watched. */
   cancelledAt = 0;
+  /** When, cancelled and watched, it parked until children of its own end (0: it did not): see cancellation.ts. */
+  joinedAt = 0;
   /** While it ends (`ENDING`): its children that failed meanwhile, whose errors join its outcome (see ending.ts). */
   failedChildren: Task[] | null = null;
   /** The context values it sees, the nearest first (see context.ts). */
