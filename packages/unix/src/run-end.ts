@@ -6,24 +6,22 @@
  * and loses none of them.
  */
 import * as B from "@bobbin/core";
+import { runDefaults } from "@bobbin/core/lowlevel";
 import type { Backend } from "./contract.js";
 import { DrainTimeout } from "./errors.js";
 import { drainProcesses } from "./process.js";
 import type { SignalTable } from "./signals.js";
 
-/** How long a backend's drain may take when the run gives no `cancelGraceMs`: core's default for it. */
-const DEFAULT_GRACE_MS = 3000;
-
 /**
  * @internal Ends the run on `backend`; resolves (never rejects) with the
  * errors of the steps that failed, in order. `graceMs` (the run's
- * `cancelGraceMs`) bounds the backend's `drain()`.
+ * `cancelGraceMs`, core's default when it gives none) bounds the backend's `drain()`.
  */
 export async function endRun(backend: Backend, signals: SignalTable, graceMs: number | undefined): Promise<unknown[]> {
   const errors: unknown[] = [];
   const signalsGone = attempt(() => signals.dispose(), errors);
   await attempt(() => drainProcesses(backend), errors);
-  await attempt(() => drainWithin(backend, graceMs ?? DEFAULT_GRACE_MS), errors);
+  await attempt(() => drainWithin(backend, graceMs ?? runDefaults.cancelGraceMs), errors);
   await signalsGone;
   return errors;
 }
