@@ -9,6 +9,7 @@ import * as B from "@bobbin/core";
 import { runDefaults } from "@bobbin/core/lowlevel";
 import type { Backend } from "./contract.js";
 import { DrainTimeout } from "./errors.js";
+import { backendName } from "./from-backend.js";
 import { drainProcesses } from "./process.js";
 import type { SignalTable } from "./signals.js";
 
@@ -52,17 +53,10 @@ function attempt(step: () => Promise<void>, errors: unknown[]): Promise<void> {
  */
 function drainWithin(backend: Backend, graceMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DrainTimeout(nameOf(backend), graceMs)), graceMs);
+    const timer = setTimeout(() => reject(new DrainTimeout(backendName(backend), graceMs)), graceMs);
     Promise.resolve()
       .then(() => backend.drain())
       .then(resolve, reject)
       .finally(() => clearTimeout(timer));
   });
-}
-
-/** The backend's name for a message, with its class when that says more. */
-function nameOf(backend: Backend): string {
-  const name = JSON.stringify(String(backend.name));
-  const kind = backend.constructor?.name;
-  return kind === undefined || kind === "" || kind === "Object" ? name : `${name} (${kind})`;
 }
