@@ -46,7 +46,7 @@ export class BridgeClosed extends BobbinError {
  * ```
  * @throws (rejects with) the body's error; `Cancelled` when the bridge closed
  * while the body ran; {@link BridgeClosed} once the bridge has closed;
- * TypeError when `fn` is not a generator function.
+ * TypeError when `fn` is not a task body (`B.TaskBody`).
  */
 export type Bridge = <A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A) => Promise<T>;
 
@@ -160,7 +160,7 @@ function* bridged(call: Call): Generator<Instruction, void, unknown> {
  * ```
  * @throws `body`'s error; what a call's task threw while it was being
  * cancelled (an error of its cleanup).
- * @throws TypeError outside a task, or when `body` is not a generator function.
+ * @throws TypeError outside a task, or when `body` is not a task body (`B.TaskBody`).
  * @throws Cancelled when the current task is cancelled (after every call has ended).
  */
 export function bridge<T>(body: TaskBody<[Bridge], T>): Operation<T> {

@@ -114,8 +114,14 @@ export interface ChildOutcome {
   /** The child, as `name#uid`. */
   readonly task: string;
   readonly uid: number;
-  /** `"pending"` while it (or its subtree) still ran; otherwise how it ended. */
+  /** `"pending"` while it (or its subtree) still ran, or had not started; otherwise how it ended. */
   readonly status: "pending" | "resolved" | "failed" | "cancelled";
+  /**
+   * For a `"pending"` child: whether its body had begun to run. A child
+   * spawned just before its parent returned has not (spawn queues it): it is
+   * then cancelled without running.
+   */
+  readonly started?: boolean;
   /**
    * What it failed with (`"failed"`, `"cancelled"`); for a child still running
    * (`"pending"`), what it threw when it was then cancelled, if anything.
@@ -125,6 +131,7 @@ export interface ChildOutcome {
 
 function describeOutcome(child: ChildOutcome): string {
   if (child.status === "pending") {
+    if (child.started === false) return `${child.task} (never started)`;
     return "error" in child
       ? `${child.task} (still running, then failed while cancelled: ${describeError(child.error)})`
       : `${child.task} (still running)`;

@@ -221,7 +221,7 @@ export class Group {
    * g.spawn({ name: "relay", give: [client] }, relay, client);
    * ```
    * @throws TypeError outside a task, from another domain, once the group has
-   * ended, when `fn` is not a generator function, or for bad options (`orphans`
+   * ended, when `fn` is not a task body (`B.TaskBody`), or for bad options (`orphans`
    * is refused: a group's task belongs to the group).
    * @throws what a spawn hook throws (`NotOwner` for a resource the caller does not own).
    */
@@ -304,7 +304,7 @@ function* runGroup<T>(options: GroupOptions, body: unknown): Generator<Instructi
  * @throws the first error of the body or of a task of the group; a `Failures`
  * of every failure, the first first, when tasks also failed while cancelled.
  * @throws RangeError when `limit` is not an integer ≥ 1 or `Infinity`.
- * @throws TypeError outside a task, when `body` is not a generator function,
+ * @throws TypeError outside a task, when `body` is not a task body (`B.TaskBody`),
  * or for bad options.
  * @throws Cancelled when the current task is cancelled (after the group ended).
  */

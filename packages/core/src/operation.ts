@@ -43,14 +43,17 @@ export interface Operation<T> {
 }
 
 /**
- * The body of a task: a generator function whose `yield*`s are operations.
+ * The body of a task: a function that returns the operation the task runs —
+ * a generator function (`function*`, whose `yield*`s are operations), or a
+ * function returning any operation. Never an `async` function.
  *
  * @example
  * ```ts
  * const body: B.TaskBody<[number], number> = function* (n) { yield* B.yieldNow(); return n * 2; };
+ * const later: B.TaskBody<[], void> = () => B.yieldNow();
  * ```
  */
-export type TaskBody<A extends unknown[], T> = (...args: A) => Generator<Instruction, T, unknown>;
+export type TaskBody<A extends unknown[], T> = (...args: A) => Operation<T>;
 
 /** @internal */ export const SUSPEND = { kind: "suspend" } as unknown as Instruction;
 /** @internal */ export const YIELD = { kind: "yield" } as unknown as Instruction;

@@ -57,7 +57,7 @@ const NO_ERROR = Symbol("no error");
  * @throws whatever `fn` throws; `Cancelled` when the task is cancelled;
  * what `finally` throws (after `fn`'s error, in a `Failures`, when both threw).
  * @throws TypeError outside a task, when `handlers` is not an object of
- * functions, or when `fn` is not a generator function.
+ * functions, or when `fn` is not a task body (`B.TaskBody`).
  */
 export function* protect<A extends unknown[], T>(
   handlers: ProtectHandlers,

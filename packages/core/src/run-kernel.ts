@@ -68,10 +68,35 @@ export interface KernelRunOptions extends RunOptions {
  * await L.runKernel(main, { events, domains: 2 });
  * ```
  * @throws (rejects with) what `B.run` rejects with.
- * @throws TypeError / RangeError for an invalid `main` or options (synchronously).
+ * @throws TypeError / RangeError for an invalid `main`, options or `caller`
+ * (synchronously); an unknown option name is the caller's to refuse when it
+ * says so (`caller`).
  */
-export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = {}): Promise<T> {
-  return startRun("runKernel", main, options, true);
+export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = {}, caller?: KernelRunCaller): Promise<T> {
+  if (caller === undefined) return startRun("runKernel", main, options, "seams");
+  if (caller === null || typeof caller !== "object" || typeof caller.namesCheckedBy !== "string") {
+    throw new TypeError(`runKernel(main, options, caller) expects { namesCheckedBy: "<the runtime's run>" }, got ${describe(caller)}`);
+  }
+  return startRun(caller.namesCheckedBy, main, options, "checked");
+}
+
+/**
+ * What a runtime's own `run` tells {@link runKernel} when it hands it the
+ * options its users gave: that it checked their names itself, before making
+ * its backend and in a message naming its own entry and options (with
+ * `checkOptionNames`, `runOptionNames`, the `kernelSeamNames` it passes on,
+ * and its own). `runKernel` then checks their values only, and its
+ * messages name that entry.
+ *
+ * @example
+ * ```ts
+ * L.checkOptionNames("run(main, options)", rest, ["backend", ...L.runOptionNames]);
+ * await L.runKernel(main, { ...rest, events }, { namesCheckedBy: "run" });
+ * ```
+ */
+export interface KernelRunCaller {
+  /** The runtime's entry, as its users call it (`"run"`), which checked the options' names. */
+  readonly namesCheckedBy: string;
 }
 
 /**
@@ -88,39 +113,81 @@ export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = 
  */
 export const runOptionNames: readonly string[] = OPTION_NAMES;
 
-/** The seams of a run, which runtimes and backends set (`runKernel` of `@bobbin/core/lowlevel`). */
-const SEAM_NAMES: readonly string[] = ["events", "random", "policy", "tracer"];
+/**
+ * The names of the kernel's seams: the options {@link runKernel} takes
+ * besides `B.run`'s, which runtimes and backends set and a program's `run`
+ * refuses. A runtime's own `run` that passes some of them on checks its
+ * options against them (and makes `events` itself when it owns the backend).
+ *
+ * @example
+ * ```ts
+ * const passedOn = L.kernelSeamNames.filter((seam) => seam !== "events");   // random, policy, tracer
+ * L.checkOptionNames("runOnBackend(main, options)", rest, ["backend", ...L.runOptionNames, ...passedOn]);
+ * ```
+ * @throws never: a frozen array of strings.
+ */
+export const kernelSeamNames: readonly string[] = Object.freeze(["events", "random", "policy", "tracer"]);
+
+/**
+ * The values `run` takes for the options a program leaves out, where they
+ * are fixed (`domains` depends on the machine, the others are off): for a
+ * runtime that uses one of them itself — `@bobbin/unix`'s run bounds its
+ * backend's drain by the run's `cancelGraceMs`, this one when none is given.
+ *
+ * @example
+ * ```ts
+ * const graceMs = options.cancelGraceMs ?? L.runDefaults.cancelGraceMs;   // 3000
+ * ```
+ * @throws never: a frozen object.
+ */
+export const runDefaults: RunDefaults = Object.freeze({ pollEvery: 64, sliceMs: 10, cancelGraceMs: 3000 });
+
+/**
+ * The type of {@link runDefaults}.
+ *
+ * @example
+ * ```ts
+ * const { sliceMs }: L.RunDefaults = L.runDefaults;
+ * ```
+ */
+export interface RunDefaults {
+  /** `pollEvery` when not given. */
+  readonly pollEvery: number;
+  /** `sliceMs` when not given. */
+  readonly sliceMs: number;
+  /** `cancelGraceMs` when not given. */
+  readonly cancelGraceMs: number;
+}
+
 /** `runKernel`'s options: a program's and the seams. */
-const KERNEL_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...SEAM_NAMES];
+const KERNEL_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...kernelSeamNames];
 
 /** The most worker domains a run may ask for. */
 const MAX_DOMAINS = 1024;
 
 /**
- * @internal `run`, and `runKernel` (`seams` true), which takes the kernel's
- * seams besides; `name` is the caller's, for messages.
+ * @internal Which options a start takes: a program's (`run`), a program's and
+ * the seams (`runKernel`), or whatever a runtime's `run` checked itself
+ * (`runKernel` told so): their names are not checked again.
  */
-export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, seams: boolean): Promise<T> {
+export type Takes = "program" | "seams" | "checked";
+
+/**
+ * @internal `run`, and `runKernel`, which takes the kernel's seams besides;
+ * `name` is the caller's, for messages.
+ */
+export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, takes: Takes): Promise<T> {
   if (typeof main !== "function")
     throw new TypeError(`${name}(main) expects a generator function (function* () { … }), got ${describe(main)}`);
   if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
   }
-  if (!seams) {
-    const seam = SEAM_NAMES.find((key) => Object.hasOwn(options, key));
-    if (seam !== undefined) {
-      throw new TypeError(
-        `run({ ${seam} }): ${SEAM_NAMES.join(", ")} are the seams of runtimes and backends, not a program's options: ` +
-          "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)",
-      );
-    }
-  }
-  checkOptionNames(`${name}(main, options)`, options, seams ? KERNEL_OPTION_NAMES : OPTION_NAMES);
-  const pollEvery = checkCount(options.pollEvery, 64, "pollEvery", 1, 1 << 20);
-  const sliceMs = checkCount(options.sliceMs, 10, "sliceMs", 1, 60_000);
+  if (takes !== "checked") checkNames(name, options, takes === "seams");
+  const pollEvery = checkCount(options.pollEvery, runDefaults.pollEvery, "pollEvery", 1, 1 << 20);
+  const sliceMs = checkCount(options.sliceMs, runDefaults.sliceMs, "sliceMs", 1, 60_000);
   const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);
-  const cancelGraceMs = checkCount(options.cancelGraceMs, 3000, "cancelGraceMs", 1, 3_600_000);
+  const cancelGraceMs = checkCount(options.cancelGraceMs, runDefaults.cancelGraceMs, "cancelGraceMs", 1, 3_600_000);
   const blockingMs = checkCount(options.blockingMs, 0, "blockingMs", 1, 3_600_000);
   const flightRecorder = checkCount(options.flightRecorder, 0, "flightRecorder", 1, MAX_FLIGHT_EVENTS);
   if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
@@ -201,6 +268,25 @@ export function startRun<T>(name: string, main: TaskBody<[], T>, options: Kernel
     if (signal !== undefined) signal.removeEventListener("abort", onAbort!);
     stopDumps?.();
   });
+}
+
+/**
+ * Refuses an option `run` (or, with `seams`, `runKernel`) does not take, in
+ * one pass over the names: a seam given to a program's `run` says where it
+ * goes, any other unknown name is `checkOptionNames`' refusal.
+ */
+function checkNames(name: string, options: object, seams: boolean): void {
+  const names = seams ? KERNEL_OPTION_NAMES : OPTION_NAMES;
+  for (const key of Object.keys(options)) {
+    if (names.includes(key)) continue;
+    if (kernelSeamNames.includes(key)) {
+      throw new TypeError(
+        `run({ ${key} }): ${kernelSeamNames.join(", ")} are the seams of runtimes and backends, not a program's options: ` +
+          "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)",
+      );
+    }
+    checkOptionNames(`${name}(main, options)`, options, names);
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { registerGenerator } from "./kernel/names.js";
 import type { Task } from "./kernel/task.js";
 import { familyOf } from "./kernel/tree.js";
 import { givable, spawnHooks } from "./lifecycle.js";
-import type { Instruction, TaskBody } from "./operation.js";
+import type { Instruction, Operation, TaskBody } from "./operation.js";
 import { checkOptionNames } from "./option-names.js";
 import { Orphans } from "./orphans.js";
 import type { SpawnOptions } from "./spawn-options.js";
@@ -35,7 +35,7 @@ const NO_ARGS: readonly unknown[] = [];
  * const bg = B.orphans<void>();
  * B.spawn({ orphans: bg, name: "echo" }, echo, client);
  * ```
- * @throws TypeError outside a task, when `fn` is not a generator function, for
+ * @throws TypeError outside a task, when `fn` is not a task body (`B.TaskBody`), for
  * options that are not `{ orphans?, give?, name? }`, or when the orphans
  * collector belongs to another task.
  */
@@ -91,7 +91,7 @@ export function spawnChild(
  * in the tree (`k.adopt` puts it there).
  * `spawner` is the task that asked for it: `parent`, or another task of the
  * parent's group.
- * @throws TypeError when `fn` is not a generator function, or the orphans
+ * @throws TypeError when `fn` is not a task body (`B.TaskBody`), or the orphans
  * collector belongs to another task; what a spawn hook throws.
  */
 export function makeChild(
@@ -126,23 +126,28 @@ export function isGeneratorFunction(fn: unknown): boolean {
 
 /**
  * @internal Calls a task body that is not a generator function; it must
- * return a generator.
- * @throws TypeError when it is not a function or does not return a generator.
+ * return an operation (`B.TaskBody`): a generator, or anything `yield*` takes.
+ * @throws TypeError when it is not a function or does not return an operation.
  */
 export function startFiber(fn: unknown, args: readonly unknown[], caller: string): Generator<Instruction, unknown, unknown> {
   if (typeof fn !== "function") {
     throw new TypeError(`${caller} expects a generator function (function* () { … }), got ${describe(fn)}`);
   }
   checkNotAsync(fn, caller);
-  const gen = args.length === 0 ? fn() : fn(...args);
-  if (!isGeneratorObject(gen) || typeof gen[Symbol.asyncIterator] === "function") {
+  const op = args.length === 0 ? fn() : fn(...args);
+  if (!isOperation(op)) {
     throw new TypeError(
-      `${caller} expects a generator function: ${fn.name || "the function"} returned ${describe(gen)}; ` +
+      `${caller} expects a generator function, or a function that returns an operation: ${fn.name || "the function"} returned ${describe(op)}; ` +
         "write it as function* () { … } and use yield* for operations",
     );
   }
-  registerGenerator(gen, fn.name || "anonymous");
-  return asGenerator(gen as Generator<Instruction, unknown, unknown>);
+  if (isGeneratorObject(op)) registerGenerator(op as object, fn.name || "anonymous");
+  return asGenerator(op as Generator<Instruction, unknown, unknown>);
+}
+
+/** Whether a body's result is an operation: an object that `yield*` takes (an async generator is not: it has no `Symbol.iterator`). */
+function isOperation(value: unknown): boolean {
+  return value !== null && typeof value === "object" && typeof (value as Operation<unknown>)[Symbol.iterator] === "function";
 }
 
 /**

@@ -26,7 +26,7 @@ import { startFiber } from "./spawn.js";
  *   yield* handle();
  * });
  * ```
- * @throws TypeError outside a task, or when `fn` is not a generator function.
+ * @throws TypeError outside a task, or when `fn` is not a task body (`B.TaskBody`).
  */
 export function spawnSystem<A extends unknown[], T>(fn: TaskBody<A, T>, ...args: A): Task<T> {
   currentTask("spawnSystem()");

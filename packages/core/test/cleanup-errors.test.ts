@@ -177,7 +177,7 @@ describe("an error thrown by a task's cleanup while it is cancelled", () => {
     expect(error).toBeInstanceOf(B.StillHasChildren);
     expect(error.errors).toEqual([flush]);
     expect(error.cause).toBe(flush);
-    expect(error.outcomes).toEqual([{ task: "writer#2", uid: 2, status: "pending", error: flush }]);
+    expect(error.outcomes).toEqual([{ task: "writer#2", uid: 2, status: "pending", started: true, error: flush }]);
     expect(error.message).toContain("writer#2 (still running, then failed while cancelled: Error: flush failed)");
   });
 });

@@ -53,6 +53,27 @@ describe("spawn", () => {
     expect(String(error)).toMatch(/function\*/);
   });
 
+  it("runs a body that returns an operation, as its type says (B.TaskBody): a generator or any operation", async () => {
+    const seven: B.Operation<number> = {
+      *[Symbol.iterator]() {
+        yield* B.yieldNow();
+        return 7;
+      },
+    };
+    function* twice(n: number): Generator<B.Instruction, number, unknown> {
+      yield* B.yieldNow();
+      return 2 * n;
+    }
+    const value = await B.run(function* () {
+      const fromOperation = B.spawn((): B.Operation<number> => seven);
+      const fromGenerator = B.spawn((n: number): B.Operation<number> => twice(n), 4);
+      const fromYield = B.spawn((): B.Operation<void> => B.yieldNow());
+      yield* B.awaitExn(fromYield);
+      return [yield* B.awaitExn(fromOperation), yield* B.awaitExn(fromGenerator)];
+    });
+    expect(value).toEqual([7, 8]);
+  });
+
   it("rejects non-functions and bad options", async () => {
     const errors = await B.run(function* () {
       const tries = [

@@ -93,6 +93,9 @@ function count(value: unknown, what: string, fallback: number): number {
  * - **Errors.** A handler that throws an `HttpError` answers with its status;
  *   any other error is answered 500 and goes to `onError` — without it, it
  *   fails `serve`, which stops at once (its requests cancelled) and throws it.
+ *   So does what a handler's cleanup throws once it was cancelled (its client
+ *   left, its deadline passed, or `serve`'s grace is over), but for `send`'s
+ *   `ECONNRESET` there: the client leaving, which nobody hears of.
  * - Past `limit` requests in flight, a request is answered 503 at once.
  * - **Cancelling `serve`** stops it: it takes no more connections (they are
  *   refused), closes idle ones, answers requests that still come in 503, and
@@ -204,6 +207,10 @@ function* run(service: Service, place: Place): Generator<B.Instruction, void, un
         g.cancel(); // the requests left (a failure's, or cancelled with serve)
       }
     });
+  } catch (error) {
+    // Cancelled once the grace is over: what the server failed with meanwhile (a handler's cleanup,
+    // settled by its request's task) is not lost to the cancellation.
+    throw error instanceof B.Cancelled && service.failure !== null ? service.failure.error : error;
   } finally {
     service.close();
   }

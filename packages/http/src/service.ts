@@ -211,10 +211,12 @@ function* served(service: Service, req: Request, res: Response): Generator<B.Ins
 }
 
 /**
- * One request, as a task: the handler runs as its child; it is cancelled
- * when the client leaves before the response was sent, or when the
- * deadline passes (then answered 504); its failure is answered (500, or an
- * `HttpError`'s status) and reported.
+ * One request, as a task: the handler runs as its child; it is stopped
+ * (cancelled, its cleanup awaited) when the client leaves before the
+ * response was sent, when the deadline passes (then answered 504), or when
+ * the server's cancellation reaches the exchange (its grace is over: the
+ * exchange then ends cancelled); its failure, however it ended, is
+ * {@link failed}'s to settle.
  */
 function* exchange(service: Service, req: Request, res: Response): Generator<B.Instruction, void, unknown> {
   if (res.destroyed) return; // the client left before the request's turn came
@@ -229,16 +231,17 @@ function* exchange(service: Service, req: Request, res: Response): Generator<B.I
   try {
     outcome = deadline === Number.POSITIVE_INFINITY ? yield* B.awaitTask(worker) : yield* withTimeout(deadline, B.awaitTask(worker));
   } catch (error) {
-    if (error !== CLIENT_GONE && !(error instanceof Timeout)) throw error; // cancelled: the handler is cancelled with us
-    yield* cancelHandler(worker);
-    if (error instanceof Timeout) answer(res, 504, "Gateway Timeout: the request's deadline passed\n");
-    return;
-  } finally {
+    // Its client left, its deadline passed, or the server's grace is over (Cancelled).
     res.off("close", onClose);
+    const stopped = yield* stopHandler(worker);
+    if (error instanceof Timeout) answer(res, 504, "Gateway Timeout: the request's deadline passed\n");
+    if (stopped.failure !== NO_FAILURE) failed(service, req, res, stopped.failure);
+    const cancelled = stopped.cancelled ?? (error === CLIENT_GONE || error instanceof Timeout ? null : error);
+    if (cancelled !== null) throw cancelled;
+    return;
   }
-  // A send that found the client gone fails its handler before the response's 'close' reaches us: the
-  // client left, as when `onClose` interrupts; there is nobody to answer and no bug to report.
-  if (!outcome.ok) return isClientLeft(outcome.error) ? undefined : failed(service, req, res, outcome.error);
+  res.off("close", onClose);
+  if (!outcome.ok) return failed(service, req, res, outcome.error);
   if (res.writableEnded) return;
   if (res.headersSent) {
     res.end(); // the handler wrote a body and returned: the response ends here
@@ -252,21 +255,40 @@ function* exchange(service: Service, req: Request, res: Response): Generator<B.I
   );
 }
 
+/** What a stopped handler's cleanup threw: none. */
+const NO_FAILURE = Symbol("no failure");
+
 /**
- * Cancels the handler: a send its cleanup made to the client that left
- * (`ECONNRESET`) is the client leaving, as it is when the handler ends that
- * way, not a failure to report.
+ * Cancels the handler and waits for its cleanup to end, even when the
+ * server's cancellation reaches the exchange meanwhile (its grace is over):
+ * the handler's end is settled by the exchange, as every end of a handler is,
+ * never left to the tree (where a cleanup's error would fail the whole
+ * server). Returns what the cleanup threw, if it did, and that cancellation,
+ * for the exchange to end with once the handler's end is settled.
  */
-function* cancelHandler(worker: B.Task<void>): Generator<B.Instruction, void, unknown> {
-  try {
-    yield* B.cancel(worker);
-  } catch (error) {
-    if (!isClientLeft(error)) throw error;
+function* stopHandler(worker: B.Task<void>): Generator<B.Instruction, { failure: unknown; cancelled: B.Cancelled | null }, unknown> {
+  let cancelled: B.Cancelled | null = null;
+  for (;;) {
+    try {
+      yield* B.cancel(worker);
+      return { failure: NO_FAILURE, cancelled };
+    } catch (error) {
+      // A cancellation reaches a task once: a second `Cancelled` is the handler's own failure.
+      if (!(error instanceof B.Cancelled) || cancelled !== null) return { failure: error, cancelled };
+      cancelled = error;
+    }
   }
 }
 
-/** The handler failed: an `HttpError` is its answer; anything else is answered 500 and reported. */
+/**
+ * A handler's failure, in the one place that settles it, however the
+ * handler ended (it threw, or its cleanup did once it was stopped): `send`'s
+ * error for a client that left (`ECONNRESET`) is the client leaving, with
+ * nothing to answer and no bug to report; an `HttpError` is its answer;
+ * anything else is answered 500 and reported.
+ */
 function failed(service: Service, req: Request, res: Response, error: unknown): void {
+  if (isClientLeft(error)) return;
   if (error instanceof HttpError) {
     answer(res, error.status, `${error.message}\n`, error.headers);
     return;

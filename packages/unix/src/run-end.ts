@@ -6,24 +6,23 @@
  * and loses none of them.
  */
 import * as B from "@bobbin/core";
+import { runDefaults } from "@bobbin/core/lowlevel";
 import type { Backend } from "./contract.js";
 import { DrainTimeout } from "./errors.js";
+import { backendName } from "./from-backend.js";
 import { drainProcesses } from "./process.js";
 import type { SignalTable } from "./signals.js";
-
-/** How long a backend's drain may take when the run gives no `cancelGraceMs`: core's default for it. */
-const DEFAULT_GRACE_MS = 3000;
 
 /**
  * @internal Ends the run on `backend`; resolves (never rejects) with the
  * errors of the steps that failed, in order. `graceMs` (the run's
- * `cancelGraceMs`) bounds the backend's `drain()`.
+ * `cancelGraceMs`, core's default when it gives none) bounds the backend's `drain()`.
  */
 export async function endRun(backend: Backend, signals: SignalTable, graceMs: number | undefined): Promise<unknown[]> {
   const errors: unknown[] = [];
   const signalsGone = attempt(() => signals.dispose(), errors);
   await attempt(() => drainProcesses(backend), errors);
-  await attempt(() => drainWithin(backend, graceMs ?? DEFAULT_GRACE_MS), errors);
+  await attempt(() => drainWithin(backend, graceMs ?? runDefaults.cancelGraceMs), errors);
   await signalsGone;
   return errors;
 }
@@ -54,17 +53,10 @@ function attempt(step: () => Promise<void>, errors: unknown[]): Promise<void> {
  */
 function drainWithin(backend: Backend, graceMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DrainTimeout(nameOf(backend), graceMs)), graceMs);
+    const timer = setTimeout(() => reject(new DrainTimeout(backendName(backend), graceMs)), graceMs);
     Promise.resolve()
       .then(() => backend.drain())
       .then(resolve, reject)
       .finally(() => clearTimeout(timer));
   });
-}
-
-/** The backend's name for a message, with its class when that says more. */
-function nameOf(backend: Backend): string {
-  const name = JSON.stringify(String(backend.name));
-  const kind = backend.constructor?.name;
-  return kind === undefined || kind === "" || kind === "Object" ? name : `${name} (${kind})`;
 }

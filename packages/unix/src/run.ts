@@ -7,7 +7,7 @@
  * Promise settles.
  */
 import type * as B from "@bobbin/core";
-import { checkOptionNames, describe, type KernelRunOptions, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
+import { checkOptionNames, describe, kernelSeamNames, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
@@ -16,14 +16,12 @@ import { endRun, failureWith } from "./run-end.js";
 import { shareSockets } from "./share.js";
 import { type RunContext, registerContext, SignalTable, unregisterContext } from "./signals.js";
 
-/** The kernel's seams that `runOnBackend` passes on and a program's `run` refuses. */
-const KERNEL_SEAMS = ["policy", "random", "tracer"] as const;
+/** The kernel's seams that `runOnBackend` passes on and a program's `run` refuses: all but `events`, which the backend is. */
+const PASSED_SEAMS: readonly string[] = kernelSeamNames.filter((seam) => seam !== "events");
 /** `run`'s options. */
 const OPTION_NAMES: readonly string[] = ["backend", ...runOptionNames];
 /** `runOnBackend`'s options. */
-const SEAM_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...KERNEL_SEAMS];
-/** What `runOnBackend` takes (`run` refuses the seams): its options and `runKernel`'s `events`, which it makes. */
-type KernelOptions = RunOptions & Omit<KernelRunOptions, keyof B.RunOptions>;
+const SEAM_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...PASSED_SEAMS];
 
 /**
  * Options of {@link run}: core's options, and `backend`.
@@ -84,25 +82,8 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   if (typeof main !== "function") throw new TypeError(`${name}(main) expects a generator function, got ${describe(main)}`);
   if (options === null || typeof options !== "object")
     throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
-  // Checked here, once, before a backend is made, so that the messages name
-  // this entry and its options (`runKernel`'s would name the kernel's seams).
-  // A seam left undefined is taken as not given, as a configuration hands it on.
-  const { backend: factory = libuv, events, policy, random, tracer, ...program } = options as KernelOptions;
-  if (events !== undefined) {
-    throw new TypeError(
-      `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`,
-    );
-  }
-  const given = { policy, random, tracer };
-  if (!seams) {
-    const seam = KERNEL_SEAMS.find((key) => given[key] !== undefined);
-    if (seam !== undefined) {
-      throw new TypeError(
-        `run(main, { ${seam} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
-      );
-    }
-  }
-  checkOptionNames(`${name}(main, options)`, program, seams ? SEAM_OPTION_NAMES : OPTION_NAMES);
+  const { backend: factory = libuv, ...kernel } = options;
+  checkNames(name, kernel, seams);
   if (typeof factory !== "function")
     throw new TypeError(
       "run(main, { backend }) expects a backend factory, a function (domain) => Backend, passed uncalled: " +
@@ -118,14 +99,14 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   registerContext(context);
   let settled: Promise<T>;
   try {
-    settled = startWith(factory, backend, (events) => runKernel(main, seams ? { ...program, ...given, events } : { ...program, events }));
+    // The names are checked: runKernel checks the values, in messages naming this entry.
+    settled = startWith(factory, backend, (events) => runKernel(main, { ...kernel, events }, { namesCheckedBy: name }));
   } catch (error) {
     unregisterContext(context);
     throw failureWith(dropBackend(backend), error);
   }
   // The run's end never rejects: its errors come after the run's own.
-  const finish = (): Promise<unknown[]> =>
-    endRun(backend, context.signals, program.cancelGraceMs).finally(() => unregisterContext(context));
+  const finish = (): Promise<unknown[]> => endRun(backend, context.signals, kernel.cancelGraceMs).finally(() => unregisterContext(context));
   return settled.then(
     async (value) => {
       const ending = await finish();
@@ -136,6 +117,31 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
       throw failureWith(await finish(), error);
     },
   );
+}
+
+/**
+ * Refuses, in one pass over the names of `options` (all but `backend`), before
+ * a backend is made, what `run` does not take — `events`, which it makes;
+ * a seam of the kernel unless it is `runOnBackend` (`seams`); any other
+ * name — in messages naming this entry and its options (`runKernel`'s would
+ * name the kernel's seams). A seam left undefined is taken as not given, as a
+ * configuration hands it on.
+ */
+function checkNames(name: string, options: object, seams: boolean): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (runOptionNames.includes(key) || (value === undefined && kernelSeamNames.includes(key))) continue;
+    if (key === "events") {
+      throw new TypeError(
+        `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`,
+      );
+    }
+    if (!PASSED_SEAMS.includes(key)) checkOptionNames(`${name}(main, options)`, options, seams ? SEAM_OPTION_NAMES : OPTION_NAMES);
+    else if (!seams) {
+      throw new TypeError(
+        `run(main, { ${key} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
+      );
+    }
+  }
 }
 
 /**

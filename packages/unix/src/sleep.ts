@@ -4,6 +4,7 @@
 import type * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
+import { operationFrom } from "./from-backend.js";
 
 /**
  * Suspends the current task for `seconds` (fractions allowed; `0` lets every
@@ -25,5 +26,6 @@ export function sleep(seconds: number): B.Operation<void> {
   if (typeof seconds !== "number" || Number.isNaN(seconds) || seconds < 0) {
     throw new RangeError(`sleep(seconds): seconds must be a number ≥ 0, got ${describe(seconds)}`);
   }
-  return currentBackend("sleep()").sleep(seconds * 1000);
+  const backend = currentBackend("sleep()");
+  return operationFrom(backend.sleep(seconds * 1000), backend, "sleep");
 }

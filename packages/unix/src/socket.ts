@@ -10,6 +10,7 @@ import { describe } from "@bobbin/core/lowlevel";
 import { type ChunkLender, concurrentReadChunk, LentChunk } from "./chunk.js";
 import type { Address, Chunk, ShutdownCommand, Socket, SocketKind } from "./contract.js";
 import { EndOfFile, SocketClosed } from "./errors.js";
+import { operationFrom } from "./from-backend.js";
 import { isStreamKind } from "./kinds.js";
 import { systemError } from "./system-error.js";
 import { despiteExpiry } from "./timeout.js";
@@ -137,7 +138,7 @@ export function read(sock: Socket, buf: Uint8Array, off?: number, len?: number):
   const s = checkConnectedStream(sock, "read()");
   const [o, l] = checkRange(buf, off, len, "read()");
   if (l === 0) return ZERO;
-  return s.backend.read(s, buf, o, l);
+  return operationFrom(s.backend.read(s, buf, o, l), s.backend, "read");
 }
 
 /**
@@ -168,7 +169,7 @@ export function read(sock: Socket, buf: Uint8Array, off?: number, len?: number):
 export function readChunk(sock: Socket): B.Operation<Chunk | null> {
   const s = checkConnectedStream(sock, "readChunk()");
   const backend = s.backend;
-  return backend.readChunk !== undefined ? backend.readChunk(s) : copiedChunk(s);
+  return backend.readChunk !== undefined ? operationFrom(backend.readChunk(s), backend, "readChunk") : copiedChunk(s);
 }
 
 /** The size of the buffer `readChunk` reads into on a backend that lends nothing. */
@@ -192,7 +193,7 @@ function* copiedChunk(s: Socket): Generator<B.Instruction, Chunk | null, unknown
   copied.set(s, null);
   try {
     const buf = Buffer.allocUnsafe(COPY_SIZE);
-    const n = yield* s.backend.read(s, buf, 0, COPY_SIZE);
+    const n = yield* operationFrom(s.backend.read(s, buf, 0, COPY_SIZE), s.backend, "read");
     if (n === 0) {
       copied.delete(s);
       return null;
@@ -230,7 +231,7 @@ export function readExactly(sock: Socket, buf: Uint8Array, off?: number, len?: n
 function* readLoop(s: Socket, buf: Uint8Array, off: number, len: number): Generator<B.Instruction, void, unknown> {
   let got = 0;
   while (got < len) {
-    const n = yield* s.backend.read(s, buf, off + got, len - got);
+    const n = yield* operationFrom(s.backend.read(s, buf, off + got, len - got), s.backend, "read");
     if (n === 0) throw new EndOfFile(got, len);
     got += n;
   }
@@ -256,7 +257,7 @@ export function write(sock: Socket, buf: Uint8Array | string, off?: number, len?
   const bytes = typeof buf === "string" ? Buffer.from(buf, "utf8") : buf;
   const [o, l] = checkRange(bytes, off, len, "write()");
   if (l === 0) return NOTHING;
-  return s.backend.write(s, bytes, o, l);
+  return operationFrom(s.backend.write(s, bytes, o, l), s.backend, "write");
 }
 
 /**
@@ -309,7 +310,7 @@ export function shutdown(sock: Socket, how: ShutdownCommand = "both"): void {
  */
 export function close(sock: Socket): B.Operation<void> {
   const s = checkSocket(sock, "close()");
-  return despiteExpiry(s.backend.close(s));
+  return despiteExpiry(operationFrom(s.backend.close(s), s.backend, "close"));
 }
 
 /**

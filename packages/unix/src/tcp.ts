@@ -7,6 +7,7 @@ import { describe } from "@bobbin/core/lowlevel";
 import { currentBackend } from "./context.js";
 import type { Address, ListenOptions, Socket } from "./contract.js";
 import { SocketClosed } from "./errors.js";
+import { operationFrom } from "./from-backend.js";
 import { isStreamKind } from "./kinds.js";
 import { checkAddress, checkSocket } from "./socket.js";
 import { systemError } from "./system-error.js";
@@ -100,7 +101,7 @@ export function bindAndListen(sock: Socket, addr: Address, options: ListenOption
     throw new TypeError(`bindAndListen() needs a fresh socket (bind each socket once); this one is ${s.state}`);
   }
   const address = checkAddress(addr, s.kind, "bindAndListen()", false);
-  return s.backend.bindAndListen(s, address, { backlog, reuseAddr });
+  return operationFrom(s.backend.bindAndListen(s, address, { backlog, reuseAddr }), s.backend, "bindAndListen");
 }
 
 /**
@@ -128,7 +129,7 @@ export function accept(sock: Socket): B.Operation<[Socket, Address]> {
   if (s.state !== "listening") {
     throw new TypeError(`accept() needs a listening socket: call bindAndListen(sock, addr) first; this one is ${s.state}`);
   }
-  return s.backend.accept(s);
+  return operationFrom(s.backend.accept(s), s.backend, "accept");
 }
 
 /**
@@ -154,5 +155,5 @@ export function connect(sock: Socket, addr: Address): B.Operation<void> {
   if (s.state === "listening") throw new TypeError("connect() on a listening socket: make a new socket to connect");
   if (s.state !== "fresh") throw systemError("EISCONN", "connect", `the socket is already ${s.state}`);
   const address = checkAddress(addr, s.kind, "connect()", true);
-  return s.backend.connect(s, address);
+  return operationFrom(s.backend.connect(s, address), s.backend, "connect");
 }

@@ -6,6 +6,7 @@ import type * as B from "@bobbin/core";
 import { currentBackend } from "./context.js";
 import type { Address, InetAddress, Socket } from "./contract.js";
 import { SocketClosed } from "./errors.js";
+import { operationFrom } from "./from-backend.js";
 import { isUdpKind } from "./kinds.js";
 import { checkAddress, checkRange, checkSocket } from "./socket.js";
 
@@ -68,7 +69,7 @@ export function recvfrom(sock: Socket, buf: Uint8Array, off?: number, len?: numb
   if (s.state !== "bound") {
     throw new TypeError("recvfrom() needs a bound socket: bindAndListen(sock, { host, port }) it, or sendto() from it first");
   }
-  return s.backend.recvfrom(s, buf, o, l);
+  return operationFrom(s.backend.recvfrom(s, buf, o, l), s.backend, "recvfrom");
 }
 
 /**
@@ -93,5 +94,5 @@ export function sendto(sock: Socket, buf: Uint8Array, a: unknown, b?: unknown, c
   const short = a !== null && typeof a === "object";
   const [o, l] = checkRange(buf, short ? 0 : a, short ? undefined : b, "sendto()");
   const address = checkAddress(short ? a : c, s.kind, "sendto()", true) as InetAddress;
-  return s.backend.sendto(s, buf, o, l, address);
+  return operationFrom(s.backend.sendto(s, buf, o, l, address), s.backend, "sendto");
 }

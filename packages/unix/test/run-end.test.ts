@@ -1,6 +1,7 @@
 import * as B from "@bobbin/core";
+import * as L from "@bobbin/core/lowlevel";
 import { handleCount, thrownBy } from "@bobbin/test-support";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LibuvBackend, runOnBackend } from "../src/backend/index.js";
 import { bindAndListen, DrainTimeout, run, tcpv4 } from "../src/index.js";
 
@@ -34,6 +35,11 @@ function* one(): Generator<B.Instruction, number, unknown> {
 /** Waits `ms` real milliseconds. */
 const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Gives Node's loop turns until `done()` holds, 10,000 at most (a loaded machine may need many). */
+async function turnsUntil(done: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 10_000 && !done(); turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe("run's end", () => {
   it("fails with DrainTimeout when the backend's drain never settles, within the run's cancelGraceMs, and leaves no timer", async () => {
     const timers = handleCount("Timeout");
@@ -52,6 +58,29 @@ describe("run's end", () => {
     expect(error).toMatchObject({ name: "DrainTimeout", code: "ERR_BOBBIN_DRAIN_TIMEOUT", backend: '"libuv" (Stuck)', graceMs: 50 });
     expect((error as Error).message).toMatch(/"libuv" \(Stuck\): its drain\(\) did not settle within 50 ms .* cancelGraceMs/);
     expect(handleCount("Timeout")).toBe(timers);
+  });
+
+  it("bounds the drain by core's default cancelGraceMs when the run gives none (L.runDefaults)", async () => {
+    let draining = false;
+    class Watched extends Stuck {
+      override drain(): Promise<void> {
+        draining = true;
+        return super.drain();
+      }
+    }
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let error: unknown = null;
+      void run(one, { backend: () => new Watched() }).catch((e: unknown) => {
+        error = e;
+      });
+      await turnsUntil(() => draining);
+      await vi.advanceTimersByTimeAsync(L.runDefaults.cancelGraceMs);
+      await turnsUntil(() => error !== null);
+      expect(error).toMatchObject({ name: "DrainTimeout", graceMs: L.runDefaults.cancelGraceMs });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("still releases the backend's sockets when its drain never settles (its finaliser closed them)", async () => {

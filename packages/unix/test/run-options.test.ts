@@ -25,7 +25,7 @@ describe("run's options", () => {
 
   it("lists the seams among runOnBackend's options", () => {
     expect(() => runOnBackend(main, { timeout: 1 } as never)).toThrow(
-      `runOnBackend(main, options): unknown option "timeout"; the options are backend, ${L.runOptionNames.join(", ")}, policy, random, tracer`,
+      `runOnBackend(main, options): unknown option "timeout"; the options are backend, ${L.runOptionNames.join(", ")}, random, policy, tracer`,
     );
   });
 

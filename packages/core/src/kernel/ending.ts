@@ -19,6 +19,7 @@ import type { Host } from "./host.js";
 import { Kind } from "./recorder.js";
 import {
   endingState,
+  hasStarted,
   isCancelRequested,
   isConsumed,
   isEnding,
@@ -67,7 +68,8 @@ export function bodyEnded(k: Host, task: Task, normal: boolean, value: unknown):
 function childOutcome(child: Task): ChildOutcome {
   const state = stateOf(child);
   const task = String(child);
-  if (state === State.Pending || state === State.Resolved) return { task, uid: child.uid, status: child.status };
+  if (state === State.Pending) return { task, uid: child.uid, status: child.status, started: hasStarted(child) };
+  if (state === State.Resolved) return { task, uid: child.uid, status: child.status };
   return { task, uid: child.uid, status: child.status, error: outcomeOf(child) };
 }
 

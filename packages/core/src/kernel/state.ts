@@ -299,6 +299,11 @@ export function outcomeOf<T>(task: Task<T>): T {
   return task.value as T;
 }
 
+/** @internal Whether its body has begun to run (its first step was taken). */
+export function hasStarted(task: Task): boolean {
+  return (task.flags & F.STARTED) !== 0;
+}
+
 /** @internal Whether its cancellation was requested (ended or not). */
 export function isCancelRequested(task: Task): boolean {
   return (task.flags & F.CANCEL_REQUESTED) !== 0;

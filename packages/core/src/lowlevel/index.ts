@@ -37,7 +37,15 @@ export type { Tracer } from "../kernel/trace.js";
 export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } from "../lifecycle.js";
 export { checkOptionNames } from "../option-names.js";
 export { park, unpark } from "../park.js";
-export { type KernelRunOptions, runKernel, runOptionNames } from "../run-kernel.js";
+export {
+  type KernelRunCaller,
+  type KernelRunOptions,
+  kernelSeamNames,
+  type RunDefaults,
+  runDefaults,
+  runKernel,
+  runOptionNames,
+} from "../run-kernel.js";
 export { Choice, SelectCase } from "../select.js";
 export { Suspender } from "../suspender.js";
 export { Syscall, signal, suspend, syscall, uid } from "../syscall.js";

@@ -118,6 +118,37 @@ describe("the run queue", () => {
     }
   });
 
+  it("lists the seams runKernel takes and a program's run refuses (L.kernelSeamNames)", async () => {
+    const body = function* () {
+      return 1;
+    };
+    expect(Object.isFrozen(L.kernelSeamNames)).toBe(true);
+    expect(() => L.runKernel(body, { domain: 2 } as never)).toThrow(
+      `the options are ${[...L.runOptionNames, ...L.kernelSeamNames].join(", ")}`,
+    );
+    for (const seam of L.kernelSeamNames) {
+      expect(() => B.run(body, { [seam]: {} } as never)).toThrow(/are the seams of runtimes and backends/);
+      expect(await L.runKernel(body, { [seam]: undefined })).toBe(1);
+    }
+  });
+
+  it("says which values a run takes for the options left out (L.runDefaults), as RunOptions' TSDoc does", () => {
+    expect(L.runDefaults).toEqual({ pollEvery: 64, sliceMs: 10, cancelGraceMs: 3000 });
+    expect(Object.isFrozen(L.runDefaults)).toBe(true);
+  });
+
+  it("runKernel told that a runtime's run checked the option names checks their values only, naming that run", async () => {
+    const body = function* () {
+      return 1;
+    };
+    const caller = { namesCheckedBy: "serveAll" };
+    expect(await L.runKernel(body, { backend: "checked by its caller" } as never, caller)).toBe(1);
+    expect(() => L.runKernel("main" as never, {}, caller)).toThrow(/^serveAll\(main\) expects a generator function/);
+    expect(() => L.runKernel(body, null as never, caller)).toThrow(/^serveAll\(main, options\) expects an options object/);
+    expect(() => L.runKernel(body, { sliceMs: 0 }, caller)).toThrow(RangeError);
+    expect(() => L.runKernel(body, {}, "serveAll" as never)).toThrow(/runKernel\(main, options, caller\) expects \{ namesCheckedBy/);
+  });
+
   it("settles with the root's value or error", async () => {
     expect(
       await B.run(function* () {

@@ -62,9 +62,30 @@ describe("forgetting a child", () => {
     expect(error.errors).toEqual([parseError]);
     expect(error.outcomes).toEqual([
       { task: "loadConfig#2", uid: 2, status: "failed", error: parseError },
-      { task: "ticker#3", uid: 3, status: "pending" },
+      { task: "ticker#3", uid: 3, status: "pending", started: true },
     ]);
     expect(error.children).toEqual([2, 3]);
+  });
+
+  it("says which forgotten children never started, rather than that they still run", async () => {
+    let ran = false;
+    const error = errorOf(
+      await settle(function* main() {
+        B.spawn({ name: "ticker" }, function* () {
+          yield* new L.Trigger().wait();
+        });
+        yield* B.yieldNow();
+        B.spawn(function* late() {
+          ran = true;
+        });
+      }),
+    ) as B.StillHasChildren;
+    expect(error.message).toContain("main#1 returned while its children [ticker#2 (still running), late#3 (never started)]");
+    expect(error.outcomes).toEqual([
+      { task: "ticker#2", uid: 2, status: "pending", started: true },
+      { task: "late#3", uid: 3, status: "pending", started: false },
+    ]);
+    expect(ran).toBe(false);
   });
 
   it("has no cause when no forgotten child failed", async () => {

@@ -97,3 +97,25 @@ export function onceAndOn(): void {
   B.once(42, "x");
   lines.close();
 }
+
+export function spawnBodies(): void {
+  function* use(): Generator<B.Instruction, void, unknown> {
+    // A task's body returns an operation: a generator function, or a function returning an operation.
+    expectTypeOf(
+      B.spawn(function* () {
+        return 1;
+      }),
+    ).toEqualTypeOf<B.Task<number>>();
+    expectTypeOf(B.spawn((): B.Operation<number> => num)).toEqualTypeOf<B.Task<number>>();
+    expectTypeOf(B.spawn((_n: number): B.Operation<string> => str, 1)).toEqualTypeOf<B.Task<string>>();
+    expectTypeOf(B.spawn({ name: "later" }, (): B.Operation<void> => B.yieldNow())).toEqualTypeOf<B.Task<void>>();
+    // @ts-expect-error: an async function is no task body (its awaits would run outside the scheduler)
+    B.spawn(async () => 1);
+    // @ts-expect-error: nor a function that returns a value rather than an operation
+    B.spawn(() => 1);
+    // @ts-expect-error: the arguments are the body's
+    B.spawn((_n: number): B.Operation<string> => str, "1");
+    yield* B.yieldNow();
+  }
+  void use;
+}

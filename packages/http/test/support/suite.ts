@@ -3,6 +3,7 @@
  * listens itself), native and io_uring (the backend's sockets and
  * `toStream`), and `@bobbin/sim` (a simulated network, `fetch` over it).
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import * as B from "@bobbin/core";
 import * as L from "@bobbin/core/lowlevel";
 import { failure } from "@bobbin/test-support";
@@ -233,6 +234,26 @@ export function serveSuite(backend: BackendCase): void {
       expect(clientSaw).toBe(""); // the connection closed without an answer
     });
 
+    it("a handler whose cleanup fails once the grace is over is not lost: serve fails with it (no onError)", async () => {
+      const got = await leakFree(backend, function* () {
+        const entered = new L.Trigger();
+        const server = yield* start({ grace: 0.001 }, function* stuck() {
+          try {
+            entered.signal();
+            yield* sleep(3600);
+          } finally {
+            // biome-ignore lint/correctness/noUnsafeFinally: the cleanup's failure is the point
+            throw new Error("cleanup failed");
+          }
+        });
+        const sock = yield* rawRequest(server.port, "GET /stuck HTTP/1.1\r\nhost: test\r\n\r\n");
+        yield* entered.wait();
+        const error = yield* failure<B.Instruction, Error>(() => B.cancel(server.task));
+        return [String(error), (yield* readAll(sock)).split("\r\n")[0]];
+      });
+      expect(got).toEqual(["Error: cleanup failed", ""]); // its connection was closed with the server
+    });
+
     it("a handler that fails while a cancelled serve drains is not lost: serve fails with it (no onError)", async () => {
       const got = await leakFree(backend, function* () {
         const entered = new L.Trigger();
@@ -445,6 +466,57 @@ export function serveSuite(backend: BackendCase): void {
         return [(sent as NodeJS.ErrnoException | null)?.code, text, server.task.status];
       });
       expect(got).toEqual(["ECONNRESET", "fine", "cancelled"]);
+    });
+
+    it("a handler in its cleanup after its client left, cancelled with serve, is the client leaving too: serve ends cancelled", async () => {
+      // The serve's grace ends while the handler, cancelled because its client left, is in its
+      // cleanup: the server cancels its exchange, and the cleanup's send then finds the client gone.
+      const got = await leakFree(backend, function* () {
+        const entered = new L.Trigger();
+        const cleaning = new L.Trigger();
+        const shutDown = new L.Trigger();
+        let sent: unknown = null;
+        const sendTooLate = function* (res: Response) {
+          try {
+            yield* res.send("too late");
+          } catch (error) {
+            sent = error;
+            throw error;
+          }
+        };
+        const hear = (message: unknown): void => {
+          if ((message as { task: B.Task<unknown> }).task.name === "exchange") shutDown.signal();
+        };
+        subscribe(B.channels.task.cancel, hear);
+        try {
+          const server = yield* start({ grace: 0.001 }, function* (_req, res) {
+            entered.signal();
+            try {
+              yield* sleep(3600);
+            } finally {
+              cleaning.signal();
+              yield* shutDown.wait();
+              yield* sendTooLate(res);
+            }
+          });
+          const client = B.spawn(function* () {
+            yield* fetch(`${server.url}/slow`);
+          });
+          yield* entered.wait();
+          yield* B.cancel(client);
+          yield* cleaning.wait();
+          let stopped: unknown = "stopped";
+          try {
+            yield* B.cancel(server.task);
+          } catch (error) {
+            stopped = error;
+          }
+          return [(sent as NodeJS.ErrnoException | null)?.code, stopped, server.task.status];
+        } finally {
+          unsubscribe(B.channels.task.cancel, hear);
+        }
+      });
+      expect(got).toEqual(["ECONNRESET", "stopped", "cancelled"]);
     });
 
     it("fetch: a response's body is read once; one disposed unread leaves nothing open", async () => {
