@@ -474,7 +474,7 @@ export function idleRows(result, n = IDLE) {
       note:
         `RSS per connection, the median of ${m.rounds} round(s)` +
         (paired !== undefined ? `, ${fmtRatio(paired)} net's (the median of per-round ratios)` : "") +
-        `; JS heap + external ${m.heapPerConn.toFixed(0)} B`,
+        `; of it V8's young generation ${m.youngPerConn.toFixed(0)} B; JS heap + external ${m.heapPerConn.toFixed(0)} B`,
     };
   });
 }

@@ -44,6 +44,7 @@ describe("the idle rows' targets", () => {
     assert.ok(libuv.vs.net < 1.2, `the ratio of the medians, ${libuv.vs.net}, would pass`);
     assert.equal(libuv.target.pass, false);
     assert.match(libuv.note, /1\.23× net's \(the median of per-round ratios\)/);
+    assert.match(libuv.note, /young generation 500 B; JS heap \+ external 1000 B/);
     assert.equal(rows.find((r) => r.contender === "net").target ?? null, null);
   });
 });
