@@ -32,6 +32,10 @@ const PAUSED = 8;
 // fewer for every connection.
 const KIND_SHIFT = 4;
 const STATE_SHIFT = 8;
+const STATE_MASK = 7 << STATE_SHIFT;
+// Above them, a count a socket class keeps (see `ownCount`).
+const COUNT_SHIFT = 11;
+const BELOW_COUNT = (1 << COUNT_SHIFT) - 1;
 const KINDS: readonly SocketKind[] = ["tcp4", "tcp6", "udp4", "udp6", "unix", "stream"];
 const STATES: readonly SocketState[] = ["fresh", "listening", "bound", "connecting", "connected", "closed"];
 const STATE_CODES: Readonly<Record<SocketState, number>> = { fresh: 0, listening: 1, bound: 2, connecting: 3, connected: 4, closed: 5 };
@@ -127,11 +131,24 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
 
   /** Where the socket stands; the backend moves it. */
   get state(): SocketState {
-    return STATES[this.#flags >> STATE_SHIFT]!;
+    return STATES[(this.#flags & STATE_MASK) >> STATE_SHIFT]!;
   }
 
   set state(state: SocketState) {
-    this.#flags = (this.#flags & ((1 << STATE_SHIFT) - 1)) | (STATE_CODES[state] << STATE_SHIFT);
+    this.#flags = (this.#flags & ~STATE_MASK) | (STATE_CODES[state] << STATE_SHIFT);
+  }
+
+  /**
+   * A count the socket's class keeps for itself (`NodeSocket`: what of
+   * Node's it holds), in the bits of the same field above the state: a
+   * field of its own would cost every connection a word. At most 2^20 - 1.
+   */
+  protected get ownCount(): number {
+    return this.#flags >>> COUNT_SHIFT;
+  }
+
+  protected set ownCount(count: number) {
+    this.#flags = (this.#flags & BELOW_COUNT) | (count << COUNT_SHIFT);
   }
 
   /**
