@@ -54,7 +54,8 @@ export function afterHandleClose(fn: () => void): void {
 export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extends BackendSocket<B> {
   /** Its opening and its closes: made by the first bind, listen, connect or close (an accepted connection has none while open). */
   #waits: Waits | null = null;
-  #holds = 0;
+  // What of Node's it holds is counted in the receive queue's field of bits
+  // (`ownCount`), not in a field of its own.
 
   /**
    * The backend's live sockets, which hold this one while it holds something
@@ -92,17 +93,21 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
 
   /** Nothing of Node's is left: no handle, no lookup in flight. */
   get released(): boolean {
-    return this.#holds === 0;
+    return this.ownCount === 0;
   }
 
   /** The socket holds one more thing of Node's. */
   hold(): void {
-    if (this.#holds++ === 0) this.live?.add(this);
+    const holds = this.ownCount;
+    this.ownCount = holds + 1;
+    if (holds === 0) this.live?.add(this);
   }
 
   /** One thing it held is gone; once nothing is left, its closes return. */
   release(): void {
-    if (--this.#holds !== 0) return;
+    const holds = this.ownCount - 1;
+    this.ownCount = holds;
+    if (holds !== 0) return;
     this.live?.delete(this);
     this.#waits?.closers?.wakeAll();
   }

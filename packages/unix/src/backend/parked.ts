@@ -41,6 +41,9 @@ const READY_EARLY = 4;
 const PARKED = 5;
 /** `ready()` woke the task: its attempt comes next. */
 const WOKEN = 6;
+// The phase is the low bits of a field whose bits above it are a subclass's (`upperBits`).
+const PHASE_BITS = 3;
+const PHASE = (1 << PHASE_BITS) - 1;
 
 /**
  * A backend operation that may park its task. Subclasses implement
@@ -76,7 +79,21 @@ const WOKEN = 6;
  * deadline interrupts it (or had passed when it started); whatever `attempt` throws.
  */
 export abstract class ParkedBase<T> extends L.Suspender<T> {
-  #phase = IDLE;
+  /** The phase, and above it the subclass's bits (one field: a record that is an operation, as a socket record is, pays one word for both). */
+  #bits = IDLE;
+
+  /**
+   * Bits a subclass keeps in the operation's field above its phase (a socket
+   * record's flags, kind and state: a field of their own would cost every
+   * connection a word). At most 2^27 - 1, so that the field stays a small integer.
+   */
+  protected get upperBits(): number {
+    return this.#bits >>> PHASE_BITS;
+  }
+
+  protected set upperBits(bits: number) {
+    this.#bits = (this.#bits & PHASE) | (bits << PHASE_BITS);
+  }
 
   /** Names the operation in error messages and dumps ("read", "accept"). */
   protected abstract get label(): string;
@@ -119,7 +136,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
 
   /** Whether the operation is in use: claimed, running, or parked (and not left). */
   get busy(): boolean {
-    const phase = this.#phase;
+    const phase = this.#bits & PHASE;
     return phase !== IDLE && (phase !== PARKED || this.isWaiting);
   }
 
@@ -129,7 +146,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * @throws never
    */
   protected claim(): this {
-    this.#phase = CLAIMED;
+    this.#bits = (this.#bits & ~PHASE) | CLAIMED;
     return this;
   }
 
@@ -139,23 +156,23 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * registrations before or when calling it.
    */
   ready(): void {
-    const phase = this.#phase;
-    if (phase === REGISTERING) this.#phase = READY_EARLY;
+    const phase = this.#bits & PHASE;
+    if (phase === REGISTERING) this.#bits = (this.#bits & ~PHASE) | READY_EARLY;
     else if (phase === PARKED) {
-      this.#phase = WOKEN;
-      if (!this.wake()) this.#phase = IDLE; // it had left
+      this.#bits = (this.#bits & ~PHASE) | WOKEN;
+      if (!this.wake()) this.#bits &= ~PHASE; // it had left
     }
   }
 
   /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
   protected start(): IteratorResult<B.Instruction, T> {
-    if (this.busy && this.#phase !== CLAIMED) {
+    if (this.busy && (this.#bits & PHASE) !== CLAIMED) {
       throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
     }
     try {
       checkTimeouts();
     } catch (error) {
-      this.#phase = IDLE;
+      this.#bits &= ~PHASE;
       this.finished();
       throw error;
     }
@@ -179,24 +196,24 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    */
   private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
-      this.#phase = ATTEMPTING;
+      this.#bits = (this.#bits & ~PHASE) | ATTEMPTING;
       let done: boolean;
       try {
         done = this.attempt();
       } catch (error) {
-        this.#phase = IDLE;
+        this.#bits &= ~PHASE;
         this.finished();
         throw error;
       }
       if (done) {
-        this.#phase = IDLE;
+        this.#bits &= ~PHASE;
         this.finished();
         return RESULT as IteratorReturnResult<T>;
       }
-      this.#phase = REGISTERING;
+      this.#bits = (this.#bits & ~PHASE) | REGISTERING;
       this.wait();
-      if (this.#phase === READY_EARLY) continue; // ready before the task parked: try again
-      this.#phase = PARKED;
+      if ((this.#bits & PHASE) === READY_EARLY) continue; // ready before the task parked: try again
+      this.#bits = (this.#bits & ~PHASE) | PARKED;
       return this.suspend();
     }
   }

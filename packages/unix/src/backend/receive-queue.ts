@@ -32,6 +32,11 @@ const PAUSED = 8;
 // fewer for every connection.
 const KIND_SHIFT = 4;
 const STATE_SHIFT = 8;
+const STATE_MASK = 7 << STATE_SHIFT;
+// Above them, a count a socket class keeps (see `ownCount`), in 16 bits
+// (`ParkedBase.upperBits` holds 27).
+const COUNT_SHIFT = 11;
+const BELOW_COUNT = (1 << COUNT_SHIFT) - 1;
 const KINDS: readonly SocketKind[] = ["tcp4", "tcp6", "udp4", "udp6", "unix", "stream"];
 const STATES: readonly SocketState[] = ["fresh", "listening", "bound", "connecting", "connected", "closed"];
 const STATE_CODES: Readonly<Record<SocketState, number>> = { fresh: 0, listening: 1, bound: 2, connecting: 3, connected: 4, closed: 5 };
@@ -82,8 +87,10 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
   queued = 0;
   /** The stream failed: reads throw it once the queued bytes are read. */
   error: Error | null = null;
-  /** ENDED, RECEIVE_SHUT, CLOSED and PAUSED; the socket's kind and state above them. */
-  #flags: number;
+  // Its flags (ENDED, RECEIVE_SHUT, CLOSED and PAUSED), the socket's kind and
+  // state above them and `ownCount` above those are the operation's
+  // `upperBits`: the record's phase as the operation its `readChunk` parks on
+  // shares their field.
   // The first chunk is kept inline, the others in an array made only while
   // more than one is queued (each chunk followed by its length): an idle
   // socket's queue holds no array.
@@ -117,21 +124,34 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
     super();
     const code = KINDS.indexOf(kind);
     if (code < 0) throw new TypeError(`a socket's kind is one of ${KINDS.join(", ")}; got ${String(kind)}`);
-    this.#flags = code << KIND_SHIFT;
+    this.upperBits = code << KIND_SHIFT;
   }
 
   /** The socket's kind. */
   get kind(): SocketKind {
-    return KINDS[(this.#flags >> KIND_SHIFT) & 15]!;
+    return KINDS[(this.upperBits >> KIND_SHIFT) & 15]!;
   }
 
   /** Where the socket stands; the backend moves it. */
   get state(): SocketState {
-    return STATES[this.#flags >> STATE_SHIFT]!;
+    return STATES[(this.upperBits & STATE_MASK) >> STATE_SHIFT]!;
   }
 
   set state(state: SocketState) {
-    this.#flags = (this.#flags & ((1 << STATE_SHIFT) - 1)) | (STATE_CODES[state] << STATE_SHIFT);
+    this.upperBits = (this.upperBits & ~STATE_MASK) | (STATE_CODES[state] << STATE_SHIFT);
+  }
+
+  /**
+   * A count the socket's class keeps for itself (`NodeSocket`: what of
+   * Node's it holds), in the bits of the same field above the state: a
+   * field of its own would cost every connection a word. At most 2^16 - 1.
+   */
+  protected get ownCount(): number {
+    return this.upperBits >>> COUNT_SHIFT;
+  }
+
+  protected set ownCount(count: number) {
+    this.upperBits = (this.upperBits & BELOW_COUNT) | (count << COUNT_SHIFT);
   }
 
   /**
@@ -225,27 +245,27 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
 
   /** The peer ended the stream: reads return 0 once the queued bytes are read. */
   get ended(): boolean {
-    return (this.#flags & ENDED) !== 0;
+    return (this.upperBits & ENDED) !== 0;
   }
 
   /** Shut down for receiving: what is queued and what arrives is dropped, and reads return 0. */
   get receiveShut(): boolean {
-    return (this.#flags & RECEIVE_SHUT) !== 0;
+    return (this.upperBits & RECEIVE_SHUT) !== 0;
   }
 
   /** The socket is closed: reads throw `SocketClosed`. */
   get closed(): boolean {
-    return (this.#flags & CLOSED) !== 0;
+    return (this.upperBits & CLOSED) !== 0;
   }
 
   /** Marks the queue closed without dropping or waking anything (a backend whose waiters are being cancelled); `close()` is the usual way. */
   set closed(closed: boolean) {
-    this.#flags = closed ? this.#flags | CLOSED : this.#flags & ~CLOSED;
+    this.upperBits = closed ? this.upperBits | CLOSED : this.upperBits & ~CLOSED;
   }
 
   /** The source is paused (at the high-water mark). */
   get paused(): boolean {
-    return (this.#flags & PAUSED) !== 0;
+    return (this.upperBits & PAUSED) !== 0;
   }
 
   /**
@@ -255,7 +275,7 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
    */
   push(chunk: Uint8Array, length: number = chunk.length): void {
     // An empty chunk is not queued: a lent chunk has at least one byte.
-    if ((this.#flags & (RECEIVE_SHUT | CLOSED)) !== 0 || length === 0) {
+    if ((this.upperBits & (RECEIVE_SHUT | CLOSED)) !== 0 || length === 0) {
       this.releaseChunk(chunk);
       return;
     }
@@ -266,8 +286,8 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
       (this.#more ??= []).push(chunk, length);
     }
     this.queued += length;
-    if ((this.#flags & PAUSED) === 0 && this.queued >= this.highWater) {
-      this.#flags |= PAUSED;
+    if ((this.upperBits & PAUSED) === 0 && this.queued >= this.highWater) {
+      this.upperBits |= PAUSED;
       this.pauseSource();
     }
     this.wakeReader();
@@ -275,7 +295,7 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
 
   /** The peer ended the stream (after what is queued). */
   end(): void {
-    this.#flags |= ENDED;
+    this.upperBits |= ENDED;
     this.wakeReaders();
   }
 
@@ -287,14 +307,14 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
 
   /** `shutdown(sock, "receive")`: drops what is queued; reads return 0 from now on. */
   shutdownReceive(): void {
-    this.#flags |= RECEIVE_SHUT;
+    this.upperBits |= RECEIVE_SHUT;
     this.clear();
     this.wakeReaders();
   }
 
   /** The socket closed: drops what is queued and takes the lent chunk back; reads throw `SocketClosed`. */
   close(): void {
-    this.#flags |= CLOSED;
+    this.upperBits |= CLOSED;
     this.takeBackLent();
     this.clear();
     this.wakeReaders();
@@ -446,8 +466,8 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
   private taken(n: number): void {
     this.queued -= n;
     this.consumed(n);
-    if ((this.#flags & PAUSED) !== 0 && this.queued <= this.highWater / 2) {
-      this.#flags &= ~PAUSED;
+    if ((this.upperBits & PAUSED) !== 0 && this.queued <= this.highWater / 2) {
+      this.upperBits &= ~PAUSED;
       this.resumeSource();
     }
   }

@@ -17,19 +17,27 @@ import { systemError } from "../system-error.js";
 import { UvListener } from "./listener.js";
 import { HIGH_WATER, listen, type StreamOwner, streamWhere } from "./stream.js";
 
-type Role = net.Socket | UvListener<UvSocket> | NodeDatagram;
+/**
+ * A stream that has written or shut down for sending: its Node socket, with
+ * the writes Node has not called back yet, the write operation kept for
+ * reuse and whether it was shut down (`NodeWrites`). It takes the place of
+ * the bare Node socket as the record's role at the first write or shutdown,
+ * so an idle connection holds no field for writes it never made.
+ */
+class WritingStream extends NodeWrites {
+  constructor(readonly stream: net.Socket) {
+    super();
+  }
+}
+
+type Role = net.Socket | WritingStream | UvListener<UvSocket> | NodeDatagram;
 
 /** @internal A socket of the libuv backend. */
 export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeWriter, StreamOwner {
   // One field for the three roles, since a socket takes one at most: a field
-  // for each would cost every connection two words holding null.
+  // for each would cost every connection two words holding null. A stream
+  // that wrote is a WritingStream, which holds its writes.
   #role: Role | null = null;
-  /**
-   * A stream's writes Node has not called back yet, the write operation
-   * kept for reuse and whether it was shut down for sending: made at the
-   * first write or shutdown (an idle connection holds none).
-   */
-  #writes: NodeWrites | null = null;
 
   /** The backend's sockets that hold a Node handle or a lookup. */
   protected override get live(): LiveSockets<NodeSocket> {
@@ -42,7 +50,14 @@ export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeW
 
   /** A connected (or connecting) stream socket's Node socket. */
   get stream(): net.Socket | null {
-    return this.roleAs(net.Socket);
+    const role = this.#role;
+    return role instanceof net.Socket ? role : role instanceof WritingStream ? role.stream : null;
+  }
+
+  /** A stream's writes, if it wrote or shut down. */
+  private get madeWrites(): WritingStream | null {
+    const role = this.#role;
+    return role instanceof WritingStream ? role : null;
   }
 
   /** Becomes a stream over `stream` (accepted, or connecting), which it holds until Node's `'close'`. */
@@ -55,7 +70,7 @@ export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeW
   /** A failed connect: the socket is no stream any more. */
   dropStream(): void {
     this.setRole(net.Socket, null);
-    this.#writes = null;
+    this.setRole(WritingStream, null);
   }
 
   /** A listening stream socket's connections not accepted yet. */
@@ -91,8 +106,9 @@ export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeW
   override where(): string {
     const role = this.#role;
     if (role === null) return `${this.kind} (unbound)`;
-    if (!(role instanceof net.Socket)) return `${this.kind} ${role.describe()}`;
-    return `${this.kind} ${this.kind === "unix" ? "(unbound)" : streamWhere(role)}`;
+    const stream = this.stream;
+    if (stream === null) return `${this.kind} ${(role as UvListener<UvSocket> | NodeDatagram).describe()}`;
+    return `${this.kind} ${this.kind === "unix" ? "(unbound)" : streamWhere(stream)}`;
   }
 
   // -- the stream role --
@@ -108,7 +124,7 @@ export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeW
       this.state = "fresh";
       this.opened();
     }
-    this.#writes?.abandon(this.error ?? new Error("the socket closed with writes pending"));
+    this.madeWrites?.abandon(this.error ?? new Error("the socket closed with writes pending"));
     this.wakeReaders();
     this.release();
   }
@@ -117,16 +133,21 @@ export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeW
     return this.error;
   }
 
+  /** Its writes (made at the first write or shutdown). @throws TypeError on a socket that is no stream (`write` and `shutdown` check first). */
   get writes(): NodeWrites {
-    this.#writes ??= new NodeWrites();
-    return this.#writes;
+    const role = this.#role;
+    if (role instanceof WritingStream) return role;
+    if (!(role instanceof net.Socket)) throw new TypeError(`write(): the ${this.kind} socket is no connected stream`);
+    const writes = new WritingStream(role);
+    this.#role = writes;
+    return writes;
   }
 
   /** A write's stream. @throws SocketClosed, the stream's error, `EPIPE` after `shutdown` or once the connection is gone. */
   writable(): Writable {
     if (this.state === "closed") throw new SocketClosed("write()");
     if (this.error !== null) throw this.error;
-    if (this.#writes?.sendShut === true) throw systemError("EPIPE", "write", "the socket was shut down for sending");
+    if (this.madeWrites?.sendShut === true) throw systemError("EPIPE", "write", "the socket was shut down for sending");
     const stream = this.stream!;
     if (stream.destroyed) throw systemError("EPIPE", "write", "the connection is closed");
     return stream;
@@ -159,11 +180,12 @@ export class UvSocket extends NodeSocket<Backend & NodeBackend> implements NodeW
     if (this.state === "closed") return;
     this.state = "closed";
     const role = this.#role;
-    if (role instanceof net.Socket) {
+    const stream = this.stream;
+    if (stream !== null) {
       this.close();
-      this.#writes?.close();
-      if (!role.destroyed) role.destroy();
-    } else role?.closeNow();
+      this.madeWrites?.close();
+      if (!stream.destroyed) stream.destroy();
+    } else (role as UvListener<UvSocket> | NodeDatagram | null)?.closeNow();
     this.opened();
   }
 }

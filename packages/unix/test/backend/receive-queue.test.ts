@@ -242,6 +242,34 @@ describe("ReceiveQueue", () => {
     expect((refused as Error).message).toMatch(/kind is one of tcp4, .*; got sctp/);
   });
 
+  it("the record's phase, as the operation its readChunk parks on, shares that field with the flags, kind, state and its class's count: each reads back what was set while the others change", async () => {
+    class Counted extends Sock {
+      get count(): number {
+        return this.ownCount;
+      }
+      set count(count: number) {
+        this.ownCount = count;
+      }
+    }
+    const q = new Counted();
+    await run(function* () {
+      const reader = B.spawn(function* () {
+        const chunk = yield* q.readChunk();
+        return new TextDecoder().decode(chunk!.bytes);
+      });
+      yield* sleep(0); // it parks
+      for (const count of [1, 65535, 2]) {
+        q.count = count;
+        q.state = "closed";
+        q.state = "connected";
+        expect([q.kind, q.state, q.count, q.isWaiting, q.busy]).toEqual(["tcp4", "connected", count, true, true]);
+      }
+      q.push(bytes("hi"));
+      expect(yield* B.awaitExn(reader)).toBe("hi");
+      expect([q.kind, q.state, q.count, q.queued, q.busy]).toEqual(["tcp4", "connected", 2, 0, false]);
+    });
+  });
+
   it("ReadOp: a parked reader wakes when bytes arrive, and fails with SocketClosed when the queue closes under it", async () => {
     const q = new Sock();
     await run(function* () {
