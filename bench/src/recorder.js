@@ -6,7 +6,7 @@
 // every 64 steps at most as without it) and `blockingMs` (two clock reads per
 // step), against the same program with neither, twice (an A/A: the row's
 // noise), all in shared rounds with async/await, timed in CPU time (31 rounds
-// of about 40 ms). The rows differ by a few percent, less than what another
+// of about 40 ms, in each of three processes: see PROCESSES). The rows differ by a few percent, less than what another
 // process's load or a collection does to one round, and those fall on a whole
 // round: each Bobbin row is compared with "recorder off" round by round, and
 // its ratio is the median of those per-round ratios (in 57 processes of these
@@ -15,8 +15,19 @@
 // Off, the loop steps with `step` itself: the "off" row is spawn+await's
 // Bobbin program. The target: on, ≤ 1.05× off.
 
-import { fmtRatio, median, runContenders } from "./harness.js";
+import { fileURLToPath } from "node:url";
+import { childJson, errorMessage, fmtRatio, loadBobbin, median, QUICK, Results, runContenders } from "./harness.js";
 import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
+
+/**
+ * The scenario runs in this many processes of its own, one after the other,
+ * and its rows pool their rounds: how V8 compiled one process's code moves
+ * the recorder's row by more than the recorder costs (the same build read
+ * 1.01–1.13× in seven full runs, its A/A 0.97–1.00×), and a process's own
+ * rounds all share that.
+ */
+const PROCESSES = QUICK ? 1 : 3;
+const INTERLEAVE = { iters: 31, clock: "cpu" };
 
 export const SCENARIO = "spawn+await, flight recorder";
 
@@ -67,7 +78,61 @@ export function pairWithOff(rows) {
   }
 }
 
+/**
+ * Pools the rows of the scenario's processes: each row's rounds one process
+ * after the other (every row of a process ran in the same rounds, so rounds
+ * still pair up by index across rows), its time the median of them all; a
+ * row that failed in any process keeps that process's error.
+ */
+export function pooled(runs) {
+  return runs[0].map((first, i) => {
+    const mine = runs.map((rows) => rows[i]);
+    const failed = mine.find((r) => r.error);
+    if (failed) return { ...first, error: failed.error };
+    const samples = mine.flatMap((r) => r.samples);
+    return { ...first, samples, perOp: median(samples) };
+  });
+}
+
 export async function run(results, ctx) {
-  await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: { iters: 31, clock: "cpu" } });
+  if (ctx.bobbinError) {
+    await runContenders(results, contenders(ctx), { scenario: SCENARIO, expect: expected, interleave: INTERLEAVE });
+    return;
+  }
+  const script = fileURLToPath(import.meta.url);
+  const args = ["--expose-gc", script, "--rounds-only", ...(QUICK ? ["--quick"] : [])];
+  const runs = [];
+  try {
+    for (let p = 0; p < PROCESSES; p++) runs.push(await childJson(args, { timeoutMs: 300_000 }));
+  } catch (e) {
+    for (const c of contenders(ctx))
+      results.add({ scenario: SCENARIO, contender: c.contender, anchor: c.anchor, n: c.n, kind: "time", error: errorMessage(e) });
+    return;
+  }
+  for (const row of pooled(runs)) {
+    const c = contenders(ctx).find((x) => x.contender === row.contender);
+    results.add({ ...row, targetSpec: c?.targetSpec });
+  }
   pairWithOff(results.rows);
+  for (const r of results.rows)
+    if (r.scenario === SCENARIO && r.paired !== undefined) r.note += ` (${PROCESSES} processes × ${INTERLEAVE.iters} rounds)`;
+}
+
+// A process of the scenario (`--rounds-only`): its rows, with every round's time, as one line of JSON.
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes("--rounds-only")) {
+  const { B, L, error } = await loadBobbin();
+  const results = new Results();
+  await runContenders(results, contenders({ B, L, bobbinError: error }), { scenario: SCENARIO, expect: expected, interleave: INTERLEAVE });
+  const rows = results.rows.map(({ scenario, contender, anchor, n, kind, note, perOp, samples, error: e }) => ({
+    scenario,
+    contender,
+    anchor,
+    n,
+    kind,
+    note,
+    perOp,
+    samples,
+    error: e,
+  }));
+  console.log(JSON.stringify(rows));
 }

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { computeRatios } from "../src/harness.js";
-import { contenders, pairWithOff, SCENARIO } from "../src/recorder.js";
+import { contenders, pairWithOff, pooled, SCENARIO } from "../src/recorder.js";
 
 /** The scenario's rows as `runContenders` makes them, with these samples (CPU ns per child, by round). */
 function rows(samples) {
@@ -53,5 +53,20 @@ describe("the flight recorder's row", () => {
     pairWithOff(within);
     computeRatios(within);
     assert.equal(within.find((r) => r.contender === "Bobbin, flightRecorder: 4096").target.pass, true);
+  });
+
+  it("pools the rounds of its processes, pairing each round with the same round of recorder off", () => {
+    // Two processes: in the first the recorder costs 10% of a fast round, in the second its code
+    // was compiled worse and every round of both rows is slower.
+    const one = rows({ ...samples, "Bobbin, recorder off": [100, 100, 100], "Bobbin, flightRecorder: 4096": [110, 110, 110] });
+    const two = rows({ ...samples, "Bobbin, recorder off": [300, 300, 300], "Bobbin, flightRecorder: 4096": [303, 303, 303] });
+    const table = pooled([one, two]);
+    const on = table.find((r) => r.contender === "Bobbin, flightRecorder: 4096");
+    assert.deepEqual(on.samples, [110, 110, 110, 303, 303, 303]);
+    assert.equal(on.perOp, (110 + 303) / 2);
+    pairWithOff(table);
+    assert.ok(Math.abs(on.paired - (1.1 + 1.01) / 2) < 1e-9); // per round, not 206.5 / 200
+    const failed = pooled([one, two.map((r) => (r.contender === "Bobbin, recorder off" ? { ...r, error: "boom" } : r))]);
+    assert.equal(failed.find((r) => r.contender === "Bobbin, recorder off").error, "boom");
   });
 });
