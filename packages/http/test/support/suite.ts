@@ -20,6 +20,21 @@ function* echoPath(
   yield* res.send(`${req.method} ${req.url}`);
 }
 
+/** What a handler's late send threw. */
+interface Sent {
+  error: unknown;
+}
+
+/** A handler's send after its client left (in its cleanup), keeping what it throws in `sent`. */
+function* sendTooLate(res: Response, sent: Sent): Generator<B.Instruction, void, unknown> {
+  try {
+    yield* res.send("too late");
+  } catch (error) {
+    sent.error = error;
+    throw error;
+  }
+}
+
 export function serveSuite(backend: BackendCase): void {
   describe(`serve and fetch on ${backend.name}`, () => {
     it("serves requests as tasks: port 0 and onListening, keep-alive, bodies read and sent by operations", async () => {
@@ -433,25 +448,19 @@ export function serveSuite(backend: BackendCase): void {
       const got = await leakFree(backend, function* () {
         const entered = new L.Trigger();
         const left = new L.Trigger();
-        let sent: unknown = null;
-        // Cancelled because the client left: this send finds it gone (ECONNRESET) in the cleanup.
-        const sendTooLate = function* (res: Response) {
-          try {
-            yield* res.send("too late");
-          } catch (error) {
-            sent = error;
-            throw error;
-          } finally {
-            left.signal();
-          }
-        };
+        const sent: Sent = { error: null };
         const server = yield* start({}, function* (req, res) {
           if (req.url !== "/slow") return yield* res.send("fine");
           entered.signal();
           try {
             yield* sleep(3600);
           } finally {
-            yield* sendTooLate(res);
+            // Cancelled because the client left: this send finds it gone (ECONNRESET).
+            try {
+              yield* sendTooLate(res, sent);
+            } finally {
+              left.signal();
+            }
           }
         });
         const client = B.spawn(function* () {
@@ -463,7 +472,7 @@ export function serveSuite(backend: BackendCase): void {
         const after = yield* fetch(`${server.url}/fine`);
         const text = yield* after.text();
         yield* B.cancel(server.task);
-        return [(sent as NodeJS.ErrnoException | null)?.code, text, server.task.status];
+        return [(sent.error as NodeJS.ErrnoException | null)?.code, text, server.task.status];
       });
       expect(got).toEqual(["ECONNRESET", "fine", "cancelled"]);
     });
@@ -475,15 +484,7 @@ export function serveSuite(backend: BackendCase): void {
         const entered = new L.Trigger();
         const cleaning = new L.Trigger();
         const shutDown = new L.Trigger();
-        let sent: unknown = null;
-        const sendTooLate = function* (res: Response) {
-          try {
-            yield* res.send("too late");
-          } catch (error) {
-            sent = error;
-            throw error;
-          }
-        };
+        const sent: Sent = { error: null };
         const hear = (message: unknown): void => {
           if ((message as { task: B.Task<unknown> }).task.name === "exchange") shutDown.signal();
         };
@@ -496,7 +497,7 @@ export function serveSuite(backend: BackendCase): void {
             } finally {
               cleaning.signal();
               yield* shutDown.wait();
-              yield* sendTooLate(res);
+              yield* sendTooLate(res, sent);
             }
           });
           const client = B.spawn(function* () {
@@ -511,7 +512,7 @@ export function serveSuite(backend: BackendCase): void {
           } catch (error) {
             stopped = error;
           }
-          return [(sent as NodeJS.ErrnoException | null)?.code, stopped, server.task.status];
+          return [(sent.error as NodeJS.ErrnoException | null)?.code, stopped, server.task.status];
         } finally {
           unsubscribe(B.channels.task.cancel, hear);
         }
