@@ -179,16 +179,18 @@ describe("parallel", () => {
   });
 
   it("the first parallel of a run starts its calls together, even when a worker boots late", async () => {
-    // Domain 2 spends 300 ms making its events backend; without waiting for
-    // every worker, domain 1's call would start that much earlier.
+    // Domain 2 spends 300 ms making its events backend; without waiting for every worker, domain 1 would start
+    // its call (and take domain 2's) that much earlier. Shown by order, not by how close the starts are: on a
+    // loaded machine two threads told to go at once may run a timeslice or more apart.
     const starts = await L.runKernel(
       function* () {
-        return (yield* B.parallel(F.startedAt, [undefined, undefined] as never[])).map((r) => (r.ok ? r.value : Number.NaN));
+        return (yield* B.parallel(F.startedAt, [undefined, undefined] as never[])).map((r) => (r.ok ? r.value : null));
       },
       { domains: 2, events: F.slowBootEvents },
     );
-    expect(starts.every(Number.isFinite)).toBe(true);
-    expect(Math.abs(starts[0]! - starts[1]!)).toBeLessThan(150);
+    expect(starts.map((s) => s?.domain).sort()).toEqual([1, 2]);
+    const lateBoot = Math.max(...starts.map((s) => s!.bootedAt));
+    for (const s of starts) expect(s!.at).toBeGreaterThanOrEqual(lateBoot);
   });
 
   it("dom0 joins in through spawn while parallel tasks use the workers", async () => {

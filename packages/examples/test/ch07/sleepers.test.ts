@@ -23,10 +23,22 @@ describe("chapter 7: Pqueue", () => {
 });
 
 describe("chapter 7: the Chat sleepers", () => {
-  it("two sleeps run concurrently (0.2 s and 0.4 s take about 0.4 s)", async () => {
-    const t = await twoSleeps(0.2, 0.4);
-    expect(t).toBeGreaterThanOrEqual(0.39);
-    expect(t).toBeLessThan(0.6);
+  it("two sleeps run concurrently: both are asleep at once, and 0.2 s and 0.4 s take 0.4 s or more", async () => {
+    expect(await twoSleeps(0.2, 0.4)).toBeGreaterThanOrEqual(0.39);
+    // Concurrency is shown by both sleepers waiting together, not by the total staying under 0.2 + 0.4 s: a loaded
+    // machine can add 0.2 s to a run on its own.
+    const most = await Chat.run(function* () {
+      const a = B.spawn(Chat.sleep, 0.2);
+      const b = B.spawn(Chat.sleep, 0.4);
+      let asleep = 0;
+      while (a.status === "pending") {
+        asleep = Math.max(asleep, Chat.sleepers().queue.size);
+        yield* Chat.sleep(0.01);
+      }
+      for (const r of yield* B.awaitAll([a, b])) if (!r.ok) throw r.error;
+      return asleep;
+    });
+    expect(most).toBe(2);
   });
 
   it("the book's program: sleep 1 and sleep 2 take less than 3 s", async () => {
@@ -45,8 +57,10 @@ describe("chapter 7: the Chat sleepers", () => {
     const r = await cancelLongSleep(10);
     expect(r.result.ok).toBe(false);
     expect(r.result.ok ? null : r.result.error).toBeInstanceOf(B.Cancelled);
-    expect(r.cancelSeconds).toBeLessThan(0.5);
-    expect(r.seconds).toBeLessThan(3);
+    // Bounds far below the sleep's 10 s (and starting a worker, 1.8 s with three suites on two cores): a cross-thread
+    // cancel waits for cores too, and 0.5 s is within what a loaded machine adds.
+    expect(r.cancelSeconds).toBeLessThan(5);
+    expect(r.seconds).toBeLessThan(8);
     expect(r.interrupts).toBeGreaterThanOrEqual(1);
   });
 
@@ -85,7 +99,7 @@ describe("chapter 7: the Chat sleepers", () => {
       yield* B.promise(() => new Promise((resolve) => setTimeout(resolve, 50)));
       yield* B.cancel(long);
     });
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(performance.now() - t0).toBeLessThan(2500); // far below the sleep's 5 s, which a run not interrupted takes
   });
 
   it("misuse: sleeping outside a Chat run, a negative delay, two runs at once in a thread", async () => {
@@ -110,8 +124,8 @@ describe("chapter 7: the Chat sleepers", () => {
     const r = await runProgram("ch07-sleepers.js");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/they slept concurrently/);
-    // Well before the 10 s, and cancel itself at once; the time since the start includes starting a worker
-    // thread (1.4 s with three suites on two cores).
-    expect(r.stdout).toMatch(/call \(sleep 10\), cancel: cancelled after \d\.\d+ s \(cancel took 0\.\d+ s;.*→ Cancelled/);
+    // Before the 10 s, cancel included; the time since the start includes starting a worker thread (1.4 s with
+    // three suites on two cores), and a cross-thread cancel waits for cores too.
+    expect(r.stdout).toMatch(/call \(sleep 10\), cancel: cancelled after \d\.\d+ s \(cancel took \d\.\d+ s;.*→ Cancelled/);
   });
 });

@@ -88,29 +88,32 @@ export function serveSuite(backend: BackendCase): void {
       ]);
     });
 
-    it("a handler is cancelled when its client disconnects: its finally runs within 100 ms", async () => {
-      const lag = await leakFree(backend, function* () {
+    it("a handler is cancelled when its client disconnects: its finally runs, the server still serving", async () => {
+      const seen = await leakFree(backend, function* () {
         const entered = new L.Trigger();
         const cleaned = new L.Trigger();
-        let cleanedAt = 0;
+        let caught = "nothing";
         const server = yield* start({}, function* slow() {
           try {
             entered.signal();
             yield* sleep(3600);
+          } catch (e) {
+            caught = (e as Error).name;
+            throw e;
           } finally {
-            cleanedAt = performance.now();
             cleaned.signal();
           }
         });
         const sock = yield* rawRequest(server.port, "GET /slow HTTP/1.1\r\nhost: test\r\n\r\n");
         yield* entered.wait();
-        const leftAt = performance.now();
         yield* close(sock);
-        yield* cleaned.wait();
+        // Only the client leaving can end the handler's hour of sleep before this bound (a wall-clock bound on
+        // how soon it ends fails on a loaded machine, where the close's steps wait for a core).
+        yield* withTimeout(10, cleaned.wait());
         yield* B.cancel(server.task);
-        return cleanedAt - leftAt;
+        return caught;
       });
-      expect(lag).toBeLessThan(100);
+      expect(seen).toBe("Cancelled");
     });
 
     it("send honours back-pressure: a client that does not read holds the handler in send", async () => {
