@@ -95,6 +95,14 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
     this.#bits = (this.#bits & PHASE) | (bits << PHASE_BITS);
   }
 
+  get #phase(): number {
+    return this.#bits & PHASE;
+  }
+
+  set #phase(phase: number) {
+    this.#bits = (this.#bits & ~PHASE) | phase;
+  }
+
   /** Names the operation in error messages and dumps ("read", "accept"). */
   protected abstract get label(): string;
 
@@ -136,7 +144,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
 
   /** Whether the operation is in use: claimed, running, or parked (and not left). */
   get busy(): boolean {
-    const phase = this.#bits & PHASE;
+    const phase = this.#phase;
     return phase !== IDLE && (phase !== PARKED || this.isWaiting);
   }
 
@@ -146,7 +154,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * @throws never
    */
   protected claim(): this {
-    this.#bits = (this.#bits & ~PHASE) | CLAIMED;
+    this.#phase = CLAIMED;
     return this;
   }
 
@@ -156,23 +164,23 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * registrations before or when calling it.
    */
   ready(): void {
-    const phase = this.#bits & PHASE;
-    if (phase === REGISTERING) this.#bits = (this.#bits & ~PHASE) | READY_EARLY;
+    const phase = this.#phase;
+    if (phase === REGISTERING) this.#phase = READY_EARLY;
     else if (phase === PARKED) {
-      this.#bits = (this.#bits & ~PHASE) | WOKEN;
-      if (!this.wake()) this.#bits &= ~PHASE; // it had left
+      this.#phase = WOKEN;
+      if (!this.wake()) this.#phase = IDLE; // it had left
     }
   }
 
   /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
   protected start(): IteratorResult<B.Instruction, T> {
-    if (this.busy && (this.#bits & PHASE) !== CLAIMED) {
+    if (this.busy && this.#phase !== CLAIMED) {
       throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
     }
     try {
       checkTimeouts();
     } catch (error) {
-      this.#bits &= ~PHASE;
+      this.#phase = IDLE;
       this.finished();
       throw error;
     }
@@ -196,24 +204,24 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    */
   private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
-      this.#bits = (this.#bits & ~PHASE) | ATTEMPTING;
+      this.#phase = ATTEMPTING;
       let done: boolean;
       try {
         done = this.attempt();
       } catch (error) {
-        this.#bits &= ~PHASE;
+        this.#phase = IDLE;
         this.finished();
         throw error;
       }
       if (done) {
-        this.#bits &= ~PHASE;
+        this.#phase = IDLE;
         this.finished();
         return RESULT as IteratorReturnResult<T>;
       }
-      this.#bits = (this.#bits & ~PHASE) | REGISTERING;
+      this.#phase = REGISTERING;
       this.wait();
-      if ((this.#bits & PHASE) === READY_EARLY) continue; // ready before the task parked: try again
-      this.#bits = (this.#bits & ~PHASE) | PARKED;
+      if (this.#phase === READY_EARLY) continue; // ready before the task parked: try again
+      this.#phase = PARKED;
       return this.suspend();
     }
   }
