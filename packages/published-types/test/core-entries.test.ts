@@ -52,7 +52,7 @@ const LOWLEVEL = [
   "kernelSeamNames",
   "runDefaults",
   "RunDefaults",
-  "KernelRunCaller",
+  "checkRunOptionNames",
   "KernelRunOptions",
   "currentEvents",
   "giveContext",

@@ -38,7 +38,7 @@ export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } 
 export { checkOptionNames } from "../option-names.js";
 export { park, unpark } from "../park.js";
 export {
-  type KernelRunCaller,
+  checkRunOptionNames,
   type KernelRunOptions,
   kernelSeamNames,
   type RunDefaults,
