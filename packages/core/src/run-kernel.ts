@@ -153,6 +153,20 @@ export function checkRunOptionNames(what: string, options: object, names: readon
 export const runDefaults: RunDefaults = Object.freeze({ pollEvery: 64, sliceMs: 10, cancelGraceMs: 3000 });
 
 /**
+ * The most worker domains a run may ask for (`domains` is an integer from 0
+ * to it): for a runtime that takes a number of domains itself and refuses,
+ * when its user gives it, what `run` would refuse later (`@bobbin/sim`'s
+ * `new Sim({ domains })`).
+ *
+ * @example
+ * ```ts
+ * if (!Number.isInteger(domains) || domains < 0 || domains > L.maxDomains) throw new RangeError(`…from 0 to ${L.maxDomains}…`);
+ * ```
+ * @throws never: a number.
+ */
+export const maxDomains = 1024;
+
+/**
  * The type of {@link runDefaults}.
  *
  * @example
@@ -172,9 +186,6 @@ export interface RunDefaults {
 /** `runKernel`'s options: a program's and the seams. */
 const KERNEL_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...kernelSeamNames];
 
-/** The most worker domains a run may ask for. */
-const MAX_DOMAINS = 1024;
-
 /**
  * @internal `run`, and `runKernel` (`seams` true), which takes the kernel's
  * seams besides; `name` is the caller's, for messages.
@@ -189,7 +200,7 @@ export function startRun<T>(name: string, main: TaskBody<[], T>, options: Kernel
   checkRunOptionNames(`${name}(main, options)`, options, seams ? KERNEL_OPTION_NAMES : OPTION_NAMES, seamOfRuntimes);
   const pollEvery = checkCount(options.pollEvery, runDefaults.pollEvery, "pollEvery", 1, 1 << 20);
   const sliceMs = checkCount(options.sliceMs, runDefaults.sliceMs, "sliceMs", 1, 60_000);
-  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);
+  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, maxDomains);
   const cancelGraceMs = checkCount(options.cancelGraceMs, runDefaults.cancelGraceMs, "cancelGraceMs", 1, 3_600_000);
   const blockingMs = checkCount(options.blockingMs, 0, "blockingMs", 1, 3_600_000);
   const flightRecorder = checkCount(options.flightRecorder, 0, "flightRecorder", 1, MAX_FLIGHT_EVENTS);

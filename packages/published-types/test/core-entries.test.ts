@@ -51,6 +51,7 @@ const LOWLEVEL = [
   "runOptionNames",
   "kernelSeamNames",
   "runDefaults",
+  "maxDomains",
   "RunDefaults",
   "checkRunOptionNames",
   "KernelRunOptions",

@@ -41,6 +41,7 @@ export {
   checkRunOptionNames,
   type KernelRunOptions,
   kernelSeamNames,
+  maxDomains,
   type RunDefaults,
   runDefaults,
   runKernel,
