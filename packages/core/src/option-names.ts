@@ -20,6 +20,11 @@
  */
 export function checkOptionNames(what: string, options: object, names: readonly string[]): void {
   for (const key of Object.keys(options)) {
-    if (!names.includes(key)) throw new TypeError(`${what}: unknown option "${key}"; the options are ${names.join(", ")}`);
+    if (!names.includes(key)) throw unknownOption(what, key, names);
   }
+}
+
+/** @internal `checkOptionNames`' refusal of `key`, for a check that skips some keys not among `names`. */
+export function unknownOption(what: string, key: string, names: readonly string[]): TypeError {
+  return new TypeError(`${what}: unknown option "${key}"; the options are ${names.join(", ")}`);
 }

@@ -23,7 +23,7 @@ import { MAX_FLIGHT_EVENTS } from "./kernel/recorder.js";
 import type { Tracer } from "./kernel/trace.js";
 import { exitHooks } from "./lifecycle.js";
 import type { TaskBody } from "./operation.js";
-import { checkOptionNames } from "./option-names.js";
+import { unknownOption } from "./option-names.js";
 import { OPTION_NAMES, type RunOptions } from "./run-options.js";
 import { isGeneratorFunction, startFiber } from "./spawn.js";
 import { EventsDriver } from "./syscall.js";
@@ -68,46 +68,21 @@ export interface KernelRunOptions extends RunOptions {
  * await L.runKernel(main, { events, domains: 2 });
  * ```
  * @throws (rejects with) what `B.run` rejects with.
- * @throws TypeError / RangeError for an invalid `main`, options or `caller`
- * (synchronously); an unknown option name is the caller's to refuse when it
- * says so (`caller`).
+ * @throws TypeError / RangeError for an invalid `main` or options (synchronously).
  */
-export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = {}, caller?: KernelRunCaller): Promise<T> {
-  if (caller === undefined) return startRun("runKernel", main, options, "seams");
-  if (caller === null || typeof caller !== "object" || typeof caller.namesCheckedBy !== "string") {
-    throw new TypeError(`runKernel(main, options, caller) expects { namesCheckedBy: "<the runtime's run>" }, got ${describe(caller)}`);
-  }
-  return startRun(caller.namesCheckedBy, main, options, "checked");
-}
-
-/**
- * What a runtime's own `run` tells {@link runKernel} when it hands it the
- * options its users gave: that it checked their names itself, before making
- * its backend and in a message naming its own entry and options (with
- * `checkOptionNames`, `runOptionNames`, the `kernelSeamNames` it passes on,
- * and its own). `runKernel` then checks their values only, and its
- * messages name that entry.
- *
- * @example
- * ```ts
- * L.checkOptionNames("run(main, options)", rest, ["backend", ...L.runOptionNames]);
- * await L.runKernel(main, { ...rest, events }, { namesCheckedBy: "run" });
- * ```
- */
-export interface KernelRunCaller {
-  /** The runtime's entry, as its users call it (`"run"`), which checked the options' names. */
-  readonly namesCheckedBy: string;
+export function runKernel<T>(main: TaskBody<[], T>, options: KernelRunOptions = {}): Promise<T> {
+  return startRun("runKernel", main, options, true);
 }
 
 /**
  * The names of `B.run`'s options, for a runtime whose own `run` takes them and
  * options of its own (`@bobbin/unix`'s takes `backend`): it refuses any other
- * key itself with `checkOptionNames`, in a message naming its own `run`
- * and options rather than `runKernel`'s.
+ * key itself with {@link checkRunOptionNames}, in a message naming its own
+ * `run` and options rather than `runKernel`'s.
  *
  * @example
  * ```ts
- * L.checkOptionNames("run(main, options)", options, ["backend", ...L.runOptionNames]);
+ * L.checkRunOptionNames("run(main, options)", options, ["backend", ...L.runOptionNames], (seam) => `run({ ${seam} }): not here`);
  * ```
  * @throws never: a frozen array of strings.
  */
@@ -116,17 +91,52 @@ export const runOptionNames: readonly string[] = OPTION_NAMES;
 /**
  * The names of the kernel's seams: the options {@link runKernel} takes
  * besides `B.run`'s, which runtimes and backends set and a program's `run`
- * refuses. A runtime's own `run` that passes some of them on checks its
- * options against them (and makes `events` itself when it owns the backend).
+ * refuses. A runtime's own `run` that passes some of them on lists them
+ * among the names it checks its options against (and makes `events` itself
+ * when it owns the backend).
  *
  * @example
  * ```ts
  * const passedOn = L.kernelSeamNames.filter((seam) => seam !== "events");   // random, policy, tracer
- * L.checkOptionNames("runOnBackend(main, options)", rest, ["backend", ...L.runOptionNames, ...passedOn]);
+ * const names = ["backend", ...L.runOptionNames, ...passedOn];
  * ```
  * @throws never: a frozen array of strings.
  */
 export const kernelSeamNames: readonly string[] = Object.freeze(["events", "random", "policy", "tracer"]);
+
+/**
+ * Refuses an option a run does not take, in one pass over the names of
+ * `options`: a seam of the kernel not among `names`, in the message
+ * `refuseSeam` makes (where that seam goes instead); any other name not among
+ * `names`, in `checkOptionNames`' message. A seam given as `undefined` is
+ * taken as not given, as a configuration hands it on. `B.run` and
+ * {@link runKernel} check their options with it; a runtime's own `run`
+ * checks its users' options with it before it makes anything, in messages
+ * naming its own entry, then hands `runKernel` the kernel's options only.
+ *
+ * @param what the run as its caller wrote it, e.g. `"run(main, options)"`.
+ * @param options the options object the run was given (checked to be an object first).
+ * @param names every option the run takes: `B.run`'s ({@link runOptionNames}),
+ * the seams it takes ({@link kernelSeamNames}), its own, in the order its
+ * message lists them.
+ * @param refuseSeam the message for a seam the run does not take.
+ *
+ * @example
+ * ```ts
+ * const names = ["backend", ...L.runOptionNames];
+ * L.checkRunOptionNames("run(main, options)", options, names, (seam) => `run(main, { ${seam} }): a seam of the kernel, not a program's option`);
+ * const { backend, ...kernel } = options;
+ * await L.runKernel(main, { ...kernel, events: (domain) => backend(domain) });
+ * ```
+ * @throws TypeError for the first key of `options` that the run does not take.
+ */
+export function checkRunOptionNames(what: string, options: object, names: readonly string[], refuseSeam: (seam: string) => string): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (names.includes(key)) continue;
+    if (!kernelSeamNames.includes(key)) throw unknownOption(what, key, names);
+    if (value !== undefined) throw new TypeError(refuseSeam(key));
+  }
+}
 
 /**
  * The values `run` takes for the options a program leaves out, where they
@@ -141,6 +151,20 @@ export const kernelSeamNames: readonly string[] = Object.freeze(["events", "rand
  * @throws never: a frozen object.
  */
 export const runDefaults: RunDefaults = Object.freeze({ pollEvery: 64, sliceMs: 10, cancelGraceMs: 3000 });
+
+/**
+ * The most worker domains a run may ask for (`domains` is an integer from 0
+ * to it): for a runtime that takes a number of domains itself and refuses,
+ * when its user gives it, what `run` would refuse later (`@bobbin/sim`'s
+ * `new Sim({ domains })`).
+ *
+ * @example
+ * ```ts
+ * if (!Number.isInteger(domains) || domains < 0 || domains > L.maxDomains) throw new RangeError(`…from 0 to ${L.maxDomains}…`);
+ * ```
+ * @throws never: a number.
+ */
+export const maxDomains = 1024;
 
 /**
  * The type of {@link runDefaults}.
@@ -162,31 +186,21 @@ export interface RunDefaults {
 /** `runKernel`'s options: a program's and the seams. */
 const KERNEL_OPTION_NAMES: readonly string[] = [...OPTION_NAMES, ...kernelSeamNames];
 
-/** The most worker domains a run may ask for. */
-const MAX_DOMAINS = 1024;
-
 /**
- * @internal Which options a start takes: a program's (`run`), a program's and
- * the seams (`runKernel`), or whatever a runtime's `run` checked itself
- * (`runKernel` told so): their names are not checked again.
+ * @internal `run`, and `runKernel` (`seams` true), which takes the kernel's
+ * seams besides; `name` is the caller's, for messages.
  */
-export type Takes = "program" | "seams" | "checked";
-
-/**
- * @internal `run`, and `runKernel`, which takes the kernel's seams besides;
- * `name` is the caller's, for messages.
- */
-export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, takes: Takes): Promise<T> {
+export function startRun<T>(name: string, main: TaskBody<[], T>, options: KernelRunOptions, seams: boolean): Promise<T> {
   if (typeof main !== "function")
     throw new TypeError(`${name}(main) expects a generator function (function* () { … }), got ${describe(main)}`);
   if (runningTask() === null && isWorkerDomainThread()) return ignoredInWorkerDomain();
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
   }
-  if (takes !== "checked") checkNames(name, options, takes === "seams");
+  checkRunOptionNames(`${name}(main, options)`, options, seams ? KERNEL_OPTION_NAMES : OPTION_NAMES, seamOfRuntimes);
   const pollEvery = checkCount(options.pollEvery, runDefaults.pollEvery, "pollEvery", 1, 1 << 20);
   const sliceMs = checkCount(options.sliceMs, runDefaults.sliceMs, "sliceMs", 1, 60_000);
-  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, MAX_DOMAINS);
+  const workers = checkCount(options.domains, Math.max(0, availableParallelism() - 1), "domains", 0, maxDomains);
   const cancelGraceMs = checkCount(options.cancelGraceMs, runDefaults.cancelGraceMs, "cancelGraceMs", 1, 3_600_000);
   const blockingMs = checkCount(options.blockingMs, 0, "blockingMs", 1, 3_600_000);
   const flightRecorder = checkCount(options.flightRecorder, 0, "flightRecorder", 1, MAX_FLIGHT_EVENTS);
@@ -270,23 +284,12 @@ export function startRun<T>(name: string, main: TaskBody<[], T>, options: Kernel
   });
 }
 
-/**
- * Refuses an option `run` (or, with `seams`, `runKernel`) does not take, in
- * one pass over the names: a seam given to a program's `run` says where it
- * goes, any other unknown name is `checkOptionNames`' refusal.
- */
-function checkNames(name: string, options: object, seams: boolean): void {
-  const names = seams ? KERNEL_OPTION_NAMES : OPTION_NAMES;
-  for (const key of Object.keys(options)) {
-    if (names.includes(key)) continue;
-    if (kernelSeamNames.includes(key)) {
-      throw new TypeError(
-        `run({ ${key} }): ${kernelSeamNames.join(", ")} are the seams of runtimes and backends, not a program's options: ` +
-          "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)",
-      );
-    }
-    checkOptionNames(`${name}(main, options)`, options, names);
-  }
+/** Where a seam given to a program's `run` goes. */
+function seamOfRuntimes(seam: string): string {
+  return (
+    `run({ ${seam} }): ${kernelSeamNames.join(", ")} are the seams of runtimes and backends, not a program's options: ` +
+    "pass them to runKernel of @bobbin/core/lowlevel (a program on @bobbin/unix passes { backend } to its run)"
+  );
 }
 
 /**

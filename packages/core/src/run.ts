@@ -26,5 +26,5 @@ import type { RunOptions } from "./run-options.js";
  * @throws TypeError / RangeError for an invalid `main` or options (synchronously).
  */
 export function run<T>(main: TaskBody<[], T>, options: RunOptions = {}): Promise<T> {
-  return startRun("run", main, options, "program");
+  return startRun("run", main, options, false);
 }

@@ -24,23 +24,14 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * "Soon" for a run that must neither hang nor recurse: the stall it detects
- * takes 500 ms, workers take a few hundred more to start, and the machine
- * running the tests may be loaded; a hang or a recursion takes far longer.
- */
-const SOON_MS = 5000;
-
 /** An entry module that defines its parallel task and calls run itself (with `domains: 2`). */
 const SAME_FILE_ENTRY = `
 import { threadId } from "node:worker_threads";
 import * as B from ${JSON.stringify(CORE_URL)};
 console.log("evaluated in thread " + threadId);
 export const square = B.defineTask(import.meta.url, "square", function* (n) { return n * n; });
-const started = Date.now();
 const results = await B.run(function* () { return yield* B.parallel(square, [1, 2, 3, 4]); }, { domains: 2 });
 console.log("results " + JSON.stringify(results.map((r) => (r.ok ? r.value : String(r.error)))));
-console.log("soon: " + (Date.now() - started < ${SOON_MS}));
 `;
 
 describe("a parallel task defined in the entry module that calls run", () => {
@@ -55,23 +46,21 @@ describe("a parallel task defined in the entry module that calls run", () => {
       "evaluated in thread 1",
       "evaluated in thread 2",
     ]);
+    // A hang is killed (runNode's timeout): no results, and not a clean exit.
     expect(lines).toContain("results [1,4,9,16]");
-    expect(lines).toContain("soon: true");
     expect(r.code).toBe(0);
   });
 
-  it("a task defined only after an awaited run fails at once with an error that says why", async () => {
+  it("a task defined only after an awaited run fails with an error that says why, instead of waiting forever", async () => {
     // dom0 gets the task from a helper module; the worker, told to find it in the entry, stalls on the entry's run.
     const dir = await project({
       "main.mjs": `
         import * as B from ${JSON.stringify(CORE_URL)};
         import { threadId } from "node:worker_threads";
-        const started = Date.now();
         if (threadId === 0) {
           const late = B.defineTask(import.meta.url, "late", function* () { return 1; });
           const r = await B.run(function* () { return yield* B.awaitTask(B.call(late)); }, { domains: 1 });
           console.log(r.ok ? "resolved?!" : r.error.message);
-          console.log("soon: " + (Date.now() - started < ${SOON_MS}));
         } else {
           await B.run(function* () {});
           B.defineTask(import.meta.url, "late", function* () { return 1; });
@@ -82,7 +71,8 @@ describe("a parallel task defined in the entry module that calls run", () => {
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toContain('to find the parallel task "late", but that module awaits run() at its top level before defining it');
     expect(lines[0]).toContain("define parallel tasks above the call of run(), or better, in a module of their own");
-    expect(lines[1]).toBe("soon: true");
+    // The run ended by itself: a load that waited for good would hang it until runNode's timeout kills it.
+    expect(r.code).toBe(0);
   });
 });
 

@@ -3,7 +3,7 @@
  * break (partitions, holds, resets, crashes) and read back (its trace).
  */
 import type * as B from "@bobbin/core";
-import { checkOptionNames } from "@bobbin/core/lowlevel";
+import { checkOptionNames, maxDomains } from "@bobbin/core/lowlevel";
 import { runOnBackend } from "@bobbin/unix/backend";
 import { isLiteral } from "./address.js";
 import { SimBackend } from "./backend.js";
@@ -51,7 +51,8 @@ export interface SimOptions {
   readonly limit?: number | undefined;
   /**
    * How many worker domains `B.call`/`B.parallel` may use, simulated on the
-   * world's thread (default 2, whatever the machine: see "Parallel tasks" in the README).
+   * world's thread, 0 to 1024 as for core's `run` (default 2, whatever the machine:
+   * see "Parallel tasks" in the README).
    */
   readonly domains?: number | undefined;
 }
@@ -143,8 +144,9 @@ export class Sim {
     if (typeof trace !== "boolean") throw new TypeError(`new Sim({ trace }) expects true or false, got ${String(trace)}`);
     if (typeof limit !== "number" || !(limit > 0))
       throw new RangeError(`new Sim({ limit }): the limit must be a number of virtual seconds > 0, got ${String(limit)}`);
-    if (!Number.isInteger(domains) || domains < 0)
-      throw new RangeError(`new Sim({ domains }) must be an integer ≥ 0, got ${String(domains)}`);
+    // Refused here, not when the world runs (core's run refuses the same).
+    if (!Number.isInteger(domains) || domains < 0 || domains > maxDomains)
+      throw new RangeError(`new Sim({ domains }) must be an integer from 0 to ${maxDomains}, got ${String(domains)}`);
     this.seed = seed;
     this.policy = policy;
     this.depth = depth;

@@ -438,6 +438,17 @@ describe("parallel tasks", () => {
     expect(() => new Sim({ domains: -1 })).toThrow(/domains/);
   });
 
+  it("refuses the numbers of domains core's run refuses, naming the rule, when the world is made", () => {
+    const body = function* () {};
+    for (const domains of [-1, 0.5, 1025, Number.NaN]) {
+      expect(() => B.run(body, { domains })).toThrow(RangeError);
+      expect(() => new Sim({ domains })).toThrow(
+        new RangeError(`new Sim({ domains }) must be an integer from 0 to 1024, got ${String(domains)}`),
+      );
+    }
+    expect(new Sim({ domains: 1024 }).repro).toMatch(/ domains=1024$/);
+  });
+
   it("a world without domains fails a call with a NoDomainAvailable that names the option", async () => {
     const sim = new Sim({ seed: 1, domains: 0 });
     sim.client("c", function* () {

@@ -7,7 +7,7 @@
  * Promise settles.
  */
 import type * as B from "@bobbin/core";
-import { checkOptionNames, describe, kernelSeamNames, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
+import { checkRunOptionNames, describe, kernelSeamNames, runKernel, runOptionNames } from "@bobbin/core/lowlevel";
 import { registerBackend } from "./context.js";
 import type { Backend } from "./contract.js";
 import { checkBackend, startWith } from "./define.js";
@@ -82,8 +82,9 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   if (typeof main !== "function") throw new TypeError(`${name}(main) expects a generator function, got ${describe(main)}`);
   if (options === null || typeof options !== "object")
     throw new TypeError(`${name}(main, options) expects an options object, got ${describe(options)}`);
+  // Before a backend is made, naming this entry; runKernel then gets the kernel's options only, which it takes.
+  checkRunOptionNames(`${name}(main, options)`, options, seams ? SEAM_OPTION_NAMES : OPTION_NAMES, (seam) => seamElsewhere(name, seam));
   const { backend: factory = libuv, ...kernel } = options;
-  checkNames(name, kernel, seams);
   if (typeof factory !== "function")
     throw new TypeError(
       "run(main, { backend }) expects a backend factory, a function (domain) => Backend, passed uncalled: " +
@@ -99,8 +100,7 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
   registerContext(context);
   let settled: Promise<T>;
   try {
-    // The names are checked: runKernel checks the values, in messages naming this entry.
-    settled = startWith(factory, backend, (events) => runKernel(main, { ...kernel, events }, { namesCheckedBy: name }));
+    settled = startWith(factory, backend, (events) => runKernel(main, { ...kernel, events }));
   } catch (error) {
     unregisterContext(context);
     throw failureWith(dropBackend(backend), error);
@@ -120,28 +120,15 @@ export function startRun<T>(name: string, main: B.TaskBody<[], T>, options: RunO
 }
 
 /**
- * Refuses, in one pass over the names of `options` (all but `backend`), before
- * a backend is made, what `run` does not take — `events`, which it makes;
- * a seam of the kernel unless it is `runOnBackend` (`seams`); any other
- * name — in messages naming this entry and its options (`runKernel`'s would
- * name the kernel's seams). A seam left undefined is taken as not given, as a
- * configuration hands it on.
+ * Where a seam of the kernel that `name` refuses goes: `events` nowhere (the
+ * backend is the events backend), the others to `runOnBackend`. Its options
+ * are checked here, before a backend is made, in messages naming this entry
+ * and its options (`runKernel`'s would name the kernel's seams).
  */
-function checkNames(name: string, options: object, seams: boolean): void {
-  for (const [key, value] of Object.entries(options)) {
-    if (runOptionNames.includes(key) || (value === undefined && kernelSeamNames.includes(key))) continue;
-    if (key === "events") {
-      throw new TypeError(
-        `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`,
-      );
-    }
-    if (!PASSED_SEAMS.includes(key)) checkOptionNames(`${name}(main, options)`, options, seams ? SEAM_OPTION_NAMES : OPTION_NAMES);
-    else if (!seams) {
-      throw new TypeError(
-        `run(main, { ${key} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`,
-      );
-    }
-  }
+function seamElsewhere(name: string, seam: string): string {
+  return seam === "events"
+    ? `${name}(main, { events }): @bobbin/unix's run makes the events backend itself: pass a Backend factory as { backend }`
+    : `run(main, { ${seam} }): a seam of the kernel, not a program's option: runtimes pass it to runOnBackend of @bobbin/unix/backend`;
 }
 
 /**

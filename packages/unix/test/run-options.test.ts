@@ -49,4 +49,10 @@ describe("run's options", () => {
   it("takes the seams left undefined, as before", async () => {
     expect(await run(main, { events: undefined, policy: undefined, random: undefined, tracer: undefined } as never)).toBe(1);
   });
+
+  it("names the unknown option, not a seam left undefined ahead of it", () => {
+    expect(() => run(main, { events: undefined, domain: 2 } as never)).toThrow(
+      `run(main, options): unknown option "domain"; the options are backend, ${L.runOptionNames.join(", ")}`,
+    );
+  });
 });

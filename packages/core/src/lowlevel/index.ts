@@ -38,9 +38,10 @@ export { type Ending, type ExitHook, givable, onExit, onSpawn, type SpawnHook } 
 export { checkOptionNames } from "../option-names.js";
 export { park, unpark } from "../park.js";
 export {
-  type KernelRunCaller,
+  checkRunOptionNames,
   type KernelRunOptions,
   kernelSeamNames,
+  maxDomains,
   type RunDefaults,
   runDefaults,
   runKernel,

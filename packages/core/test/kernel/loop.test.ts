@@ -137,18 +137,6 @@ describe("the run queue", () => {
     expect(Object.isFrozen(L.runDefaults)).toBe(true);
   });
 
-  it("runKernel told that a runtime's run checked the option names checks their values only, naming that run", async () => {
-    const body = function* () {
-      return 1;
-    };
-    const caller = { namesCheckedBy: "serveAll" };
-    expect(await L.runKernel(body, { backend: "checked by its caller" } as never, caller)).toBe(1);
-    expect(() => L.runKernel("main" as never, {}, caller)).toThrow(/^serveAll\(main\) expects a generator function/);
-    expect(() => L.runKernel(body, null as never, caller)).toThrow(/^serveAll\(main, options\) expects an options object/);
-    expect(() => L.runKernel(body, { sliceMs: 0 }, caller)).toThrow(RangeError);
-    expect(() => L.runKernel(body, {}, "serveAll" as never)).toThrow(/runKernel\(main, options, caller\) expects \{ namesCheckedBy/);
-  });
-
   it("settles with the root's value or error", async () => {
     expect(
       await B.run(function* () {

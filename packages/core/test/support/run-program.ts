@@ -216,8 +216,14 @@ function randomPolicy(seed: number): L.SchedulingPolicy {
   };
 }
 
-/** A run still going after this long is reported as a hang (and cancelled through its signal). */
-const HANG_MS = 2000;
+/**
+ * A run still going after this long is reported as a hang (and cancelled
+ * through its signal). A run that hangs waiting is found by its state (the
+ * backend's blocking select with nothing ready); this bounds the others (a
+ * run that never stops stepping). A program runs in milliseconds: the bound
+ * is far beyond what a loaded machine makes of that.
+ */
+export const HANG_MS = 5000;
 
 /** Runs a program on the real kernel and records what happened. */
 export async function runProgram(program: Script, params: RunParams): Promise<Observation> {

@@ -19,7 +19,7 @@ export interface EchoServersOptions {
    * (the default); 0 serves on dom0 only.
    */
   readonly domains?: number;
-  /** Print "new client: …" for each client. Default true. */
+  /** Print "new client: … (domain n)" for each client. Default true. */
   readonly verbose?: boolean;
   /** Each domain's server's bounds on its clients (see support/clients.ts). Default: 1024 clients, 120 s of silence. */
   readonly limits?: ClientLimits;

@@ -12,13 +12,14 @@
  * finaliser of the listening socket closes it (this domain's descriptor of
  * it: the other domains close theirs).
  *
- * Two departures from the book: a server out of file descriptors (`EMFILE`)
+ * Three departures from the book: a server out of file descriptors (`EMFILE`)
  * does not stop; it waits and accepts again (`acceptWhenPossible` in
- * support/descriptors.ts). And its clients are bounded (support/clients.ts):
+ * support/descriptors.ts). Its clients are bounded (support/clients.ts):
  * at most `limits.maxClients` per server, the one silent the longest making
  * room for a new one at the cap, and none silent for more than
  * `limits.idleSeconds`, so that idle connections cannot take every
- * descriptor and lock real clients out.
+ * descriptor and lock real clients out. And each "new client" line names
+ * the domain that accepted it, so that the output shows every domain serving.
  */
 import * as B from "@bobbin/core";
 import { type Mutex, Ownership as Owner, type Semaphore } from "@bobbin/sync";
@@ -49,7 +50,7 @@ export interface ServerContext {
   readonly out: Mutex;
   /** Released once by each server as it starts accepting (`Semaphore.shared(0)`), so that dom0 can say when every domain serves. */
   readonly ready?: Semaphore;
-  /** Print "new client: …" for each client. Default true. */
+  /** Print "new client: … (domain n)" for each client. Default true. */
   readonly verbose?: boolean;
   /** Each server's bounds on its clients. Default: 1024 clients, 120 s of silence. */
   readonly limits?: ClientLimits;
@@ -182,7 +183,7 @@ export function* server(socket: OwnedSocket, ctx: ServerContext): Generator<B.In
     const next = yield* acceptOrDie(socket, ctx.shutdown, ctx.out);
     if (next.kind === "die") break; // the accepting task was cancelled: the listening socket is closed
     stats.connections++;
-    if (ctx.verbose !== false) yield* printf(ctx.out, `new client: ${formatAddress(next.peer)}`);
+    if (ctx.verbose !== false) yield* printf(ctx.out, `new client: ${formatAddress(next.peer)} (domain ${stats.domain})`);
     clients.makeRoom(); // at the cap, the client silent the longest goes
     B.spawn({ orphans, give: [next.client] }, echo, next.client, stats, clients.add(next.client.value));
   }
