@@ -73,7 +73,8 @@ export const loadHttp = () => loadPackage("http", ["@bobbin/http", dist("http")]
 /**
  * The servers' stdin protocol: "cpu" → "CPU <user µs> <system µs>"
  * (process.cpuUsage()), "mem" → "MEM <rss> <heapUsed> <external> <count> <young>"
- * after gc() (young: the bytes of V8's young generation in memory), "quit" → exit.
+ * after gc() (young: the bytes of V8's young generation in memory), "heap <file>" →
+ * "HEAP <file>" once a heap snapshot is written there (bench/src/idle-heap.js), "quit" → exit.
  */
 export function serveCommands({ count } = {}) {
   createInterface({ input: process.stdin }).on("line", (line) => {
@@ -87,6 +88,10 @@ export function serveCommands({ count } = {}) {
       // The young generation's pages in use (V8 counts a page up to where allocation reached in it).
       const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.physical_space_size ?? 0;
       process.stdout.write(`MEM ${m.rss} ${m.heapUsed} ${m.external} ${count?.() ?? 0} ${young}\n`);
+    } else if (line.startsWith("heap ")) {
+      const file = line.slice(5);
+      v8.writeHeapSnapshot(file);
+      process.stdout.write(`HEAP ${file}\n`);
     } else if (line === "quit") process.exit(0);
   });
 }

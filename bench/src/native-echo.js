@@ -167,7 +167,7 @@ async function serve(mode) {
 
 // ------------------------------------------------------------------ measuring
 
-function serverCommand(mode, bin, own = false) {
+export function serverCommand(mode, bin, own = false) {
   if (mode.startsWith(BEFORE)) {
     const root = process.env.BOBBIN_BEFORE;
     if (!root) throw new Error(`mode ${mode}: set BOBBIN_BEFORE to a built checkout`);
@@ -319,7 +319,7 @@ async function memOf(server, next) {
 }
 
 /** Opens `n` connections to `port` (in batches, so the listen queue never overflows). */
-async function openMany(port, n) {
+export async function openMany(port, n) {
   const sockets = [];
   const BATCH = 256;
   for (let i = 0; i < n; i += BATCH) {

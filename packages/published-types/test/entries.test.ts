@@ -26,6 +26,7 @@ const UNIX_KIT = [
   "WaitQueue",
   "ParkedCount",
   "ReceiveQueue",
+  "ColdState",
   "ReadOp",
   "NodeWrites",
   "NodeWriteOp",

@@ -22,8 +22,6 @@ import {
 export class PollSocket extends NodeSocket<Backend> implements NodeWriter {
   readonly waiters = new WaitQueue(); // the operations waiting for the socket to change
   readonly writes = new NodeWrites();
-  /** A failure after opening (reset, an accept error), for the next operation (the kit's `error` field, which its own reads would throw). */
-  override error: Error | null = null;
   stream: net.Socket | null = null;
   server: NodeServer | null = null;
   udp: NodeDatagram | null = null;

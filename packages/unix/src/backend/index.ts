@@ -33,7 +33,7 @@ export { afterHandleClose, CloseOp, NodeSocket, OpenOp } from "./node-socket.js"
 export { NodeWriteOp, type NodeWriter, NodeWrites } from "./node-writes.js";
 export { Parked, ParkedBase } from "./parked.js";
 export { AGAIN, PollOp } from "./poll-op.js";
-export { ReadOp, ReceiveQueue } from "./receive-queue.js";
+export { ColdState, ReadOp, ReceiveQueue } from "./receive-queue.js";
 export { AdoptedServer, type ServerHooks } from "./relay.js";
 export { type BackendRunOptions, runOnBackend } from "./run-on-backend.js";
 export { adoptDescriptor, describeListener, type Shareable, ShareGuard } from "./sharing.js";

@@ -14,6 +14,7 @@ import type { SocketBackend } from "../contract.js";
 import { SocketClosed } from "../errors.js";
 import type { LiveSockets } from "./live.js";
 import { Parked } from "./parked.js";
+import { ColdState } from "./receive-queue.js";
 import { BackendSocket } from "./socket.js";
 import { WaitQueue } from "./wait-queue.js";
 
@@ -52,10 +53,10 @@ export function afterHandleClose(fn: () => void): void {
  * @throws never
  */
 export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extends BackendSocket<B> {
-  /** Its opening and its closes: made by the first bind, listen, connect or close (an accepted connection has none while open). */
-  #waits: Waits | null = null;
-  // What of Node's it holds is counted in the receive queue's field of bits
-  // (`ownCount`), not in a field of its own.
+  // Its opening and its closes are in its cold state (made by the first
+  // bind, listen, connect or close: an accepted connection has none while
+  // open), and what of Node's it holds is counted in the receive queue's
+  // field of bits (`ownCount`): no field of their own.
 
   /**
    * The backend's live sockets, which hold this one while it holds something
@@ -73,22 +74,31 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
    */
   abstract closeNow(): void;
 
+  protected override newColdState(): ColdState {
+    return new Waits();
+  }
+
+  /** @internal Its opening and closes, if it has a cold state. */
+  private get waits(): Waits | null {
+    return this.coldIfAny as Waits | null;
+  }
+
   /** The `bindAndListen` or `connect` operation in progress (Node binds, listens and connects in callbacks). */
   get opener(): Parked<unknown> | null {
-    return this.#waits?.opener ?? null;
+    return this.waits?.opener ?? null;
   }
 
   set opener(op: Parked<unknown> | null) {
-    if (op !== null || this.#waits !== null) (this.#waits ??= new Waits()).opener = op;
+    if (op !== null || this.waits !== null) (this.cold as Waits).opener = op;
   }
 
   /** Why the last bind, listen or connect failed, for its operation. */
   get openError(): Error | null {
-    return this.#waits?.openError ?? null;
+    return this.waits?.openError ?? null;
   }
 
   set openError(error: Error | null) {
-    if (error !== null || this.#waits !== null) (this.#waits ??= new Waits()).openError = error;
+    if (error !== null || this.waits !== null) (this.cold as Waits).openError = error;
   }
 
   /** Nothing of Node's is left: no handle, no lookup in flight. */
@@ -109,18 +119,18 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
     this.ownCount = holds;
     if (holds !== 0) return;
     this.live?.delete(this);
-    this.#waits?.closers?.wakeAll();
+    this.waits?.closers?.wakeAll();
   }
 
   /** `close` waits until the socket is released. */
   waitReleased(op: CloseOp): void {
-    const waits = (this.#waits ??= new Waits());
+    const waits = this.cold as Waits;
     (waits.closers ??= new WaitQueue()).add(op);
   }
 
   /** A `close` that waited left (its task was cancelled or interrupted). */
   leaveReleased(op: CloseOp): void {
-    this.#waits?.closers?.leave(op);
+    this.waits?.closers?.leave(op);
   }
 
   /** The bind, listen or connect in progress has an outcome (the state says which): its operation attempts again. */
@@ -154,11 +164,11 @@ export abstract class NodeSocket<B extends SocketBackend = SocketBackend> extend
 }
 
 /**
- * What a {@link NodeSocket}'s opening and closing wait on, apart from the
- * socket: one field there for the three, since a connection that was
- * accepted, not opened, holds none of them while it is open.
+ * A {@link NodeSocket}'s cold state: with the receive queue's, what its
+ * opening and closing wait on, since a connection that was accepted, not
+ * opened, holds none of them while it is open.
  */
-class Waits {
+class Waits extends ColdState {
   opener: Parked<unknown> | null = null;
   openError: Error | null = null;
   /** The `close` operations waiting for the socket to be released: made by the first that waits. */

@@ -95,11 +95,17 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
     this.#bits = (this.#bits & PHASE) | (bits << PHASE_BITS);
   }
 
-  get #phase(): number {
+  // The phase's accessors are TypeScript-private, not `#` accessors: a class
+  // with `#` methods or accessors gives each instance a brand field, a word
+  // every record parked on an idle connection would pay.
+
+  /** @internal */
+  private get phase(): number {
     return this.#bits & PHASE;
   }
 
-  set #phase(phase: number) {
+  /** @internal */
+  private set phase(phase: number) {
     this.#bits = (this.#bits & ~PHASE) | phase;
   }
 
@@ -144,7 +150,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
 
   /** Whether the operation is in use: claimed, running, or parked (and not left). */
   get busy(): boolean {
-    const phase = this.#phase;
+    const phase = this.phase;
     return phase !== IDLE && (phase !== PARKED || this.isWaiting);
   }
 
@@ -154,7 +160,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * @throws never
    */
   protected claim(): this {
-    this.#phase = CLAIMED;
+    this.phase = CLAIMED;
     return this;
   }
 
@@ -164,23 +170,23 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * registrations before or when calling it.
    */
   ready(): void {
-    const phase = this.#phase;
-    if (phase === REGISTERING) this.#phase = READY_EARLY;
+    const phase = this.phase;
+    if (phase === REGISTERING) this.phase = READY_EARLY;
     else if (phase === PARKED) {
-      this.#phase = WOKEN;
-      if (!this.wake()) this.#phase = IDLE; // it had left
+      this.phase = WOKEN;
+      if (!this.wake()) this.phase = IDLE; // it had left
     }
   }
 
   /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
   protected start(): IteratorResult<B.Instruction, T> {
-    if (this.busy && this.#phase !== CLAIMED) {
+    if (this.busy && this.phase !== CLAIMED) {
       throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
     }
     try {
       checkTimeouts();
     } catch (error) {
-      this.#phase = IDLE;
+      this.phase = IDLE;
       this.finished();
       throw error;
     }
@@ -204,24 +210,24 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    */
   private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
-      this.#phase = ATTEMPTING;
+      this.phase = ATTEMPTING;
       let done: boolean;
       try {
         done = this.attempt();
       } catch (error) {
-        this.#phase = IDLE;
+        this.phase = IDLE;
         this.finished();
         throw error;
       }
       if (done) {
-        this.#phase = IDLE;
+        this.phase = IDLE;
         this.finished();
         return RESULT as IteratorReturnResult<T>;
       }
-      this.#phase = REGISTERING;
+      this.phase = REGISTERING;
       this.wait();
-      if (this.#phase === READY_EARLY) continue; // ready before the task parked: try again
-      this.#phase = PARKED;
+      if (this.phase === READY_EARLY) continue; // ready before the task parked: try again
+      this.phase = PARKED;
       return this.suspend();
     }
   }

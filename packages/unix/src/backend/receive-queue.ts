@@ -42,6 +42,38 @@ const STATES: readonly SocketState[] = ["fresh", "listening", "bound", "connecti
 const STATE_CODES: Readonly<Record<SocketState, number>> = { fresh: 0, listening: 1, bound: 2, connecting: 3, connected: 4, closed: 5 };
 
 /**
+ * What a socket record holds only once it needs it, apart from the record:
+ * the queued chunks after the first, how much of the first was read, the
+ * stream's error. A connection that waits for its next chunk, with nothing
+ * queued, holds none, so these cost it no field; the first socket that needs
+ * one makes it (`ReceiveQueue.cold`) and keeps it. A socket class with rare
+ * fields of its own adds them in a subclass, made by its `newColdState()`.
+ *
+ * @example
+ * ```ts
+ * class MyColdState extends ColdState {
+ *   opener: Parked<unknown> | null = null;
+ * }
+ * class MySocket extends BackendSocket<MyBackend> {
+ *   protected override newColdState() { return new MyColdState(); }
+ *   get opener() { return (this.coldIfAny as MyColdState | null)?.opener ?? null; }
+ *   set opener(op) { (this.cold as MyColdState).opener = op; }
+ * }
+ * ```
+ * @throws never
+ */
+export class ColdState {
+  /** The queued chunks after the first, each followed by its length; null while at most one is queued. */
+  more: (Uint8Array | number)[] | null = null;
+  /** The bytes of the chunks in `more`. */
+  moreBytes = 0;
+  /** Bytes of the first chunk already read. */
+  offset = 0;
+  /** The stream failed: reads throw it once the queued bytes are read. */
+  error: Error | null = null;
+}
+
+/**
  * The receiving side of a socket record (the base of {@link BackendSocket}):
  * bytes its stream received and no read took yet, in chunks, followed by
  * how the stream ended; and its readers. The source `push`es chunks, `end`s
@@ -83,23 +115,17 @@ const STATE_CODES: Readonly<Record<SocketState, number>> = { fresh: 0, listening
  * @throws never itself; `read` throws the stream's error, and `SocketClosed` once closed.
  */
 export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements Socket, ChunkLender<Uint8Array> {
-  /** Bytes queued and not read yet. */
-  queued = 0;
-  /** The stream failed: reads throw it once the queued bytes are read. */
-  error: Error | null = null;
   // Its flags (ENDED, RECEIVE_SHUT, CLOSED and PAUSED), the socket's kind and
   // state above them and `ownCount` above those are the operation's
   // `upperBits`: the record's phase as the operation its `readChunk` parks on
   // shares their field.
-  // The first chunk is kept inline, the others in an array made only while
-  // more than one is queued (each chunk followed by its length): an idle
-  // socket's queue holds no array.
+  // The first chunk is kept inline, the others in the cold state's array,
+  // made only once more than one is queued (each chunk followed by its
+  // length): an idle socket's queue holds no array. The bytes queued are
+  // counted from them, not kept in a field.
   #head: Uint8Array | null = null;
   /** How many bytes of the first chunk are data. */
   #headLength = 0;
-  #more: (Uint8Array | number)[] | null = null;
-  /** Bytes of the first chunk already read. */
-  #offset = 0;
   /**
    * The chunk lent by `readChunk` and not given back yet, else `read`'s
    * kept operation (see `keptRead`): one field for the two, since a socket
@@ -112,6 +138,8 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
    * for the three: an idle connection holds no queue).
    */
   #readers: ParkedBase<unknown> | WaitQueue | null = null;
+  /** What the record holds only once it needs it (see {@link ColdState}): made by the first that needs it, then kept. */
+  #cold: ColdState | null = null;
 
   // The socket's own (a BackendSocket's): the record is the socket.
   abstract readonly backend: SocketBackend;
@@ -125,6 +153,37 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
     const code = KINDS.indexOf(kind);
     if (code < 0) throw new TypeError(`a socket's kind is one of ${KINDS.join(", ")}; got ${String(kind)}`);
     this.upperBits = code << KIND_SHIFT;
+  }
+
+  /** Bytes queued and not read yet. */
+  get queued(): number {
+    if (this.#head === null) return 0;
+    const cold = this.#cold;
+    return cold === null ? this.#headLength : this.#headLength - cold.offset + cold.moreBytes;
+  }
+
+  /** The stream failed: reads throw it once the queued bytes are read. */
+  get error(): Error | null {
+    return this.#cold?.error ?? null;
+  }
+
+  set error(error: Error | null) {
+    if (error !== null || this.#cold !== null) this.cold.error = error;
+  }
+
+  /** Its cold state, made now if it has none. */
+  protected get cold(): ColdState {
+    return (this.#cold ??= this.newColdState());
+  }
+
+  /** Its cold state if it has one (reading it makes none). */
+  protected get coldIfAny(): ColdState | null {
+    return this.#cold;
+  }
+
+  /** Makes the record's cold state: override it to return a subclass of {@link ColdState} holding the rare fields of a socket class too. */
+  protected newColdState(): ColdState {
+    return new ColdState();
   }
 
   /** The socket's kind. */
@@ -283,9 +342,10 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
       this.#head = chunk;
       this.#headLength = length;
     } else {
-      (this.#more ??= []).push(chunk, length);
+      const cold = this.cold;
+      (cold.more ??= []).push(chunk, length);
+      cold.moreBytes += length;
     }
-    this.queued += length;
     if ((this.upperBits & PAUSED) === 0 && this.queued >= this.highWater) {
       this.upperBits |= PAUSED;
       this.pauseSource();
@@ -400,7 +460,7 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
     if (this.queued !== 0) {
       const chunk = this.#head!;
       const length = this.#headLength;
-      const from = this.#offset;
+      const from = this.#cold?.offset ?? 0;
       this.advance();
       const lent = new LentChunk(from === 0 && length === chunk.length ? chunk : chunk.subarray(from, length), this, this, chunk);
       this.#side = lent;
@@ -424,7 +484,7 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
   protected copyOut(buf: Uint8Array, off: number, len: number): number {
     let n = 0;
     for (let chunk = this.#head; n < len && chunk !== null; chunk = this.#head) {
-      const from = this.#offset;
+      const from = this.#cold?.offset ?? 0;
       const count = Math.min(this.#headLength - from, len - n);
       buf.set(from === 0 && count === chunk.length ? chunk : chunk.subarray(from, from + count), off + n);
       n += count;
@@ -432,7 +492,7 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
         this.advance();
         this.releaseChunk(chunk);
       } else {
-        this.#offset = from + count;
+        this.cold.offset = from + count;
       }
     }
     this.taken(n);
@@ -445,15 +505,22 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
 
   /** @internal The first chunk leaves the queue: the next one (if any) is first. */
   private advance(): void {
-    this.#offset = 0;
-    const more = this.#more;
+    const cold = this.#cold;
+    if (cold === null) {
+      this.#head = null;
+      return;
+    }
+    cold.offset = 0;
+    const more = cold.more;
     if (more === null) {
       this.#head = null;
       return;
     }
     this.#head = more.shift() as Uint8Array;
-    this.#headLength = more.shift() as number;
-    if (more.length === 0) this.#more = null;
+    const length = more.shift() as number;
+    this.#headLength = length;
+    cold.moreBytes -= length;
+    if (more.length === 0) cold.more = null;
   }
 
   /** @internal The chunk lent before comes back, if one is out. */
@@ -464,7 +531,6 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
 
   /** @internal `n` bytes left the queue: the source resumes below half the mark. */
   private taken(n: number): void {
-    this.queued -= n;
     this.consumed(n);
     if ((this.upperBits & PAUSED) !== 0 && this.queued <= this.highWater / 2) {
       this.upperBits &= ~PAUSED;
@@ -475,11 +541,14 @@ export abstract class ReceiveQueue extends ParkedBase<Chunk | null> implements S
   /** Drops every queued chunk (each released). */
   clear(): void {
     const head = this.#head;
-    const more = this.#more;
+    const cold = this.#cold;
+    const more = cold === null ? null : cold.more;
     this.#head = null;
-    this.#more = null;
-    this.#offset = 0;
-    this.queued = 0;
+    if (cold !== null) {
+      cold.more = null;
+      cold.moreBytes = 0;
+      cold.offset = 0;
+    }
     if (head !== null) this.releaseChunk(head);
     if (more !== null) for (let i = 0; i < more.length; i += 2) this.releaseChunk(more[i] as Uint8Array);
   }

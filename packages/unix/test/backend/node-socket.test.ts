@@ -93,6 +93,27 @@ describe("NodeSocket", () => {
     await live.drained();
   });
 
+  it("its opening, its open error and its closes share the receive queue's cold state: each reads back what was set while chunks queue and the stream fails", async () => {
+    const sock = new Sock("tcp4", backend, null);
+    const op = new CloseOp(sock);
+    expect(sock.opener).toBeNull();
+    expect(sock.openError).toBeNull();
+    sock.opener = op;
+    sock.push(new Uint8Array([1, 2]));
+    sock.push(new Uint8Array([3]));
+    sock.openError = new Error("refused");
+    sock.fail(new Error("reset"));
+    expect(sock.opener).toBe(op);
+    expect(sock.openError?.message).toBe("refused");
+    expect(sock.error?.message).toBe("reset");
+    expect(sock.queued).toBe(3);
+    sock.opener = null;
+    sock.openError = null;
+    expect(sock.opener).toBeNull();
+    expect(sock.error?.message, "the stream's error stays").toBe("reset");
+    expect(sock.queued).toBe(3);
+  });
+
   it("holds itself while a name lookup is in flight (Node cannot cancel one)", async () => {
     const live = new LiveSockets<NodeSocket>();
     const s = new Sock("tcp4", backend, live);

@@ -135,6 +135,31 @@ describe("ReceiveQueue", () => {
     expect(q.queued).toBe(0);
   });
 
+  it("counts the bytes queued through pushes with lengths, partial reads, lends and an error that comes after them, whichever chunk is first", () => {
+    const q = new Logged();
+    expect(q.queued).toBe(0);
+    q.push(bytes("abc-"), 3);
+    expect(q.queued, "one chunk").toBe(3);
+    q.push(bytes("de"));
+    q.push(bytes("fgh"));
+    expect(q.queued, "three").toBe(8);
+    const buf = new Uint8Array(4);
+    expect(q.read(buf, 0, 2)).toBe(2);
+    expect(q.queued, "the first partly read").toBe(6);
+    expect(new TextDecoder().decode(q.lend()!.bytes), "the rest of the first").toBe("c");
+    expect(q.queued).toBe(5);
+    q.fail(new Error("reset"));
+    expect(q.read(buf, 0, 4)).toBe(4);
+    expect(text(buf, 4)).toBe("defg");
+    expect(q.queued, "the third partly read").toBe(1);
+    expect(new TextDecoder().decode(q.lend()!.bytes)).toBe("h");
+    expect(q.queued).toBe(0);
+    expect(() => q.lend(), "the error, once the bytes are read").toThrow("reset");
+    expect(q.error?.message).toBe("reset");
+    q.push(bytes("ij"));
+    expect(q.queued, "a chunk after them: first again").toBe(2);
+  });
+
   it("keeps one read operation, reused while idle; readChunk parks on the socket itself: a read during a parked readChunk goes on, and a second readChunk is refused", async () => {
     const q = new Sock();
     await run(function* () {
