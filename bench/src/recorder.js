@@ -27,9 +27,10 @@ import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
  * rounds all share that.
  */
 const PROCESSES = QUICK ? 1 : 3;
-const INTERLEAVE = { iters: 31, clock: "cpu" };
+export const INTERLEAVE = { iters: 31, clock: "cpu" };
 
 export const SCENARIO = "spawn+await, flight recorder";
+export { expected };
 
 export function contenders({ B, bobbinError }) {
   const has = B && typeof B.chromeTrace === "function";
