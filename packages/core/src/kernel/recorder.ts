@@ -15,7 +15,8 @@
  * channels' bench row (2M tasks spawned and ended without a recorder) V8 inlined
  * none of the spawn's, wake's or end's into `adopt` or `terminate`
  * (`--trace-turbo-inlining`), and all of them with that threshold at 0. The
- * loop reports three more: a step begins (`run`), the events backend
+ * loop records three more: a step begins (`run`, which it writes itself when
+ * it has nothing else to do around the step), the events backend
  * reported points ready (`io`), a slice ends (`idle`). An event is numbers
  * (and, for a park or an end, what the task waits on or what names it);
  * turning events into words (names, what a task waits on) waits until
