@@ -2,10 +2,13 @@
 // build beside the scenario's anchors, all in shared rounds in one process (see `interleave`), so
 // that a change to the kernel is measured against what it replaces under the same load.
 //
-//   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N] [--collect]
+//   node --expose-gc bench/src/ab.js <before: a core dist/index.js> [<after>, default @bobbin/core] [--rounds=N] [--collect] [--recorder]
 //
 // `--collect` runs a full gc() before every run: what a change does to the runs that follow a full
 // collection (in `pnpm bench`'s spawn + await a mark-compact falls inside about one round in six).
+//
+// `--recorder` adds spawn + await with a flight recorder of 4,096 events (recorder.js's row), each
+// build's beside the "recorder off" row of the after build: what a change to the recorder costs.
 //
 // Keep a copy of a build to compare against first: `cp -r packages/core/dist /tmp/core-before`.
 
@@ -17,8 +20,9 @@ const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
 const rounds = roundsArg ? Number(roundsArg.slice("--rounds=".length)) : 15;
 const collect = process.argv.includes("--collect");
+const recorder = process.argv.includes("--recorder");
 if (args.length === 0) {
-  console.error("usage: node --expose-gc bench/src/ab.js <before/index.js> [<after/index.js>] [--rounds=N] [--collect]");
+  console.error("usage: node --expose-gc bench/src/ab.js <before/index.js> [<after/index.js>] [--rounds=N] [--collect] [--recorder]");
   process.exit(2);
 }
 const load = (path) => import(path === "@bobbin/core" ? path : pathToFileURL(resolve(path)).href);
@@ -72,3 +76,4 @@ async function scenario(file, bobbinRow) {
 // measured where `pnpm bench` measures it, after spawn + await, not in a fresh process.
 await scenario("./spawn-await.js", "Bobbin");
 await scenario("./switch.js", "Bobbin (yieldNow)");
+if (recorder) await scenario("./recorder.js", "Bobbin, flightRecorder: 4096");

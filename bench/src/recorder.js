@@ -12,8 +12,9 @@
 // its ratio is the median of those per-round ratios (in 57 processes of these
 // programs but the blocking watch's, at load 2-6.5, the standard deviation of
 // an A/A's ratio was 0.031 this way, 0.050 as the ratio of the two medians).
-// Off, the loop steps with `step` itself: the "off" row is spawn+await's
-// Bobbin program. The target: on, ≤ 1.05× off.
+// On or off, the loop steps the same way (on, it stores each step's run event
+// first): the "off" row is spawn+await's Bobbin program. The target: on,
+// ≤ 1.05× off.
 
 import { fileURLToPath } from "node:url";
 import { childJson, errorMessage, fmtRatio, loadBobbin, median, QUICK, Results, runContenders } from "./harness.js";
@@ -27,9 +28,10 @@ import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
  * rounds all share that.
  */
 const PROCESSES = QUICK ? 1 : 3;
-const INTERLEAVE = { iters: 31, clock: "cpu" };
+export const INTERLEAVE = { iters: 31, clock: "cpu" };
 
 export const SCENARIO = "spawn+await, flight recorder";
+export { expected };
 
 export function contenders({ B, bobbinError }) {
   const has = B && typeof B.chromeTrace === "function";

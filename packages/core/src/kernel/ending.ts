@@ -112,8 +112,11 @@ export function terminate(k: Host, task: Task, state: State, value: unknown): vo
       const flags = task.flags;
       if ((flags & F.STARTED) === 0) r.neverStarted(task.uid);
       const i = r.next;
-      r.codes[i] = task.uid * Kind.Kinds + Kind.End;
-      r.others[i] = (k.domains === null ? 0 : k.domainOf(task) + 1) * 4 + (flags & F.STATE);
+      if (k.domains === null) r.codes[i] = task.uid * Kind.Kinds + Kind.EndHere + (flags & F.STATE);
+      else {
+        r.codes[i] = task.uid * Kind.Kinds + Kind.End;
+        r.others[i] = (k.domainOf(task) + 1) * 4 + (flags & F.STATE);
+      }
       r.refs[i] = nameSource(task);
       if (++r.next === r.capacity) r.wrapped();
     }

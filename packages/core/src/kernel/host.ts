@@ -34,8 +34,9 @@ export interface HostLife {
  * @internal The flight recorder (recorder.ts) as the kernel writes to it:
  * each trace point stores its event at `next` itself (see recorder.ts's
  * `FlightRecorder` for what goes where) and moves `next` on, calling
- * `wrapped` when it reaches `capacity`; the loop tells it of its steps, its
- * clock reads and the ends of its slices.
+ * `wrapped` when it reaches `capacity`; the loop writes its plain steps'
+ * `run` too, and tells it of its other steps, its clock reads and the ends
+ * of its slices.
  */
 export interface Recorder {
   readonly codes: Float64Array;
@@ -44,7 +45,7 @@ export interface Recorder {
   next: number;
   readonly capacity: number;
   /** The uid of the task whose step runs (0: none): the waker of what it wakes. */
-  readonly stepping: number;
+  stepping: number;
   wrapped(): void;
   /** The task `uid` ends without having started (cancelled before its first step). */
   neverStarted(uid: number): void;
@@ -72,7 +73,7 @@ export interface Host {
   /** The domain's flight recorder, which the trace points write to before they tell the tracer; null when the run keeps none. */
   readonly recorder: Recorder | null;
   readonly tickHooks: TickHook[];
-  /** No tick hook, no watch, no flight recorder, no task's own async context: a step is `step` alone (loop.ts). */
+  /** No tick hook, no watch, no task's own async context: a step is `step` alone, after its `run` event when the run keeps a flight recorder (loop.ts). */
   readonly plainSteps: boolean;
   /** Tick hooks or async contexts changed: `plainSteps` follows. */
   stepsChanged(): void;

@@ -147,11 +147,12 @@ export class Kernel implements Host {
   /**
    * A tick hook came or went, or a task's async context came into use: the
    * loop's steps need nothing around them while there is no tick hook, no
-   * watch, no flight recorder and no such context, which the loop then learns
+   * watch and no such context (a flight recorder's `run` event the loop
+   * writes itself, a few stores), which the loop then learns
    * from one field per step rather than from each of them.
    */
   stepsChanged(): void {
-    this.plainSteps = this.watch === null && this.recorder === null && this.tickHooks.length === 0 && !this.asyncContexts.inUse;
+    this.plainSteps = this.watch === null && this.tickHooks.length === 0 && !this.asyncContexts.inUse;
   }
 
   /** The kernel a task belongs to (walks up to its root). */

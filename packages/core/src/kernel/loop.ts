@@ -23,6 +23,8 @@ import { enterKernel } from "./current.js";
 import { firstOrCancelledStep, onlyResumes, resume, step } from "./fiber.js";
 import { runTickHooks } from "./guards.js";
 import { type Host, Waiting } from "./host.js";
+import { Kind } from "./recorder.js";
+import { F } from "./task.js";
 
 /** The longest run of steps without reading the clock (a flight recorder's events take their times from these reads too). */
 const MAX_CLOCK_EVERY = 64;
@@ -133,6 +135,18 @@ export class Loop {
         // many tasks left the loop calling it at every later switch; the resumption alone
         // fits, and the first step, the cold part once tasks run, is the call left out.
         let flags = task.flags;
+        // The recorder's `run` event (as recorder.ts's `run` writes it), stored here as the
+        // kernel's trace points store theirs, so that a recorder leaves the step as it is:
+        // through `step`, which the compiler does not inline here, neither the resumption nor
+        // a first step or an end were inlined into the loop (`--trace-turbo-inlining`), which
+        // cost a child of spawn + await more than the recorder's stores.
+        if (recorder !== null) {
+          const uid = task.uid;
+          recorder.stepping = uid;
+          const i = recorder.next;
+          recorder.codes[i] = uid * Kind.Kinds + ((flags & F.STARTED) === 0 ? Kind.RunStart : Kind.Run);
+          if (++recorder.next === recorder.capacity) recorder.wrapped();
+        }
         if (!onlyResumes(flags)) flags = firstOrCancelledStep(k, task, flags);
         if (flags >= 0) resume(k, task, flags);
       } else {

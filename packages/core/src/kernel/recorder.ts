@@ -15,7 +15,8 @@
  * channels' bench row (2M tasks spawned and ended without a recorder) V8 inlined
  * none of the spawn's, wake's or end's into `adopt` or `terminate`
  * (`--trace-turbo-inlining`), and all of them with that threshold at 0. The
- * loop reports three more: a step begins (`run`), the events backend
+ * loop records three more: a step begins (`run`, which it writes itself when
+ * it has nothing else to do around the step), the events backend
  * reported points ready (`io`), a slice ends (`idle`). An event is numbers
  * (and, for a park or an end, what the task waits on or what names it);
  * turning events into words (names, what a task waits on) waits until
@@ -48,6 +49,12 @@ export const enum Kind {
   Idle = 8,
   /** A task's first step: `run` then `start`, in one slot. */
   RunStart = 9,
+  /**
+   * An end on the kernel's own domain, with nothing in `others`: `EndHere +`
+   * the `State` the task ended in (10 to 13). An end on a domain the reader
+   * must be told of (the kernel simulates domains or has others) is `End`.
+   */
+  EndHere = 10,
   /** Not a kind: kinds fit below this, as an event's code is `uid * Kind.Kinds + kind`. */
   Kinds = 16,
 }
@@ -73,9 +80,9 @@ export class FlightRecorder implements Recorder {
   readonly codes: Float64Array;
   /**
    * spawn: the parent's uid; wake: the waker's (0: woken from outside any
-   * task); io: how many points were ready; end: 4 × (0 for the kernel's own
-   * domain, or 1 + the domain it ran on when the kernel simulates domains or
-   * has others) + the `State` it ended in. Other kinds leave their slot as it was.
+   * task); io: how many points were ready; `End`: 4 × (1 + the domain it
+   * ran on) + the `State` it ended in. Other kinds leave their slot as it
+   * was, `EndHere` too (its state is in its code: a store less per end).
    */
   readonly others: Float64Array;
   /**
@@ -204,13 +211,23 @@ export class FlightRecorder implements Recorder {
     const at = spread(this.timesOf(total - n, n));
     const kinds = new Uint8Array(n);
     const uids = new Float64Array(n);
+    // What more each event says: an end on the kernel's own domain says it as `End` does (4 × 0 + its state).
+    const others = new Float64Array(n);
     for (let j = 0; j < n; j++) {
-      const code = this.codes[(first + j) % this.capacity]!;
-      kinds[j] = code % Kind.Kinds;
-      uids[j] = (code - kinds[j]!) / Kind.Kinds;
+      const i = (first + j) % this.capacity;
+      const code = this.codes[i]!;
+      const kind = code % Kind.Kinds;
+      uids[j] = (code - kind) / Kind.Kinds;
+      if (kind >= Kind.EndHere) {
+        kinds[j] = Kind.End;
+        others[j] = kind - Kind.EndHere;
+      } else {
+        kinds[j] = kind;
+        if (kind === Kind.Spawn || kind === Kind.Wake || kind === Kind.Io || kind === Kind.End) others[j] = this.others[i]!;
+      }
     }
     const ends = new Map<number, number>();
-    for (let j = 0; j < n; j++) if (kinds[j] === Kind.End) ends.set(uids[j]!, (first + j) % this.capacity);
+    for (let j = 0; j < n; j++) if (kinds[j] === Kind.End) ends.set(uids[j]!, j);
     const live = new Map<number, Task>();
     const walk = [...tops];
     for (let task = walk.pop(); task !== undefined; task = walk.pop()) {
@@ -224,8 +241,8 @@ export class FlightRecorder implements Recorder {
       const end = ends.get(uid);
       const task = live.get(uid);
       if (end !== undefined) {
-        const ranOn = Math.floor(this.others[end]! / 4);
-        w = { name: nameFrom(this.refs[end] as Task["gen"]), domain: ranOn === 0 ? domain : ranOn - 1 };
+        const ranOn = Math.floor(others[end]! / 4);
+        w = { name: nameFrom(this.refs[(first + end) % this.capacity] as Task["gen"]), domain: ranOn === 0 ? domain : ranOn - 1 };
       } else w = task === undefined ? { name: "(a task)", domain } : { name: task.name, domain: domainOf(task) };
       found.set(uid, w);
       return w;
@@ -236,7 +253,7 @@ export class FlightRecorder implements Recorder {
       const i = (first + j) % this.capacity;
       const kind = kinds[j] as Kind;
       const uid = uids[j]!;
-      const other = kind === Kind.Spawn || kind === Kind.Wake || kind === Kind.Io || kind === Kind.End ? this.others[i]! : 0;
+      const other = others[j]!;
       const event: FlightEvent = {
         kind: KIND_NAMES[kind === Kind.RunStart ? Kind.Run : kind]!,
         at: at[j]!,

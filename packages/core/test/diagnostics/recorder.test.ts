@@ -232,6 +232,28 @@ describe("the flight recorder", () => {
     expect(lines).toContain("end done#2: resolved");
   });
 
+  it("says each way a task ends: resolved, failed, cancelled", async () => {
+    const { lines } = await recorded(100, function* () {
+      yield* B.awaitTask(
+        B.spawn(function* fine() {
+          return 1;
+        }),
+      );
+      yield* B.awaitTask(
+        B.spawn(function* broken(): Generator<B.Instruction, void, unknown> {
+          yield* B.yieldNow();
+          throw new Error("boom");
+        }),
+      );
+      const stopped = B.spawn(function* stopped() {
+        yield* new L.Trigger().wait();
+      });
+      yield* B.yieldNow();
+      yield* B.cancel(stopped);
+    });
+    expect(lines.filter((l) => l.startsWith("end "))).toEqual(["end fine#2: resolved", "end broken#3: failed", "end stopped#4: cancelled"]);
+  });
+
   it("names a task that ended and left the tree without keeping it alive", async () => {
     let collected = false;
     const { lines } = await recorded(100, function* () {
