@@ -1,9 +1,12 @@
 // Scenario — TCP echo, 50 connections, 64-byte messages, non-pipelined.
 //
-// Two servers, each in its own Node process (bench/src/echo-server.js):
+// Servers, each in its own Node process (bench/src/echo-server.js):
 //   · plain Node `net`: socket.on("data", d => socket.write(d))
 //   · @bobbin/unix on its libuv backend: an accept loop and one fiber per
-//     connection doing `read` → `write` into a reused buffer.
+//     connection doing `read` → `write` into a reused buffer;
+//   · in main.js's run, the same Bobbin server with run's flightRecorder (a
+//     ring of 4,096 events): the recorder's cost, as the median of per-round
+//     ratios of CPU per round trip (the project's target: ≤ 1.05×).
 // The load comes from bench/native/echo-client.c, compiled here with `cc -O2`
 // into a temporary directory: one epoll loop in C, far cheaper per round trip
 // than either server, so the server is the bottleneck. Each round: warm-up,
@@ -17,6 +20,7 @@
 
 import { fileURLToPath } from "node:url";
 import { alternateRounds, CONNS, compileNative, echoRound, echoRow, here, ROUNDS, SECONDS, WARMUP_S } from "./echo-common.js";
+import { median } from "./harness.js";
 
 export const SCENARIO = "echo, 50 conns × 64 B (round trips/s)";
 
@@ -65,7 +69,7 @@ export function echoTable(result, base = "net") {
 export async function run(results) {
   let result;
   try {
-    result = await measureEcho({ log: (l) => process.stdout.write(`${l}\n`) });
+    result = await measureEcho({ modes: ["net", "bobbin", RECORDER], log: (l) => process.stdout.write(`${l}\n`) });
   } catch (e) {
     results.add({ scenario: SCENARIO, contender: "@bobbin/unix (libuv)", kind: "time", n: CONNS, error: e.message.split("\n")[0] });
     return;
@@ -84,6 +88,32 @@ export async function run(results) {
       targetSpec: { against: "absolute", max: Infinity, text: `≥ ${TARGET}× net round trips/s`, extra: () => ratio >= TARGET },
     }),
   );
+  const recorder = result[RECORDER];
+  const cost = recorderCost(bobbin, recorder);
+  results.add(
+    echoRow(SCENARIO, "@bobbin/unix (libuv), flightRecorder: 4096", recorder, {
+      note: `${cost.toFixed(2)}× the server CPU per round trip of the same server without a recorder (the median of per-round ratios); ${(recorder.rps / bobbin.rps).toFixed(2)}× its round trips/s`,
+      targetSpec: {
+        against: "absolute",
+        max: Infinity,
+        text: `≤ ${RECORDER_MAX}× CPU per round trip without a recorder`,
+        extra: () => cost <= RECORDER_MAX,
+      },
+    }),
+  );
+}
+
+/** The Bobbin server with `run`'s flightRecorder (a ring of 4,096 events): the recorder's cost on this row. */
+const RECORDER = "bobbin:immediate:recorder";
+const RECORDER_MAX = 1.05;
+
+/**
+ * The recorder's cost: the median of per-round ratios of server CPU per round
+ * trip, each against the server without a recorder measured in the same round
+ * (a round slowed by other work moves one ratio, not the verdict).
+ */
+function recorderCost(off, on) {
+  return median(on.samples.map((s, i) => s.cpuPerRt / off.samples[i].cpuPerRt));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
