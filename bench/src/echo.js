@@ -6,7 +6,9 @@
 //     connection doing `read` → `write` into a reused buffer;
 //   · in main.js's run, the same Bobbin server with run's flightRecorder (a
 //     ring of 4,096 events): the recorder's cost, as the median of per-round
-//     ratios of CPU per round trip (the project's target: ≤ 1.05×).
+//     ratios of CPU per round trip (the project's target: ≤ 1.05×), and with
+//     each connection's task in an AsyncLocalStorage store of its own (what
+//     a store costs; no target).
 // The load comes from bench/native/echo-client.c, compiled here with `cc -O2`
 // into a temporary directory: one epoll loop in C, far cheaper per round trip
 // than either server, so the server is the bottleneck. Each round: warm-up,
@@ -69,7 +71,7 @@ export function echoTable(result, base = "net") {
 export async function run(results) {
   let result;
   try {
-    result = await measureEcho({ modes: ["net", "bobbin", RECORDER], log: (l) => process.stdout.write(`${l}\n`) });
+    result = await measureEcho({ modes: ["net", "bobbin", RECORDER, STORE], log: (l) => process.stdout.write(`${l}\n`) });
   } catch (e) {
     results.add({ scenario: SCENARIO, contender: "@bobbin/unix (libuv)", kind: "time", n: CONNS, error: e.message.split("\n")[0] });
     return;
@@ -89,7 +91,7 @@ export async function run(results) {
     }),
   );
   const recorder = result[RECORDER];
-  const cost = recorderCost(bobbin, recorder);
+  const cost = costOver(bobbin, recorder);
   results.add(
     echoRow(SCENARIO, "@bobbin/unix (libuv), flightRecorder: 4096", recorder, {
       note: `${cost.toFixed(2)}× the server CPU per round trip of the same server without a recorder (the median of per-round ratios); ${(recorder.rps / bobbin.rps).toFixed(2)}× its round trips/s`,
@@ -101,18 +103,28 @@ export async function run(results) {
       },
     }),
   );
+  const store = result[STORE];
+  results.add(
+    echoRow(SCENARIO, "@bobbin/unix (libuv), a store per connection", store, {
+      note: `${costOver(bobbin, store).toFixed(2)}× the server CPU per round trip of the same server without a store (the median of per-round ratios); ${(store.rps / bobbin.rps).toFixed(2)}× its round trips/s`,
+    }),
+  );
 }
+
+/** The Bobbin server whose connections' tasks each enter an AsyncLocalStorage store first: what a store costs a task's steps. */
+const STORE = "bobbin-store";
 
 /** The Bobbin server with `run`'s flightRecorder (a ring of 4,096 events): the recorder's cost on this row. */
 const RECORDER = "bobbin:immediate:recorder";
 const RECORDER_MAX = 1.05;
 
 /**
- * The recorder's cost: the median of per-round ratios of server CPU per round
- * trip, each against the server without a recorder measured in the same round
- * (a round slowed by other work moves one ratio, not the verdict).
+ * What a server costs over the plain Bobbin server: the median of per-round
+ * ratios of server CPU per round trip, each against the plain server measured
+ * in the same round (a round slowed by other work moves one ratio, not the
+ * verdict).
  */
-function recorderCost(off, on) {
+function costOver(off, on) {
   return median(on.samples.map((s, i) => s.cpuPerRt / off.samples[i].cpuPerRt));
 }
 
