@@ -6,7 +6,7 @@
 // every 64 steps at most as without it) and `blockingMs` (two clock reads per
 // step), against the same program with neither, twice (an A/A: the row's
 // noise), all in shared rounds with async/await, timed in CPU time (31 rounds
-// of about 40 ms, in each of three processes: see PROCESSES). The rows differ by a few percent, less than what another
+// of about 40 ms, in each of seven processes: see PROCESSES). The rows differ by a few percent, less than what another
 // process's load or a collection does to one round, and those fall on a whole
 // round: each Bobbin row is compared with "recorder off" round by round, and
 // its ratio is the median of those per-round ratios (in 57 processes of these
@@ -25,9 +25,12 @@ import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
  * and its rows pool their rounds: how V8 compiled one process's code moves
  * the recorder's row by more than the recorder costs (the same build read
  * 1.01–1.13× in seven full runs, its A/A 0.97–1.00×), and a process's own
- * rounds all share that.
+ * rounds all share that. Three processes still read 1.01–1.09× from one full
+ * run to the next (five runs on one machine, one build but for the loop's
+ * step, A/A 0.97–1.02×); seven narrow by about a third the spread that each
+ * process's draw leaves in the median (a process takes about 7 s).
  */
-const PROCESSES = QUICK ? 1 : 3;
+const PROCESSES = QUICK ? 1 : 7;
 export const INTERLEAVE = { iters: 31, clock: "cpu" };
 
 export const SCENARIO = "spawn+await, flight recorder";
