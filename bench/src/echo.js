@@ -11,10 +11,10 @@
 //     a store costs; no target).
 // The load comes from bench/native/echo-client.c, compiled here with `cc -O2`
 // into a temporary directory: one epoll loop in C, far cheaper per round trip
-// than either server, so the server is the bottleneck. Each round: warm-up,
+// than any of the servers, so the server is the bottleneck. Each round: warm-up,
 // then a measured window; the server's own CPU time (process.cpuUsage) is
-// read at the start and end of the window. Rounds alternate net / Bobbin and
-// the medians are reported, with Bobbin as ratios of `net`:
+// read at the start and end of the window. Rounds alternate the servers and
+// the medians are reported, with the plain Bobbin server as ratios of `net`:
 //   round trips per second (higher is better; the project's target: ≥ 0.9× net)
 //   server CPU per round trip (lower is better).
 //
