@@ -14,7 +14,7 @@ import * as net from "node:net";
 import { promisify } from "node:util";
 import * as B from "@bobbin/core";
 import { describe } from "@bobbin/core/lowlevel";
-import { checkRange } from "./socket.js";
+import { rangeLength, rangeStart } from "./socket.js";
 import { systemError } from "./system-error.js";
 
 /**
@@ -248,13 +248,15 @@ class OpenFile implements FileHandle {
   ) {}
 
   read(buf: Uint8Array, off?: number, len?: number): B.Operation<number> {
-    const [o, l] = checkRange(buf, off, len, "read()");
+    const o = rangeStart(buf, off, "read()");
+    const l = rangeLength(buf, o, len, "read()");
     return B.promise(async () => (await this.handle.read(buf, o, l, null)).bytesRead);
   }
 
   write(data: string | Uint8Array, off?: number, len?: number): B.Operation<void> {
     const bytes = bytesOf(data, "write(data)");
-    const [o, l] = checkRange(bytes, off, len, "write()");
+    const o = rangeStart(bytes, off, "write()");
+    const l = rangeLength(bytes, o, len, "write()");
     return B.promise(async () => {
       for (let done = 0; done < l; ) done += (await this.handle.write(bytes, o + done, l - done, null)).bytesWritten;
     });

@@ -64,13 +64,22 @@ export function checkConnectedStream(sock: unknown, what: string): Socket {
 }
 
 /** @internal Checks `buf`, `off`, `len` and returns `[off, len]`. */
-export function checkRange(buf: unknown, off: unknown, len: unknown, what: string): [number, number] {
+export function rangeStart(buf: unknown, off: unknown, what: string): number {
   if (!(buf instanceof Uint8Array)) throw new TypeError(`${what} expects a Buffer or Uint8Array, got ${describe(buf)}`);
   const o = off === undefined ? 0 : off;
   if (typeof o !== "number" || !Number.isInteger(o) || o < 0) {
     throw new RangeError(`${what}: off must be an integer ≥ 0, got ${describe(off)}${numberHint(off)}`);
   }
   if (o > buf.length) throw new RangeError(`${what}: off (${o}) is past the end of the buffer (length ${buf.length})`);
+  return o;
+}
+
+/**
+ * @internal Checks `len` for a range of `buf` from `o` (what `rangeStart`
+ * returned) and returns it: the rest of the buffer when `len` is undefined.
+ * @throws RangeError for a negative `len` or a range past the buffer's end.
+ */
+export function rangeLength(buf: Uint8Array, o: number, len: unknown, what: string): number {
   const l = len === undefined ? buf.length - o : len;
   if (typeof l !== "number" || !Number.isInteger(l) || l < 0) {
     throw new RangeError(`${what}: len must be an integer ≥ 0, got ${describe(len)}${numberHint(len)}`);
@@ -78,7 +87,7 @@ export function checkRange(buf: unknown, off: unknown, len: unknown, what: strin
   if (o + l > buf.length) {
     throw new RangeError(`${what}: off + len (${o} + ${l}) exceeds the buffer's length ${buf.length}`);
   }
-  return [o, l];
+  return l;
 }
 
 /**
@@ -136,7 +145,8 @@ function numberHint(value: unknown): string {
  */
 export function read(sock: Socket, buf: Uint8Array, off?: number, len?: number): B.Operation<number> {
   const s = checkConnectedStream(sock, "read()");
-  const [o, l] = checkRange(buf, off, len, "read()");
+  const o = rangeStart(buf, off, "read()");
+  const l = rangeLength(buf, o, len, "read()");
   if (l === 0) return ZERO;
   return operationFrom(s.backend.read(s, buf, o, l), s.backend, "read");
 }
@@ -223,7 +233,8 @@ function* copiedChunk(s: Socket): Generator<B.Instruction, Chunk | null, unknown
  */
 export function readExactly(sock: Socket, buf: Uint8Array, off?: number, len?: number): B.Operation<void> {
   const s = checkConnectedStream(sock, "readExactly()");
-  const [o, l] = checkRange(buf, off, len, "readExactly()");
+  const o = rangeStart(buf, off, "readExactly()");
+  const l = rangeLength(buf, o, len, "readExactly()");
   if (l === 0) return NOTHING;
   return readLoop(s, buf, o, l);
 }
@@ -255,7 +266,8 @@ function* readLoop(s: Socket, buf: Uint8Array, off: number, len: number): Genera
 export function write(sock: Socket, buf: Uint8Array | string, off?: number, len?: number): B.Operation<void> {
   const s = checkConnectedStream(sock, "write()");
   const bytes = typeof buf === "string" ? Buffer.from(buf, "utf8") : buf;
-  const [o, l] = checkRange(bytes, off, len, "write()");
+  const o = rangeStart(bytes, off, "write()");
+  const l = rangeLength(bytes, o, len, "write()");
   if (l === 0) return NOTHING;
   return operationFrom(s.backend.write(s, bytes, o, l), s.backend, "write");
 }

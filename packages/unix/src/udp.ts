@@ -8,7 +8,7 @@ import type { Address, InetAddress, Socket } from "./contract.js";
 import { SocketClosed } from "./errors.js";
 import { operationFrom } from "./from-backend.js";
 import { isUdpKind } from "./kinds.js";
-import { checkAddress, checkRange, checkSocket } from "./socket.js";
+import { checkAddress, checkSocket, rangeLength, rangeStart } from "./socket.js";
 
 /**
  * A new UDP/IPv4 socket of the current run's backend.
@@ -65,7 +65,8 @@ function checkUdp(sock: unknown, what: string): Socket {
  */
 export function recvfrom(sock: Socket, buf: Uint8Array, off?: number, len?: number): B.Operation<[number, Address]> {
   const s = checkUdp(sock, "recvfrom()");
-  const [o, l] = checkRange(buf, off, len, "recvfrom()");
+  const o = rangeStart(buf, off, "recvfrom()");
+  const l = rangeLength(buf, o, len, "recvfrom()");
   if (s.state !== "bound") {
     throw new TypeError("recvfrom() needs a bound socket: bindAndListen(sock, { host, port }) it, or sendto() from it first");
   }
@@ -92,7 +93,8 @@ export function sendto(sock: Socket, buf: Uint8Array, off: number, len: number, 
 export function sendto(sock: Socket, buf: Uint8Array, a: unknown, b?: unknown, c?: unknown): B.Operation<number> {
   const s = checkUdp(sock, "sendto()");
   const short = a !== null && typeof a === "object";
-  const [o, l] = checkRange(buf, short ? 0 : a, short ? undefined : b, "sendto()");
+  const o = rangeStart(buf, short ? 0 : a, "sendto()");
+  const l = rangeLength(buf, o, short ? undefined : b, "sendto()");
   const address = checkAddress(short ? a : c, s.kind, "sendto()", true) as InetAddress;
   return operationFrom(s.backend.sendto(s, buf, o, l, address), s.backend, "sendto");
 }
