@@ -9,7 +9,7 @@
  * wake-ups made outside the run loop.
  */
 import { heldWaitParked } from "./deadlock/report.js";
-import { currentTask } from "./kernel/current.js";
+import { currentTask, runningTask } from "./kernel/current.js";
 import { type Kernel, runningKernel } from "./kernel/kernel.js";
 import type { Task } from "./kernel/task.js";
 import { type Instruction, type Operation, RESUMED, SUSPENDED } from "./operation.js";
@@ -124,7 +124,8 @@ export abstract class Suspender<T> implements Operation<T>, Iterator<Instruction
 
   /** Parks the current task on this operation; return it from `start()` or `resume()`. */
   protected suspend(): IteratorResult<Instruction, T> {
-    const task = currentTask(`${this.constructor.name}`);
+    // The class's name is read only to throw: at every park it cost an echo server's loop a call.
+    const task = runningTask() ?? currentTask(this.constructor.name);
     if (this.waiter !== null) {
       throw new TypeError(`${task} cannot wait on an operation ${this.waiter} already waits on: make one operation object per wait`);
     }

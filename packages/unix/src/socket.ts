@@ -53,11 +53,13 @@ export function checkConnectedStream(sock: unknown, what: string): Socket {
       `${what} needs a stream socket (tcpv4, tcpv6, unixSocket, fromStream); this one is ${s.kind}: for UDP use recvfrom()/sendto()`,
     );
   }
-  if (s.state === "closed") throw new SocketClosed(what);
-  if (s.state !== "connected") {
+  // Read once: a backend's `state` is a getter, and this runs at every read and write.
+  const state = s.state;
+  if (state !== "connected") {
+    if (state === "closed") throw new SocketClosed(what);
     throw new TypeError(
-      `${what} needs a connected socket: connect(sock, addr) it, or take it from accept(); this one is ${s.state}` +
-        (s.state === "listening" ? " (a listening socket only accepts)" : ""),
+      `${what} needs a connected socket: connect(sock, addr) it, or take it from accept(); this one is ${state}` +
+        (state === "listening" ? " (a listening socket only accepts)" : ""),
     );
   }
   return s;

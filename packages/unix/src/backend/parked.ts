@@ -95,19 +95,10 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
     this.#bits = (this.#bits & PHASE) | (bits << PHASE_BITS);
   }
 
-  // The phase's accessors are TypeScript-private, not `#` accessors: a class
-  // with `#` methods or accessors gives each instance a brand field, a word
-  // every record parked on an idle connection would pay.
-
-  /** @internal */
-  private get phase(): number {
-    return this.#bits & PHASE;
-  }
-
-  /** @internal */
-  private set phase(phase: number) {
-    this.#bits = (this.#bits & ~PHASE) | phase;
-  }
+  // The phase is read and written in place, not through accessors: the
+  // accessors' call sites saw the operations of many classes, and V8 called
+  // them rather than inline them (twice per read and per write of an echo
+  // server). A `#` accessor would also give every instance a brand field.
 
   /** Names the operation in error messages and dumps ("read", "accept"). */
   protected abstract get label(): string;
@@ -150,7 +141,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
 
   /** Whether the operation is in use: claimed, running, or parked (and not left). */
   get busy(): boolean {
-    const phase = this.phase;
+    const phase = this.#bits & PHASE;
     return phase !== IDLE && (phase !== PARKED || this.isWaiting);
   }
 
@@ -160,7 +151,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * @throws never
    */
   protected claim(): this {
-    this.phase = CLAIMED;
+    this.#bits = (this.#bits & ~PHASE) | CLAIMED;
     return this;
   }
 
@@ -170,23 +161,23 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * registrations before or when calling it.
    */
   ready(): void {
-    const phase = this.phase;
-    if (phase === REGISTERING) this.phase = READY_EARLY;
+    const phase = this.#bits & PHASE;
+    if (phase === REGISTERING) this.#bits = (this.#bits & ~PHASE) | READY_EARLY;
     else if (phase === PARKED) {
-      this.phase = WOKEN;
-      if (!this.wake()) this.phase = IDLE; // it had left
+      this.#bits = (this.#bits & ~PHASE) | WOKEN;
+      if (!this.wake()) this.#bits = (this.#bits & ~PHASE) | IDLE; // it had left
     }
   }
 
   /** Starts: fails at once when a `withTimeout` scope has expired, else attempts. */
   protected start(): IteratorResult<B.Instruction, T> {
-    if (this.busy && this.phase !== CLAIMED) {
+    if (this.busy && (this.#bits & PHASE) !== CLAIMED) {
       throw new TypeError(`${this.label}: this operation is already in progress in another task; make a new one for each use`);
     }
     try {
       checkTimeouts();
     } catch (error) {
-      this.phase = IDLE;
+      this.#bits = (this.#bits & ~PHASE) | IDLE;
       this.finished();
       throw error;
     }
@@ -210,24 +201,24 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    */
   private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
-      this.phase = ATTEMPTING;
+      this.#bits = (this.#bits & ~PHASE) | ATTEMPTING;
       let done: boolean;
       try {
         done = this.attempt();
       } catch (error) {
-        this.phase = IDLE;
+        this.#bits = (this.#bits & ~PHASE) | IDLE;
         this.finished();
         throw error;
       }
       if (done) {
-        this.phase = IDLE;
+        this.#bits = (this.#bits & ~PHASE) | IDLE;
         this.finished();
         return RESULT as IteratorReturnResult<T>;
       }
-      this.phase = REGISTERING;
+      this.#bits = (this.#bits & ~PHASE) | REGISTERING;
       this.wait();
-      if (this.phase === READY_EARLY) continue; // ready before the task parked: try again
-      this.phase = PARKED;
+      if ((this.#bits & PHASE) === READY_EARLY) continue; // ready before the task parked: try again
+      this.#bits = (this.#bits & ~PHASE) | PARKED;
       return this.suspend();
     }
   }
