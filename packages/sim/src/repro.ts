@@ -7,6 +7,7 @@
  * happens (`limit=`, `domains=`). Everything else comes from the `build`
  * function that declares the world.
  */
+import { maxDomains } from "@bobbin/core/lowlevel";
 import { POLICY_NAMES, type PolicyName } from "./policy.js";
 import { formatSchedule, parseSchedule, type ScheduleLists } from "./schedule.js";
 
@@ -54,7 +55,12 @@ const count = (n: number): boolean => Number.isSafeInteger(n) && n >= 1;
 const NUMBERS = {
   depth: { form: /^[1-9]\d*$/, valid: count, rule: "an integer ≥ 1" },
   steps: { form: /^[1-9]\d*$/, valid: count, rule: "an integer ≥ 1" },
-  domains: { form: /^(0|[1-9]\d*)$/, valid: Number.isSafeInteger, rule: "an integer ≥ 0" },
+  // What `run` takes, so that a line is refused when read rather than once its world runs.
+  domains: {
+    form: /^(0|[1-9]\d*)$/,
+    valid: (n: number) => Number.isSafeInteger(n) && n <= maxDomains,
+    rule: `an integer from 0 to ${maxDomains}`,
+  },
   limit: {
     form: /^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/,
     valid: (n: number) => Number.isFinite(n) && n > 0,
