@@ -70,15 +70,23 @@ export const loadHttp = () => loadPackage("http", ["@bobbin/http", dist("http")]
 
 // ------------------------------------------------------------------ server side
 
+/** What the "dump" command answers; a Bobbin server's is set by serveBobbin. */
+let describeServer = async () => "no dump: this server is not a Bobbin run";
+
 /**
  * The servers' stdin protocol: "cpu" → "CPU <user µs> <system µs>"
  * (process.cpuUsage()), "mem" → "MEM <rss> <heapUsed> <external> <count> <young>"
  * after gc() (young: the bytes of V8's young generation in memory), "heap <file>" →
- * "HEAP <file>" once a heap snapshot is written there (bench/src/idle-heap.js), "quit" → exit.
+ * "HEAP <file>" once a heap snapshot is written there (bench/src/idle-heap.js),
+ * "dump" → "DUMP <JSON string>" (a Bobbin server's task tree and backend
+ * counters, for a round that went wrong), "quit" → exit.
  */
 export function serveCommands({ count } = {}) {
   createInterface({ input: process.stdin }).on("line", (line) => {
-    if (line === "cpu") {
+    if (line === "dump") {
+      const answer = (text) => process.stdout.write(`DUMP ${JSON.stringify(text)}\n`);
+      describeServer().then(answer, (error) => answer(`the dump failed: ${error?.stack ?? error}`));
+    } else if (line === "cpu") {
       const { user, system } = process.cpuUsage();
       process.stdout.write(`CPU ${user} ${system}\n`);
     } else if (line === "mem") {
@@ -114,10 +122,16 @@ export function bufferEcho(U) {
  * A Bobbin echo server on 127.0.0.1: prints "PORT <n>", then an accept loop
  * that spawns `body(client)` per connection (reaping finished ones).
  * `listen` is bindAndListen's options (e.g. a backlog), `onAccept` is called per connection.
+ * The "dump" command answers with the run's task tree and the backend's counters, if it has some.
  */
 export function serveBobbin(U, B, { backend, body, listen, onAccept = () => {}, options = {} }) {
+  let made = null;
+  describeServer = async () => {
+    const stats = made?.stats === undefined ? "" : `backend ${made.name}: ${JSON.stringify(made.stats)}\n`;
+    return `${B.formatDump(await B.dump())}${stats}`;
+  };
   return U.run(
-    function* () {
+    function* acceptLoop() {
       const server = U.tcpv4();
       yield* U.bindAndListen(server, { host: "127.0.0.1", port: 0 }, listen);
       process.stdout.write(`PORT ${U.getsockname(server).port}\n`);
@@ -129,7 +143,7 @@ export function serveBobbin(U, B, { backend, body, listen, onAccept = () => {}, 
         B.spawn({ orphans: clients }, body, client);
       }
     },
-    { backend, ...options },
+    { backend: (domain) => (made = backend(domain)), ...options },
   );
 }
 
@@ -189,11 +203,14 @@ export function lines(child, label) {
     });
 }
 
-/** Asks a server process to quit and waits for it to exit. */
-export async function stopServer(server) {
-  if (server.exitCode !== null) return;
+/** Asks a server process to quit and waits for it to exit; killed after `ms` (a server stuck in a callback never reads "quit"). */
+export async function stopServer(server, ms = 10_000) {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.on("exit", resolve));
   server.stdin.write("quit\n");
-  await new Promise((resolve) => (server.exitCode !== null ? resolve() : server.on("exit", resolve)));
+  const timer = setTimeout(() => server.kill("SIGKILL"), ms);
+  await exited;
+  clearTimeout(timer);
 }
 
 async function serverCpu(server, next) {
@@ -225,10 +242,28 @@ export async function echoRound([cmd, args, env = process.env], client, label) {
     const code = await exited;
     if (code !== 0) throw new Error(`echo-client exited with code ${code}`);
     const [, count, elapsed] = end.split(" ").map(Number);
+    if (count === 0) throw new Error(`${label}: ${await noRoundTrips(server, nextServer)}`);
     return { rps: count / elapsed, cpuPerRt: (cpu1 - cpu0) / count, count };
   } finally {
     await stopServer(server);
   }
+}
+
+/**
+ * Why a round counted nothing, with what the server says of itself (its
+ * dump; a server without one, such as a C server, does not answer): a round
+ * that measured a stuck server is a failure to look into, not a sample.
+ */
+async function noRoundTrips(server, nextServer) {
+  server.stdin.write("dump\n");
+  const dump = await nextServer("DUMP", 5000).then(
+    (line) => JSON.parse(line.slice("DUMP ".length)),
+    () => "(the server gave no dump within 5 s)",
+  );
+  return (
+    `the server answered no round trip in the ${SECONDS} s measured (${CONNS} connections, ` +
+    `after ${WARMUP_S} s of warm-up); it may have stopped making progress. Its dump:\n${dump}`
+  );
 }
 
 /**

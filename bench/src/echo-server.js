@@ -8,7 +8,8 @@
 //
 // Prints "PORT <n>" once listening. On stdin, the protocol of
 // echo-common.js's serveCommands: "cpu" → prints "CPU <user µs> <system µs>"
-// (process.cpuUsage()); "quit" → exits.
+// (process.cpuUsage()); "dump" → "DUMP <JSON string>" (the Bobbin servers'
+// task tree); "quit" → exits.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import net from "node:net";

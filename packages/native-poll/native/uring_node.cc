@@ -165,9 +165,18 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
   // brings us back).
   //
   // The SQ flags only hint that work is pending: the kernel may leave
-  // IORING_SQ_TASKRUN set when entering has nothing to run. An entry that
-  // brings no completion ends the wake-up, or the pump would spin here
-  // forever with Node's loop (and every timer) stopped.
+  // IORING_SQ_TASKRUN set when entering has nothing to run, and a pump that
+  // looped on them would spin here forever with Node's loop (and every
+  // timer) stopped. Yet the flags may also be right about work queued after
+  // an entry ran the queue while notifications were off (by the network; or
+  // by that entry itself on its way out: a socket it let go of closes, its
+  // peer sees the hang-up). With DEFER_TASKRUN the kernel writes the eventfd
+  // only for the first piece of work queued, and not while notifications
+  // are off: that work, and all queued behind it, would wait for a write
+  // that never comes, every connection of the ring stalled. So when the
+  // flags stay set after an entry that brought nothing, the pump enters once
+  // more with notifications on before it ends the wake-up: whatever is
+  // queued after that entry writes the eventfd.
   void Pump() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
@@ -196,9 +205,12 @@ class UringWrap : public LoopWatched<UringWrap, Ring> {
         if ((rc = ring.Wake()) < 0) Report(rc, "write");
         break;
       }
-      // Completions arrived after the batches: take them in this wake-up. Only
-      // the flags say more is coming, and entering just brought nothing: stop.
-      if (rounds == before && !ring.CompletionsWaiting()) break;
+      // Completions or work arrived after the batches: take them in this
+      // wake-up. Entering just brought nothing and only the flags say more is
+      // coming: once more with notifications on, and stop if that brings nothing.
+      if (rounds == before && !ring.CompletionsWaiting()) {
+        if (!Submitted(ring.Submit(Tail())) || !ring.CompletionsWaiting()) break;
+      }
     }
     control[kInPump] = 0;
   }

@@ -2,13 +2,16 @@
 // shared queue, CQEs read from it, provided buffers and staging slots.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { delay } from "@bobbin/test-support";
+import { delay, until } from "@bobbin/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { Errno, syscalls } from "../../src/backend/index.js";
 import type { UringConfig } from "../../src/uring/native.js";
 import { type CompletionSink, Ring } from "../../src/uring/ring.js";
 import { requireUring } from "../../src/uring/support.js";
 import { noUring, socketpair, uring } from "../helpers.js";
+
+/** The kernel's IOSQE_CQE_SKIP_SUCCESS (include/uapi/linux/io_uring.h): a request that succeeds posts no completion. */
+const SQE_CQE_SKIP_SUCCESS = 1 << 6;
 
 type Completion = [fd: number, tag: number, res: number, flags: number];
 
@@ -145,6 +148,38 @@ describe.skipIf(!uring.available)(`the ring${noUring}`, () => {
     expect(seen.length).toBe(6);
     ring.submit();
     expect(seen.length).toBe(6);
+  });
+
+  // With DEFER_TASKRUN, completion work waits in the kernel for an entry into
+  // the ring, and the eventfd is written when the first of it is queued —
+  // unless the pump has turned notifications off. Here that work is queued
+  // inside the pump's own entry, after the work that entry ran: a poll whose
+  // success posts nothing holds the last reference to socket x; running it
+  // drops that reference, closing x happens on the entry's way out, and x's
+  // peer sees the hang-up (work for its multishot recv). The entry brought no
+  // completion: a pump that stopped there, though the SQ flags said work was
+  // pending, left that work waiting for an eventfd write that never came.
+  it.each([
+    ["auto", 0],
+    ["coop", 2],
+    ["signal", 3],
+  ])("completion work queued during the pump's own entry reaches JavaScript (taskRun %s)", async (_, taskRun) => {
+    const { ring, seen } = make({ taskRun });
+    const [x, peer] = socketpair();
+    cleanup.push(() => syscalls.close(peer));
+    ring.recv(peer, 1);
+    ring.poll(x, ring.constants.POLLIN, 2);
+    const sqes = new Uint8Array(ring.handle.sqes);
+    const mask = new Uint32Array(ring.handle.rings)[ring.handle.layout.sqMask >> 2]!;
+    const flags = (((ring.control[0]! - 1) & mask) << 6) + 1; // the poll's SQE: its flags byte
+    sqes[flags] = sqes[flags]! | SQE_CQE_SKIP_SUCCESS;
+    ring.submit();
+    expect(syscalls.close(x)).toBe(0); // the poll holds x's last reference now
+    syscalls.write(peer, Buffer.from("x")); // x is readable: the poll's work is queued, the eventfd written
+    await until(() => seen.some(([fd, tag]) => fd === peer && tag === 1), {
+      ms: 5000,
+      what: "the peer's recv to complete (x hung up), delivered by the pump",
+    });
   });
 
   it("the pump returns to Node's loop when the SQ flags say task work is pending but entering brings nothing", () => {
