@@ -65,7 +65,15 @@ export function checkConnectedStream(sock: unknown, what: string): Socket {
   return s;
 }
 
-/** @internal Checks `buf`, `off`, `len` and returns `[off, len]`. */
+/**
+ * @internal Checks `buf` and `off` for a range of it and returns the offset
+ * (0 when `off` is undefined); {@link rangeLength} checks the length. Two
+ * checks that return numbers, not one that returns a pair: the pair was an
+ * array made at every read and write wherever V8 did not inline the check
+ * into its caller (on the native backend's echo, every round trip).
+ * @throws TypeError when `buf` is not a Uint8Array.
+ * @throws RangeError for a negative `off` or one past the buffer's end.
+ */
 export function rangeStart(buf: unknown, off: unknown, what: string): number {
   if (!(buf instanceof Uint8Array)) throw new TypeError(`${what} expects a Buffer or Uint8Array, got ${describe(buf)}`);
   const o = off === undefined ? 0 : off;
