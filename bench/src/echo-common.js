@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import v8 from "node:v8";
-import { median, QUICK } from "./harness.js";
+import { median, medianRatio, QUICK } from "./harness.js";
 
 /** `--name=<number>` from the command line, or `fallback`. */
 export const arg = (name, fallback) => {
@@ -291,6 +291,17 @@ export async function alternateRounds(modes, round, log, unit = "round trip") {
     };
   }
   return out;
+}
+
+/**
+ * How server `a` compares with server `b` of the same `alternateRounds`, on
+ * `key` ("rps" or "cpuPerRt"): the median of their per-round ratios.
+ */
+export function roundRatio(a, b, key) {
+  return medianRatio(
+    a.samples.map((s) => s[key]),
+    b.samples.map((s) => s[key]),
+  );
 }
 
 /** A row of bench/src/main.js's table for one server's medians `m` (time per round trip = 1 / throughput). */

@@ -21,8 +21,7 @@
 //   node bench/src/echo.js [--quick] [--rounds=N] [--seconds=S] [--conns=N] [--size=B]
 
 import { fileURLToPath } from "node:url";
-import { alternateRounds, CONNS, compileNative, echoRound, echoRow, here, ROUNDS, SECONDS, WARMUP_S } from "./echo-common.js";
-import { median } from "./harness.js";
+import { alternateRounds, CONNS, compileNative, echoRound, echoRow, here, ROUNDS, roundRatio, SECONDS, WARMUP_S } from "./echo-common.js";
 
 export const SCENARIO = "echo, 50 conns × 64 B (round trips/s)";
 
@@ -125,7 +124,7 @@ const RECORDER_MAX = 1.05;
  * verdict).
  */
 function costOver(off, on) {
-  return median(on.samples.map((s, i) => s.cpuPerRt / off.samples[i].cpuPerRt));
+  return roundRatio(on, off, "cpuPerRt");
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

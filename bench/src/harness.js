@@ -38,6 +38,16 @@ export function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/**
+ * How `xs` compares with `ys`, two contenders' readings from the same rounds
+ * (paired by index): the median of their per-round ratios. A round slowed by
+ * load or a collection slows both of its readings and moves one ratio, where
+ * the ratio of the two medians takes each from a different round.
+ */
+export function medianRatio(xs, ys) {
+  return median(xs.map((x, i) => x / ys[i]));
+}
+
 /** Reject with a clear error if `promise` has not settled after `ms`. */
 export function withTimeout(promise, ms, what) {
   let timer;

@@ -68,13 +68,14 @@ import {
   loadNative,
   loadUnix,
   ROUNDS,
+  roundRatio,
   SECONDS,
   serveBobbin,
   serveCommands,
   stopServer,
   WARMUP_S,
 } from "./echo-common.js";
-import { fmtRatio, median, QUICK } from "./harness.js";
+import { fmtRatio, median, medianRatio, QUICK } from "./harness.js";
 import { commitOf } from "./programs/common.js";
 
 export const SCENARIO = "echo, 50 conns × 64 B: native backends vs C epoll";
@@ -283,8 +284,10 @@ export function nativeEchoVerdicts(result) {
 /**
  * Each backend measured before and after (modes `before:<mode>` beside
  * `<mode>`): the after/before ratios of round trips per second (higher is
- * better) and of server CPU per round trip (lower is better), from the same
- * rounds, with each side's against its anchor (C epoll; Node `net` for libuv).
+ * better) and of server CPU per round trip (lower is better), each the median
+ * of per-round ratios (the servers alternate, so the two readings of a round
+ * share its load), with each side's against its anchor (C epoll; Node `net`
+ * for libuv).
  */
 export function beforeAfterTable(result) {
   const rows = [
@@ -301,10 +304,10 @@ export function beforeAfterTable(result) {
     const anchor = result[anchorMode];
     const vs = (m) =>
       anchor
-        ? `${(m.rps / anchor.rps).toFixed(2)}×, ${(m.cpuPerRt / anchor.cpuPerRt).toFixed(2)}× ${anchorMode === "c" ? "C" : "net"}`
+        ? `${roundRatio(m, anchor, "rps").toFixed(2)}×, ${roundRatio(m, anchor, "cpuPerRt").toFixed(2)}× ${anchorMode === "c" ? "C" : "net"}`
         : "–";
     rows.push(
-      `| ${nameOf(now)} | ${(after.rps / before.rps).toFixed(2)}× | ${(after.cpuPerRt / before.cpuPerRt).toFixed(2)}× | ${vs(after)} | ${vs(before)} |`,
+      `| ${nameOf(now)} | ${roundRatio(after, before, "rps").toFixed(2)}× | ${roundRatio(after, before, "cpuPerRt").toFixed(2)}× | ${vs(after)} | ${vs(before)} |`,
     );
   }
   return rows.length > 2 ? rows.join("\n") : "";
@@ -408,7 +411,14 @@ export function idleSummary(runs) {
       youngPerConn: median(rs.map((r) => r.youngPerConn)),
       rounds: rs.length,
       samples: rs.map((r) => r.rssPerConn),
-      ...(net && mode !== "net" ? { vsNet: median(rs.map((r, i) => r.rssPerConn / net[i].rssPerConn)) } : {}),
+      ...(net && mode !== "net"
+        ? {
+            vsNet: medianRatio(
+              rs.map((r) => r.rssPerConn),
+              net.map((r) => r.rssPerConn),
+            ),
+          }
+        : {}),
     };
   }
   return out;

@@ -17,7 +17,7 @@
 // ≤ 1.05× off.
 
 import { fileURLToPath } from "node:url";
-import { childJson, errorMessage, fmtRatio, loadBobbin, median, QUICK, Results, runContenders } from "./harness.js";
+import { childJson, errorMessage, fmtRatio, loadBobbin, median, medianRatio, QUICK, Results, runContenders } from "./harness.js";
 import { asyncParent, expected, makeBobbin, N } from "./spawn-await.js";
 
 /**
@@ -78,7 +78,7 @@ export function pairWithOff(rows) {
   if (off === undefined) return;
   for (const r of rows) {
     if (r.scenario !== SCENARIO || r.error || r.targetSpec?.against !== "off" || r.samples.length !== off.samples.length) continue;
-    r.paired = median(r.samples.map((x, i) => x / off.samples[i]));
+    r.paired = medianRatio(r.samples, off.samples);
     r.note = `${fmtRatio(r.paired)} recorder off, the median of per-round ratios`;
   }
 }
