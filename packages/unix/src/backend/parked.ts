@@ -45,6 +45,11 @@ const WOKEN = 6;
 const PHASE_BITS = 3;
 const PHASE = (1 << PHASE_BITS) - 1;
 
+/** `bits` with their phase set to `phase` (the bits above it kept). */
+function withPhase(bits: number, phase: number): number {
+  return (bits & ~PHASE) | phase;
+}
+
 /**
  * A backend operation that may park its task. Subclasses implement
  * `attempt` (complete now, or return false), `wait` (register to be woken
@@ -95,10 +100,11 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
     this.#bits = (this.#bits & PHASE) | (bits << PHASE_BITS);
   }
 
-  // The phase is read and written in place, not through accessors: the
-  // accessors' call sites saw the operations of many classes, and V8 called
-  // them rather than inline them (twice per read and per write of an echo
-  // server). A `#` accessor would also give every instance a brand field.
+  // The phase is read and written here on the field (`withPhase`), not
+  // through accessors: the accessors' call sites saw the operations of many
+  // classes, and V8 called them rather than inline them (twice per read and
+  // per write of an echo server). A `#` accessor would also give every
+  // instance a brand field.
 
   /** Names the operation in error messages and dumps ("read", "accept"). */
   protected abstract get label(): string;
@@ -151,7 +157,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    * @throws never
    */
   protected claim(): this {
-    this.#bits = (this.#bits & ~PHASE) | CLAIMED;
+    this.#bits = withPhase(this.#bits, CLAIMED);
     return this;
   }
 
@@ -162,10 +168,10 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    */
   ready(): void {
     const phase = this.#bits & PHASE;
-    if (phase === REGISTERING) this.#bits = (this.#bits & ~PHASE) | READY_EARLY;
+    if (phase === REGISTERING) this.#bits = withPhase(this.#bits, READY_EARLY);
     else if (phase === PARKED) {
-      this.#bits = (this.#bits & ~PHASE) | WOKEN;
-      if (!this.wake()) this.#bits = (this.#bits & ~PHASE) | IDLE; // it had left
+      this.#bits = withPhase(this.#bits, WOKEN);
+      if (!this.wake()) this.#bits = withPhase(this.#bits, IDLE); // it had left
     }
   }
 
@@ -177,7 +183,7 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
     try {
       checkTimeouts();
     } catch (error) {
-      this.#bits = (this.#bits & ~PHASE) | IDLE;
+      this.#bits = withPhase(this.#bits, IDLE);
       this.finished();
       throw error;
     }
@@ -201,24 +207,24 @@ export abstract class ParkedBase<T> extends L.Suspender<T> {
    */
   private attemptOrPark(): IteratorResult<B.Instruction, T> {
     for (;;) {
-      this.#bits = (this.#bits & ~PHASE) | ATTEMPTING;
+      this.#bits = withPhase(this.#bits, ATTEMPTING);
       let done: boolean;
       try {
         done = this.attempt();
       } catch (error) {
-        this.#bits = (this.#bits & ~PHASE) | IDLE;
+        this.#bits = withPhase(this.#bits, IDLE);
         this.finished();
         throw error;
       }
       if (done) {
-        this.#bits = (this.#bits & ~PHASE) | IDLE;
+        this.#bits = withPhase(this.#bits, IDLE);
         this.finished();
         return RESULT as IteratorReturnResult<T>;
       }
-      this.#bits = (this.#bits & ~PHASE) | REGISTERING;
+      this.#bits = withPhase(this.#bits, REGISTERING);
       this.wait();
       if ((this.#bits & PHASE) === READY_EARLY) continue; // ready before the task parked: try again
-      this.#bits = (this.#bits & ~PHASE) | PARKED;
+      this.#bits = withPhase(this.#bits, PARKED);
       return this.suspend();
     }
   }
