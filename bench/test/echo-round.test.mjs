@@ -16,7 +16,10 @@ describe("an echo round", () => {
     try {
       // A server that says where it listens and answers the protocol, and a client that measured nothing.
       const server = join(dir, "server.mjs");
-      writeFileSync(server, `import { serveCommands } from ${JSON.stringify(common)};\nprocess.stdout.write("PORT 1\\n");\nserveCommands();\n`);
+      writeFileSync(
+        server,
+        `import { serveCommands } from ${JSON.stringify(common)};\nprocess.stdout.write("PORT 1\\n");\nserveCommands();\n`,
+      );
       const client = join(dir, "client");
       writeFileSync(client, `#!${process.execPath}\nprocess.stdout.write("START\\nEND 0 1.000000\\n");\n`);
       chmodSync(client, 0o755);
